@@ -1,0 +1,172 @@
+//! The `mrf` cosim block: the MRF model driven by a stimulus, encoded onto the ports of the
+//! generated `<prefix>_mrf` top.
+
+mod stimulus;
+
+pub use stimulus::{
+    Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
+};
+
+use crate::lockstep::Lockstep;
+use crate::model::mrf::{Mrf, MrfIn, MrfOut, lane_mask};
+use crate::verilator::{Layout, PortSlot};
+use rfgen_gen::Geometry;
+use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
+
+const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
+
+/// Chooses the MRF inputs of each cycle, seeing the model's outputs of that cycle.
+pub trait MrfStimulus {
+    fn next(&mut self, cycle: u64, out: &MrfOut, inp: &mut MrfIn);
+    fn done(&self) -> bool {
+        false
+    }
+}
+
+/// Port slots of the MRF top, resolved once.
+struct Ports {
+    issue_valid: PortSlot,
+    issue_ready: PortSlot,
+    issue_warp: PortSlot,
+    issue_src_valid: PortSlot,
+    issue_src_reg: [PortSlot; SLOTS],
+    issue_tag: PortSlot,
+    disp_valid: PortSlot,
+    disp_ready: PortSlot,
+    disp_warp: PortSlot,
+    disp_tag: PortSlot,
+    disp_src_valid: PortSlot,
+    disp_src_data: [PortSlot; SLOTS],
+    wb_valid: PortSlot,
+    wb_warp: PortSlot,
+    wb_reg: PortSlot,
+    wb_mask: PortSlot,
+    wb_data: PortSlot,
+}
+
+impl Ports {
+    fn new(l: &Layout) -> Ports {
+        let i = |n: &str| l.input(n).clone();
+        let o = |n: &str| l.output(n).clone();
+        Ports {
+            issue_valid: i("issue_valid"),
+            issue_ready: o("issue_ready"),
+            issue_warp: i("issue_warp"),
+            issue_src_valid: i("issue_src_valid"),
+            issue_src_reg: std::array::from_fn(|s| i(&format!("issue_src{s}_reg"))),
+            issue_tag: i("issue_tag"),
+            disp_valid: o("disp_valid"),
+            disp_ready: i("disp_ready"),
+            disp_warp: o("disp_warp"),
+            disp_tag: o("disp_tag"),
+            disp_src_valid: o("disp_src_valid"),
+            disp_src_data: std::array::from_fn(|s| o(&format!("disp_src{s}_data"))),
+            wb_valid: i("wb_valid"),
+            wb_warp: i("wb_warp"),
+            wb_reg: i("wb_reg"),
+            wb_mask: i("wb_mask"),
+            wb_data: i("wb_data"),
+        }
+    }
+}
+
+fn bits(flags: &[bool]) -> u64 {
+    flags
+        .iter()
+        .enumerate()
+        .fold(0, |m, (i, &f)| m | (f as u64) << i)
+}
+
+pub struct MrfLockstep<S> {
+    model: Mrf,
+    stimulus: S,
+    inp: MrfIn,
+    ports: Ports,
+}
+
+impl<S: MrfStimulus> MrfLockstep<S> {
+    pub fn new(g: &Geometry, layout: &Layout, stimulus: S) -> Self {
+        MrfLockstep {
+            model: Mrf::new(g),
+            stimulus,
+            inp: MrfIn::new(g),
+            ports: Ports::new(layout),
+        }
+    }
+
+    pub fn model(&self) -> &Mrf {
+        &self.model
+    }
+}
+
+impl<S: MrfStimulus> Lockstep for MrfLockstep<S> {
+    fn reset(&mut self) {
+        self.model.reset();
+    }
+
+    fn step(&mut self, cycle: u64, inp: &mut [u32], exp: &mut [u32], mask: &mut [u32]) {
+        let out = self.model.outputs();
+        self.stimulus.next(cycle, &out, &mut self.inp);
+        let (p, i) = (&self.ports, &self.inp);
+        p.issue_valid.put(inp, i.issue_valid as u64);
+        p.issue_warp.put(inp, i.issue_warp as u64);
+        p.issue_src_valid.put(inp, bits(&i.issue_src_valid));
+        for s in 0..SLOTS {
+            p.issue_src_reg[s].put(inp, i.issue_src_reg[s] as u64);
+        }
+        p.issue_tag.put(inp, i.issue_tag as u64);
+        p.disp_ready.put(inp, i.disp_ready as u64);
+        p.wb_valid.put(inp, i.wb_valid as u64);
+        p.wb_warp.put(inp, i.wb_warp as u64);
+        p.wb_reg.put(inp, i.wb_reg as u64);
+        p.wb_mask.put(inp, i.wb_mask);
+        inp[p.wb_data.range()].copy_from_slice(&i.wb_data);
+
+        p.issue_ready.put(exp, out.issue_ready as u64);
+        p.issue_ready.full_mask(mask);
+        p.disp_valid.put(exp, out.disp_valid as u64);
+        p.disp_valid.full_mask(mask);
+        p.disp_warp.put(exp, out.disp_warp as u64);
+        p.disp_tag.put(exp, out.disp_tag as u64);
+        p.disp_src_valid.put(exp, bits(&out.disp_src_valid));
+        for port in [&p.disp_warp, &p.disp_tag, &p.disp_src_valid] {
+            if out.disp_valid {
+                port.full_mask(mask);
+            } else {
+                mask[port.range()].fill(0);
+            }
+        }
+        let all = lane_mask(i.wb_data.len());
+        for s in 0..SLOTS {
+            let port = &p.disp_src_data[s];
+            exp[port.range()].copy_from_slice(out.disp_src_data[s]);
+            let known = if out.disp_valid && out.disp_src_valid[s] {
+                out.disp_src_known[s] & all
+            } else {
+                0
+            };
+            for (lane, m) in mask[port.range()].iter_mut().enumerate() {
+                *m = if known >> lane & 1 == 1 { u32::MAX } else { 0 };
+            }
+        }
+    }
+
+    fn tick(&mut self) {
+        self.model.tick(&self.inp);
+    }
+
+    fn stats(&self) -> Vec<(&'static str, u64)> {
+        let s = self.model.stats();
+        vec![
+            ("instructions issued", s.issued),
+            ("instructions dispatched", s.dispatched),
+            ("operand reads", s.operand_reads),
+            ("bank conflicts", s.bank_conflicts),
+            ("register writes", s.writes),
+        ]
+    }
+
+    fn done(&self) -> bool {
+        self.stimulus.done()
+    }
+}

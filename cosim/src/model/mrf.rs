@@ -1,0 +1,317 @@
+//! Golden model of the MRF subsystem: banked main register file + operand collectors
+//! (generated top `<prefix>_mrf`). This is the executable specification; `docs/mrf.md` shows
+//! the same rules as a port table and a timing diagram.
+//!
+//! # Structure
+//! - `G = banks / clusters` bank groups. A warp register lives in one group, same row in every
+//!   cluster ([`Geometry::map`]), so a group acts as one logical bank of `lanes × 32` bits with
+//!   one read and one write port.
+//! - `N` collector units, each with 3 operand slots; slot `s` of unit `c` is requester
+//!   `3c + s` of every bank arbiter.
+//!
+//! # One clock cycle
+//! Outputs depend only on the state (no input reaches an output combinationally):
+//! - `issue_ready` = some unit is free.
+//! - `disp_valid` = some unit is complete (busy, no slot pending or in flight); the unit
+//!   offered is chosen by the round-robin dispatch arbiter over complete units.
+//!
+//! At the clock edge, all from the state before the edge:
+//! 1. **Bank arbitration**: every pending slot requests its group. Each group's round-robin
+//!    arbiter (over the `3N` slots) grants one; the grant is always taken. The granted slot
+//!    becomes *in flight* and the group's banks read its row.
+//! 2. **Capture**: a slot that was in flight takes the group's read data (the row read one
+//!    cycle earlier) and is done.
+//! 3. **Dispatch**: if `disp_valid && disp_ready`, the offered unit becomes free. The dispatch
+//!    arbiter moves past the unit when taken, and stays on it while the offer is refused.
+//! 4. **Issue**: if `issue_valid && issue_ready`, the lowest-numbered free unit (free before
+//!    this edge) takes the instruction; each valid source becomes a pending slot.
+//! 5. **Write-back**: if `wb_valid`, the masked lanes of the register are written. Banks are
+//!    read-first: a read in the same cycle as a write of the same row returns the old value.
+//!
+//! So an instruction accepted in cycle `t` requests in `t+1`, is in flight in `t+2` and, without
+//! conflicts, is offered in `t+3`. Each extra slot granted before it on its bank delays it one
+//! cycle. Reset clears every unit and arbiter pointer; bank contents are not reset.
+//!
+//! The model also tracks which lanes of each register hold a written value ("known"): the RTL's
+//! unwritten storage is undefined, so only known lanes are compared.
+
+use crate::model::arbiter::RoundRobin;
+use rfgen_gen::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+
+const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
+
+/// Inputs of one cycle (every input port except `clk` and `rst`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MrfIn {
+    pub issue_valid: bool,
+    pub issue_warp: u32,
+    pub issue_src_valid: [bool; SLOTS],
+    pub issue_src_reg: [u32; SLOTS],
+    pub issue_tag: u32,
+    pub disp_ready: bool,
+    pub wb_valid: bool,
+    pub wb_warp: u32,
+    pub wb_reg: u32,
+    /// Bit i = lane i.
+    pub wb_mask: u64,
+    /// One word per lane.
+    pub wb_data: Vec<u32>,
+}
+
+impl MrfIn {
+    pub fn new(g: &Geometry) -> Self {
+        MrfIn {
+            wb_data: vec![0; g.lanes as usize],
+            ..Default::default()
+        }
+    }
+}
+
+/// Outputs of one cycle. Fields after `disp_valid` are meaningful only while it is set.
+#[derive(Debug)]
+pub struct MrfOut<'a> {
+    pub issue_ready: bool,
+    pub disp_valid: bool,
+    pub disp_warp: u32,
+    pub disp_tag: u32,
+    pub disp_src_valid: [bool; SLOTS],
+    pub disp_src_data: [&'a [u32]; SLOTS],
+    /// Lanes of each source holding a written value.
+    pub disp_src_known: [u64; SLOTS],
+}
+
+/// Event counts since reset.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MrfStats {
+    pub cycles: u64,
+    pub issued: u64,
+    pub dispatched: u64,
+    /// Warp-register reads (each reads one bank in every cluster).
+    pub operand_reads: u64,
+    /// Requests beyond the first to a bank group in a cycle (each costs its slot a cycle).
+    pub bank_conflicts: u64,
+    pub writes: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Slot {
+    pending: bool,
+    inflight: bool,
+    group: u32,
+    row: u32,
+    data: Vec<u32>,
+    known: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Collector {
+    busy: bool,
+    warp: u32,
+    tag: u32,
+    src_valid: [bool; SLOTS],
+    slots: [Slot; SLOTS],
+}
+
+impl Collector {
+    fn complete(&self) -> bool {
+        self.busy && self.slots.iter().all(|s| !s.pending && !s.inflight)
+    }
+}
+
+/// The MRF subsystem model.
+#[derive(Clone, Debug)]
+pub struct Mrf {
+    g: Geometry,
+    lanes: usize,
+    /// `[group][row][lane]`
+    mem: Vec<u32>,
+    /// `[group][row]`, bit per lane
+    mem_known: Vec<u64>,
+    /// Each group's read-data register: `[group][lane]`, and its known lanes.
+    rd_data: Vec<u32>,
+    rd_known: Vec<u64>,
+    bank_arb: Vec<RoundRobin>,
+    disp_arb: RoundRobin,
+    units: Vec<Collector>,
+    stats: MrfStats,
+}
+
+impl Mrf {
+    pub fn new(g: &Geometry) -> Self {
+        let lanes = g.lanes as usize;
+        let slot = Slot {
+            pending: false,
+            inflight: false,
+            group: 0,
+            row: 0,
+            data: vec![0; lanes],
+            known: 0,
+        };
+        let unit = Collector {
+            busy: false,
+            warp: 0,
+            tag: 0,
+            src_valid: [false; SLOTS],
+            slots: std::array::from_fn(|_| slot.clone()),
+        };
+        let regs = (g.groups * g.entries) as usize;
+        Mrf {
+            g: g.clone(),
+            lanes,
+            mem: vec![0; regs * lanes],
+            mem_known: vec![0; regs],
+            rd_data: vec![0; g.groups as usize * lanes],
+            rd_known: vec![0; g.groups as usize],
+            bank_arb: (0..g.groups).map(|_| RoundRobin::new(g.slots())).collect(),
+            disp_arb: RoundRobin::new(g.collectors),
+            units: vec![unit; g.collectors as usize],
+            stats: MrfStats::default(),
+        }
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.g
+    }
+
+    pub fn stats(&self) -> &MrfStats {
+        &self.stats
+    }
+
+    /// Synchronous reset: control state only; bank contents and statistics are kept.
+    pub fn reset(&mut self) {
+        for u in &mut self.units {
+            u.busy = false;
+            for s in &mut u.slots {
+                s.pending = false;
+                s.inflight = false;
+            }
+        }
+        self.bank_arb.iter_mut().for_each(RoundRobin::reset);
+        self.disp_arb.reset();
+    }
+
+    fn complete_mask(&self) -> u64 {
+        self.units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.complete())
+            .fold(0, |m, (i, _)| m | 1 << i)
+    }
+
+    pub fn outputs(&self) -> MrfOut<'_> {
+        let offered = self.disp_arb.pick(self.complete_mask());
+        let u = &self.units[offered.unwrap_or(0) as usize];
+        MrfOut {
+            issue_ready: self.units.iter().any(|u| !u.busy),
+            disp_valid: offered.is_some(),
+            disp_warp: u.warp,
+            disp_tag: u.tag,
+            disp_src_valid: u.src_valid,
+            disp_src_data: std::array::from_fn(|s| u.slots[s].data.as_slice()),
+            disp_src_known: std::array::from_fn(|s| u.slots[s].known),
+        }
+    }
+
+    /// One clock edge (see the module documentation for the order of events).
+    pub fn tick(&mut self, inp: &MrfIn) {
+        let lanes = self.lanes;
+        self.stats.cycles += 1;
+        // Decisions that depend on the state before the edge, sampled before anything changes.
+        let free_before = self.units.iter().position(|u| !u.busy);
+        let offered = self.disp_arb.pick(self.complete_mask());
+
+        // 1. Bank arbitration, from the pending slots before the edge.
+        let mut requests = [0u64; 32];
+        for (c, u) in self.units.iter().enumerate() {
+            for (s, slot) in u.slots.iter().enumerate() {
+                if slot.pending {
+                    requests[slot.group as usize] |= 1 << (c * SLOTS + s);
+                }
+            }
+        }
+        let mut granted = 0u64;
+        let mut reads = [None; 32];
+        for grp in 0..self.g.groups as usize {
+            let req = requests[grp];
+            self.stats.bank_conflicts += u64::from(req.count_ones().saturating_sub(1));
+            let winner = self.bank_arb[grp].pick(req);
+            self.bank_arb[grp].update(winner, true);
+            if let Some(w) = winner {
+                granted |= 1 << w;
+                let (c, s) = (w as usize / SLOTS, w as usize % SLOTS);
+                reads[grp] = Some(self.units[c].slots[s].row);
+                self.stats.operand_reads += 1;
+            }
+        }
+
+        // 2. Capture the data read last cycle, then 1b. update the slots and the read registers.
+        for (c, u) in self.units.iter_mut().enumerate() {
+            for (s, slot) in u.slots.iter_mut().enumerate() {
+                if slot.inflight {
+                    let grp = slot.group as usize;
+                    slot.data
+                        .copy_from_slice(&self.rd_data[grp * lanes..][..lanes]);
+                    slot.known = self.rd_known[grp];
+                }
+                let won = granted >> (c * SLOTS + s) & 1 == 1;
+                slot.inflight = slot.pending && won;
+                slot.pending &= !won;
+            }
+        }
+        for (grp, row) in reads.iter().enumerate().take(self.g.groups as usize) {
+            if let Some(row) = *row {
+                let reg = grp * self.g.entries as usize + row as usize;
+                self.rd_data[grp * lanes..][..lanes]
+                    .copy_from_slice(&self.mem[reg * lanes..][..lanes]);
+                self.rd_known[grp] = self.mem_known[reg];
+            }
+        }
+
+        // 3. Dispatch; 4. issue into the lowest unit that was free before the edge.
+        self.disp_arb.update(offered, inp.disp_ready);
+        if let (Some(c), true) = (offered, inp.disp_ready) {
+            self.units[c as usize].busy = false;
+            self.stats.dispatched += 1;
+        }
+        if let (Some(c), true) = (free_before, inp.issue_valid) {
+            let g = &self.g;
+            let u = &mut self.units[c];
+            u.busy = true;
+            u.warp = inp.issue_warp;
+            u.tag = inp.issue_tag;
+            u.src_valid = inp.issue_src_valid;
+            for (s, slot) in u.slots.iter_mut().enumerate() {
+                let addr = g.map(inp.issue_warp, inp.issue_src_reg[s]);
+                slot.pending = inp.issue_src_valid[s];
+                slot.inflight = false;
+                slot.group = addr.group;
+                slot.row = addr.row;
+            }
+            self.stats.issued += 1;
+        }
+
+        // 5. Write-back (after the reads above: read-first).
+        if inp.wb_valid {
+            let addr = self.g.map(inp.wb_warp, inp.wb_reg);
+            let reg = (addr.group * self.g.entries + addr.row) as usize;
+            let mask = inp.wb_mask & lane_mask(lanes);
+            let word = &mut self.mem[reg * lanes..][..lanes];
+            for (lane, w) in word.iter_mut().enumerate() {
+                if mask >> lane & 1 == 1 {
+                    *w = inp.wb_data[lane];
+                }
+            }
+            self.mem_known[reg] |= mask;
+            self.stats.writes += 1;
+        }
+    }
+}
+
+/// Mask with one bit per lane.
+pub fn lane_mask(lanes: usize) -> u64 {
+    if lanes >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << lanes) - 1
+    }
+}

@@ -1,0 +1,200 @@
+//! Builds a Verilated model plus its shim into a shared library, once per content hash.
+//!
+//! The key covers the Verilog sources, the shim, the Verilator version, the flags and the trace
+//! kind, so a cached library is valid by construction. Builds take a lock in the cache folder:
+//! concurrent test processes wait for each other instead of oversubscribing the cores, and a
+//! library appears under its key only when complete (built in a temporary folder, then renamed).
+
+use super::layout::Layout;
+use super::shim::shim_cpp;
+use anyhow::{Context as _, Result, anyhow, bail};
+use rfgen_gen::Design;
+use sha2::{Digest, Sha256};
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Waveform support compiled into a library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceKind {
+    None,
+    Vcd,
+    Fst,
+}
+
+impl TraceKind {
+    /// The format implied by a file name (`.fst`, else VCD).
+    pub fn for_path(path: &Path) -> TraceKind {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("fst") => TraceKind::Fst,
+            _ => TraceKind::Vcd,
+        }
+    }
+    fn define(self) -> u32 {
+        self as u32
+    }
+}
+
+/// Cache folder: `$RFGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/rfgen`, else `~/.cache/rfgen`.
+pub fn default_cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("RFGEN_CACHE_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("rfgen");
+    }
+    match std::env::var_os("HOME") {
+        Some(h) => PathBuf::from(h).join(".cache").join("rfgen"),
+        None => PathBuf::from(".rfgen-cache"),
+    }
+}
+
+/// `verilator --version`, or a clear error when Verilator is missing.
+pub fn verilator_version() -> Result<String> {
+    let out = Command::new("verilator")
+        .arg("--version")
+        .output()
+        .map_err(|e| anyhow!("cannot run verilator ({e}); install Verilator >= 5.006 (Debian: apt-get install verilator)"))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+const FLAGS: &[&str] = &[
+    "-O3",
+    "--x-assign",
+    "unique",
+    "--x-initial",
+    "unique",
+    "-Wno-fatal",
+];
+const CFLAGS: &str = "-fPIC -O2";
+
+/// One library to build: the top module of a design, with a trace kind.
+pub struct BuildPlan<'a> {
+    design: &'a Design,
+    trace: TraceKind,
+    shim: String,
+    key: String,
+    dir: PathBuf,
+}
+
+impl<'a> BuildPlan<'a> {
+    pub fn new(design: &'a Design, trace: TraceKind, cache: &Path) -> Result<Self> {
+        let top = design.manifest.top_module();
+        let shim = shim_cpp(top, &Layout::new(top));
+        let mut h = Sha256::new();
+        for part in [
+            verilator_version()?.as_str(),
+            &FLAGS.join(" "),
+            CFLAGS,
+            &format!("{trace:?}"),
+            &shim,
+            &top.name,
+        ] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        for (name, text) in design.sources() {
+            h.update(name.as_bytes());
+            h.update([0]);
+            h.update(text.as_bytes());
+            h.update([0]);
+        }
+        let key: String = h.finalize()[..10]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let dir = cache.join(format!("{}-{key}", top.name));
+        Ok(BuildPlan {
+            design,
+            trace,
+            shim,
+            key,
+            dir,
+        })
+    }
+
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    pub fn library(&self) -> PathBuf {
+        self.dir.join("librtl.so")
+    }
+
+    pub fn is_built(&self) -> bool {
+        self.library().is_file()
+    }
+
+    /// Builds unless cached; returns the library path.
+    pub fn build(&self) -> Result<PathBuf> {
+        if self.is_built() {
+            return Ok(self.library());
+        }
+        let cache = self.dir.parent().expect("cache entries live in a folder");
+        fs::create_dir_all(cache)
+            .with_context(|| format!("cannot create cache folder {}", cache.display()))?;
+        let lock = File::create(cache.join(".build.lock"))?;
+        lock.lock()?;
+        if self.is_built() {
+            return Ok(self.library()); // built by someone else while we waited
+        }
+        let work = tempfile::Builder::new()
+            .prefix(".build-")
+            .tempdir_in(cache)?;
+        for (name, text) in self.design.sources() {
+            fs::write(work.path().join(name), text)?;
+        }
+        fs::write(work.path().join("shim.cpp"), &self.shim)?;
+        let jobs = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .to_string();
+        let mut cmd = Command::new("verilator");
+        cmd.current_dir(work.path())
+            .args(["--cc", "--exe", "--build", "-j", &jobs])
+            .args([
+                "--top-module",
+                &self.design.manifest.top,
+                "--prefix",
+                "Vtop",
+            ])
+            .args(FLAGS)
+            .args([
+                "-CFLAGS",
+                &format!("{CFLAGS} -DRFGEN_TRACE={}", self.trace.define()),
+            ])
+            .args(["-LDFLAGS", "-shared", "-o", "librtl.so", "--Mdir", "obj"]);
+        match self.trace {
+            TraceKind::None => {}
+            TraceKind::Vcd => {
+                cmd.arg("--trace");
+            }
+            TraceKind::Fst => {
+                cmd.arg("--trace-fst");
+            }
+        }
+        cmd.args(self.design.sources().map(|(n, _)| n.as_str()))
+            .arg("shim.cpp");
+        let output = cmd.output().context("cannot run verilator")?;
+        let log = [output.stdout, output.stderr].concat();
+        fs::write(work.path().join("build.log"), &log)?;
+        if !output.status.success() {
+            let failed = cache.join(format!("{}-{}.failed", self.design.manifest.top, self.key));
+            let _ = fs::remove_dir_all(&failed);
+            fs::rename(work.keep(), &failed)?;
+            bail!(
+                "Verilator build of {} failed; log: {}",
+                self.design.manifest.top,
+                failed.join("build.log").display()
+            );
+        }
+        fs::rename(
+            work.path().join("obj").join("librtl.so"),
+            work.path().join("librtl.so"),
+        )?;
+        fs::remove_dir_all(work.path().join("obj"))?;
+        fs::rename(work.keep(), &self.dir)
+            .with_context(|| format!("cannot store {}", self.dir.display()))?;
+        Ok(self.library())
+    }
+}

@@ -1,0 +1,104 @@
+//! Where each port lives in the flat `u32` buffers exchanged with the C++ shim: inputs and
+//! outputs each in manifest order, every port starting on a word, least significant word first
+//! (Verilator's own layout for wide ports). `clk` is driven by the shim and has no slot.
+
+use rfgen_gen::emit::ManifestModule;
+use rfgen_gen::verilog::Dir;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortSlot {
+    pub name: String,
+    pub width: u32,
+    /// First word in its buffer.
+    pub offset: usize,
+    pub words: usize,
+}
+
+impl PortSlot {
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.offset..self.offset + self.words
+    }
+
+    /// Writes a value of at most 64 bits.
+    pub fn put(&self, buf: &mut [u32], value: u64) {
+        buf[self.offset] = value as u32;
+        if self.words > 1 {
+            buf[self.offset + 1] = (value >> 32) as u32;
+        }
+    }
+
+    /// Reads a value of at most 64 bits.
+    pub fn get(&self, buf: &[u32]) -> u64 {
+        let lo = buf[self.offset] as u64;
+        if self.words > 1 {
+            lo | (buf[self.offset + 1] as u64) << 32
+        } else {
+            lo
+        }
+    }
+
+    /// Mask words covering exactly the port's bits.
+    pub fn full_mask(&self, mask: &mut [u32]) {
+        for (i, m) in mask[self.range()].iter_mut().enumerate() {
+            let bits = (self.width as usize).saturating_sub(i * 32).min(32);
+            *m = if bits == 32 {
+                u32::MAX
+            } else {
+                (1u32 << bits) - 1
+            };
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub inputs: Vec<PortSlot>,
+    pub outputs: Vec<PortSlot>,
+    pub in_words: usize,
+    pub out_words: usize,
+}
+
+impl Layout {
+    pub fn new(module: &ManifestModule) -> Layout {
+        let mut inputs = Vec::new();
+        let mut outputs = Vec::new();
+        let (mut in_words, mut out_words) = (0, 0);
+        for p in &module.ports {
+            if p.name == "clk" {
+                continue;
+            }
+            let words = p.width.div_ceil(32) as usize;
+            let (list, next) = match p.dir {
+                Dir::Input => (&mut inputs, &mut in_words),
+                Dir::Output => (&mut outputs, &mut out_words),
+            };
+            list.push(PortSlot {
+                name: p.name.clone(),
+                width: p.width,
+                offset: *next,
+                words,
+            });
+            *next += words;
+        }
+        Layout {
+            inputs,
+            outputs,
+            in_words,
+            out_words,
+        }
+    }
+
+    pub fn input(&self, name: &str) -> &PortSlot {
+        self.inputs
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("no input port {name}"))
+    }
+
+    pub fn output(&self, name: &str) -> &PortSlot {
+        self.outputs
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("no output port {name}"))
+    }
+}

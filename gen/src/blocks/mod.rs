@@ -1,0 +1,4 @@
+//! One generator module per hardware block. Each returns the Verilog modules it needs,
+//! leaves first, top last.
+
+pub mod mrf;

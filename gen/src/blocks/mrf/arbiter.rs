@@ -1,0 +1,75 @@
+//! Round-robin arbiter over `n` requesters (one-hot grant), as modelled by
+//! `cosim::model::arbiter::RoundRobin`.
+
+use crate::geometry::index_bits;
+use crate::verilog::{Module, Port, lit, reg, wire};
+
+pub fn rr_arbiter(prefix: &str, n: u32) -> Module {
+    let ib = index_bits(n);
+    let mut body = String::new();
+    body += &reg("ptr", ib);
+    body += &wire("below_ptr", n);
+    body += &wire("upper", n);
+    body += &wire("upper_first", n);
+    body += &wire("any_first", n);
+    body += &wire("grant_idx", ib);
+    body += &wire("next_idx", ib);
+    // `ptr` never exceeds n-1, so the top requester is never below it.
+    let below: Vec<String> = (0..n)
+        .rev()
+        .map(|i| {
+            if i == n - 1 {
+                "1'b0".to_string()
+            } else {
+                format!("(ptr > {})", lit(ib, i as u64))
+            }
+        })
+        .collect();
+    body +=
+        "\n  // Requests at or above the pointer win first; otherwise the lowest request wins.\n";
+    body += &format!("  assign below_ptr = {{{}}};\n", below.join(", "));
+    body += "  assign upper = req & ~below_ptr;\n";
+    body += &format!("  assign upper_first = upper & (~upper + {});\n", lit(n, 1));
+    body += &format!("  assign any_first = req & (~req + {});\n", lit(n, 1));
+    body += "  assign grant = (|upper) ? upper_first : any_first;\n";
+    body += "  assign grant_valid = |req;\n\n";
+    body += "  // Binary index of the one-hot grant.\n";
+    for b in 0..ib {
+        let mask: String = (0..n)
+            .rev()
+            .map(|i| if (i >> b) & 1 == 1 { '1' } else { '0' })
+            .collect();
+        body += &format!("  assign grant_idx[{b}] = |(grant & {n}'b{mask});\n");
+    }
+    body += &format!(
+        "  assign next_idx = (grant_idx == {}) ? {} : grant_idx + {};\n\n",
+        lit(ib, (n - 1) as u64),
+        lit(ib, 0),
+        lit(ib, 1)
+    );
+    body += "  // After a taken grant the winner gets lowest priority; an untaken grant is held.\n";
+    body += "  always @(posedge clk) begin\n";
+    body += &format!("    if (rst) ptr <= {};\n", lit(ib, 0));
+    body += "    else if (grant_valid) ptr <= advance ? next_idx : grant_idx;\n";
+    body += "  end\n";
+    Module {
+        name: format!("{prefix}_rr_arbiter_{n}"),
+        doc: vec![
+            format!("Round-robin arbiter over {n} requesters with a one-hot grant."),
+            "Priority starts at `ptr`; a taken grant moves `ptr` past the winner.".into(),
+        ],
+        ports: vec![
+            Port::input("clk", 1, "clock"),
+            Port::input("rst", 1, "synchronous reset, active high"),
+            Port::input("req", n, "request per requester").vector(),
+            Port::input(
+                "advance",
+                1,
+                "the grant is taken this cycle (else it is held next cycle)",
+            ),
+            Port::output("grant", n, "one-hot grant, zero when nothing requests").vector(),
+            Port::output("grant_valid", 1, "some requester is granted"),
+        ],
+        body,
+    }
+}

@@ -1,0 +1,41 @@
+//! The banked main register file with operand collectors (SPEC §0).
+
+mod arbiter;
+mod bank_group;
+mod collector;
+mod reg_map;
+mod sram;
+mod top;
+
+use crate::emit::SramKind;
+use crate::geometry::Geometry;
+use crate::verilog::Module;
+
+/// The MRF subsystem's modules, leaves first; the last one is the top (`<prefix>_mrf`).
+pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind) -> Vec<Module> {
+    let sram = sram::sram(prefix, g, sram_kind);
+    let reg_map = reg_map::reg_map(prefix, g);
+    let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots());
+    let dispatch_arbiter = arbiter::rr_arbiter(prefix, g.collectors);
+    let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
+    let collector = collector::operand_collector(prefix, g);
+    let top = top::mrf(
+        prefix,
+        g,
+        top::Parts {
+            reg_map: &reg_map,
+            bank_group: &bank_group,
+            collector: &collector,
+            dispatch_arbiter: &dispatch_arbiter,
+        },
+    );
+    vec![
+        sram,
+        reg_map,
+        bank_arbiter,
+        dispatch_arbiter,
+        bank_group,
+        collector,
+        top,
+    ]
+}

@@ -1,0 +1,69 @@
+//! RTL twin of [`Geometry::map`]: warp register → (bank group, row).
+//!
+//! With `G` a power of two and `R = k * G`, the map `(g, row) = ((r + w) mod G, (w*R + r) / G)`
+//! becomes `g = r[low] + w[low]` and `row = w * k + (r >> log2 G)`: no bit is computed and dropped.
+
+use crate::geometry::Geometry;
+use crate::verilog::{Module, Port, lit, resize};
+
+pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
+    let (wb, rb, gb, ab) = (g.warp_bits(), g.reg_bits(), g.group_bits(), g.row_bits());
+    let shift = g.groups.trailing_zeros();
+    let k = g.registers / g.groups;
+    let mut body = String::new();
+    if g.groups == 1 {
+        body.push_str("  assign group = 1'b0;  // one bank per cluster\n");
+    } else {
+        body += &format!(
+            "  // (reg + warp) mod {}\n  assign group = {} + {};\n",
+            g.groups,
+            resize("reg_id", rb, gb),
+            resize("warp", wb, gb)
+        );
+    }
+    let reg_high = if k == 1 {
+        None // reg_id < G: its low bits select the group, none remain for the row
+    } else if shift == 0 {
+        Some(resize("reg_id", rb, ab))
+    } else {
+        let high_bits = rb - shift;
+        Some(resize(
+            &format!("reg_id[{}:{}]", rb - 1, shift),
+            high_bits,
+            ab,
+        ))
+    };
+    let warp_times_k = if k == 1 {
+        resize("warp", wb, ab)
+    } else {
+        format!("{} * {}", resize("warp", wb, ab), lit(ab, k as u64))
+    };
+    let row = match reg_high {
+        Some(r) => format!("{warp_times_k} + {r}"),
+        None => warp_times_k,
+    };
+    body += &format!(
+        "  // (warp * {} + reg) / {}\n  assign row = {row};\n",
+        g.registers, g.groups
+    );
+    Module {
+        name: format!("{prefix}_reg_map"),
+        doc: vec![
+            format!(
+                "Register-to-bank map: register r of warp w lives in bank group (r + w) mod {},",
+                g.groups
+            ),
+            format!(
+                "row (w * {} + r) / {}, in every cluster (SPEC section 0).",
+                g.registers, g.groups
+            ),
+        ],
+        ports: vec![
+            Port::input("warp", wb, "warp id"),
+            Port::input("reg_id", rb, "architectural register id"),
+            Port::output("group", gb, "bank group (bank within each cluster)"),
+            Port::output("row", ab, "bank row"),
+        ],
+        body,
+    }
+}

@@ -1,0 +1,62 @@
+//! The one memory leaf: a 1R1W array with a per-lane write mask (template `sram_1r1w.v`),
+//! or a black-box stub with the same ports for ASIC flows (`sram_blackbox.v`).
+
+use crate::emit::SramKind;
+use crate::geometry::{Geometry, LANE_BITS};
+use crate::templates::render;
+use crate::verilog::{Module, Port};
+use tera::Context;
+
+pub fn sram(prefix: &str, g: &Geometry, kind: SramKind) -> Module {
+    let (depth, width, lanes) = (g.entries, g.entry_bits(), g.entry_bits() / LANE_BITS);
+    let a = g.row_bits();
+    let mut rd_data = Port::output(
+        "rd_data",
+        width,
+        "word read in the previous cycle (held until the next read)",
+    );
+    let template = match kind {
+        SramKind::Behavioural => {
+            rd_data = rd_data.reg();
+            "sram_1r1w.v"
+        }
+        SramKind::Blackbox => "sram_blackbox.v",
+    };
+    let mut ctx = Context::new();
+    ctx.insert("depth", &depth);
+    ctx.insert("width", &width);
+    ctx.insert("lanes", &lanes);
+    Module {
+        name: format!("{prefix}_sram_1r1w_{depth}x{width}"),
+        doc: vec![
+            format!(
+                "{depth} x {width}-bit SRAM, one read and one write port, {lanes}-lane write mask."
+            ),
+            match kind {
+                SramKind::Behavioural => {
+                    "Behavioural model; swap for a macro with `rfgen gen --sram blackbox`.".into()
+                }
+                SramKind::Blackbox => {
+                    "Black-box stub: replace with an SRAM macro of the same ports and timing."
+                        .into()
+                }
+            },
+        ],
+        ports: vec![
+            Port::input("clk", 1, "clock"),
+            Port::input("rd_en", 1, "read enable"),
+            Port::input("rd_addr", a, "read address"),
+            rd_data,
+            Port::input("wr_en", 1, "write enable"),
+            Port::input("wr_addr", a, "write address"),
+            Port::input(
+                "wr_mask",
+                lanes,
+                "per-lane write enable, lane i = bits [32i+31:32i]",
+            )
+            .vector(),
+            Port::input("wr_data", width, "write data"),
+        ],
+        body: render(template, &ctx),
+    }
+}

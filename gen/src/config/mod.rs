@@ -1,0 +1,113 @@
+//! Configuration: TOML text → typed [`Config`] (serde) → validated [`Checked`] config.
+
+mod schema;
+mod validate;
+
+pub use schema::*;
+
+use crate::geometry::Geometry;
+use sha2::{Digest, Sha256};
+
+/// Preset configurations, shipped as `configs/<name>.toml`. Each file holds only what differs
+/// from the defaults in [`schema`].
+pub const PRESETS: &[(&str, &str)] =
+    &[("baseline", include_str!("../../../configs/baseline.toml"))];
+
+/// Why a configuration was refused. Each variant renders as one line naming the field.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// The text is not valid TOML.
+    #[error("line {line}, column {column}: invalid TOML: {message}")]
+    Syntax {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A key is unknown or a value has the wrong type.
+    #[error("`{path}`: {message}")]
+    Field { path: String, message: String },
+    /// A value breaks a rule of the schema.
+    #[error("`{path}` = {value}: {rule} (allowed: {allowed})")]
+    Rule {
+        path: String,
+        value: String,
+        rule: String,
+        allowed: String,
+    },
+    /// No preset of that name.
+    #[error("unknown preset `{0}` (allowed: {list})", list = preset_names().join(", "))]
+    UnknownPreset(String),
+}
+
+/// A configuration that passed validation, with its derived geometry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    pub config: Config,
+    pub geometry: Geometry,
+}
+
+impl Checked {
+    /// Short content hash of the full configuration (defaults included).
+    pub fn hash(&self) -> String {
+        let digest = Sha256::digest(self.to_toml().as_bytes());
+        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The full configuration as TOML, defaults included.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(&self.config).expect("a config always serializes")
+    }
+
+    /// Verilog module-name prefix: the design name with `-` replaced by `_`.
+    pub fn prefix(&self) -> String {
+        self.config.name.replace('-', "_")
+    }
+}
+
+/// Parses and validates TOML text.
+pub fn parse(text: &str) -> Result<Checked, ConfigError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| syntax_error(text, &e))?;
+    let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        ConfigError::Field {
+            path,
+            message: e.into_inner().message().to_string(),
+        }
+    })?;
+    validate::validate(config)
+}
+
+/// Validates an already-built configuration.
+pub fn check(config: Config) -> Result<Checked, ConfigError> {
+    validate::validate(config)
+}
+
+/// Loads a preset by name.
+pub fn preset(name: &str) -> Result<Checked, ConfigError> {
+    let (_, text) = PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| ConfigError::UnknownPreset(name.into()))?;
+    parse(text)
+}
+
+pub fn preset_names() -> Vec<&'static str> {
+    PRESETS.iter().map(|(n, _)| *n).collect()
+}
+
+/// The default configuration, fully written out.
+pub fn default_toml() -> String {
+    toml::to_string(&Config::default()).expect("the default config serializes")
+}
+
+fn syntax_error(text: &str, e: &toml::de::Error) -> ConfigError {
+    let offset = e.span().map(|s| s.start).unwrap_or(0).min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+    ConfigError::Syntax {
+        line,
+        column,
+        message: e.message().trim().to_string(),
+    }
+}

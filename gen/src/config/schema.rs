@@ -1,0 +1,332 @@
+//! The configuration schema: one typed struct per TOML section, with the paper-baseline defaults
+//! (SPEC §0). These `Default` impls are the only place the defaults live; `docs/config.md`
+//! describes every field.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole SM configuration, as written in TOML.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Design name: output folder `rtl-out/<name>/` and Verilog module prefix (`-` becomes `_`).
+    pub name: String,
+    pub sm: Sm,
+    pub mrf: Mrf,
+    pub scheduler: Scheduler,
+    pub warpboard: Warpboard,
+    pub rfc: Rfc,
+    pub orf: Orf,
+    pub compression: Compression,
+    pub rename: Rename,
+    pub latency: Latency,
+    pub energy: Energy,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            name: "baseline".into(),
+            sm: Sm::default(),
+            mrf: Mrf::default(),
+            scheduler: Scheduler::default(),
+            warpboard: Warpboard::default(),
+            rfc: Rfc::default(),
+            orf: Orf::default(),
+            compression: Compression::default(),
+            rename: Rename::default(),
+            latency: Latency::default(),
+            energy: Energy::default(),
+        }
+    }
+}
+
+/// The streaming multiprocessor's thread organisation (seed 000 §2.1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Sm {
+    /// Resident warp slots.
+    pub warps: u32,
+    /// SIMT lanes per warp (threads per warp).
+    pub lanes: u32,
+    /// Lane clusters; each cluster owns `mrf.banks / clusters` banks.
+    pub clusters: u32,
+    /// Architectural registers per thread.
+    pub registers_per_thread: u32,
+}
+
+impl Default for Sm {
+    fn default() -> Self {
+        Sm {
+            warps: 32,
+            lanes: 32,
+            clusters: 8,
+            registers_per_thread: 32,
+        }
+    }
+}
+
+/// Bank port organisation. Only 1 read + 1 write port per bank is generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BankPorts {
+    #[serde(rename = "1r1w")]
+    R1W1,
+}
+
+/// The banked main register file and its operand collectors (SPEC §0).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Mrf {
+    /// Total banks in the SM (all clusters); each bank entry holds one register of the cluster's lanes.
+    pub banks: u32,
+    /// Entries (rows) per bank.
+    pub entries: u32,
+    /// Bank ports.
+    pub ports: BankPorts,
+    /// Operand collector units (each with 3 source-operand slots).
+    pub collectors: u32,
+    /// Width of the opaque instruction tag carried from issue to dispatch.
+    pub tag_bits: u32,
+}
+
+impl Default for Mrf {
+    fn default() -> Self {
+        Mrf {
+            banks: 32,
+            entries: 256,
+            ports: BankPorts::R1W1,
+            collectors: 4,
+            tag_bits: 8,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerPolicy {
+    /// Loose round-robin.
+    Lrr,
+    /// Greedy-then-oldest.
+    Gto,
+    /// Two-level: greedy among `active_warps`, round-robin refill from the pending set.
+    TwoLevel,
+}
+
+/// Warp scheduler (SPEC §1); used by the SM model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scheduler {
+    pub policy: SchedulerPolicy,
+    /// Size of the active set of the two-level scheduler.
+    pub active_warps: u32,
+}
+
+impl Default for Scheduler {
+    fn default() -> Self {
+        Scheduler {
+            policy: SchedulerPolicy::Gto,
+            active_warps: 8,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarPolicy {
+    /// No WAR protection (GPGPU-Sim 3.2.2); the model counts the wrong operands.
+    None,
+    ReleaseOnCommit,
+    ReleaseOnRead,
+    Bloom1,
+    Bloom2,
+    BloomUnbounded,
+}
+
+/// WAR-hazard warpboard (SPEC §1, seed 002).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Warpboard {
+    pub policy: WarPolicy,
+}
+
+impl Default for Warpboard {
+    fn default() -> Self {
+        Warpboard {
+            policy: WarPolicy::None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Replacement {
+    Fifo,
+    Lru,
+}
+
+/// Hardware register file cache (SPEC §2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Rfc {
+    pub enabled: bool,
+    /// Entries per active warp.
+    pub entries: u32,
+    pub replacement: Replacement,
+    /// Use the compiler's last-read bits to mark entries dead.
+    pub liveness: bool,
+}
+
+impl Default for Rfc {
+    fn default() -> Self {
+        Rfc {
+            enabled: false,
+            entries: 6,
+            replacement: Replacement::Fifo,
+            liveness: true,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LrfKind {
+    None,
+    Unified,
+    Split,
+}
+
+/// Software-managed operand register file and last result file (SPEC §3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Orf {
+    pub enabled: bool,
+    /// ORF entries per thread.
+    pub entries: u32,
+    pub lrf: LrfKind,
+}
+
+impl Default for Orf {
+    fn default() -> Self {
+        Orf {
+            enabled: false,
+            entries: 3,
+            lrf: LrfKind::Split,
+        }
+    }
+}
+
+/// BDI register compression (SPEC §4, seed 004).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Compression {
+    pub enabled: bool,
+    /// `<base bytes, delta bytes>` modes, written "4,0".
+    pub modes: Vec<String>,
+    pub compress_latency: u32,
+    pub decompress_latency: u32,
+    pub compressors: u32,
+    pub decompressors: u32,
+    /// Cycles for a power-gated bank to wake up.
+    pub wakeup_cycles: u32,
+}
+
+impl Default for Compression {
+    fn default() -> Self {
+        Compression {
+            enabled: false,
+            modes: vec!["4,0".into(), "4,1".into(), "4,2".into()],
+            compress_latency: 2,
+            decompress_latency: 1,
+            compressors: 2,
+            decompressors: 4,
+            wakeup_cycles: 10,
+        }
+    }
+}
+
+/// Register renaming and the hybrid CMOS/TFET register file (SPEC §5, seed 003).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Rename {
+    pub enabled: bool,
+    /// Bank rows built in CMOS; the rest are TFET.
+    pub cmos_rows: u32,
+    /// MEM_RA threshold `thr_acc` (cycles).
+    pub thr_acc: u32,
+    /// MEM_RA reference `ref_acc` (cycles, power of two).
+    pub ref_acc: u32,
+    pub trws: bool,
+    pub tuba: bool,
+}
+
+impl Default for Rename {
+    fn default() -> Self {
+        Rename {
+            enabled: false,
+            cmos_rows: 200,
+            thr_acc: 10,
+            ref_acc: 128,
+            trws: false,
+            tuba: false,
+        }
+    }
+}
+
+/// Execution and memory latencies in cycles (seed 000 Table 4).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Latency {
+    pub alu: u32,
+    pub sfu: u32,
+    pub shared: u32,
+    pub texture: u32,
+    pub dram: u32,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Latency {
+            alu: 8,
+            sfu: 20,
+            shared: 20,
+            texture: 400,
+            dram: 400,
+        }
+    }
+}
+
+/// Energy per access (SPEC §6). Index `i` of the RFC/ORF tables is for `i + 1` entries per thread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Energy {
+    pub mrf_read_pj: f64,
+    pub mrf_write_pj: f64,
+    pub small_rf_read_pj: Vec<f64>,
+    pub small_rf_write_pj: Vec<f64>,
+    pub lrf_read_pj: f64,
+    pub lrf_write_pj: f64,
+    /// Wire energy per mm per 32 bit.
+    pub wire_pj_per_mm: f64,
+    pub mrf_wire_mm: f64,
+    pub orf_private_wire_mm: f64,
+    pub orf_shared_wire_mm: f64,
+    pub lrf_wire_mm: f64,
+}
+
+impl Default for Energy {
+    fn default() -> Self {
+        Energy {
+            mrf_read_pj: 8.0,
+            mrf_write_pj: 11.0,
+            small_rf_read_pj: vec![0.7, 1.2, 1.2, 1.9, 2.0, 2.0, 2.4, 3.4],
+            small_rf_write_pj: vec![2.0, 3.8, 4.4, 6.1, 6.0, 6.7, 7.7, 10.9],
+            lrf_read_pj: 0.7,
+            lrf_write_pj: 2.0,
+            wire_pj_per_mm: 1.9,
+            mrf_wire_mm: 1.0,
+            orf_private_wire_mm: 0.2,
+            orf_shared_wire_mm: 0.4,
+            lrf_wire_mm: 0.05,
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Sizes derived from a validated config, and the register-to-bank mapping (SPEC §0).
+//!
+//! [`Geometry::map`] is the one definition of where a warp register lives: the golden model
+//! calls it, and the generated `reg_map` module is its RTL twin (checked by the MRF cosim).
+
+use crate::config::Config;
+
+/// Bits needed to index `n` things (at least 1, so every index port has a width).
+pub fn index_bits(n: u32) -> u32 {
+    if n <= 2 {
+        1
+    } else {
+        32 - (n - 1).leading_zeros()
+    }
+}
+
+/// Operand slots per collector unit: an instruction has at most 3 source registers.
+pub const SLOTS_PER_COLLECTOR: u32 = 3;
+
+/// Bits per lane of a register.
+pub const LANE_BITS: u32 = 32;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Geometry {
+    pub warps: u32,
+    pub lanes: u32,
+    pub clusters: u32,
+    pub lanes_per_cluster: u32,
+    pub registers: u32,
+    /// Banks per cluster = bank groups; a warp register occupies the same group in every cluster.
+    pub groups: u32,
+    pub entries: u32,
+    pub collectors: u32,
+    pub tag_bits: u32,
+}
+
+/// Where a warp register lives: bank group (the same in every cluster) and row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BankAddr {
+    pub group: u32,
+    pub row: u32,
+}
+
+impl Geometry {
+    pub fn new(cfg: &Config) -> Self {
+        Geometry {
+            warps: cfg.sm.warps,
+            lanes: cfg.sm.lanes,
+            clusters: cfg.sm.clusters,
+            lanes_per_cluster: cfg.sm.lanes / cfg.sm.clusters,
+            registers: cfg.sm.registers_per_thread,
+            groups: cfg.mrf.banks / cfg.sm.clusters,
+            entries: cfg.mrf.entries,
+            collectors: cfg.mrf.collectors,
+            tag_bits: cfg.mrf.tag_bits,
+        }
+    }
+
+    /// Register `r` of warp `w` lives in group `(r + w) mod G`, row `(w * R + r) / G`.
+    /// Validation guarantees `R` is a multiple of `G`, which makes the map one-to-one.
+    pub fn map(&self, warp: u32, reg: u32) -> BankAddr {
+        BankAddr {
+            group: (reg + warp) % self.groups,
+            row: (warp * self.registers + reg) / self.groups,
+        }
+    }
+
+    pub fn warp_bits(&self) -> u32 {
+        index_bits(self.warps)
+    }
+    pub fn reg_bits(&self) -> u32 {
+        index_bits(self.registers)
+    }
+    pub fn group_bits(&self) -> u32 {
+        index_bits(self.groups)
+    }
+    pub fn row_bits(&self) -> u32 {
+        index_bits(self.entries)
+    }
+    pub fn collector_bits(&self) -> u32 {
+        index_bits(self.collectors)
+    }
+    /// Operand slots in the whole MRF (all collectors).
+    pub fn slots(&self) -> u32 {
+        self.collectors * SLOTS_PER_COLLECTOR
+    }
+    /// Width of one bank entry: the lanes of one cluster.
+    pub fn entry_bits(&self) -> u32 {
+        self.lanes_per_cluster * LANE_BITS
+    }
+    /// Width of one warp register.
+    pub fn warp_reg_bits(&self) -> u32 {
+        self.lanes * LANE_BITS
+    }
+}

@@ -1,0 +1,13 @@
+//! rfgen's generator: configuration schema and validation, the register-to-bank mapping, and
+//! the Verilog emitters of every block. It knows nothing about simulation.
+
+pub mod blocks;
+pub mod config;
+pub mod emit;
+pub mod geometry;
+pub mod templates;
+pub mod verilog;
+
+pub use config::{Checked, Config, ConfigError};
+pub use emit::{Design, Manifest, SramKind, generate};
+pub use geometry::Geometry;

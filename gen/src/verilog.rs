@@ -1,0 +1,212 @@
+//! Small typed helpers for writing Verilog-2005: ports, declarations, literals, instances.
+//! Generators build a [`Module`] from these; widths and connections are checked here, so a
+//! generator bug fails in `cargo test` instead of producing lint warnings.
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dir {
+    Input,
+    Output,
+}
+
+/// A module port, as declared and as listed in `manifest.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Port {
+    pub name: String,
+    pub dir: Dir,
+    pub width: u32,
+    pub comment: String,
+    /// Output driven from an `always` block (declared `output reg`).
+    #[serde(skip)]
+    pub is_reg: bool,
+    /// Declared with a range even when 1 bit wide (a vector that may have one element).
+    #[serde(skip)]
+    pub vector: bool,
+}
+
+impl Port {
+    pub fn input(name: &str, width: u32, comment: &str) -> Port {
+        Port {
+            name: name.into(),
+            dir: Dir::Input,
+            width,
+            comment: comment.into(),
+            is_reg: false,
+            vector: width > 1,
+        }
+    }
+    pub fn output(name: &str, width: u32, comment: &str) -> Port {
+        Port {
+            dir: Dir::Output,
+            ..Port::input(name, width, comment)
+        }
+    }
+    /// Forces a range declaration (`[0:0]` for one bit) for per-element vectors.
+    pub fn vector(mut self) -> Port {
+        self.vector = true;
+        self
+    }
+    /// Declares an output as `reg`.
+    pub fn reg(mut self) -> Port {
+        self.is_reg = true;
+        self
+    }
+}
+
+/// `[w-1:0] ` or nothing for a scalar.
+pub fn range(width: u32, vector: bool) -> String {
+    if width > 1 || vector {
+        format!("[{}:0] ", width - 1)
+    } else {
+        String::new()
+    }
+}
+
+/// `wire [w-1:0] name;`
+pub fn wire(name: &str, width: u32) -> String {
+    format!("  wire {}{name};\n", range(width, false))
+}
+
+/// `reg [w-1:0] name;`
+pub fn reg(name: &str, width: u32) -> String {
+    format!("  reg  {}{name};\n", range(width, false))
+}
+
+/// Sized decimal literal.
+pub fn lit(width: u32, value: u64) -> String {
+    format!("{width}'d{value}")
+}
+
+/// Zero- or truncation-resizes `expr` (of width `from`) to `to` bits without width warnings.
+pub fn resize(expr: &str, from: u32, to: u32) -> String {
+    use std::cmp::Ordering::*;
+    match to.cmp(&from) {
+        Equal => expr.to_string(),
+        Less if to == 1 => format!("{expr}[0]"),
+        Less => format!("{expr}[{}:0]", to - 1),
+        Greater => format!("{{{{{}{{1'b0}}}}, {expr}}}", to - from),
+    }
+}
+
+/// Bit slice `expr[(i+1)*w-1 : i*w]` of a flattened array of `w`-bit elements.
+pub fn slice(expr: &str, index: u32, width: u32) -> String {
+    if width == 1 {
+        format!("{expr}[{index}]")
+    } else {
+        format!("{expr}[{}:{}]", (index + 1) * width - 1, index * width)
+    }
+}
+
+/// One-hot AND-OR multiplexer: `|(sel[i] ? data_i : 0)` over `(select, data)` pairs of width `w`.
+pub fn onehot_mux(terms: &[(String, String)], width: u32) -> String {
+    terms
+        .iter()
+        .map(|(sel, data)| {
+            if width == 1 {
+                format!("({sel} & {data})")
+            } else {
+                format!("({{{width}{{{sel}}}}} & {data})")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n      | ")
+}
+
+/// A Verilog module: name, doc lines, ports and body text (declarations and logic).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module {
+    pub name: String,
+    /// Short description; becomes the first header lines of the file.
+    pub doc: Vec<String>,
+    pub ports: Vec<Port>,
+    pub body: String,
+}
+
+impl Module {
+    pub fn port(&self, name: &str) -> &Port {
+        self.ports
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("{} has no port {name}", self.name))
+    }
+
+    /// `module name ( ports );` with aligned declarations and port comments.
+    pub fn declaration(&self) -> String {
+        let rw = self
+            .ports
+            .iter()
+            .map(|p| range(p.width, p.vector).len())
+            .max()
+            .unwrap_or(0);
+        let decls: Vec<String> = self
+            .ports
+            .iter()
+            .map(|p| {
+                let dir = match p.dir {
+                    Dir::Input => "input  wire",
+                    Dir::Output if p.is_reg => "output reg ",
+                    Dir::Output => "output wire",
+                };
+                format!("{dir} {:>rw$}{}", range(p.width, p.vector), p.name)
+            })
+            .collect();
+        let width = decls.iter().map(|d| d.len()).max().unwrap_or(0) + 1;
+        let mut s = format!("module {} (\n", self.name);
+        for (i, (d, p)) in decls.iter().zip(&self.ports).enumerate() {
+            let sep = if i + 1 < decls.len() { "," } else { " " };
+            let line = format!("  {d}{sep}");
+            let _ = writeln!(s, "{line:<w$} // {}", p.comment, w = width + 3);
+        }
+        s.push_str(");\n");
+        s
+    }
+
+    /// An instance of this module; every port must be connected exactly once.
+    pub fn instance(&self, inst: &str, conns: &[(&str, String)]) -> String {
+        for p in &self.ports {
+            let n = conns.iter().filter(|(name, _)| *name == p.name).count();
+            assert_eq!(
+                n, 1,
+                "instance {inst} of {}: port {} connected {n} times",
+                self.name, p.name
+            );
+        }
+        for (name, _) in conns {
+            self.port(name);
+        }
+        let w = conns.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        let lines: Vec<String> = conns
+            .iter()
+            .map(|(n, e)| format!("    .{n:<w$} ({e})"))
+            .collect();
+        format!("  {} {inst} (\n{}\n  );\n", self.name, lines.join(",\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resize_extends_truncates_and_keeps() {
+        assert_eq!(resize("a", 3, 5), "{{2{1'b0}}, a}");
+        assert_eq!(resize("a", 5, 3), "a[2:0]");
+        assert_eq!(resize("a", 5, 1), "a[0]");
+        assert_eq!(resize("a", 4, 4), "a");
+    }
+
+    #[test]
+    #[should_panic(expected = "port b connected 0 times")]
+    fn instance_rejects_missing_port() {
+        let m = Module {
+            name: "m".into(),
+            doc: vec![],
+            ports: vec![Port::input("a", 1, ""), Port::input("b", 1, "")],
+            body: String::new(),
+        };
+        m.instance("u", &[("a", "x".into())]);
+    }
+}

@@ -1,0 +1,85 @@
+//! Command-line interface: argument definitions and one module per subcommand.
+
+mod config;
+mod cosim;
+mod generate;
+
+use clap::{Args, Parser, Subcommand};
+use rfgen_gen::config::{self as cfg, Checked};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Bad user input (config, flag, kernel file): exit code 2.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+pub fn bad_input(msg: impl Into<String>) -> anyhow::Error {
+    BadInput(msg.into()).into()
+}
+
+#[derive(Parser)]
+#[command(name = "rfgen", version, about = "Generate, cosimulate and measure GPU register-file RTL", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Gen(generate::GenArgs),
+    Config(config::ConfigArgs),
+    Cosim(cosim::CosimArgs),
+}
+
+/// Which configuration to use: a TOML file or a named preset (default: `baseline`).
+#[derive(Args, Clone, Debug)]
+#[group(multiple = false)]
+pub struct ConfigSource {
+    /// TOML configuration file (see docs/config.md)
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Named preset (`rfgen config --list-presets`)
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+}
+
+impl ConfigSource {
+    pub fn load(&self) -> anyhow::Result<Checked> {
+        match (&self.config, &self.preset) {
+            (Some(path), _) => load_file(path),
+            (None, Some(name)) => cfg::preset(name).map_err(|e| bad_input(e.to_string())),
+            (None, None) => cfg::preset("baseline").map_err(|e| bad_input(e.to_string())),
+        }
+    }
+
+    /// The flags that select this config, for reproducer command lines.
+    pub fn flags(&self) -> String {
+        match (&self.config, &self.preset) {
+            (Some(path), _) => format!("--config {}", path.display()),
+            (None, Some(name)) => format!("--preset {name}"),
+            (None, None) => "--preset baseline".into(),
+        }
+    }
+}
+
+pub fn load_file(path: &std::path::Path) -> anyhow::Result<Checked> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| bad_input(format!("cannot read config {}: {e}", path.display())))?;
+    cfg::parse(&text).map_err(|e| bad_input(format!("invalid config {}: {e}", path.display())))
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Gen(a) => generate::run(a),
+        Command::Config(a) => config::run(a),
+        Command::Cosim(a) => cosim::run(a),
+    }
+}
