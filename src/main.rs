@@ -10,11 +10,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
-            let code = if e.downcast_ref::<cli::BadInput>().is_some() {
-                2
-            } else {
-                1
-            };
+            let code = if e.downcast_ref::<cli::BadInput>().is_some() { 2 } else { 1 };
             eprintln!("error: {e:#}");
             ExitCode::from(code)
         }

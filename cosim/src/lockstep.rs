@@ -60,11 +60,7 @@ impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "MISMATCH at cycle {}", self.cycle)?;
         for p in &self.ports {
-            writeln!(
-                f,
-                "  port {}:\n    expected {}\n    actual   {}",
-                p.port, p.expected, p.actual
-            )?;
+            writeln!(f, "  port {}:\n    expected {}\n    actual   {}", p.port, p.expected, p.actual)?;
         }
         Ok(())
     }
@@ -115,20 +111,17 @@ pub fn run(
         }
         block.step(cycle, &mut inp, &mut exp, &mut mask);
         rtl.eval(&inp, &mut out);
-        let mut differs = false;
-        for i in 0..out.len() {
-            let bits = out[i] & mask[i];
-            differs |= bits != exp[i] & mask[i];
-            digest = (digest ^ bits as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        let (mut differs, mut fold) = (0u32, 0u64);
+        for (i, ((&o, &e), &m)) in out.iter().zip(&exp).zip(&mask).enumerate() {
+            differs |= (o ^ e) & m;
+            fold = fold.wrapping_add(((o & m) as u64).wrapping_mul(2 * i as u64 + 1));
         }
+        digest = (digest ^ fold).wrapping_mul(0x0000_0100_0000_01b3);
+        let differs = differs != 0;
         if differs {
             rtl.tick(); // so the waveform shows the failing edge
             let ports = diff_ports(layout, &exp, &out, &mask);
-            return Ok(RunResult {
-                cycles: cycle + 1,
-                mismatch: Some(Mismatch { cycle, ports }),
-                digest,
-            });
+            return Ok(RunResult { cycles: cycle + 1, mismatch: Some(Mismatch { cycle, ports }), digest });
         }
         block.tick();
         rtl.tick();
@@ -136,29 +129,17 @@ pub fn run(
             progress(cycle + 1);
         }
         if block.done() {
-            return Ok(RunResult {
-                cycles: cycle + 1,
-                mismatch: None,
-                digest,
-            });
+            return Ok(RunResult { cycles: cycle + 1, mismatch: None, digest });
         }
     }
-    Ok(RunResult {
-        cycles: opts.cycles,
-        mismatch: None,
-        digest,
-    })
+    Ok(RunResult { cycles: opts.cycles, mismatch: None, digest })
 }
 
 fn diff_ports(layout: &Layout, exp: &[u32], out: &[u32], mask: &[u32]) -> Vec<PortDiff> {
     let mut diffs = Vec::new();
     for p in &layout.outputs {
         let r = p.range();
-        let bad: Vec<usize> = r
-            .clone()
-            .filter(|&i| (exp[i] ^ out[i]) & mask[i] != 0)
-            .map(|i| i - p.offset)
-            .collect();
+        let bad: Vec<usize> = r.clone().filter(|&i| (exp[i] ^ out[i]) & mask[i] != 0).map(|i| i - p.offset).collect();
         if bad.is_empty() {
             continue;
         }
@@ -176,25 +157,11 @@ fn diff_ports(layout: &Layout, exp: &[u32], out: &[u32], mask: &[u32]) -> Vec<Po
                     break;
                 }
                 let i = p.offset + w;
-                let _ = write!(
-                    expected,
-                    "{}word {w} = 0x{:08x}",
-                    if n > 0 { ", " } else { "" },
-                    exp[i]
-                );
-                let _ = write!(
-                    actual,
-                    "{}word {w} = 0x{:08x}",
-                    if n > 0 { ", " } else { "" },
-                    out[i]
-                );
+                let _ = write!(expected, "{}word {w} = 0x{:08x}", if n > 0 { ", " } else { "" }, exp[i]);
+                let _ = write!(actual, "{}word {w} = 0x{:08x}", if n > 0 { ", " } else { "" }, out[i]);
             }
         }
-        diffs.push(PortDiff {
-            port: p.name.clone(),
-            expected,
-            actual,
-        });
+        diffs.push(PortDiff { port: p.name.clone(), expected, actual });
     }
     diffs
 }

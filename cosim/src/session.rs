@@ -46,35 +46,19 @@ pub struct CosimReport {
 }
 
 /// Builds (or finds in the cache) and loads the library of a design's top module.
-pub fn load(
-    design: &Design,
-    trace: TraceKind,
-    cache: &Path,
-    events: &mut dyn FnMut(Event),
-) -> Result<Arc<RtlLib>> {
+pub fn load(design: &Design, trace: TraceKind, cache: &Path, events: &mut dyn FnMut(Event)) -> Result<Arc<RtlLib>> {
     let plan = BuildPlan::new(design, trace, cache)?;
     if !plan.is_built() {
-        events(Event::Building {
-            top: &design.manifest.top,
-            key: plan.key(),
-        });
+        events(Event::Building { top: &design.manifest.top, key: plan.key() });
     }
     let path = plan.build()?;
     RtlLib::load(&path, Layout::new(design.manifest.top_module()))
 }
 
-pub fn cosim(
-    checked: &Checked,
-    opts: &CosimOptions,
-    events: &mut dyn FnMut(Event),
-) -> Result<CosimReport> {
+pub fn cosim(checked: &Checked, opts: &CosimOptions, events: &mut dyn FnMut(Event)) -> Result<CosimReport> {
     blocks::check_name(&opts.block)?;
     let design = blocks::design(&opts.block, checked);
-    let trace = opts
-        .trace
-        .as_deref()
-        .map(TraceKind::for_path)
-        .unwrap_or(TraceKind::None);
+    let trace = opts.trace.as_deref().map(TraceKind::for_path).unwrap_or(TraceKind::None);
     let lib = load(&design, trace, &opts.cache, events)?;
     let mut block = blocks::random_lockstep(&opts.block, checked, lib.layout(), opts.seed);
     let run_opts = RunOptions {
@@ -82,9 +66,7 @@ pub fn cosim(
         x_seed: opts.x_seed,
         waveform: opts.trace.clone().map(|path| Waveform { path, from: 0 }),
     };
-    let result = lockstep::run(&lib, block.as_mut(), &run_opts, &mut |c| {
-        events(Event::Progress(c))
-    })?;
+    let result = lockstep::run(&lib, block.as_mut(), &run_opts, &mut |c| events(Event::Progress(c)))?;
     let mut waveform = opts.trace.clone();
     if let (Some(m), None, Some(dir)) = (&result.mismatch, &opts.trace, &opts.fail_wave_dir) {
         let path = dir.join(format!("cosim-{}-seed{}.vcd", opts.block, opts.seed));
@@ -93,10 +75,7 @@ pub fn cosim(
         let replay_opts = RunOptions {
             cycles: m.cycle + 1,
             x_seed: opts.x_seed,
-            waveform: Some(Waveform {
-                path: path.clone(),
-                from: m.cycle.saturating_sub(WAVE_WINDOW),
-            }),
+            waveform: Some(Waveform { path: path.clone(), from: m.cycle.saturating_sub(WAVE_WINDOW) }),
         };
         lockstep::run(&lib, replay.as_mut(), &replay_opts, &mut |_| {})?;
         waveform = Some(path);

@@ -48,8 +48,7 @@ impl Manifest {
         self.modules.iter().find(|m| m.name == name)
     }
     pub fn top_module(&self) -> &ManifestModule {
-        self.module(&self.top)
-            .expect("the top module is in the manifest")
+        self.module(&self.top).expect("the top module is in the manifest")
     }
 }
 
@@ -65,22 +64,13 @@ pub struct Design {
 pub fn generate(checked: &Checked, sram: SramKind) -> Design {
     let prefix = checked.prefix();
     let modules = blocks::mrf::modules(&prefix, &checked.geometry, sram);
-    assemble(
-        checked,
-        sram,
-        modules,
-        "Banked main register file with operand collectors",
-    )
+    assemble(checked, sram, modules, "Banked main register file with operand collectors")
 }
 
 fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description: &str) -> Design {
     let hash = checked.hash();
     let name = &checked.config.name;
-    let top = modules
-        .last()
-        .expect("a design has a top module")
-        .name
-        .clone();
+    let top = modules.last().expect("a design has a top module").name.clone();
     let mut header_ctx = Context::new();
     header_ctx.insert("version", VERSION);
     header_ctx.insert("config_name", name);
@@ -91,19 +81,9 @@ fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description
     for m in &modules {
         let mut ctx = header_ctx.clone();
         ctx.insert("doc", &m.doc);
-        let text = format!(
-            "{}{}{}{}",
-            render("header.v", &ctx),
-            m.declaration(),
-            m.body,
-            render("footer.v", &ctx)
-        );
+        let text = format!("{}{}{}{}", render("header.v", &ctx), m.declaration(), m.body, render("footer.v", &ctx));
         let file = format!("{}.v", m.name);
-        manifest_modules.push(ManifestModule {
-            name: m.name.clone(),
-            file: file.clone(),
-            ports: m.ports.clone(),
-        });
+        manifest_modules.push(ManifestModule { name: m.name.clone(), file: file.clone(), ports: m.ports.clone() });
         files.push((file, text));
     }
     let sources: Vec<String> = files.iter().map(|(f, _)| f.clone()).collect();
@@ -142,18 +122,13 @@ impl Design {
             _ => Path::new(".").to_path_buf(),
         };
         std::fs::create_dir_all(&parent)?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".rfgen-new-")
-            .tempdir_in(&parent)?;
+        let tmp = tempfile::Builder::new().prefix(".rfgen-new-").tempdir_in(&parent)?;
         for (name, text) in &self.files {
             std::fs::write(tmp.path().join(name), text)?;
         }
         let tmp = tmp.keep();
         if out.exists() {
-            let old = tempfile::Builder::new()
-                .prefix(".rfgen-old-")
-                .tempdir_in(&parent)?
-                .keep();
+            let old = tempfile::Builder::new().prefix(".rfgen-old-").tempdir_in(&parent)?.keep();
             std::fs::remove_dir(&old)?;
             std::fs::rename(out, &old)?;
             if let Err(e) = std::fs::rename(&tmp, out) {

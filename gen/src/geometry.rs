@@ -7,11 +7,7 @@ use crate::config::Config;
 
 /// Bits needed to index `n` things (at least 1, so every index port has a width).
 pub fn index_bits(n: u32) -> u32 {
-    if n <= 2 {
-        1
-    } else {
-        32 - (n - 1).leading_zeros()
-    }
+    if n <= 2 { 1 } else { 32 - (n - 1).leading_zeros() }
 }
 
 /// Operand slots per collector unit: an instruction has at most 3 source registers.
@@ -58,10 +54,11 @@ impl Geometry {
 
     /// Register `r` of warp `w` lives in group `(r + w) mod G`, row `(w * R + r) / G`.
     /// Validation guarantees `R` is a multiple of `G`, which makes the map one-to-one.
+    /// `G` is a power of two (validated), so this is a mask and a shift.
     pub fn map(&self, warp: u32, reg: u32) -> BankAddr {
         BankAddr {
-            group: (reg + warp) % self.groups,
-            row: (warp * self.registers + reg) / self.groups,
+            group: (reg + warp) & (self.groups - 1),
+            row: (warp * self.registers + reg) >> self.groups.trailing_zeros(),
         }
     }
 

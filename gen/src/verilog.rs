@@ -29,20 +29,10 @@ pub struct Port {
 
 impl Port {
     pub fn input(name: &str, width: u32, comment: &str) -> Port {
-        Port {
-            name: name.into(),
-            dir: Dir::Input,
-            width,
-            comment: comment.into(),
-            is_reg: false,
-            vector: width > 1,
-        }
+        Port { name: name.into(), dir: Dir::Input, width, comment: comment.into(), is_reg: false, vector: width > 1 }
     }
     pub fn output(name: &str, width: u32, comment: &str) -> Port {
-        Port {
-            dir: Dir::Output,
-            ..Port::input(name, width, comment)
-        }
+        Port { dir: Dir::Output, ..Port::input(name, width, comment) }
     }
     /// Forces a range declaration (`[0:0]` for one bit) for per-element vectors.
     pub fn vector(mut self) -> Port {
@@ -58,11 +48,7 @@ impl Port {
 
 /// `[w-1:0] ` or nothing for a scalar.
 pub fn range(width: u32, vector: bool) -> String {
-    if width > 1 || vector {
-        format!("[{}:0] ", width - 1)
-    } else {
-        String::new()
-    }
+    if width > 1 || vector { format!("[{}:0] ", width - 1) } else { String::new() }
 }
 
 /// `wire [w-1:0] name;`
@@ -104,13 +90,11 @@ pub fn slice(expr: &str, index: u32, width: u32) -> String {
 pub fn onehot_mux(terms: &[(String, String)], width: u32) -> String {
     terms
         .iter()
-        .map(|(sel, data)| {
-            if width == 1 {
-                format!("({sel} & {data})")
-            } else {
-                format!("({{{width}{{{sel}}}}} & {data})")
-            }
-        })
+        .map(
+            |(sel, data)| {
+                if width == 1 { format!("({sel} & {data})") } else { format!("({{{width}{{{sel}}}}} & {data})") }
+            },
+        )
         .collect::<Vec<_>>()
         .join("\n      | ")
 }
@@ -127,20 +111,12 @@ pub struct Module {
 
 impl Module {
     pub fn port(&self, name: &str) -> &Port {
-        self.ports
-            .iter()
-            .find(|p| p.name == name)
-            .unwrap_or_else(|| panic!("{} has no port {name}", self.name))
+        self.ports.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("{} has no port {name}", self.name))
     }
 
     /// `module name ( ports );` with aligned declarations and port comments.
     pub fn declaration(&self) -> String {
-        let rw = self
-            .ports
-            .iter()
-            .map(|p| range(p.width, p.vector).len())
-            .max()
-            .unwrap_or(0);
+        let rw = self.ports.iter().map(|p| range(p.width, p.vector).len()).max().unwrap_or(0);
         let decls: Vec<String> = self
             .ports
             .iter()
@@ -168,20 +144,13 @@ impl Module {
     pub fn instance(&self, inst: &str, conns: &[(&str, String)]) -> String {
         for p in &self.ports {
             let n = conns.iter().filter(|(name, _)| *name == p.name).count();
-            assert_eq!(
-                n, 1,
-                "instance {inst} of {}: port {} connected {n} times",
-                self.name, p.name
-            );
+            assert_eq!(n, 1, "instance {inst} of {}: port {} connected {n} times", self.name, p.name);
         }
         for (name, _) in conns {
             self.port(name);
         }
         let w = conns.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-        let lines: Vec<String> = conns
-            .iter()
-            .map(|(n, e)| format!("    .{n:<w$} ({e})"))
-            .collect();
+        let lines: Vec<String> = conns.iter().map(|(n, e)| format!("    .{n:<w$} ({e})")).collect();
         format!("  {} {inst} (\n{}\n  );\n", self.name, lines.join(",\n"))
     }
 }

@@ -37,12 +37,7 @@ pub fn run(args: ConfigArgs) -> anyhow::Result<ExitCode> {
         );
     } else if let Some(path) = args.check {
         let checked = load_file(&path)?;
-        println!(
-            "{}: ok (name {}, config hash {})",
-            path.display(),
-            checked.config.name,
-            checked.hash()
-        );
+        println!("{}: ok (name {}, config hash {})", path.display(), checked.config.name, checked.hash());
     } else if let Some(name) = args.preset {
         let checked = cfg::preset(&name).map_err(|e| bad_input(e.to_string()))?;
         print!("{}", checked.to_toml());

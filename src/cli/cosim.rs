@@ -61,10 +61,7 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     if let Some(t) = &args.trace {
         let ext = t.extension().and_then(|e| e.to_str()).unwrap_or("");
         if ext != "vcd" && ext != "fst" {
-            return Err(bad_input(format!(
-                "--trace {}: the file name must end in .vcd or .fst",
-                t.display()
-            )));
+            return Err(bad_input(format!("--trace {}: the file name must end in .vcd or .fst", t.display())));
         }
     }
     let checked = args.source.load()?;
@@ -88,13 +85,12 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     );
     let bar = ProgressBar::new(args.cycles);
     bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} cycles {per_sec} eta {eta}")
-            .expect("valid template"),
+        ProgressStyle::with_template("{bar:40} {pos}/{len} cycles {per_sec} eta {eta}").expect("valid template"),
     );
     let report = session::cosim(&checked, &opts, &mut |e| match e {
-        Event::Building { top, key } => bar.suspend(|| {
-            eprintln!("building Verilator model of {top} ({key}); later runs reuse it")
-        }),
+        Event::Building { top, key } => {
+            bar.suspend(|| eprintln!("building Verilator model of {top} ({key}); later runs reuse it"))
+        }
         Event::Progress(c) => bar.set_position(c),
     })?;
     bar.finish_and_clear();
@@ -104,26 +100,15 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     for (name, v) in &report.stats {
         println!("  {name:<26} {v}");
     }
-    println!(
-        "  {:<26} {}",
-        "mismatches",
-        report.mismatch.is_some() as u32
-    );
+    println!("  {:<26} {}", "mismatches", report.mismatch.is_some() as u32);
     match &report.mismatch {
         None => {
-            println!(
-                "PASS: RTL and model agree on every compared output in {} cycles",
-                report.cycles
-            );
+            println!("PASS: RTL and model agree on every compared output in {} cycles", report.cycles);
             Ok(ExitCode::SUCCESS)
         }
         Some(m) => {
             print!("{m}");
-            let x = if args.x_seed.is_some() {
-                format!(" --x-seed {x_seed}")
-            } else {
-                String::new()
-            };
+            let x = if args.x_seed.is_some() { format!(" --x-seed {x_seed}") } else { String::new() };
             println!("  seed: {seed}");
             println!(
                 "  reproduce: rfgen cosim {} --block {} --seed {seed}{x} --cycles {}",
@@ -142,9 +127,6 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
 
 fn random_seed() -> u64 {
     use std::time::{SystemTime, UNIX_EPOCH};
-    let t = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
+    let t = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     (t as u64 ^ (std::process::id() as u64) << 32) % 1_000_000_000
 }

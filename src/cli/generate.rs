@@ -38,12 +38,8 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         Sram::Blackbox => SramKind::Blackbox,
     };
     let design = rfgen_gen::generate(&checked, kind);
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from("rtl-out").join(&checked.config.name));
-    design
-        .write(&out)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+    let out = args.out.unwrap_or_else(|| PathBuf::from("rtl-out").join(&checked.config.name));
+    design.write(&out).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
     println!(
         "wrote {} files to {} (top {}, config hash {})",
         design.files.len(),

@@ -1,5 +1,6 @@
 //! Command-line interface: argument definitions and one module per subcommand.
 
+mod bench;
 mod config;
 mod cosim;
 mod generate;
@@ -37,6 +38,7 @@ enum Command {
     Gen(generate::GenArgs),
     Config(config::ConfigArgs),
     Cosim(cosim::CosimArgs),
+    Bench(bench::BenchArgs),
 }
 
 /// Which configuration to use: a TOML file or a named preset (default: `baseline`).
@@ -71,8 +73,8 @@ impl ConfigSource {
 }
 
 pub fn load_file(path: &std::path::Path) -> anyhow::Result<Checked> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| bad_input(format!("cannot read config {}: {e}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| bad_input(format!("cannot read config {}: {e}", path.display())))?;
     cfg::parse(&text).map_err(|e| bad_input(format!("invalid config {}: {e}", path.display())))
 }
 
@@ -81,5 +83,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Gen(a) => generate::run(a),
         Command::Config(a) => config::run(a),
         Command::Cosim(a) => cosim::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }

@@ -13,10 +13,8 @@ pub struct BlockInfo {
     pub about: &'static str,
 }
 
-pub const BLOCKS: &[BlockInfo] = &[BlockInfo {
-    name: "mrf",
-    about: "banked main register file with operand collectors (top <prefix>_mrf)",
-}];
+pub const BLOCKS: &[BlockInfo] =
+    &[BlockInfo { name: "mrf", about: "banked main register file with operand collectors (top <prefix>_mrf)" }];
 
 pub fn check_name(block: &str) -> Result<()> {
     if BLOCKS.iter().any(|b| b.name == block) {
@@ -33,16 +31,7 @@ pub fn design(_block: &str, checked: &Checked) -> Design {
 }
 
 /// The model side of a random lockstep run.
-pub fn random_lockstep(
-    _block: &str,
-    checked: &Checked,
-    layout: &Layout,
-    seed: u64,
-) -> Box<dyn Lockstep> {
+pub fn random_lockstep(_block: &str, checked: &Checked, layout: &Layout, seed: u64) -> Box<dyn Lockstep> {
     let g = &checked.geometry;
-    Box::new(mrf::MrfLockstep::new(
-        g,
-        layout,
-        mrf::RandomStimulus::new(g, seed, mrf::Knobs::default()),
-    ))
+    Box::new(mrf::MrfLockstep::new(g, layout, mrf::RandomStimulus::new(g, seed, mrf::Knobs::default())))
 }

@@ -25,11 +25,7 @@ impl RoundRobin {
             return None;
         }
         let upper = req & !((1u64 << self.ptr) - 1);
-        Some(if upper != 0 {
-            upper.trailing_zeros()
-        } else {
-            req.trailing_zeros()
-        })
+        Some(if upper != 0 { upper.trailing_zeros() } else { req.trailing_zeros() })
     }
 
     /// Commits a cycle in which `winner` was granted and `taken` says whether it was accepted.

@@ -60,10 +60,7 @@ pub struct MrfIn {
 
 impl MrfIn {
     pub fn new(g: &Geometry) -> Self {
-        MrfIn {
-            wb_data: vec![0; g.lanes as usize],
-            ..Default::default()
-        }
+        MrfIn { wb_data: vec![0; g.lanes as usize], ..Default::default() }
     }
 }
 
@@ -93,32 +90,8 @@ pub struct MrfStats {
     pub writes: u64,
 }
 
-#[derive(Clone, Debug)]
-struct Slot {
-    pending: bool,
-    inflight: bool,
-    group: u32,
-    row: u32,
-    data: Vec<u32>,
-    known: u64,
-}
-
-#[derive(Clone, Debug)]
-struct Collector {
-    busy: bool,
-    warp: u32,
-    tag: u32,
-    src_valid: [bool; SLOTS],
-    slots: [Slot; SLOTS],
-}
-
-impl Collector {
-    fn complete(&self) -> bool {
-        self.busy && self.slots.iter().all(|s| !s.pending && !s.inflight)
-    }
-}
-
-/// The MRF subsystem model.
+/// The MRF subsystem model. Control state is kept as bit vectors, one bit per operand slot
+/// (`3c + s`) or per collector unit, like the RTL's registers.
 #[derive(Clone, Debug)]
 pub struct Mrf {
     g: Geometry,
@@ -132,28 +105,27 @@ pub struct Mrf {
     rd_known: Vec<u64>,
     bank_arb: Vec<RoundRobin>,
     disp_arb: RoundRobin,
-    units: Vec<Collector>,
+    /// Units holding an instruction.
+    busy: u64,
+    /// Slots waiting for a bank grant / whose bank read completes this cycle.
+    pending: u64,
+    inflight: u64,
+    /// Per unit: warp, tag, source-valid bits.
+    warp: Vec<u32>,
+    tag: Vec<u32>,
+    src_valid: Vec<[bool; SLOTS]>,
+    /// Per slot: bank group and row of its register, collected data and its known lanes.
+    group: Vec<u32>,
+    row: Vec<u32>,
+    data: Vec<u32>,
+    known: Vec<u64>,
     stats: MrfStats,
 }
 
 impl Mrf {
     pub fn new(g: &Geometry) -> Self {
         let lanes = g.lanes as usize;
-        let slot = Slot {
-            pending: false,
-            inflight: false,
-            group: 0,
-            row: 0,
-            data: vec![0; lanes],
-            known: 0,
-        };
-        let unit = Collector {
-            busy: false,
-            warp: 0,
-            tag: 0,
-            src_valid: [false; SLOTS],
-            slots: std::array::from_fn(|_| slot.clone()),
-        };
+        let (units, slots) = (g.collectors as usize, g.slots() as usize);
         let regs = (g.groups * g.entries) as usize;
         Mrf {
             g: g.clone(),
@@ -164,7 +136,16 @@ impl Mrf {
             rd_known: vec![0; g.groups as usize],
             bank_arb: (0..g.groups).map(|_| RoundRobin::new(g.slots())).collect(),
             disp_arb: RoundRobin::new(g.collectors),
-            units: vec![unit; g.collectors as usize],
+            busy: 0,
+            pending: 0,
+            inflight: 0,
+            warp: vec![0; units],
+            tag: vec![0; units],
+            src_valid: vec![[false; SLOTS]; units],
+            group: vec![0; slots],
+            row: vec![0; slots],
+            data: vec![0; slots * lanes],
+            known: vec![0; slots],
             stats: MrfStats::default(),
         }
     }
@@ -179,36 +160,32 @@ impl Mrf {
 
     /// Synchronous reset: control state only; bank contents and statistics are kept.
     pub fn reset(&mut self) {
-        for u in &mut self.units {
-            u.busy = false;
-            for s in &mut u.slots {
-                s.pending = false;
-                s.inflight = false;
-            }
-        }
+        self.busy = 0;
+        self.pending = 0;
+        self.inflight = 0;
         self.bank_arb.iter_mut().for_each(RoundRobin::reset);
         self.disp_arb.reset();
     }
 
+    /// Units that are busy with no slot pending or in flight.
     fn complete_mask(&self) -> u64 {
-        self.units
-            .iter()
-            .enumerate()
-            .filter(|(_, u)| u.complete())
-            .fold(0, |m, (i, _)| m | 1 << i)
+        let open = self.pending | self.inflight;
+        (0..self.g.collectors as usize).fold(0, |m, c| m | (((open >> (c * SLOTS)) & 0b111 == 0) as u64) << c)
+            & self.busy
     }
 
     pub fn outputs(&self) -> MrfOut<'_> {
         let offered = self.disp_arb.pick(self.complete_mask());
-        let u = &self.units[offered.unwrap_or(0) as usize];
+        let c = offered.unwrap_or(0) as usize;
+        let lanes = self.lanes;
         MrfOut {
-            issue_ready: self.units.iter().any(|u| !u.busy),
+            issue_ready: !self.busy & lane_mask(self.g.collectors as usize) != 0,
             disp_valid: offered.is_some(),
-            disp_warp: u.warp,
-            disp_tag: u.tag,
-            disp_src_valid: u.src_valid,
-            disp_src_data: std::array::from_fn(|s| u.slots[s].data.as_slice()),
-            disp_src_known: std::array::from_fn(|s| u.slots[s].known),
+            disp_warp: self.warp[c],
+            disp_tag: self.tag[c],
+            disp_src_valid: self.src_valid[c],
+            disp_src_data: std::array::from_fn(|s| &self.data[(c * SLOTS + s) * lanes..][..lanes]),
+            disp_src_known: std::array::from_fn(|s| self.known[c * SLOTS + s]),
         }
     }
 
@@ -217,20 +194,19 @@ impl Mrf {
         let lanes = self.lanes;
         self.stats.cycles += 1;
         // Decisions that depend on the state before the edge, sampled before anything changes.
-        let free_before = self.units.iter().position(|u| !u.busy);
+        let free = !self.busy & lane_mask(self.g.collectors as usize);
         let offered = self.disp_arb.pick(self.complete_mask());
 
-        // 1. Bank arbitration, from the pending slots before the edge.
+        // 1. Bank arbitration among the pending slots.
         let mut requests = [0u64; 32];
-        for (c, u) in self.units.iter().enumerate() {
-            for (s, slot) in u.slots.iter().enumerate() {
-                if slot.pending {
-                    requests[slot.group as usize] |= 1 << (c * SLOTS + s);
-                }
-            }
+        let mut open = self.pending;
+        while open != 0 {
+            let slot = open.trailing_zeros() as usize;
+            open &= open - 1;
+            requests[self.group[slot] as usize] |= 1 << slot;
         }
         let mut granted = 0u64;
-        let mut reads = [None; 32];
+        let mut reads = [u32::MAX; 32];
         for grp in 0..self.g.groups as usize {
             let req = requests[grp];
             self.stats.bank_conflicts += u64::from(req.count_ones().saturating_sub(1));
@@ -238,31 +214,26 @@ impl Mrf {
             self.bank_arb[grp].update(winner, true);
             if let Some(w) = winner {
                 granted |= 1 << w;
-                let (c, s) = (w as usize / SLOTS, w as usize % SLOTS);
-                reads[grp] = Some(self.units[c].slots[s].row);
-                self.stats.operand_reads += 1;
+                reads[grp] = self.row[w as usize];
             }
         }
+        self.stats.operand_reads += u64::from(granted.count_ones());
 
-        // 2. Capture the data read last cycle, then 1b. update the slots and the read registers.
-        for (c, u) in self.units.iter_mut().enumerate() {
-            for (s, slot) in u.slots.iter_mut().enumerate() {
-                if slot.inflight {
-                    let grp = slot.group as usize;
-                    slot.data
-                        .copy_from_slice(&self.rd_data[grp * lanes..][..lanes]);
-                    slot.known = self.rd_known[grp];
-                }
-                let won = granted >> (c * SLOTS + s) & 1 == 1;
-                slot.inflight = slot.pending && won;
-                slot.pending &= !won;
-            }
+        // 2. In-flight slots capture last cycle's read data; then the banks read this cycle's rows.
+        let mut capture = self.inflight;
+        while capture != 0 {
+            let slot = capture.trailing_zeros() as usize;
+            capture &= capture - 1;
+            let grp = self.group[slot] as usize;
+            self.data[slot * lanes..][..lanes].copy_from_slice(&self.rd_data[grp * lanes..][..lanes]);
+            self.known[slot] = self.rd_known[grp];
         }
-        for (grp, row) in reads.iter().enumerate().take(self.g.groups as usize) {
-            if let Some(row) = *row {
+        self.inflight = self.pending & granted;
+        self.pending &= !granted;
+        for (grp, &row) in reads.iter().enumerate().take(self.g.groups as usize) {
+            if row != u32::MAX {
                 let reg = grp * self.g.entries as usize + row as usize;
-                self.rd_data[grp * lanes..][..lanes]
-                    .copy_from_slice(&self.mem[reg * lanes..][..lanes]);
+                self.rd_data[grp * lanes..][..lanes].copy_from_slice(&self.mem[reg * lanes..][..lanes]);
                 self.rd_known[grp] = self.mem_known[reg];
             }
         }
@@ -270,22 +241,21 @@ impl Mrf {
         // 3. Dispatch; 4. issue into the lowest unit that was free before the edge.
         self.disp_arb.update(offered, inp.disp_ready);
         if let (Some(c), true) = (offered, inp.disp_ready) {
-            self.units[c as usize].busy = false;
+            self.busy &= !(1 << c);
             self.stats.dispatched += 1;
         }
-        if let (Some(c), true) = (free_before, inp.issue_valid) {
-            let g = &self.g;
-            let u = &mut self.units[c];
-            u.busy = true;
-            u.warp = inp.issue_warp;
-            u.tag = inp.issue_tag;
-            u.src_valid = inp.issue_src_valid;
-            for (s, slot) in u.slots.iter_mut().enumerate() {
-                let addr = g.map(inp.issue_warp, inp.issue_src_reg[s]);
-                slot.pending = inp.issue_src_valid[s];
-                slot.inflight = false;
-                slot.group = addr.group;
-                slot.row = addr.row;
+        if free != 0 && inp.issue_valid {
+            let c = free.trailing_zeros() as usize;
+            self.busy |= 1 << c;
+            self.warp[c] = inp.issue_warp;
+            self.tag[c] = inp.issue_tag;
+            self.src_valid[c] = inp.issue_src_valid;
+            for s in 0..SLOTS {
+                let slot = c * SLOTS + s;
+                let addr = self.g.map(inp.issue_warp, inp.issue_src_reg[s]);
+                self.group[slot] = addr.group;
+                self.row[slot] = addr.row;
+                self.pending |= (inp.issue_src_valid[s] as u64) << slot;
             }
             self.stats.issued += 1;
         }
@@ -296,9 +266,13 @@ impl Mrf {
             let reg = (addr.group * self.g.entries + addr.row) as usize;
             let mask = inp.wb_mask & lane_mask(lanes);
             let word = &mut self.mem[reg * lanes..][..lanes];
-            for (lane, w) in word.iter_mut().enumerate() {
-                if mask >> lane & 1 == 1 {
-                    *w = inp.wb_data[lane];
+            if mask == lane_mask(lanes) {
+                word.copy_from_slice(&inp.wb_data);
+            } else {
+                for (lane, w) in word.iter_mut().enumerate() {
+                    if mask >> lane & 1 == 1 {
+                        *w = inp.wb_data[lane];
+                    }
                 }
             }
             self.mem_known[reg] |= mask;
@@ -309,9 +283,5 @@ impl Mrf {
 
 /// Mask with one bit per lane.
 pub fn lane_mask(lanes: usize) -> u64 {
-    if lanes >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << lanes) - 1
-    }
+    if lanes >= 64 { u64::MAX } else { (1u64 << lanes) - 1 }
 }

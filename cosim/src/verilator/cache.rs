@@ -51,21 +51,13 @@ pub fn default_cache_dir() -> PathBuf {
 
 /// `verilator --version`, or a clear error when Verilator is missing.
 pub fn verilator_version() -> Result<String> {
-    let out = Command::new("verilator")
-        .arg("--version")
-        .output()
-        .map_err(|e| anyhow!("cannot run verilator ({e}); install Verilator >= 5.006 (Debian: apt-get install verilator)"))?;
+    let out = Command::new("verilator").arg("--version").output().map_err(|e| {
+        anyhow!("cannot run verilator ({e}); install Verilator >= 5.006 (Debian: apt-get install verilator)")
+    })?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-const FLAGS: &[&str] = &[
-    "-O3",
-    "--x-assign",
-    "unique",
-    "--x-initial",
-    "unique",
-    "-Wno-fatal",
-];
+const FLAGS: &[&str] = &["-O3", "--x-assign", "unique", "--x-initial", "unique", "-Wno-fatal"];
 const CFLAGS: &str = "-fPIC -O2";
 
 /// One library to build: the top module of a design, with a trace kind.
@@ -82,14 +74,7 @@ impl<'a> BuildPlan<'a> {
         let top = design.manifest.top_module();
         let shim = shim_cpp(top, &Layout::new(top));
         let mut h = Sha256::new();
-        for part in [
-            verilator_version()?.as_str(),
-            &FLAGS.join(" "),
-            CFLAGS,
-            &format!("{trace:?}"),
-            &shim,
-            &top.name,
-        ] {
+        for part in [verilator_version()?.as_str(), &FLAGS.join(" "), CFLAGS, &format!("{trace:?}"), &shim, &top.name] {
             h.update(part.as_bytes());
             h.update([0]);
         }
@@ -99,18 +84,9 @@ impl<'a> BuildPlan<'a> {
             h.update(text.as_bytes());
             h.update([0]);
         }
-        let key: String = h.finalize()[..10]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let key: String = h.finalize()[..10].iter().map(|b| format!("{b:02x}")).collect();
         let dir = cache.join(format!("{}-{key}", top.name));
-        Ok(BuildPlan {
-            design,
-            trace,
-            shim,
-            key,
-            dir,
-        })
+        Ok(BuildPlan { design, trace, shim, key, dir })
     }
 
     pub fn key(&self) -> &str {
@@ -131,38 +107,24 @@ impl<'a> BuildPlan<'a> {
             return Ok(self.library());
         }
         let cache = self.dir.parent().expect("cache entries live in a folder");
-        fs::create_dir_all(cache)
-            .with_context(|| format!("cannot create cache folder {}", cache.display()))?;
+        fs::create_dir_all(cache).with_context(|| format!("cannot create cache folder {}", cache.display()))?;
         let lock = File::create(cache.join(".build.lock"))?;
         lock.lock()?;
         if self.is_built() {
             return Ok(self.library()); // built by someone else while we waited
         }
-        let work = tempfile::Builder::new()
-            .prefix(".build-")
-            .tempdir_in(cache)?;
+        let work = tempfile::Builder::new().prefix(".build-").tempdir_in(cache)?;
         for (name, text) in self.design.sources() {
             fs::write(work.path().join(name), text)?;
         }
         fs::write(work.path().join("shim.cpp"), &self.shim)?;
-        let jobs = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .to_string();
+        let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).to_string();
         let mut cmd = Command::new("verilator");
         cmd.current_dir(work.path())
             .args(["--cc", "--exe", "--build", "-j", &jobs])
-            .args([
-                "--top-module",
-                &self.design.manifest.top,
-                "--prefix",
-                "Vtop",
-            ])
+            .args(["--top-module", &self.design.manifest.top, "--prefix", "Vtop"])
             .args(FLAGS)
-            .args([
-                "-CFLAGS",
-                &format!("{CFLAGS} -DRFGEN_TRACE={}", self.trace.define()),
-            ])
+            .args(["-CFLAGS", &format!("{CFLAGS} -DRFGEN_TRACE={}", self.trace.define())])
             .args(["-LDFLAGS", "-shared", "-o", "librtl.so", "--Mdir", "obj"]);
         match self.trace {
             TraceKind::None => {}
@@ -173,8 +135,7 @@ impl<'a> BuildPlan<'a> {
                 cmd.arg("--trace-fst");
             }
         }
-        cmd.args(self.design.sources().map(|(n, _)| n.as_str()))
-            .arg("shim.cpp");
+        cmd.args(self.design.sources().map(|(n, _)| n.as_str())).arg("shim.cpp");
         let output = cmd.output().context("cannot run verilator")?;
         let log = [output.stdout, output.stderr].concat();
         fs::write(work.path().join("build.log"), &log)?;
@@ -188,13 +149,9 @@ impl<'a> BuildPlan<'a> {
                 failed.join("build.log").display()
             );
         }
-        fs::rename(
-            work.path().join("obj").join("librtl.so"),
-            work.path().join("librtl.so"),
-        )?;
+        fs::rename(work.path().join("obj").join("librtl.so"), work.path().join("librtl.so"))?;
         fs::remove_dir_all(work.path().join("obj"))?;
-        fs::rename(work.keep(), &self.dir)
-            .with_context(|| format!("cannot store {}", self.dir.display()))?;
+        fs::rename(work.keep(), &self.dir).with_context(|| format!("cannot store {}", self.dir.display()))?;
         Ok(self.library())
     }
 }

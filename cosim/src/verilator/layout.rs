@@ -30,22 +30,14 @@ impl PortSlot {
     /// Reads a value of at most 64 bits.
     pub fn get(&self, buf: &[u32]) -> u64 {
         let lo = buf[self.offset] as u64;
-        if self.words > 1 {
-            lo | (buf[self.offset + 1] as u64) << 32
-        } else {
-            lo
-        }
+        if self.words > 1 { lo | (buf[self.offset + 1] as u64) << 32 } else { lo }
     }
 
     /// Mask words covering exactly the port's bits.
     pub fn full_mask(&self, mask: &mut [u32]) {
         for (i, m) in mask[self.range()].iter_mut().enumerate() {
             let bits = (self.width as usize).saturating_sub(i * 32).min(32);
-            *m = if bits == 32 {
-                u32::MAX
-            } else {
-                (1u32 << bits) - 1
-            };
+            *m = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
         }
     }
 }
@@ -72,33 +64,17 @@ impl Layout {
                 Dir::Input => (&mut inputs, &mut in_words),
                 Dir::Output => (&mut outputs, &mut out_words),
             };
-            list.push(PortSlot {
-                name: p.name.clone(),
-                width: p.width,
-                offset: *next,
-                words,
-            });
+            list.push(PortSlot { name: p.name.clone(), width: p.width, offset: *next, words });
             *next += words;
         }
-        Layout {
-            inputs,
-            outputs,
-            in_words,
-            out_words,
-        }
+        Layout { inputs, outputs, in_words, out_words }
     }
 
     pub fn input(&self, name: &str) -> &PortSlot {
-        self.inputs
-            .iter()
-            .find(|p| p.name == name)
-            .unwrap_or_else(|| panic!("no input port {name}"))
+        self.inputs.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no input port {name}"))
     }
 
     pub fn output(&self, name: &str) -> &PortSlot {
-        self.outputs
-            .iter()
-            .find(|p| p.name == name)
-            .unwrap_or_else(|| panic!("no output port {name}"))
+        self.outputs.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no output port {name}"))
     }
 }

@@ -34,14 +34,10 @@ impl RtlLib {
         // SAFETY: the library is one rfgen built from its own shim; the symbols below have the
         // signatures declared in shim.rs, and the ABI version is checked before any use.
         unsafe {
-            let lib =
-                Library::new(path).with_context(|| format!("cannot load {}", path.display()))?;
+            let lib = Library::new(path).with_context(|| format!("cannot load {}", path.display()))?;
             let count = |name: &[u8]| -> Result<u32> { Ok((*lib.get::<CountFn>(name)?)()) };
             let abi = count(b"rfgen_abi_version")?;
-            let (ins, outs) = (
-                count(b"rfgen_in_words")? as usize,
-                count(b"rfgen_out_words")? as usize,
-            );
+            let (ins, outs) = (count(b"rfgen_in_words")? as usize, count(b"rfgen_out_words")? as usize);
             if abi != ABI_VERSION || ins != layout.in_words || outs != layout.out_words {
                 bail!(
                     "{} does not match this rfgen (abi {abi}, {ins}/{outs} words); delete it to rebuild",
@@ -76,10 +72,7 @@ impl Rtl {
     pub fn new(lib: &Arc<RtlLib>, x_seed: u32) -> Rtl {
         // SAFETY: `new` returns a fresh instance owned by this value until `Drop`.
         let handle = unsafe { (lib.new)(x_seed, 1) };
-        Rtl {
-            lib: lib.clone(),
-            handle,
-        }
+        Rtl { lib: lib.clone(), handle }
     }
 
     /// Applies `inp` (clock low), settles, and writes the outputs into `out`.

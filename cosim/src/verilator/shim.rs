@@ -13,18 +13,10 @@ pub fn shim_cpp(top: &ManifestModule, layout: &Layout) -> String {
     for p in &layout.inputs {
         match p.words {
             1 => writeln!(set, "  t->{} = in[{}];", p.name, p.offset),
-            2 => writeln!(
-                set,
-                "  t->{} = (uint64_t)in[{}] | ((uint64_t)in[{}] << 32);",
-                p.name,
-                p.offset,
-                p.offset + 1
-            ),
-            n => writeln!(
-                set,
-                "  for (int i = 0; i < {n}; ++i) t->{}[i] = in[{} + i];",
-                p.name, p.offset
-            ),
+            2 => {
+                writeln!(set, "  t->{} = (uint64_t)in[{}] | ((uint64_t)in[{}] << 32);", p.name, p.offset, p.offset + 1)
+            }
+            n => writeln!(set, "  for (int i = 0; i < {n}; ++i) t->{}[i] = in[{} + i];", p.name, p.offset),
         }
         .unwrap();
     }
@@ -39,11 +31,7 @@ pub fn shim_cpp(top: &ManifestModule, layout: &Layout) -> String {
                 p.offset + 1,
                 n = p.name
             ),
-            n => writeln!(
-                get,
-                "  for (int i = 0; i < {n}; ++i) out[{} + i] = t->{}[i];",
-                p.offset, p.name
-            ),
+            n => writeln!(get, "  for (int i = 0; i < {n}; ++i) out[{} + i] = t->{}[i];", p.offset, p.name),
         }
         .unwrap();
     }

@@ -10,30 +10,20 @@ use sha2::{Digest, Sha256};
 
 /// Preset configurations, shipped as `configs/<name>.toml`. Each file holds only what differs
 /// from the defaults in [`schema`].
-pub const PRESETS: &[(&str, &str)] =
-    &[("baseline", include_str!("../../../configs/baseline.toml"))];
+pub const PRESETS: &[(&str, &str)] = &[("baseline", include_str!("../../../configs/baseline.toml"))];
 
 /// Why a configuration was refused. Each variant renders as one line naming the field.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     /// The text is not valid TOML.
     #[error("line {line}, column {column}: invalid TOML: {message}")]
-    Syntax {
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    Syntax { line: usize, column: usize, message: String },
     /// A key is unknown or a value has the wrong type.
     #[error("`{path}`: {message}")]
     Field { path: String, message: String },
     /// A value breaks a rule of the schema.
     #[error("`{path}` = {value}: {rule} (allowed: {allowed})")]
-    Rule {
-        path: String,
-        value: String,
-        rule: String,
-        allowed: String,
-    },
+    Rule { path: String, value: String, rule: String, allowed: String },
     /// No preset of that name.
     #[error("unknown preset `{0}` (allowed: {list})", list = preset_names().join(", "))]
     UnknownPreset(String),
@@ -69,10 +59,7 @@ pub fn parse(text: &str) -> Result<Checked, ConfigError> {
     let de = toml::Deserializer::parse(text).map_err(|e| syntax_error(text, &e))?;
     let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        ConfigError::Field {
-            path,
-            message: e.into_inner().message().to_string(),
-        }
+        ConfigError::Field { path, message: e.into_inner().message().to_string() }
     })?;
     validate::validate(config)
 }
@@ -84,10 +71,7 @@ pub fn check(config: Config) -> Result<Checked, ConfigError> {
 
 /// Loads a preset by name.
 pub fn preset(name: &str) -> Result<Checked, ConfigError> {
-    let (_, text) = PRESETS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .ok_or_else(|| ConfigError::UnknownPreset(name.into()))?;
+    let (_, text) = PRESETS.iter().find(|(n, _)| *n == name).ok_or_else(|| ConfigError::UnknownPreset(name.into()))?;
     parse(text)
 }
 
@@ -105,9 +89,5 @@ fn syntax_error(text: &str, e: &toml::de::Error) -> ConfigError {
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let column = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
-    ConfigError::Syntax {
-        line,
-        column,
-        message: e.message().trim().to_string(),
-    }
+    ConfigError::Syntax { line, column, message: e.message().trim().to_string() }
 }

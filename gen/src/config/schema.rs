@@ -56,12 +56,7 @@ pub struct Sm {
 
 impl Default for Sm {
     fn default() -> Self {
-        Sm {
-            warps: 32,
-            lanes: 32,
-            clusters: 8,
-            registers_per_thread: 32,
-        }
+        Sm { warps: 32, lanes: 32, clusters: 8, registers_per_thread: 32 }
     }
 }
 
@@ -91,13 +86,7 @@ pub struct Mrf {
 
 impl Default for Mrf {
     fn default() -> Self {
-        Mrf {
-            banks: 32,
-            entries: 256,
-            ports: BankPorts::R1W1,
-            collectors: 4,
-            tag_bits: 8,
-        }
+        Mrf { banks: 32, entries: 256, ports: BankPorts::R1W1, collectors: 4, tag_bits: 8 }
     }
 }
 
@@ -123,10 +112,7 @@ pub struct Scheduler {
 
 impl Default for Scheduler {
     fn default() -> Self {
-        Scheduler {
-            policy: SchedulerPolicy::Gto,
-            active_warps: 8,
-        }
+        Scheduler { policy: SchedulerPolicy::Gto, active_warps: 8 }
     }
 }
 
@@ -151,9 +137,7 @@ pub struct Warpboard {
 
 impl Default for Warpboard {
     fn default() -> Self {
-        Warpboard {
-            policy: WarPolicy::None,
-        }
+        Warpboard { policy: WarPolicy::None }
     }
 }
 
@@ -178,12 +162,7 @@ pub struct Rfc {
 
 impl Default for Rfc {
     fn default() -> Self {
-        Rfc {
-            enabled: false,
-            entries: 6,
-            replacement: Replacement::Fifo,
-            liveness: true,
-        }
+        Rfc { enabled: false, entries: 6, replacement: Replacement::Fifo, liveness: true }
     }
 }
 
@@ -207,11 +186,7 @@ pub struct Orf {
 
 impl Default for Orf {
     fn default() -> Self {
-        Orf {
-            enabled: false,
-            entries: 3,
-            lrf: LrfKind::Split,
-        }
+        Orf { enabled: false, entries: 3, lrf: LrfKind::Split }
     }
 }
 
@@ -261,14 +236,7 @@ pub struct Rename {
 
 impl Default for Rename {
     fn default() -> Self {
-        Rename {
-            enabled: false,
-            cmos_rows: 200,
-            thr_acc: 10,
-            ref_acc: 128,
-            trws: false,
-            tuba: false,
-        }
+        Rename { enabled: false, cmos_rows: 200, thr_acc: 10, ref_acc: 128, trws: false, tuba: false }
     }
 }
 
@@ -285,13 +253,7 @@ pub struct Latency {
 
 impl Default for Latency {
     fn default() -> Self {
-        Latency {
-            alu: 8,
-            sfu: 20,
-            shared: 20,
-            texture: 400,
-            dram: 400,
-        }
+        Latency { alu: 8, sfu: 20, shared: 20, texture: 400, dram: 400 }
     }
 }
 

@@ -27,13 +27,7 @@ fn require(
 }
 
 fn range(path: &str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
-    require(
-        (lo..=hi).contains(&v),
-        path,
-        v,
-        "out of range",
-        format!("{lo} to {hi}"),
-    )
+    require((lo..=hi).contains(&v), path, v, "out of range", format!("{lo} to {hi}"))
 }
 
 fn pow2(path: &str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
@@ -69,10 +63,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     let name_ok = !cfg.name.is_empty()
         && cfg.name.len() <= 32
         && cfg.name.starts_with(|c: char| c.is_ascii_lowercase())
-        && cfg
-            .name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+        && cfg.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
     require(
         name_ok,
         "name",
@@ -87,15 +78,10 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     pow2("sm.clusters", sm.clusters, 1, sm.lanes)?;
     let mrf = &cfg.mrf;
     require(
-        mrf.banks.is_power_of_two()
-            && mrf.banks % sm.clusters == 0
-            && mrf.banks / sm.clusters <= 32,
+        mrf.banks.is_power_of_two() && mrf.banks % sm.clusters == 0 && mrf.banks / sm.clusters <= 32,
         "mrf.banks",
         mrf.banks,
-        &format!(
-            "must be a power of two with 1 to 32 banks per cluster (sm.clusters = {})",
-            sm.clusters
-        ),
+        &format!("must be a power of two with 1 to 32 banks per cluster (sm.clusters = {})", sm.clusters),
         powers_of_two(sm.clusters, sm.clusters * 32),
     )?;
     let groups = mrf.banks / sm.clusters;
@@ -123,32 +109,15 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     range("mrf.collectors", mrf.collectors, 1, 16)?;
     range("mrf.tag_bits", mrf.tag_bits, 1, 32)?;
 
-    range(
-        "scheduler.active_warps",
-        cfg.scheduler.active_warps,
-        1,
-        sm.warps,
-    )?;
+    range("scheduler.active_warps", cfg.scheduler.active_warps, 1, sm.warps)?;
     range("rfc.entries", cfg.rfc.entries, 1, 8)?;
     range("orf.entries", cfg.orf.entries, 1, 8)?;
 
     let c = &cfg.compression;
     const MODES: [&str; 7] = ["4,0", "4,1", "4,2", "8,0", "8,1", "8,2", "8,4"];
-    require(
-        !c.modes.is_empty(),
-        "compression.modes",
-        "[]",
-        "must not be empty",
-        MODES.join(" "),
-    )?;
+    require(!c.modes.is_empty(), "compression.modes", "[]", "must not be empty", MODES.join(" "))?;
     for m in &c.modes {
-        require(
-            MODES.contains(&m.as_str()),
-            "compression.modes",
-            format!("{m:?}"),
-            "unknown mode",
-            MODES.join(" "),
-        )?;
+        require(MODES.contains(&m.as_str()), "compression.modes", format!("{m:?}"), "unknown mode", MODES.join(" "))?;
     }
     range("compression.compress_latency", c.compress_latency, 1, 8)?;
     range("compression.decompress_latency", c.decompress_latency, 1, 8)?;
@@ -173,10 +142,9 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     }
 
     let e = &cfg.energy;
-    for (path, table) in [
-        ("energy.small_rf_read_pj", &e.small_rf_read_pj),
-        ("energy.small_rf_write_pj", &e.small_rf_write_pj),
-    ] {
+    for (path, table) in
+        [("energy.small_rf_read_pj", &e.small_rf_read_pj), ("energy.small_rf_write_pj", &e.small_rf_write_pj)]
+    {
         require(
             table.len() == 8,
             path,
@@ -196,19 +164,9 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         ("energy.orf_shared_wire_mm", e.orf_shared_wire_mm),
         ("energy.lrf_wire_mm", e.lrf_wire_mm),
     ];
-    let tables = e
-        .small_rf_read_pj
-        .iter()
-        .chain(&e.small_rf_write_pj)
-        .map(|&v| ("energy.small_rf_*_pj", v));
+    let tables = e.small_rf_read_pj.iter().chain(&e.small_rf_write_pj).map(|&v| ("energy.small_rf_*_pj", v));
     for (path, v) in scalars.into_iter().chain(tables) {
-        require(
-            v.is_finite() && v >= 0.0,
-            path,
-            v,
-            "must be a finite number",
-            "0 or more",
-        )?;
+        require(v.is_finite() && v >= 0.0, path, v, "must be a finite number", "0 or more")?;
     }
 
     // Blocks whose RTL does not exist yet: refuse rather than silently ignore.
@@ -234,8 +192,5 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     }
 
     let geometry = Geometry::new(&cfg);
-    Ok(Checked {
-        config: cfg,
-        geometry,
-    })
+    Ok(Checked { config: cfg, geometry })
 }

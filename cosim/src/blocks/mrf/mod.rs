@@ -3,9 +3,7 @@
 
 mod stimulus;
 
-pub use stimulus::{
-    Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
-};
+pub use stimulus::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
 
 use crate::lockstep::Lockstep;
 use crate::model::mrf::{Mrf, MrfIn, MrfOut, lane_mask};
@@ -71,10 +69,7 @@ impl Ports {
 }
 
 fn bits(flags: &[bool]) -> u64 {
-    flags
-        .iter()
-        .enumerate()
-        .fold(0, |m, (i, &f)| m | (f as u64) << i)
+    flags.iter().enumerate().fold(0, |m, (i, &f)| m | (f as u64) << i)
 }
 
 pub struct MrfLockstep<S> {
@@ -86,12 +81,7 @@ pub struct MrfLockstep<S> {
 
 impl<S: MrfStimulus> MrfLockstep<S> {
     pub fn new(g: &Geometry, layout: &Layout, stimulus: S) -> Self {
-        MrfLockstep {
-            model: Mrf::new(g),
-            stimulus,
-            inp: MrfIn::new(g),
-            ports: Ports::new(layout),
-        }
+        MrfLockstep { model: Mrf::new(g), stimulus, inp: MrfIn::new(g), ports: Ports::new(layout) }
     }
 
     pub fn model(&self) -> &Mrf {
@@ -120,7 +110,9 @@ impl<S: MrfStimulus> Lockstep for MrfLockstep<S> {
         p.wb_warp.put(inp, i.wb_warp as u64);
         p.wb_reg.put(inp, i.wb_reg as u64);
         p.wb_mask.put(inp, i.wb_mask);
-        inp[p.wb_data.range()].copy_from_slice(&i.wb_data);
+        if i.wb_valid {
+            inp[p.wb_data.range()].copy_from_slice(&i.wb_data);
+        }
 
         p.issue_ready.put(exp, out.issue_ready as u64);
         p.issue_ready.full_mask(mask);
@@ -139,14 +131,12 @@ impl<S: MrfStimulus> Lockstep for MrfLockstep<S> {
         let all = lane_mask(i.wb_data.len());
         for s in 0..SLOTS {
             let port = &p.disp_src_data[s];
-            exp[port.range()].copy_from_slice(out.disp_src_data[s]);
-            let known = if out.disp_valid && out.disp_src_valid[s] {
-                out.disp_src_known[s] & all
-            } else {
-                0
-            };
+            let known = if out.disp_valid && out.disp_src_valid[s] { out.disp_src_known[s] & all } else { 0 };
+            if known != 0 {
+                exp[port.range()].copy_from_slice(out.disp_src_data[s]);
+            }
             for (lane, m) in mask[port.range()].iter_mut().enumerate() {
-                *m = if known >> lane & 1 == 1 { u32::MAX } else { 0 };
+                *m = 0u32.wrapping_sub((known >> lane) as u32 & 1);
             }
         }
     }

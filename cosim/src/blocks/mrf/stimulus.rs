@@ -28,14 +28,7 @@ impl Default for Knobs {
     fn default() -> Self {
         // Sources per instruction average ~1.9, near the 1.6 reads per instruction of
         // SPEC section 7 but a little above it, to keep the banks busy.
-        Knobs {
-            issue: 0.9,
-            ready: 0.85,
-            writeback: 0.6,
-            partial_mask: 0.2,
-            same_group: 0.25,
-            sources: [1, 3, 4, 2],
-        }
+        Knobs { issue: 0.9, ready: 0.85, writeback: 0.6, partial_mask: 0.2, same_group: 0.25, sources: [1, 3, 4, 2] }
     }
 }
 
@@ -107,13 +100,13 @@ impl MrfStimulus for RandomStimulus {
             inp.wb_warp = self.below(self.g.warps);
             inp.wb_reg = self.below(self.g.registers);
             let all = lane_mask(self.g.lanes as usize);
-            inp.wb_mask = if self.chance(self.knobs.partial_mask) {
-                self.rng.next_u64() & all
-            } else {
-                all
-            };
-            for w in inp.wb_data.iter_mut() {
-                *w = self.rng.next_u32();
+            inp.wb_mask = if self.chance(self.knobs.partial_mask) { self.rng.next_u64() & all } else { all };
+            for pair in inp.wb_data.chunks_mut(2) {
+                let r = self.rng.next_u64();
+                pair[0] = r as u32;
+                if let Some(w) = pair.get_mut(1) {
+                    *w = (r >> 32) as u32;
+                }
             }
         }
     }
@@ -161,12 +154,7 @@ pub struct ScriptedStimulus {
 
 impl ScriptedStimulus {
     pub fn new(script: Script) -> Self {
-        ScriptedStimulus {
-            script,
-            next_instr: 0,
-            offering: false,
-            cycle: 0,
-        }
+        ScriptedStimulus { script, next_instr: 0, offering: false, cycle: 0 }
     }
 }
 
@@ -200,9 +188,7 @@ impl MrfStimulus for ScriptedStimulus {
             inp.wb_reg = wb.reg;
             inp.wb_mask = wb.mask & lane_mask(inp.wb_data.len());
             for (lane, w) in inp.wb_data.iter_mut().enumerate() {
-                *w = wb
-                    .value
-                    .wrapping_add((lane as u32).wrapping_mul(0x0100_0193));
+                *w = wb.value.wrapping_add((lane as u32).wrapping_mul(0x0100_0193));
             }
         }
     }

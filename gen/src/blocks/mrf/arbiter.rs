@@ -17,16 +17,9 @@ pub fn rr_arbiter(prefix: &str, n: u32) -> Module {
     // `ptr` never exceeds n-1, so the top requester is never below it.
     let below: Vec<String> = (0..n)
         .rev()
-        .map(|i| {
-            if i == n - 1 {
-                "1'b0".to_string()
-            } else {
-                format!("(ptr > {})", lit(ib, i as u64))
-            }
-        })
+        .map(|i| if i == n - 1 { "1'b0".to_string() } else { format!("(ptr > {})", lit(ib, i as u64)) })
         .collect();
-    body +=
-        "\n  // Requests at or above the pointer win first; otherwise the lowest request wins.\n";
+    body += "\n  // Requests at or above the pointer win first; otherwise the lowest request wins.\n";
     body += &format!("  assign below_ptr = {{{}}};\n", below.join(", "));
     body += "  assign upper = req & ~below_ptr;\n";
     body += &format!("  assign upper_first = upper & (~upper + {});\n", lit(n, 1));
@@ -35,10 +28,7 @@ pub fn rr_arbiter(prefix: &str, n: u32) -> Module {
     body += "  assign grant_valid = |req;\n\n";
     body += "  // Binary index of the one-hot grant.\n";
     for b in 0..ib {
-        let mask: String = (0..n)
-            .rev()
-            .map(|i| if (i >> b) & 1 == 1 { '1' } else { '0' })
-            .collect();
+        let mask: String = (0..n).rev().map(|i| if (i >> b) & 1 == 1 { '1' } else { '0' }).collect();
         body += &format!("  assign grant_idx[{b}] = |(grant & {n}'b{mask});\n");
     }
     body += &format!(
@@ -62,11 +52,7 @@ pub fn rr_arbiter(prefix: &str, n: u32) -> Module {
             Port::input("clk", 1, "clock"),
             Port::input("rst", 1, "synchronous reset, active high"),
             Port::input("req", n, "request per requester").vector(),
-            Port::input(
-                "advance",
-                1,
-                "the grant is taken this cycle (else it is held next cycle)",
-            ),
+            Port::input("advance", 1, "the grant is taken this cycle (else it is held next cycle)"),
             Port::output("grant", n, "one-hot grant, zero when nothing requests").vector(),
             Port::output("grant_valid", 1, "some requester is granted"),
         ],

@@ -5,13 +5,7 @@ use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Module, Port, onehot_mux, reg, slice};
 
 pub fn operand_collector(prefix: &str, g: &Geometry) -> Module {
-    let (wb, tb, gb, ab, wr) = (
-        g.warp_bits(),
-        g.tag_bits,
-        g.group_bits(),
-        g.row_bits(),
-        g.warp_reg_bits(),
-    );
+    let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
     let n = SLOTS_PER_COLLECTOR;
     let mut body = String::new();
     body += &reg("pending", n);
@@ -19,9 +13,7 @@ pub fn operand_collector(prefix: &str, g: &Geometry) -> Module {
     body += "\n  // Control state. A slot is pending until its bank read is granted, then in flight for\n";
     body += "  // one cycle while the bank delivers the data.\n";
     body += "  always @(posedge clk) begin\n";
-    body += &format!(
-        "    if (rst) begin\n      busy <= 1'b0;\n      pending <= {n}'b0;\n      inflight <= {n}'b0;\n"
-    );
+    body += &format!("    if (rst) begin\n      busy <= 1'b0;\n      pending <= {n}'b0;\n      inflight <= {n}'b0;\n");
     body += &format!(
         "    end else if (alloc) begin\n      busy <= 1'b1;\n      pending <= alloc_src_valid;\n      inflight <= {n}'b0;\n"
     );
@@ -29,8 +21,7 @@ pub fn operand_collector(prefix: &str, g: &Geometry) -> Module {
     body += "      pending <= pending & ~slot_grant;\n      inflight <= pending & slot_grant;\n    end\n  end\n\n";
     body += "  // Instruction fields, captured at allocation (not reset: only read while busy).\n";
     body += "  always @(posedge clk) begin\n    if (alloc) begin\n";
-    body +=
-        "      warp <= alloc_warp;\n      tag <= alloc_tag;\n      src_valid <= alloc_src_valid;\n";
+    body += "      warp <= alloc_warp;\n      tag <= alloc_tag;\n      src_valid <= alloc_src_valid;\n";
     body += "      slot_group <= alloc_group;\n      slot_row <= alloc_row;\n    end\n  end\n\n";
     body += "  // Operand capture: an in-flight slot takes its bank group's read data.\n";
     for s in 0..n {
@@ -39,73 +30,41 @@ pub fn operand_collector(prefix: &str, g: &Geometry) -> Module {
         } else {
             let terms: Vec<(String, String)> = (0..g.groups)
                 .map(|grp| {
-                    (
-                        format!("({} == {gb}'d{grp})", slice("slot_group", s, gb)),
-                        slice("group_rd_data", grp, wr),
-                    )
+                    (format!("({} == {gb}'d{grp})", slice("slot_group", s, gb)), slice("group_rd_data", grp, wr))
                 })
                 .collect();
             onehot_mux(&terms, wr)
         };
-        body += &format!(
-            "  always @(posedge clk) begin\n    if (inflight[{s}]) src{s}_data <= {data};\n  end\n"
-        );
+        body += &format!("  always @(posedge clk) begin\n    if (inflight[{s}]) src{s}_data <= {data};\n  end\n");
     }
     body += "\n  assign ready = busy & ~(|pending) & ~(|inflight);\n  assign slot_req = pending;\n";
     let mut ports = vec![
         Port::input("clk", 1, "clock"),
         Port::input("rst", 1, "synchronous reset, active high"),
-        Port::input(
-            "alloc",
-            1,
-            "take the instruction on alloc_* this cycle (only while not busy)",
-        ),
+        Port::input("alloc", 1, "take the instruction on alloc_* this cycle (only while not busy)"),
         Port::input("alloc_warp", wb, "warp id"),
         Port::input("alloc_tag", tb, "opaque instruction tag"),
         Port::input("alloc_src_valid", n, "which source operands exist").vector(),
-        Port::input(
-            "alloc_group",
-            n * gb,
-            "bank group of each source, slot i at [i*G+G-1:i*G]",
-        ),
-        Port::input(
-            "alloc_row",
-            n * ab,
-            "bank row of each source, slot i at [i*A+A-1:i*A]",
-        ),
+        Port::input("alloc_group", n * gb, "bank group of each source, slot i at [i*G+G-1:i*G]"),
+        Port::input("alloc_row", n * ab, "bank row of each source, slot i at [i*A+A-1:i*A]"),
         Port::input("slot_grant", n, "bank read granted to the slot this cycle").vector(),
-        Port::input(
-            "group_rd_data",
-            g.groups * wr,
-            "read data of every bank group, group j at [j*R+R-1:j*R]",
-        ),
+        Port::input("group_rd_data", g.groups * wr, "read data of every bank group, group j at [j*R+R-1:j*R]"),
         Port::input("dispatch", 1, "the collected instruction leaves this cycle"),
         Port::output("busy", 1, "holds an instruction").reg(),
         Port::output("ready", 1, "busy and every operand collected"),
         Port::output("warp", wb, "warp id of the held instruction").reg(),
         Port::output("tag", tb, "tag of the held instruction").reg(),
-        Port::output("src_valid", n, "which source operands exist")
-            .vector()
-            .reg(),
+        Port::output("src_valid", n, "which source operands exist").vector().reg(),
         Port::output("slot_req", n, "slot requests a bank read").vector(),
         Port::output("slot_group", n * gb, "bank group each slot reads").reg(),
         Port::output("slot_row", n * ab, "bank row each slot reads").reg(),
     ];
     for s in 0..n {
-        ports.push(
-            Port::output(
-                &format!("src{s}_data"),
-                wr,
-                &format!("collected source operand {s}"),
-            )
-            .reg(),
-        );
+        ports.push(Port::output(&format!("src{s}_data"), wr, &format!("collected source operand {s}")).reg());
     }
     Module {
         name: format!("{prefix}_operand_collector"),
-        doc: vec![format!(
-            "Operand collector unit with {n} source-operand slots."
-        )],
+        doc: vec![format!("Operand collector unit with {n} source-operand slots.")],
         ports,
         body,
     }

@@ -29,13 +29,5 @@ pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind) -> Vec<Module> {
             dispatch_arbiter: &dispatch_arbiter,
         },
     );
-    vec![
-        sram,
-        reg_map,
-        bank_arbiter,
-        dispatch_arbiter,
-        bank_group,
-        collector,
-        top,
-    ]
+    vec![sram, reg_map, bank_arbiter, dispatch_arbiter, bank_group, collector, top]
 }

@@ -27,36 +27,20 @@ pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
         Some(resize("reg_id", rb, ab))
     } else {
         let high_bits = rb - shift;
-        Some(resize(
-            &format!("reg_id[{}:{}]", rb - 1, shift),
-            high_bits,
-            ab,
-        ))
+        Some(resize(&format!("reg_id[{}:{}]", rb - 1, shift), high_bits, ab))
     };
-    let warp_times_k = if k == 1 {
-        resize("warp", wb, ab)
-    } else {
-        format!("{} * {}", resize("warp", wb, ab), lit(ab, k as u64))
-    };
+    let warp_times_k =
+        if k == 1 { resize("warp", wb, ab) } else { format!("{} * {}", resize("warp", wb, ab), lit(ab, k as u64)) };
     let row = match reg_high {
         Some(r) => format!("{warp_times_k} + {r}"),
         None => warp_times_k,
     };
-    body += &format!(
-        "  // (warp * {} + reg) / {}\n  assign row = {row};\n",
-        g.registers, g.groups
-    );
+    body += &format!("  // (warp * {} + reg) / {}\n  assign row = {row};\n", g.registers, g.groups);
     Module {
         name: format!("{prefix}_reg_map"),
         doc: vec![
-            format!(
-                "Register-to-bank map: register r of warp w lives in bank group (r + w) mod {},",
-                g.groups
-            ),
-            format!(
-                "row (w * {} + r) / {}, in every cluster (SPEC section 0).",
-                g.registers, g.groups
-            ),
+            format!("Register-to-bank map: register r of warp w lives in bank group (r + w) mod {},", g.groups),
+            format!("row (w * {} + r) / {}, in every cluster (SPEC section 0).", g.registers, g.groups),
         ],
         ports: vec![
             Port::input("warp", wb, "warp id"),

@@ -10,11 +10,7 @@ use tera::Context;
 pub fn sram(prefix: &str, g: &Geometry, kind: SramKind) -> Module {
     let (depth, width, lanes) = (g.entries, g.entry_bits(), g.entry_bits() / LANE_BITS);
     let a = g.row_bits();
-    let mut rd_data = Port::output(
-        "rd_data",
-        width,
-        "word read in the previous cycle (held until the next read)",
-    );
+    let mut rd_data = Port::output("rd_data", width, "word read in the previous cycle (held until the next read)");
     let template = match kind {
         SramKind::Behavioural => {
             rd_data = rd_data.reg();
@@ -29,17 +25,10 @@ pub fn sram(prefix: &str, g: &Geometry, kind: SramKind) -> Module {
     Module {
         name: format!("{prefix}_sram_1r1w_{depth}x{width}"),
         doc: vec![
-            format!(
-                "{depth} x {width}-bit SRAM, one read and one write port, {lanes}-lane write mask."
-            ),
+            format!("{depth} x {width}-bit SRAM, one read and one write port, {lanes}-lane write mask."),
             match kind {
-                SramKind::Behavioural => {
-                    "Behavioural model; swap for a macro with `rfgen gen --sram blackbox`.".into()
-                }
-                SramKind::Blackbox => {
-                    "Black-box stub: replace with an SRAM macro of the same ports and timing."
-                        .into()
-                }
+                SramKind::Behavioural => "Behavioural model; swap for a macro with `rfgen gen --sram blackbox`.".into(),
+                SramKind::Blackbox => "Black-box stub: replace with an SRAM macro of the same ports and timing.".into(),
             },
         ],
         ports: vec![
@@ -49,12 +38,7 @@ pub fn sram(prefix: &str, g: &Geometry, kind: SramKind) -> Module {
             rd_data,
             Port::input("wr_en", 1, "write enable"),
             Port::input("wr_addr", a, "write address"),
-            Port::input(
-                "wr_mask",
-                lanes,
-                "per-lane write enable, lane i = bits [32i+31:32i]",
-            )
-            .vector(),
+            Port::input("wr_mask", lanes, "per-lane write enable, lane i = bits [32i+31:32i]").vector(),
             Port::input("wr_data", width, "write data"),
         ],
         body: render(template, &ctx),

@@ -13,14 +13,8 @@ pub struct Parts<'a> {
 
 pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
     let (n, s, k) = (g.collectors, g.slots(), SLOTS_PER_COLLECTOR);
-    let (wb, rb, tb, gb, ab, wr) = (
-        g.warp_bits(),
-        g.reg_bits(),
-        g.tag_bits,
-        g.group_bits(),
-        g.row_bits(),
-        g.warp_reg_bits(),
-    );
+    let (wb, rb, tb, gb, ab, wr) =
+        (g.warp_bits(), g.reg_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
     let mut b = String::new();
     for (name, w) in [
         ("cu_busy", n),
@@ -85,24 +79,11 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
 
     b += "  // Crossbar, request side: each slot requests the bank group holding its register.\n";
     for grp in 0..g.groups {
-        let sel: Vec<String> = (0..s)
-            .rev()
-            .map(|i| {
-                format!(
-                    "({} == {})",
-                    slice("slot_group", i, gb),
-                    lit(gb, grp as u64)
-                )
-            })
-            .collect();
-        b += &format!(
-            "  assign group{grp}_req = slot_req & {{{}}};\n",
-            sel.join(", ")
-        );
+        let sel: Vec<String> =
+            (0..s).rev().map(|i| format!("({} == {})", slice("slot_group", i, gb), lit(gb, grp as u64))).collect();
+        b += &format!("  assign group{grp}_req = slot_req & {{{}}};\n", sel.join(", "));
     }
-    let grants: Vec<String> = (0..g.groups)
-        .map(|grp| format!("group{grp}_grant"))
-        .collect();
+    let grants: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_grant")).collect();
     b += &format!("  assign slot_grant = {};\n\n", grants.join(" | "));
 
     for grp in 0..g.groups {
@@ -115,10 +96,7 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
                 ("slot_row", "slot_row".into()),
                 ("slot_grant", format!("group{grp}_grant")),
                 ("rd_data", slice("group_rd_data", grp, wr)),
-                (
-                    "wr_en",
-                    format!("wb_valid & (wb_group == {})", lit(gb, grp as u64)),
-                ),
+                ("wr_en", format!("wb_valid & (wb_group == {})", lit(gb, grp as u64))),
                 ("wr_row", "wb_row".into()),
                 ("wr_mask", "wb_mask".into()),
                 ("wr_data", "wb_data".into()),
@@ -170,9 +148,8 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
     );
     b += &format!("  assign cu_dispatch = disp_grant & {{{n}{{disp_ready}}}};\n");
     let mux = |field: &str, w: u32| {
-        let terms: Vec<(String, String)> = (0..n)
-            .map(|c| (format!("disp_grant[{c}]"), format!("cu{c}_{field}")))
-            .collect();
+        let terms: Vec<(String, String)> =
+            (0..n).map(|c| (format!("disp_grant[{c}]"), format!("cu{c}_{field}"))).collect();
         format!("  assign disp_{field} = {};\n", onehot_mux(&terms, w))
     };
     b += &mux("warp", wb);
@@ -185,50 +162,21 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
     let mut ports = vec![
         Port::input("clk", 1, "clock"),
         Port::input("rst", 1, "synchronous reset, active high"),
-        Port::input(
-            "issue_valid",
-            1,
-            "an instruction is offered (hold it and its fields until accepted)",
-        ),
-        Port::output(
-            "issue_ready",
-            1,
-            "a collector is free: the offer is accepted this cycle",
-        ),
+        Port::input("issue_valid", 1, "an instruction is offered (hold it and its fields until accepted)"),
+        Port::output("issue_ready", 1, "a collector is free: the offer is accepted this cycle"),
         Port::input("issue_warp", wb, "warp id"),
         Port::input("issue_src_valid", k, "which of the 3 source operands exist").vector(),
     ];
     for o in 0..k {
-        ports.push(Port::input(
-            &format!("issue_src{o}_reg"),
-            rb,
-            &format!("register id of source {o}"),
-        ));
+        ports.push(Port::input(&format!("issue_src{o}_reg"), rb, &format!("register id of source {o}")));
     }
     ports.extend([
-        Port::input(
-            "issue_tag",
-            tb,
-            "opaque tag, returned with the instruction at dispatch",
-        ),
-        Port::output(
-            "disp_valid",
-            1,
-            "a collected instruction is offered (held until accepted)",
-        ),
-        Port::input(
-            "disp_ready",
-            1,
-            "execution takes the offered instruction this cycle",
-        ),
+        Port::input("issue_tag", tb, "opaque tag, returned with the instruction at dispatch"),
+        Port::output("disp_valid", 1, "a collected instruction is offered (held until accepted)"),
+        Port::input("disp_ready", 1, "execution takes the offered instruction this cycle"),
         Port::output("disp_warp", wb, "warp id (valid with disp_valid)"),
         Port::output("disp_tag", tb, "tag given at issue (valid with disp_valid)"),
-        Port::output(
-            "disp_src_valid",
-            k,
-            "which sources exist (valid with disp_valid)",
-        )
-        .vector(),
+        Port::output("disp_src_valid", k, "which sources exist (valid with disp_valid)").vector(),
     ]);
     for o in 0..k {
         ports.push(Port::output(
@@ -238,11 +186,7 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
         ));
     }
     ports.extend([
-        Port::input(
-            "wb_valid",
-            1,
-            "write a warp register this cycle (never blocked)",
-        ),
+        Port::input("wb_valid", 1, "write a warp register this cycle (never blocked)"),
         Port::input("wb_warp", wb, "warp id"),
         Port::input("wb_reg", rb, "register id"),
         Port::input("wb_mask", g.lanes, "per-lane write enable (active mask)").vector(),
@@ -255,13 +199,9 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
                 "Banked main register file: {} warps x {} registers x {} lanes in {} clusters x {} banks x {} rows,",
                 g.warps, g.registers, g.lanes, g.clusters, g.groups, g.entries
             ),
-            format!(
-                "{n} operand collector units x {k} slots, per-bank round-robin read arbitration, 1R1W banks."
-            ),
-            "Timing: issue accepted in cycle t, reads arbitrated from t+1, data captured one cycle"
-                .into(),
-            "after its grant; a conflict-free instruction is offered for dispatch in cycle t+3."
-                .into(),
+            format!("{n} operand collector units x {k} slots, per-bank round-robin read arbitration, 1R1W banks."),
+            "Timing: issue accepted in cycle t, reads arbitrated from t+1, data captured one cycle".into(),
+            "after its grant; a conflict-free instruction is offered for dispatch in cycle t+3.".into(),
             "See docs/mrf.md.".into(),
         ],
         ports,

@@ -1,0 +1,61 @@
+//! `rfgen bench`: throughput benchmarks whose figures go into the README.
+
+use super::ConfigSource;
+use clap::{Args, Subcommand};
+use rfgen_cosim::bench::bench_cosim;
+use rfgen_cosim::session::Event;
+use rfgen_cosim::verilator::default_cache_dir;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Measure simulation throughput
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    what: BenchWhat,
+}
+
+#[derive(Subcommand)]
+enum BenchWhat {
+    /// Cycles/s of lockstep cosim, of the Verilated RTL alone and of the model alone
+    #[command(after_help = "Example:\n  rfgen bench cosim --preset baseline --cycles 1000000")]
+    Cosim {
+        #[command(flatten)]
+        source: ConfigSource,
+        #[arg(long, default_value = "mrf")]
+        block: String,
+        #[arg(long, default_value_t = 1_000_000)]
+        cycles: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Verilator build cache (default: $RFGEN_CACHE_DIR or ~/.cache/rfgen)
+        #[arg(long, value_name = "DIR")]
+        cache_dir: Option<PathBuf>,
+    },
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    match args.what {
+        BenchWhat::Cosim { source, block, cycles, seed, cache_dir } => {
+            let checked = source.load()?;
+            let cache = cache_dir.unwrap_or_else(default_cache_dir);
+            let r = bench_cosim(&checked, &block, cycles, seed, &cache, &mut |e| {
+                if let Event::Building { top, key } = e {
+                    eprintln!("building Verilator model of {top} ({key})");
+                }
+            })?;
+            println!(
+                "cosim benchmark: block {block}, config {}, {} cycles, seed {seed}",
+                checked.config.name, r.cycles
+            );
+            println!(
+                "  (a) lockstep cosim   {:>12.0} cycles/s  ({:.0}% of b)",
+                r.lockstep_cps,
+                100.0 * r.lockstep_cps / r.rtl_cps
+            );
+            println!("  (b) Verilated RTL    {:>12.0} cycles/s", r.rtl_cps);
+            println!("  (c) model alone      {:>12.0} cycles/s  ({:.1}x b)", r.model_cps, r.model_cps / r.rtl_cps);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
