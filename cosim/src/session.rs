@@ -57,9 +57,18 @@ pub fn load(design: &Design, trace: TraceKind, cache: &Path, events: &mut dyn Fn
 
 pub fn cosim(checked: &Checked, opts: &CosimOptions, events: &mut dyn FnMut(Event)) -> Result<CosimReport> {
     blocks::check_name(&opts.block)?;
-    let design = blocks::design(&opts.block, checked);
+    cosim_design(checked, &blocks::design(&opts.block, checked), opts, events)
+}
+
+/// [`cosim`] of a given design of the block (for instance a deliberately broken one).
+pub fn cosim_design(
+    checked: &Checked,
+    design: &Design,
+    opts: &CosimOptions,
+    events: &mut dyn FnMut(Event),
+) -> Result<CosimReport> {
     let trace = opts.trace.as_deref().map(TraceKind::for_path).unwrap_or(TraceKind::None);
-    let lib = load(&design, trace, &opts.cache, events)?;
+    let lib = load(design, trace, &opts.cache, events)?;
     let mut block = blocks::random_lockstep(&opts.block, checked, lib.layout(), opts.seed);
     let run_opts = RunOptions {
         cycles: opts.cycles,
@@ -70,7 +79,7 @@ pub fn cosim(checked: &Checked, opts: &CosimOptions, events: &mut dyn FnMut(Even
     let mut waveform = opts.trace.clone();
     if let (Some(m), None, Some(dir)) = (&result.mismatch, &opts.trace, &opts.fail_wave_dir) {
         let path = dir.join(format!("cosim-{}-seed{}.vcd", opts.block, opts.seed));
-        let lib = load(&design, TraceKind::Vcd, &opts.cache, events)?;
+        let lib = load(design, TraceKind::Vcd, &opts.cache, events)?;
         let mut replay = blocks::random_lockstep(&opts.block, checked, lib.layout(), opts.seed);
         let replay_opts = RunOptions {
             cycles: m.cycle + 1,

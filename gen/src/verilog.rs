@@ -56,6 +56,11 @@ pub fn wire(name: &str, width: u32) -> String {
     format!("  wire {}{name};\n", range(width, false))
 }
 
+/// `wire [w-1:0] name;` with a range even for one bit: a per-element vector that is indexed.
+pub fn vector_wire(name: &str, width: u32) -> String {
+    format!("  wire {}{name};\n", range(width, true))
+}
+
 /// `reg [w-1:0] name;`
 pub fn reg(name: &str, width: u32) -> String {
     format!("  reg  {}{name};\n", range(width, false))

@@ -59,7 +59,8 @@ pub fn parse(text: &str) -> Result<Checked, ConfigError> {
     let de = toml::Deserializer::parse(text).map_err(|e| syntax_error(text, &e))?;
     let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        ConfigError::Field { path, message: e.into_inner().message().to_string() }
+        let message = e.into_inner().message().replace("expected u32", "expected a non-negative integer");
+        ConfigError::Field { path, message: message.replace("expected f64", "expected a number") }
     })?;
     validate::validate(config)
 }

@@ -42,18 +42,22 @@ fn pow2(path: &str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
 
 fn powers_of_two(lo: u32, hi: u32) -> String {
     let mut v = Vec::new();
-    let mut p = lo.next_power_of_two();
+    let mut p = lo.max(1).next_power_of_two();
     while p <= hi {
         v.push(p.to_string());
         p *= 2;
     }
-    v.join(", ")
+    match v.len() {
+        0 => "none".into(),
+        1..=8 => v.join(", "),
+        _ => format!("powers of two from {} to {}", v[0], v[v.len() - 1]),
+    }
 }
 
 fn not_generated(path: &str, what: &str) -> ConfigError {
     ConfigError::Rule {
         path: path.into(),
-        value: "enabled".into(),
+        value: "true".into(),
         rule: format!("{what} is not generated yet"),
         allowed: "disabled (the default)".into(),
     }
@@ -104,12 +108,14 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
             "too small: {} warps x {} registers over {groups} banks per cluster need {needed} rows",
             sm.warps, sm.registers_per_thread
         ),
-        format!("powers of two from {}", needed.next_power_of_two()),
+        powers_of_two(needed, 65536),
     )?;
     range("mrf.collectors", mrf.collectors, 1, 16)?;
     range("mrf.tag_bits", mrf.tag_bits, 1, 32)?;
 
-    range("scheduler.active_warps", cfg.scheduler.active_warps, 1, sm.warps)?;
+    if cfg.scheduler.policy == SchedulerPolicy::TwoLevel {
+        range("scheduler.active_warps", cfg.scheduler.active_warps, 1, sm.warps)?;
+    }
     range("rfc.entries", cfg.rfc.entries, 1, 8)?;
     range("orf.entries", cfg.orf.entries, 1, 8)?;
 
@@ -126,7 +132,9 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     range("compression.wakeup_cycles", c.wakeup_cycles, 0, 1000)?;
 
     let r = &cfg.rename;
-    range("rename.cmos_rows", r.cmos_rows, 0, mrf.entries)?;
+    if r.enabled {
+        range("rename.cmos_rows", r.cmos_rows, 0, mrf.entries)?;
+    }
     pow2("rename.ref_acc", r.ref_acc, 1, 1024)?;
     range("rename.thr_acc", r.thr_acc, 0, 2047)?;
 

@@ -2,7 +2,7 @@
 //! `cosim::model::arbiter::RoundRobin`.
 
 use crate::geometry::index_bits;
-use crate::verilog::{Module, Port, lit, reg, wire};
+use crate::verilog::{Module, Port, lit, reg, vector_wire, wire};
 
 pub fn rr_arbiter(prefix: &str, n: u32) -> Module {
     let ib = index_bits(n);
@@ -12,7 +12,7 @@ pub fn rr_arbiter(prefix: &str, n: u32) -> Module {
     body += &wire("upper", n);
     body += &wire("upper_first", n);
     body += &wire("any_first", n);
-    body += &wire("grant_idx", ib);
+    body += &vector_wire("grant_idx", ib);
     body += &wire("next_idx", ib);
     // `ptr` never exceeds n-1, so the top requester is never below it.
     let below: Vec<String> = (0..n)

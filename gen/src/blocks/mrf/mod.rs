@@ -16,7 +16,8 @@ pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind) -> Vec<Module> {
     let sram = sram::sram(prefix, g, sram_kind);
     let reg_map = reg_map::reg_map(prefix, g);
     let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots());
-    let dispatch_arbiter = arbiter::rr_arbiter(prefix, g.collectors);
+    // One collector needs no dispatch arbiter.
+    let dispatch_arbiter = (g.collectors > 1).then(|| arbiter::rr_arbiter(prefix, g.collectors));
     let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
     let collector = collector::operand_collector(prefix, g);
     let top = top::mrf(
@@ -26,8 +27,11 @@ pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind) -> Vec<Module> {
             reg_map: &reg_map,
             bank_group: &bank_group,
             collector: &collector,
-            dispatch_arbiter: &dispatch_arbiter,
+            dispatch_arbiter: dispatch_arbiter.as_ref(),
         },
     );
-    vec![sram, reg_map, bank_arbiter, dispatch_arbiter, bank_group, collector, top]
+    let mut modules = vec![sram, reg_map, bank_arbiter];
+    modules.extend(dispatch_arbiter);
+    modules.extend([bank_group, collector, top]);
+    modules
 }

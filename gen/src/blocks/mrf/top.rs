@@ -2,13 +2,14 @@
 //! plus the write-back port. Cycle behaviour is specified by `cosim::model::mrf::Mrf`.
 
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::verilog::{Module, Port, lit, onehot_mux, slice, wire};
+use crate::verilog::{Module, Port, lit, onehot_mux, slice, vector_wire, wire};
 
 pub struct Parts<'a> {
     pub reg_map: &'a Module,
     pub bank_group: &'a Module,
     pub collector: &'a Module,
-    pub dispatch_arbiter: &'a Module,
+    /// None with a single collector.
+    pub dispatch_arbiter: Option<&'a Module>,
 }
 
 pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
@@ -34,7 +35,7 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
         ("wb_row", ab),
         ("group_rd_data", g.groups * wr),
     ] {
-        b += &wire(name, w);
+        b += &vector_wire(name, w);
     }
     for grp in 0..g.groups {
         b += &wire(&format!("group{grp}_req"), s);
@@ -135,17 +136,22 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
     }
 
     b += "\n  // Dispatch: round-robin among complete collectors; an unaccepted offer is held.\n";
-    b += &parts.dispatch_arbiter.instance(
-        "u_dispatch_arbiter",
-        &[
-            ("clk", "clk".into()),
-            ("rst", "rst".into()),
-            ("req", "cu_ready".into()),
-            ("advance", "disp_ready".into()),
-            ("grant", "disp_grant".into()),
-            ("grant_valid", "disp_valid".into()),
-        ],
-    );
+    match parts.dispatch_arbiter {
+        Some(arbiter) => {
+            b += &arbiter.instance(
+                "u_dispatch_arbiter",
+                &[
+                    ("clk", "clk".into()),
+                    ("rst", "rst".into()),
+                    ("req", "cu_ready".into()),
+                    ("advance", "disp_ready".into()),
+                    ("grant", "disp_grant".into()),
+                    ("grant_valid", "disp_valid".into()),
+                ],
+            );
+        }
+        None => b += "  assign disp_grant = cu_ready;\n  assign disp_valid = cu_ready[0];\n",
+    }
     b += &format!("  assign cu_dispatch = disp_grant & {{{n}{{disp_ready}}}};\n");
     let mux = |field: &str, w: u32| {
         let terms: Vec<(String, String)> =

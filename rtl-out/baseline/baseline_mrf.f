@@ -1,0 +1,7 @@
+baseline_sram_1r1w_256x128.v
+baseline_reg_map.v
+baseline_rr_arbiter_12.v
+baseline_rr_arbiter_4.v
+baseline_mrf_bank_group.v
+baseline_operand_collector.v
+baseline_mrf.v

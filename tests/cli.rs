@@ -1,0 +1,163 @@
+//! The command line as a user drives it: help, generation, bad input, and the committed RTL.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+
+#[test]
+fn every_subcommand_has_help_with_examples() {
+    for sub in ["gen", "config", "cosim"] {
+        let out = rfgen(&[sub, "--help"]);
+        assert!(out.status.success(), "{sub}");
+        assert!(stdout(&out).contains("Examples:"), "{sub} --help has examples");
+    }
+    let out = rfgen(&["bench", "cosim", "--help"]);
+    assert!(stdout(&out).contains("Example:"));
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[mrf]\nbanks = 24\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["gen", "--frobnicate"], "unexpected argument '--frobnicate'"),
+        (&["gen", "--preset", "nope"], "unknown preset `nope` (allowed: baseline)"),
+        (&["gen", "--preset", "baseline", "--config", "x.toml"], "cannot be used with"),
+        (&["gen", "--config", "/no/such/file.toml"], "cannot read config /no/such/file.toml"),
+        (&["gen", "--config", bad], "`mrf.banks` = 24"),
+        (&["gen", "--sram", "magic"], "invalid value 'magic' for '--sram"),
+        (&["config", "--check", bad], "`mrf.banks` = 24"),
+        (&["config"], "required"),
+        (&["cosim", "--block", "nope"], "unknown block `nope` (allowed: mrf)"),
+        (&["cosim", "--cycles", "0"], "--cycles must be at least 1"),
+        (&["cosim", "--cycles", "ten"], "invalid value 'ten' for '--cycles"),
+        (&["cosim", "--trace", "wave.txt"], "must end in .vcd or .fst"),
+        (&["cosim", "--config", bad], "`mrf.banks` = 24"),
+        (&["nosuchcommand"], "unrecognized subcommand"),
+    ];
+    for (args, message) in cases {
+        let out = rfgen(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: expected {message:?} in {}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{args:?}");
+    }
+}
+
+fn read_dir(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn gen_writes_the_design_and_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for out in [&a, &b] {
+        let o = rfgen(&["gen", "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains("top baseline_mrf"));
+    }
+    let files = read_dir(&a);
+    assert_eq!(files, read_dir(&b), "byte-identical across runs");
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    for expected in ["baseline.core", "baseline_mrf.f", "baseline_mrf.v", "baseline_sram_1r1w_256x128.v", "manifest.json"] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["top"], "baseline_mrf");
+    assert_eq!(manifest["config"]["mrf"]["banks"], 32);
+    let top = manifest["modules"].as_array().unwrap().iter().find(|m| m["name"] == "baseline_mrf").unwrap();
+    let data = top["ports"].as_array().unwrap().iter().find(|p| p["name"] == "wb_data").unwrap();
+    assert_eq!((data["dir"].as_str(), data["width"].as_u64()), (Some("input"), Some(1024)));
+    // The filelist names every Verilog file, top last, and the FuseSoC core names the top.
+    let filelist = std::fs::read_to_string(a.join("baseline_mrf.f")).unwrap();
+    let listed: Vec<&str> = filelist.lines().collect();
+    assert_eq!(listed.len(), names.iter().filter(|n| n.ends_with(".v")).count());
+    assert_eq!(listed.last(), Some(&"baseline_mrf.v"));
+    let core = std::fs::read_to_string(a.join("baseline.core")).unwrap();
+    assert!(core.starts_with("CAPI=2:") && core.contains("toplevel: baseline_mrf"));
+}
+
+#[test]
+fn gen_replaces_old_output_and_never_leaves_half_written_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("rtl");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("stale.v"), "old").unwrap();
+    assert!(rfgen(&["gen", "--out", out.to_str().unwrap()]).status.success());
+    assert!(!out.join("stale.v").exists(), "the folder is replaced, not merged");
+
+    // An invalid config writes nothing.
+    let fresh = dir.path().join("fresh");
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[sm]\nwarps = 0\n").unwrap();
+    let o = rfgen(&["gen", "--config", bad.to_str().unwrap(), "--out", fresh.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!fresh.exists());
+
+    // An output below a regular file cannot be created: a failure, and no leftovers.
+    let blocker = dir.path().join("blocker");
+    std::fs::write(&blocker, "a file").unwrap();
+    let o = rfgen(&["gen", "--out", blocker.join("rtl").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot write"), "{}", stderr(&o));
+    let mut entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    entries.sort();
+    assert_eq!(entries, ["bad.toml", "blocker", "rtl"], "no temporary folders left behind");
+}
+
+#[test]
+fn gen_blackbox_swaps_only_the_sram_leaf() {
+    let dir = tempfile::tempdir().unwrap();
+    let (b, bb) = (dir.path().join("b"), dir.path().join("bb"));
+    assert!(rfgen(&["gen", "--out", b.to_str().unwrap()]).status.success());
+    assert!(rfgen(&["gen", "--sram", "blackbox", "--out", bb.to_str().unwrap()]).status.success());
+    for ((name, x), (_, y)) in read_dir(&b).iter().zip(read_dir(&bb).iter()) {
+        let differs = x != y;
+        assert_eq!(differs, name.contains("_sram_") || name == "manifest.json", "{name}");
+    }
+    let m = std::fs::read_to_string(bb.join("manifest.json")).unwrap();
+    assert!(m.contains("\"sram\": \"blackbox\""));
+}
+
+#[test]
+fn config_subcommand_prints_checks_and_lists() {
+    let out = rfgen(&["config", "--print-default"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("[mrf]") && text.contains("banks = 32"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("default.toml");
+    std::fs::write(&file, &text).unwrap();
+    let out = rfgen(&["config", "--check", file.to_str().unwrap()]);
+    assert!(out.status.success() && stdout(&out).contains(": ok (name baseline"));
+    assert_eq!(stdout(&rfgen(&["config", "--list-presets"])).trim(), "baseline");
+    assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
+}
+
+/// `rtl-out/` holds the generated RTL of every preset; it must match the generator.
+#[test]
+fn committed_rtl_out_matches_regeneration() {
+    for name in rfgen_gen::config::preset_names() {
+        let checked = rfgen_gen::config::preset(name).unwrap();
+        let design = rfgen_gen::generate(&checked, rfgen_gen::SramKind::Behavioural);
+        let committed = Path::new("rtl-out").join(name);
+        let mut expected: Vec<(String, Vec<u8>)> =
+            design.files.iter().map(|(n, t)| (n.clone(), t.as_bytes().to_vec())).collect();
+        expected.sort();
+        let actual = read_dir(&committed);
+        let names = |v: &[(String, Vec<u8>)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&actual), names(&expected), "{name}: file list differs; run `rfgen gen --preset {name}`");
+        for ((n, a), (_, e)) in actual.iter().zip(&expected) {
+            assert!(a == e, "rtl-out/{name}/{n} is stale; run `rfgen gen --preset {name}`");
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Configuration: defaults, presets, and one exact message for each kind of bad config.
+
+use rfgen_gen::config::{self, Config};
+
+/// `(TOML text, exact error message)`.
+const BAD: &[(&str, &str)] = &[
+    (
+        "[mrf]\nbankz = 4",
+        "`mrf.bankz`: unknown field `bankz`, expected one of `banks`, `entries`, `ports`, `collectors`, `tag_bits`",
+    ),
+    ("[mrf]\nbanks = \"many\"", "`mrf.banks`: invalid type: string \"many\", expected a non-negative integer"),
+    ("[sm]\nwarps = -3", "`sm.warps`: invalid value: integer `-3`, expected a non-negative integer"),
+    ("[mrf]\ntag_bits = 1.5", "`mrf.tag_bits`: invalid type: floating point `1.5`, expected a non-negative integer"),
+    ("[energy]\nmrf_read_pj = \"8\"", "`energy.mrf_read_pj`: invalid type: string \"8\", expected a number"),
+    ("[rfc]\nenabled = 1", "`rfc.enabled`: invalid type: integer `1`, expected a boolean"),
+    ("[scheduler]\npolicy = \"fifo\"", "`scheduler.policy`: unknown variant `fifo`, expected one of `lrr`, `gto`, `two_level`"),
+    ("[mrf]\nports = \"2r1w\"", "`mrf.ports`: unknown variant `2r1w`, expected `1r1w`"),
+    ("[mrf\nbanks = 4", "line 1, column 5: invalid TOML: unclosed table, expected `]`"),
+    (
+        "name = \"Bad Name\"",
+        "`name` = \"Bad Name\": must be a lowercase identifier of at most 32 characters (allowed: a-z first, then a-z, 0-9, '_' or '-')",
+    ),
+    ("[sm]\nwarps = 0", "`sm.warps` = 0: out of range (allowed: 2 to 64)"),
+    ("[sm]\nlanes = 48", "`sm.lanes` = 48: must be a power of two in range (allowed: 1, 2, 4, 8, 16, 32, 64)"),
+    ("[sm]\nclusters = 64", "`sm.clusters` = 64: must be a power of two in range (allowed: 1, 2, 4, 8, 16, 32)"),
+    (
+        "[mrf]\nbanks = 24",
+        "`mrf.banks` = 24: must be a power of two with 1 to 32 banks per cluster (sm.clusters = 8) (allowed: 8, 16, 32, 64, 128, 256)",
+    ),
+    (
+        "[mrf]\nbanks = 0",
+        "`mrf.banks` = 0: must be a power of two with 1 to 32 banks per cluster (sm.clusters = 8) (allowed: 8, 16, 32, 64, 128, 256)",
+    ),
+    (
+        "[sm]\nregisters_per_thread = 30",
+        "`sm.registers_per_thread` = 30: must be 2 to 256 and a multiple of the banks per cluster (4) so the register-to-bank mapping is one-to-one (allowed: multiples of 4 up to 256)",
+    ),
+    (
+        "[mrf]\nentries = 100",
+        "`mrf.entries` = 100: must be a power of two in range (allowed: powers of two from 2 to 65536)",
+    ),
+    (
+        "[mrf]\nentries = 128",
+        "`mrf.entries` = 128: too small: 32 warps x 32 registers over 4 banks per cluster need 256 rows (allowed: powers of two from 256 to 65536)",
+    ),
+    ("[mrf]\ncollectors = 0", "`mrf.collectors` = 0: out of range (allowed: 1 to 16)"),
+    ("[mrf]\ntag_bits = 33", "`mrf.tag_bits` = 33: out of range (allowed: 1 to 32)"),
+    (
+        "[scheduler]\npolicy = \"two_level\"\nactive_warps = 40",
+        "`scheduler.active_warps` = 40: out of range (allowed: 1 to 32)",
+    ),
+    ("[compression]\nmodes = []", "`compression.modes` = []: must not be empty (allowed: 4,0 4,1 4,2 8,0 8,1 8,2 8,4)"),
+    ("[compression]\nmodes = [\"4,3\"]", "`compression.modes` = \"4,3\": unknown mode (allowed: 4,0 4,1 4,2 8,0 8,1 8,2 8,4)"),
+    (
+        "[energy]\nsmall_rf_read_pj = [1.0]",
+        "`energy.small_rf_read_pj` = 1 values: needs one value per size (allowed: 8 values (1 to 8 entries per thread))",
+    ),
+    ("[energy]\nmrf_read_pj = -1.0", "`energy.mrf_read_pj` = -1: must be a finite number (allowed: 0 or more)"),
+    ("[latency]\ndram = 0", "`latency.dram` = 0: out of range (allowed: 1 to 10000)"),
+    (
+        "[rfc]\nenabled = true",
+        "`rfc.enabled` = true: the register file cache is not generated yet (allowed: disabled (the default))",
+    ),
+    (
+        "[orf]\nenabled = true",
+        "`orf.enabled` = true: the operand register file is not generated yet (allowed: disabled (the default))",
+    ),
+    (
+        "[compression]\nenabled = true",
+        "`compression.enabled` = true: BDI compression is not generated yet (allowed: disabled (the default))",
+    ),
+    ("[rename]\nenabled = true", "`rename.enabled` = true: register renaming is not generated yet (allowed: disabled (the default))"),
+    (
+        "[warpboard]\npolicy = \"bloom1\"",
+        "`warpboard.policy` = bloom1: the warpboard is not generated yet (allowed: \"none\" (the default))",
+    ),
+];
+
+#[test]
+fn every_bad_config_gets_its_exact_message() {
+    for (text, message) in BAD {
+        let err = config::parse(text).expect_err(text);
+        assert_eq!(err.to_string(), *message, "for config:\n{text}");
+    }
+}
+
+#[test]
+fn the_default_is_the_paper_baseline() {
+    let checked = config::parse("").unwrap();
+    let g = &checked.geometry;
+    assert_eq!((g.warps, g.lanes, g.clusters, g.registers), (32, 32, 8, 32));
+    assert_eq!((g.groups, g.entries, g.entry_bits(), g.collectors), (4, 256, 128, 4));
+    // 32 banks x 256 entries x 16 bytes = 128 KB.
+    assert_eq!(g.clusters * g.groups * g.entries * g.entry_bits() / 8, 128 * 1024);
+    assert_eq!(checked, config::preset("baseline").unwrap());
+}
+
+#[test]
+fn printed_default_parses_back_to_the_default() {
+    let text = config::default_toml();
+    assert_eq!(config::parse(&text).unwrap().config, Config::default());
+    assert_eq!(config::parse(&text).unwrap().hash(), config::parse("").unwrap().hash());
+}
+
+#[test]
+fn every_preset_is_valid_and_named_after_itself() {
+    for name in config::preset_names() {
+        let checked = config::preset(name).unwrap();
+        assert_eq!(checked.config.name, name);
+        let file = std::fs::read_to_string(format!("configs/{name}.toml")).unwrap();
+        assert_eq!(config::parse(&file).unwrap(), checked);
+    }
+    assert_eq!(config::preset("nope").unwrap_err().to_string(), "unknown preset `nope` (allowed: baseline)");
+}
+
+#[test]
+fn register_map_is_one_to_one_and_fits() {
+    for text in ["", "[sm]\nwarps = 48\nregisters_per_thread = 20", "[sm]\nwarps = 3\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16"] {
+        let g = config::parse(text).unwrap().geometry;
+        let mut seen = std::collections::HashSet::new();
+        for w in 0..g.warps {
+            for r in 0..g.registers {
+                let a = g.map(w, r);
+                assert!(a.group < g.groups && a.row < g.entries);
+                assert!(seen.insert((a.group, a.row)), "({w}, {r}) collides");
+            }
+        }
+    }
+}
+
+/// Every field of the schema is described in the config reference.
+#[test]
+fn config_reference_documents_every_field() {
+    let doc = std::fs::read_to_string("docs/config.md").unwrap();
+    let value: toml::Value = toml::from_str(&config::default_toml()).unwrap();
+    for (section, v) in value.as_table().unwrap() {
+        match v.as_table() {
+            Some(fields) => {
+                assert!(doc.contains(&format!("## [{section}]")), "docs/config.md lacks section [{section}]");
+                for key in fields.keys() {
+                    assert!(doc.contains(&format!("| `{key}` |")), "docs/config.md lacks {section}.{key}");
+                }
+            }
+            None => assert!(doc.contains(&format!("| `{section}` |")), "docs/config.md lacks {section}"),
+        }
+    }
+}
