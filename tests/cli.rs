@@ -68,7 +68,9 @@ fn gen_writes_the_design_and_is_deterministic() {
     let files = read_dir(&a);
     assert_eq!(files, read_dir(&b), "byte-identical across runs");
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    for expected in ["baseline.core", "baseline_mrf.f", "baseline_mrf.v", "baseline_sram_1r1w_256x128.v", "manifest.json"] {
+    for expected in
+        ["baseline.core", "baseline_mrf.f", "baseline_mrf.v", "baseline_sram_1r1w_256x128.v", "manifest.json"]
+    {
         assert!(names.contains(&expected), "{expected} in {names:?}");
     }
     let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("manifest.json")).unwrap()).unwrap();

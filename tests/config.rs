@@ -13,7 +13,10 @@ const BAD: &[(&str, &str)] = &[
     ("[mrf]\ntag_bits = 1.5", "`mrf.tag_bits`: invalid type: floating point `1.5`, expected a non-negative integer"),
     ("[energy]\nmrf_read_pj = \"8\"", "`energy.mrf_read_pj`: invalid type: string \"8\", expected a number"),
     ("[rfc]\nenabled = 1", "`rfc.enabled`: invalid type: integer `1`, expected a boolean"),
-    ("[scheduler]\npolicy = \"fifo\"", "`scheduler.policy`: unknown variant `fifo`, expected one of `lrr`, `gto`, `two_level`"),
+    (
+        "[scheduler]\npolicy = \"fifo\"",
+        "`scheduler.policy`: unknown variant `fifo`, expected one of `lrr`, `gto`, `two_level`",
+    ),
     ("[mrf]\nports = \"2r1w\"", "`mrf.ports`: unknown variant `2r1w`, expected `1r1w`"),
     ("[mrf\nbanks = 4", "line 1, column 5: invalid TOML: unclosed table, expected `]`"),
     (
@@ -50,7 +53,10 @@ const BAD: &[(&str, &str)] = &[
         "`scheduler.active_warps` = 40: out of range (allowed: 1 to 32)",
     ),
     ("[compression]\nmodes = []", "`compression.modes` = []: must not be empty (allowed: 4,0 4,1 4,2 8,0 8,1 8,2 8,4)"),
-    ("[compression]\nmodes = [\"4,3\"]", "`compression.modes` = \"4,3\": unknown mode (allowed: 4,0 4,1 4,2 8,0 8,1 8,2 8,4)"),
+    (
+        "[compression]\nmodes = [\"4,3\"]",
+        "`compression.modes` = \"4,3\": unknown mode (allowed: 4,0 4,1 4,2 8,0 8,1 8,2 8,4)",
+    ),
     (
         "[energy]\nsmall_rf_read_pj = [1.0]",
         "`energy.small_rf_read_pj` = 1 values: needs one value per size (allowed: 8 values (1 to 8 entries per thread))",
@@ -69,7 +75,10 @@ const BAD: &[(&str, &str)] = &[
         "[compression]\nenabled = true",
         "`compression.enabled` = true: BDI compression is not generated yet (allowed: disabled (the default))",
     ),
-    ("[rename]\nenabled = true", "`rename.enabled` = true: register renaming is not generated yet (allowed: disabled (the default))"),
+    (
+        "[rename]\nenabled = true",
+        "`rename.enabled` = true: register renaming is not generated yet (allowed: disabled (the default))",
+    ),
     (
         "[warpboard]\npolicy = \"bloom1\"",
         "`warpboard.policy` = bloom1: the warpboard is not generated yet (allowed: \"none\" (the default))",
@@ -115,7 +124,11 @@ fn every_preset_is_valid_and_named_after_itself() {
 
 #[test]
 fn register_map_is_one_to_one_and_fits() {
-    for text in ["", "[sm]\nwarps = 48\nregisters_per_thread = 20", "[sm]\nwarps = 3\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16"] {
+    for text in [
+        "",
+        "[sm]\nwarps = 48\nregisters_per_thread = 20",
+        "[sm]\nwarps = 3\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16",
+    ] {
         let g = config::parse(text).unwrap().geometry;
         let mut seen = std::collections::HashSet::new();
         for w in 0..g.warps {

@@ -51,7 +51,12 @@ fn lint_design(design: &Design, synthesize: bool) {
     };
     let (ok, log) = run(dir.path(), "yosys", &["-p".into(), script]);
     let warnings: Vec<&str> = log.lines().filter(|l| l.contains("Warning") || l.contains("WARNING")).collect();
-    assert!(ok && warnings.is_empty(), "yosys on {}: {warnings:#?}\n{}", design.manifest.top, &log[log.len().saturating_sub(2000)..]);
+    assert!(
+        ok && warnings.is_empty(),
+        "yosys on {}: {warnings:#?}\n{}",
+        design.manifest.top,
+        &log[log.len().saturating_sub(2000)..]
+    );
     if synthesize {
         assert!(log.contains("Number of cells"), "yosys printed statistics");
     }

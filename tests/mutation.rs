@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use rfgen_cosim::blocks::mrf::{Knobs, MrfLockstep, RandomStimulus};
 use rfgen_cosim::lockstep::{self, RunOptions, RunResult};
-use rfgen_cosim::session::{cosim_design, CosimOptions};
+use rfgen_cosim::session::{CosimOptions, cosim_design};
 use rfgen_gen::{Checked, Design, SramKind};
 
 /// A named edit of one generated file: every occurrence of `from` becomes `to`.
@@ -26,12 +26,7 @@ const MUTATIONS: &[Mutation] = &[
         from: "assign grant = (|upper) ? upper_first : any_first;",
         to: "assign grant = (|upper) ? any_first : upper_first;",
     },
-    Mutation {
-        name: "off-by-one read row",
-        file: "small_mrf_bank_group.v",
-        from: "(rd_row)",
-        to: "(rd_row + 4'd1)",
-    },
+    Mutation { name: "off-by-one read row", file: "small_mrf_bank_group.v", from: "(rd_row)", to: "(rd_row + 4'd1)" },
     Mutation {
         name: "wrong bank for operand slot 1",
         file: "small_mrf.v",
@@ -72,7 +67,8 @@ const MUTATIONS: &[Mutation] = &[
 
 fn mutate(design: &Design, m: &Mutation) -> Design {
     let mut d = design.clone();
-    let (_, text) = d.files.iter_mut().find(|(n, _)| n == m.file).unwrap_or_else(|| panic!("{}: no file {}", m.name, m.file));
+    let (_, text) =
+        d.files.iter_mut().find(|(n, _)| n == m.file).unwrap_or_else(|| panic!("{}: no file {}", m.name, m.file));
     assert!(text.contains(m.from), "{}: `{}` not found in {}", m.name, m.from, m.file);
     *text = text.replace(m.from, m.to);
     d
@@ -148,9 +144,17 @@ fn results_do_not_depend_on_uninitialized_state() {
 fn x_independence_check_detects_unreset_state() {
     let checked = small("small");
     let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
-    let m = Mutation { name: "busy not reset", file: "small_operand_collector.v", from: "busy <= 1'b0;\n      pending", to: "pending" };
+    let m = Mutation {
+        name: "busy not reset",
+        file: "small_operand_collector.v",
+        from: "busy <= 1'b0;\n      pending",
+        to: "pending",
+    };
     let broken = mutate(&design, &m);
-    let outcomes: Vec<(bool, u64)> =
-        [1u32, 2, 3, 4].iter().map(|&x| random_run(&checked, &broken, 8, x, 2_000)).map(|r| (r.mismatch.is_some(), r.digest)).collect();
+    let outcomes: Vec<(bool, u64)> = [1u32, 2, 3, 4]
+        .iter()
+        .map(|&x| random_run(&checked, &broken, 8, x, 2_000))
+        .map(|r| (r.mismatch.is_some(), r.digest))
+        .collect();
     assert!(outcomes.windows(2).any(|w| w[0] != w[1]), "uninitialized busy bits change the results: {outcomes:?}");
 }

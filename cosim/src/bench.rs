@@ -27,13 +27,13 @@ pub fn bench_cosim(
     cache: &Path,
     events: &mut dyn FnMut(Event),
 ) -> Result<BenchReport> {
-    blocks::check_name(block)?;
-    let design = blocks::design(block, checked);
+    let info = blocks::find(block)?;
+    let design = (info.design)(checked)?;
     let lib = load(&design, TraceKind::None, cache, events)?;
     let layout = lib.layout().clone();
 
     // (c) model side alone, into one reused frame.
-    let mut model = blocks::random_lockstep(block, checked, &layout, seed);
+    let mut model = (info.random)(checked, &layout, seed);
     let mut frame = vec![0u32; layout.in_words];
     let mut exp = vec![0u32; layout.out_words];
     let mut mask = vec![0u32; layout.out_words];
@@ -47,7 +47,7 @@ pub fn bench_cosim(
     std::hint::black_box((&frame, &exp, &mask));
 
     // The same stimulus recorded as input frames for (b), untimed.
-    let mut recorder = blocks::random_lockstep(block, checked, &layout, seed);
+    let mut recorder = (info.random)(checked, &layout, seed);
     let mut frames = vec![0u32; layout.in_words * cycles as usize];
     recorder.reset();
     for (c, f) in frames.chunks_mut(layout.in_words).enumerate() {
@@ -74,7 +74,7 @@ pub fn bench_cosim(
     drop(frames);
 
     // (a) lockstep.
-    let mut block_model = blocks::random_lockstep(block, checked, &layout, seed);
+    let mut block_model = (info.random)(checked, &layout, seed);
     let opts = RunOptions { cycles, x_seed: seed as u32, waveform: None };
     let t = Instant::now();
     let result = lockstep::run(&lib, block_model.as_mut(), &opts, &mut |_| {})?;

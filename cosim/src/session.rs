@@ -56,8 +56,8 @@ pub fn load(design: &Design, trace: TraceKind, cache: &Path, events: &mut dyn Fn
 }
 
 pub fn cosim(checked: &Checked, opts: &CosimOptions, events: &mut dyn FnMut(Event)) -> Result<CosimReport> {
-    blocks::check_name(&opts.block)?;
-    cosim_design(checked, &blocks::design(&opts.block, checked), opts, events)
+    let block = blocks::find(&opts.block)?;
+    cosim_design(checked, &(block.design)(checked)?, opts, events)
 }
 
 /// [`cosim`] of a given design of the block (for instance a deliberately broken one).
@@ -67,9 +67,10 @@ pub fn cosim_design(
     opts: &CosimOptions,
     events: &mut dyn FnMut(Event),
 ) -> Result<CosimReport> {
+    let block_info = blocks::find(&opts.block)?;
     let trace = opts.trace.as_deref().map(TraceKind::for_path).unwrap_or(TraceKind::None);
     let lib = load(design, trace, &opts.cache, events)?;
-    let mut block = blocks::random_lockstep(&opts.block, checked, lib.layout(), opts.seed);
+    let mut block = (block_info.random)(checked, lib.layout(), opts.seed);
     let run_opts = RunOptions {
         cycles: opts.cycles,
         x_seed: opts.x_seed,
@@ -80,7 +81,7 @@ pub fn cosim_design(
     if let (Some(m), None, Some(dir)) = (&result.mismatch, &opts.trace, &opts.fail_wave_dir) {
         let path = dir.join(format!("cosim-{}-seed{}.vcd", opts.block, opts.seed));
         let lib = load(design, TraceKind::Vcd, &opts.cache, events)?;
-        let mut replay = blocks::random_lockstep(&opts.block, checked, lib.layout(), opts.seed);
+        let mut replay = (block_info.random)(checked, lib.layout(), opts.seed);
         let replay_opts = RunOptions {
             cycles: m.cycle + 1,
             x_seed: opts.x_seed,

@@ -4,7 +4,7 @@
 use crate::blocks;
 use crate::config::{Checked, Config};
 use crate::templates::render;
-use crate::verilog::{Module, Port};
+use crate::verilog::{Memory, Module, Port};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::Path;
@@ -41,6 +41,9 @@ pub struct ManifestModule {
     pub name: String,
     pub file: String,
     pub ports: Vec<Port>,
+    /// Present for memory leaves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
 }
 
 impl Manifest {
@@ -83,7 +86,12 @@ fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description
         ctx.insert("doc", &m.doc);
         let text = format!("{}{}{}{}", render("header.v", &ctx), m.declaration(), m.body, render("footer.v", &ctx));
         let file = format!("{}.v", m.name);
-        manifest_modules.push(ManifestModule { name: m.name.clone(), file: file.clone(), ports: m.ports.clone() });
+        manifest_modules.push(ManifestModule {
+            name: m.name.clone(),
+            file: file.clone(),
+            ports: m.ports.clone(),
+            memory: m.memory,
+        });
         files.push((file, text));
     }
     let sources: Vec<String> = files.iter().map(|(f, _)| f.clone()).collect();
@@ -109,6 +117,15 @@ fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description
 }
 
 impl Design {
+    /// The same files with another of its modules as top, to cosimulate or synthesize one block
+    /// of a design on its own.
+    pub fn with_top(&self, module: &str) -> Option<Design> {
+        self.manifest.module(module)?;
+        let mut d = self.clone();
+        d.manifest.top = module.to_string();
+        Some(d)
+    }
+
     /// Verilog sources in dependency order.
     pub fn sources(&self) -> impl Iterator<Item = &(String, String)> {
         self.files.iter().filter(|(f, _)| f.ends_with(".v"))

@@ -112,6 +112,15 @@ pub struct Module {
     pub doc: Vec<String>,
     pub ports: Vec<Port>,
     pub body: String,
+    /// Set for memory leaves: their storage, for area models.
+    pub memory: Option<Memory>,
+}
+
+/// Storage of a memory leaf.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Memory {
+    pub words: u32,
+    pub width: u32,
 }
 
 impl Module {
@@ -180,6 +189,7 @@ mod tests {
             doc: vec![],
             ports: vec![Port::input("a", 1, ""), Port::input("b", 1, "")],
             body: String::new(),
+            memory: None,
         };
         m.instance("u", &[("a", "x".into())]);
     }

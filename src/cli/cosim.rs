@@ -54,7 +54,7 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    blocks::check_name(&args.block).map_err(|e| bad_input(e.to_string()))?;
+    blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
     if args.cycles == 0 {
         return Err(bad_input("--cycles must be at least 1"));
     }

@@ -2,3 +2,4 @@
 //! leaves first, top last.
 
 pub mod mrf;
+pub mod sram;

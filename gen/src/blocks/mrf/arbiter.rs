@@ -57,5 +57,6 @@ pub fn rr_arbiter(prefix: &str, n: u32) -> Module {
             Port::output("grant_valid", 1, "some requester is granted"),
         ],
         body,
+        memory: None,
     }
 }

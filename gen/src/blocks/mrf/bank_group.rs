@@ -62,5 +62,6 @@ pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -
             Port::input("wr_data", wr, "warp register to write, lane i at [32i+31:32i]"),
         ],
         body,
+        memory: None,
     }
 }

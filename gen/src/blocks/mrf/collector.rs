@@ -67,5 +67,6 @@ pub fn operand_collector(prefix: &str, g: &Geometry) -> Module {
         doc: vec![format!("Operand collector unit with {n} source-operand slots.")],
         ports,
         body,
+        memory: None,
     }
 }

@@ -4,16 +4,16 @@ mod arbiter;
 mod bank_group;
 mod collector;
 mod reg_map;
-mod sram;
 mod top;
 
+use crate::blocks::sram::sram;
 use crate::emit::SramKind;
 use crate::geometry::Geometry;
 use crate::verilog::Module;
 
 /// The MRF subsystem's modules, leaves first; the last one is the top (`<prefix>_mrf`).
 pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind) -> Vec<Module> {
-    let sram = sram::sram(prefix, g, sram_kind);
+    let sram = sram(prefix, g.entries, g.entry_bits(), sram_kind);
     let reg_map = reg_map::reg_map(prefix, g);
     let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots());
     // One collector needs no dispatch arbiter.

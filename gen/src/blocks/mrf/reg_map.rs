@@ -49,5 +49,6 @@ pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
             Port::output("row", ab, "bank row"),
         ],
         body,
+        memory: None,
     }
 }

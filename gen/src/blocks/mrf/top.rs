@@ -212,5 +212,6 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
         ],
         ports,
         body: b,
+        memory: None,
     }
 }

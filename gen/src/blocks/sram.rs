@@ -1,15 +1,18 @@
-//! The one memory leaf: a 1R1W array with a per-lane write mask (template `sram_1r1w.v`),
-//! or a black-box stub with the same ports for ASIC flows (`sram_blackbox.v`).
+//! The one memory leaf, shared by every block: a 1R1W array with a per-32-bit-lane write mask
+//! (template `sram_1r1w.v`), or a black-box stub with the same ports for ASIC flows
+//! (`sram_blackbox.v`). Its shape is recorded in the manifest for area models.
 
 use crate::emit::SramKind;
-use crate::geometry::{Geometry, LANE_BITS};
+use crate::geometry::{LANE_BITS, index_bits};
 use crate::templates::render;
-use crate::verilog::{Module, Port};
+use crate::verilog::{Memory, Module, Port};
 use tera::Context;
 
-pub fn sram(prefix: &str, g: &Geometry, kind: SramKind) -> Module {
-    let (depth, width, lanes) = (g.entries, g.entry_bits(), g.entry_bits() / LANE_BITS);
-    let a = g.row_bits();
+/// A `depth` x `width` leaf; `depth` is a power of two and `width` a multiple of 32.
+pub fn sram(prefix: &str, depth: u32, width: u32, kind: SramKind) -> Module {
+    assert!(depth.is_power_of_two() && width % LANE_BITS == 0);
+    let lanes = width / LANE_BITS;
+    let a = index_bits(depth);
     let mut rd_data = Port::output("rd_data", width, "word read in the previous cycle (held until the next read)");
     let template = match kind {
         SramKind::Behavioural => {
@@ -42,5 +45,6 @@ pub fn sram(prefix: &str, g: &Geometry, kind: SramKind) -> Module {
             Port::input("wr_data", width, "write data"),
         ],
         body: render(template, &ctx),
+        memory: Some(Memory { words: depth, width }),
     }
 }
