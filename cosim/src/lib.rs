@@ -3,6 +3,8 @@
 
 pub mod bench;
 pub mod blocks;
+pub mod func;
+pub mod kernel;
 pub mod lockstep;
 pub mod model;
 pub mod session;

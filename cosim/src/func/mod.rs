@@ -1,0 +1,357 @@
+//! Functional executor: the architectural state of each warp (registers, predicates, SIMT
+//! reconvergence stack) and the semantics of every instruction. The timing model executes a
+//! warp's next instruction when it issues it, so memory is seen in timing order and state grows
+//! with the warps in flight, never with the kernel's length.
+//!
+//! SIMT stack: a divergent branch turns the current entry into its reconvergence entry (the
+//! branch's immediate post-dominator) and pushes the taken path, then the fall-through path, so
+//! the fall-through path runs first. An entry is popped when its lanes reach its reconvergence
+//! point or when all of them have exited.
+
+pub mod memory;
+
+use crate::kernel::cfg::NO_RECONVERGENCE;
+use crate::kernel::{Cmp, Kernel, Op, Special, Src};
+pub use memory::{GlobalMemory, default_word};
+use std::fmt;
+
+/// A runtime fault of the kernel (not of the model), with its source position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecError {
+    pub line: u32,
+    pub message: String,
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+/// Lane values of one executed instruction: its three sources and its destination.
+#[derive(Clone, Debug)]
+pub struct Values {
+    lanes: usize,
+    data: Vec<u32>,
+}
+
+impl Values {
+    pub fn new(lanes: usize) -> Values {
+        Values { lanes, data: vec![0; 4 * lanes] }
+    }
+    pub fn src(&self, slot: usize) -> &[u32] {
+        &self.data[slot * self.lanes..][..self.lanes]
+    }
+    pub fn dst(&self) -> &[u32] {
+        &self.data[3 * self.lanes..][..self.lanes]
+    }
+}
+
+/// What the timing model needs to know about an executed instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exec {
+    pub pc: u32,
+    /// Lanes that executed it (the guard applied).
+    pub mask: u64,
+    /// Distinct 128-byte segments a global or texture access touched.
+    pub segments: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    pc: u32,
+    mask: u64,
+    /// Reconvergence point: the entry is popped when it reaches it.
+    rpc: u32,
+}
+
+/// One warp's architectural state.
+#[derive(Clone, Debug)]
+pub struct Warp {
+    pub block: u32,
+    pub warp_in_block: u32,
+    lanes: usize,
+    regs: Vec<u32>,
+    preds: [u64; 8],
+    stack: Vec<Entry>,
+}
+
+impl Warp {
+    /// Warp `warp_in_block` of block `block`; lanes past the block's thread count never run.
+    pub fn new(k: &Kernel, block: u32, warp_in_block: u32, lanes: u32) -> Warp {
+        let first = warp_in_block * lanes;
+        let live = k.threads.saturating_sub(first).min(lanes);
+        let mask = if live >= 64 { u64::MAX } else { (1u64 << live) - 1 };
+        let regs = vec![0; k.regs.max(1) as usize * lanes as usize];
+        Warp {
+            block,
+            warp_in_block,
+            lanes: lanes as usize,
+            regs,
+            preds: [0; 8],
+            stack: vec![Entry { pc: 0, mask, rpc: NO_RECONVERGENCE }],
+        }
+    }
+
+    /// The next instruction and its lanes, or `None` when the warp has finished.
+    pub fn next(&self) -> Option<(u32, u64)> {
+        self.stack.last().map(|e| (e.pc, e.mask))
+    }
+
+    pub fn done(&self) -> bool {
+        self.stack.is_empty()
+    }
+
+    /// Register `r` of every lane.
+    pub fn reg(&self, r: u8) -> &[u32] {
+        &self.regs[r as usize * self.lanes..][..self.lanes]
+    }
+
+    fn special(&self, k: &Kernel, s: Special, lane: usize) -> u32 {
+        let tid = self.warp_in_block * self.lanes as u32 + lane as u32;
+        match s {
+            Special::Tid => tid,
+            Special::Ntid => k.threads,
+            Special::Ctaid => self.block,
+            Special::Nctaid => k.blocks,
+            Special::Lane => lane as u32,
+            Special::Warp => self.warp_in_block,
+            Special::Gtid => self.block * k.threads + tid,
+        }
+    }
+
+    fn load_src(&self, k: &Kernel, src: Src, out: &mut [u32]) {
+        match src {
+            Src::None => {}
+            Src::Reg(r) => out.copy_from_slice(self.reg(r)),
+            Src::Imm(v) => out.fill(v),
+            Src::Special(s) => out.iter_mut().enumerate().for_each(|(l, o)| *o = self.special(k, s, l)),
+        }
+    }
+
+    /// Executes the next instruction: updates registers, predicates, memory and the SIMT
+    /// stack, and writes the source and destination lane values into `vals`.
+    pub fn execute(
+        &mut self,
+        k: &Kernel,
+        global: &mut GlobalMemory,
+        shared: &mut [u32],
+        vals: &mut Values,
+    ) -> Result<Exec, ExecError> {
+        let top = *self.stack.last().expect("execute is only called on a live warp");
+        let pc = top.pc;
+        let ins = &k.code[pc as usize];
+        let fault = |message: String| ExecError { line: k.pos[pc as usize].line, message };
+        let guard = match ins.guard {
+            Some(g) => self.preds[g.pred as usize] ^ if g.negate { u64::MAX } else { 0 },
+            None => u64::MAX,
+        };
+        let active = top.mask & guard;
+        let lanes = self.lanes;
+        for s in 0..3 {
+            self.load_src(k, ins.srcs[s], &mut vals.data[s * lanes..][..lanes]);
+        }
+        let (srcs, dst) = vals.data.split_at_mut(3 * lanes);
+        let (a, rest) = srcs.split_at(lanes);
+        let (b, c) = rest.split_at(lanes);
+        let mut segments = 0;
+        let lane_on = |l: usize| active >> l & 1 == 1;
+
+        match ins.op {
+            Op::Bra => {
+                let taken = active;
+                let stay = top.mask & !taken;
+                let e = self.stack.last_mut().unwrap();
+                if stay == 0 {
+                    e.pc = ins.target;
+                } else if taken == 0 {
+                    e.pc = pc + 1;
+                } else {
+                    let cur = self.stack.pop().unwrap();
+                    let rpc = k.reconverge[pc as usize];
+                    let child_rpc = if rpc == NO_RECONVERGENCE {
+                        cur.rpc
+                    } else {
+                        self.stack.push(Entry { pc: rpc, mask: cur.mask, rpc: cur.rpc });
+                        rpc
+                    };
+                    self.stack.push(Entry { pc: ins.target, mask: taken, rpc: child_rpc });
+                    self.stack.push(Entry { pc: pc + 1, mask: stay, rpc: child_rpc });
+                }
+                self.normalize();
+                return Ok(Exec { pc, mask: active, segments });
+            }
+            Op::Exit => {
+                for e in &mut self.stack {
+                    e.mask &= !active;
+                }
+                if let Some(e) = self.stack.last_mut() {
+                    e.pc = pc + 1;
+                }
+                self.normalize();
+                return Ok(Exec { pc, mask: active, segments });
+            }
+            Op::Setp(cmp) => {
+                let mut result = 0u64;
+                for l in 0..lanes {
+                    let (x, y) = (a[l], b[l]);
+                    let (sx, sy) = (x as i32, y as i32);
+                    let t = match cmp {
+                        Cmp::Eq => x == y,
+                        Cmp::Ne => x != y,
+                        Cmp::Lt => sx < sy,
+                        Cmp::Le => sx <= sy,
+                        Cmp::Gt => sx > sy,
+                        Cmp::Ge => sx >= sy,
+                        Cmp::Ltu => x < y,
+                        Cmp::Leu => x <= y,
+                        Cmp::Gtu => x > y,
+                        Cmp::Geu => x >= y,
+                    };
+                    result |= (t as u64) << l;
+                }
+                let p = &mut self.preds[ins.pdst.unwrap() as usize];
+                *p = (*p & !active) | (result & active);
+            }
+            Op::LdGlobal | Op::LdTex | Op::StGlobal => {
+                let mut segs = [u32::MAX; 64];
+                for l in (0..lanes).filter(|&l| lane_on(l)) {
+                    let addr = a[l].wrapping_add(ins.offset as u32);
+                    if addr % 4 != 0 {
+                        return Err(fault(format!("misaligned global address 0x{addr:08x} in lane {l}")));
+                    }
+                    if ins.op == Op::StGlobal {
+                        global.write(addr, b[l]);
+                    } else {
+                        dst[l] = global.read(addr);
+                    }
+                    segs[segments as usize] = addr >> 7;
+                    segments += 1;
+                }
+                let touched = &mut segs[..segments as usize];
+                touched.sort_unstable();
+                segments = 1 + touched.windows(2).filter(|w| w[0] != w[1]).count() as u32;
+                if touched.is_empty() {
+                    segments = 0;
+                }
+            }
+            Op::LdShared | Op::StShared => {
+                for l in (0..lanes).filter(|&l| lane_on(l)) {
+                    let addr = a[l].wrapping_add(ins.offset as u32);
+                    let word = (addr / 4) as usize;
+                    if addr % 4 != 0 || word >= shared.len() {
+                        return Err(fault(format!(
+                            "shared address 0x{addr:x} in lane {l} is misaligned or outside the {} bytes of .shared",
+                            shared.len() * 4
+                        )));
+                    }
+                    if ins.op == Op::StShared {
+                        shared[word] = b[l];
+                    } else {
+                        dst[l] = shared[word];
+                    }
+                }
+            }
+            Op::Bar => {}
+            op => {
+                let sel = ins.psrc.map(|p| self.preds[p as usize]).unwrap_or(0);
+                for l in (0..lanes).filter(|&l| lane_on(l)) {
+                    let (x, y, z) = (a[l], b[l], c[l]);
+                    dst[l] = match op {
+                        Op::Add => x.wrapping_add(y),
+                        Op::Sub => x.wrapping_sub(y),
+                        Op::Mul => x.wrapping_mul(y),
+                        Op::Mad => x.wrapping_mul(y).wrapping_add(z),
+                        Op::And => x & y,
+                        Op::Or => x | y,
+                        Op::Xor => x ^ y,
+                        Op::Shl => x << (y & 31),
+                        Op::Shr => x >> (y & 31),
+                        Op::Sra => ((x as i32) >> (y & 31)) as u32,
+                        Op::Min => (x as i32).min(y as i32) as u32,
+                        Op::Max => (x as i32).max(y as i32) as u32,
+                        Op::Mov => x,
+                        Op::Selp => {
+                            if sel >> l & 1 == 1 {
+                                x
+                            } else {
+                                y
+                            }
+                        }
+                        Op::Popc => x.count_ones(),
+                        Op::Clz => x.leading_zeros(),
+                        Op::Isqrt => x.isqrt(),
+                        Op::Rcp => u32::MAX.checked_div(x).unwrap_or(u32::MAX),
+                        _ => unreachable!("handled above"),
+                    };
+                }
+            }
+        }
+        if let Some(d) = ins.dst {
+            let reg = &mut self.regs[d as usize * lanes..][..lanes];
+            for l in (0..lanes).filter(|&l| lane_on(l)) {
+                reg[l] = dst[l];
+            }
+        }
+        self.stack.last_mut().unwrap().pc = pc + 1;
+        self.normalize();
+        Ok(Exec { pc, mask: active, segments })
+    }
+
+    /// Pops entries that have reconverged or have no live lanes.
+    fn normalize(&mut self) {
+        while let Some(e) = self.stack.last() {
+            if e.mask == 0 || e.pc == e.rpc {
+                self.stack.pop();
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+/// Result of running a kernel without timing.
+#[derive(Clone, Debug)]
+pub struct FunctionalRun {
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    pub memory: GlobalMemory,
+}
+
+/// Global memory with the kernel's data section applied.
+pub fn initial_memory(k: &Kernel) -> GlobalMemory {
+    let mut m = GlobalMemory::default();
+    for d in &k.data {
+        for (i, &w) in d.words.iter().enumerate() {
+            m.write(d.addr.wrapping_add(4 * i as u32), w);
+        }
+    }
+    m
+}
+
+/// Runs every block to completion, one block at a time; inside a block each warp runs until it
+/// reaches a barrier or exits, and a barrier releases once every live warp has reached it.
+pub fn run(k: &Kernel, lanes: u32) -> Result<FunctionalRun, ExecError> {
+    let mut memory = initial_memory(k);
+    let mut vals = Values::new(lanes as usize);
+    let (mut warp_instructions, mut thread_instructions) = (0, 0);
+    for block in 0..k.blocks {
+        let mut shared = vec![0u32; k.shared_bytes as usize / 4];
+        let mut warps: Vec<Warp> = (0..k.warps_per_block(lanes)).map(|w| Warp::new(k, block, w, lanes)).collect();
+        while warps.iter().any(|w| !w.done()) {
+            for w in warps.iter_mut() {
+                while let Some((pc, _)) = w.next() {
+                    let e = w.execute(k, &mut memory, &mut shared, &mut vals)?;
+                    warp_instructions += 1;
+                    thread_instructions += e.mask.count_ones() as u64;
+                    if k.code[pc as usize].op == Op::Bar {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    Ok(FunctionalRun { warp_instructions, thread_instructions, memory })
+}

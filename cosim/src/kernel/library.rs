@@ -1,0 +1,41 @@
+//! The kernel library: kernels shipped in `kernels/*.kir`, runnable by name
+//! (`rfgen sim --kernel NAME`, `rfgen sim --list-kernels`).
+
+use super::{Kernel, ParseError, parse};
+
+pub struct LibraryKernel {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub source: &'static str,
+}
+
+macro_rules! kernel {
+    ($name:literal, $about:literal) => {
+        LibraryKernel { name: $name, about: $about, source: include_str!(concat!("../../../kernels/", $name, ".kir")) }
+    };
+}
+
+pub const KERNELS: &[LibraryKernel] = &[kernel!("vecadd", "vector add c[i] = a[i] + b[i]")];
+
+pub fn find(name: &str) -> Option<&'static LibraryKernel> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+impl LibraryKernel {
+    pub fn parse(&self) -> Result<Kernel, ParseError> {
+        parse(self.source)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_library_kernel_parses_under_its_own_name() {
+        for k in KERNELS {
+            let parsed = k.parse().unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            assert_eq!(parsed.name, k.name);
+        }
+    }
+}

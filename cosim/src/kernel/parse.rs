@@ -1,0 +1,524 @@
+//! Parser of the kernel IR text (grammar in `docs/kernel-ir.md`). Errors carry line and column.
+
+use super::*;
+use std::collections::HashMap;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Word(String),
+    Num(i64),
+    Sym(char),
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    col: u32,
+}
+
+fn err<T>(line: u32, col: u32, message: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError { line, col, message: message.into() })
+}
+
+fn tokenize(text: &str, line: u32) -> Result<Vec<Token>, ParseError> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let col = i as u32 + 1;
+        if c == ';' || (c == '/' && chars.get(i + 1) == Some(&'/')) {
+            break;
+        }
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let s: String = chars[start..i].iter().filter(|&&c| c != '_').collect();
+            let value = if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                i64::from_str_radix(hex, 16)
+            } else {
+                s.parse()
+            };
+            match value {
+                Ok(v) if v <= u32::MAX as i64 => out.push(Token { tok: Tok::Num(v), col }),
+                _ => return err(line, col, format!("bad number `{s}` (decimal or 0x hex, at most 32 bits)")),
+            }
+        } else if c.is_ascii_alphabetic() || c == '_' || c == '.' || c == '%' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || matches!(chars[i], '_' | '.' | '%')) {
+                i += 1;
+            }
+            out.push(Token { tok: Tok::Word(chars[start..i].iter().collect()), col });
+        } else if ",[]+-:@!".contains(c) {
+            out.push(Token { tok: Tok::Sym(c), col });
+            i += 1;
+        } else {
+            return err(line, col, format!("unexpected character `{c}`"));
+        }
+    }
+    Ok(out)
+}
+
+/// Operand shapes of each mnemonic.
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    /// d, a, b
+    Binary,
+    /// d, a, b, c
+    Ternary,
+    /// d, a
+    Unary,
+    /// d, a, b, p
+    Select,
+    /// p, a, b
+    Compare,
+    /// d, [a + off]
+    Load,
+    /// [a + off], v
+    Store,
+    /// label
+    Branch,
+    /// no operands
+    Bare,
+}
+
+fn mnemonic(word: &str) -> Option<(Op, Shape)> {
+    use Op::*;
+    use Shape::*;
+    let cmp = |s: &str| {
+        Some(match s {
+            "eq" => Cmp::Eq,
+            "ne" => Cmp::Ne,
+            "lt" => Cmp::Lt,
+            "le" => Cmp::Le,
+            "gt" => Cmp::Gt,
+            "ge" => Cmp::Ge,
+            "ltu" => Cmp::Ltu,
+            "leu" => Cmp::Leu,
+            "gtu" => Cmp::Gtu,
+            "geu" => Cmp::Geu,
+            _ => return None,
+        })
+    };
+    if let Some(c) = word.strip_prefix("setp.") {
+        return cmp(c).map(|c| (Setp(c), Compare));
+    }
+    Some(match word {
+        "add" => (Add, Binary),
+        "sub" => (Sub, Binary),
+        "mul" => (Mul, Binary),
+        "mad" => (Mad, Ternary),
+        "and" => (And, Binary),
+        "or" => (Or, Binary),
+        "xor" => (Xor, Binary),
+        "shl" => (Shl, Binary),
+        "shr" => (Shr, Binary),
+        "sra" => (Sra, Binary),
+        "min" => (Min, Binary),
+        "max" => (Max, Binary),
+        "mov" => (Mov, Unary),
+        "selp" => (Selp, Select),
+        "popc" => (Popc, Unary),
+        "clz" => (Clz, Unary),
+        "isqrt" => (Isqrt, Unary),
+        "rcp" => (Rcp, Unary),
+        "ld.global" => (LdGlobal, Load),
+        "st.global" => (StGlobal, Store),
+        "ld.shared" => (LdShared, Load),
+        "st.shared" => (StShared, Store),
+        "ld.tex" => (LdTex, Load),
+        "bra" => (Bra, Branch),
+        "exit" => (Exit, Bare),
+        "bar" => (Bar, Bare),
+        _ => return Option::None,
+    })
+}
+
+const MNEMONICS: &str = "add sub mul mad and or xor shl shr sra min max mov selp setp.<cmp> popc clz isqrt rcp \
+                         ld.global st.global ld.shared st.shared ld.tex bra exit bar";
+
+fn special(word: &str) -> Option<Special> {
+    Some(match word {
+        "%tid" => Special::Tid,
+        "%ntid" => Special::Ntid,
+        "%ctaid" => Special::Ctaid,
+        "%nctaid" => Special::Nctaid,
+        "%lane" => Special::Lane,
+        "%warp" => Special::Warp,
+        "%gtid" => Special::Gtid,
+        _ => return None,
+    })
+}
+
+fn register(word: &str, prefix: char, max: u32) -> Option<u32> {
+    let digits = word.strip_prefix(prefix)?;
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) || (digits.len() > 1 && digits.starts_with('0'))
+    {
+        return None;
+    }
+    digits.parse().ok().filter(|&n| n <= max)
+}
+
+/// Cursor over the tokens of one line.
+struct Cursor<'a> {
+    toks: &'a [Token],
+    i: usize,
+    line: u32,
+    end_col: u32,
+    consts: &'a HashMap<String, u32>,
+}
+
+impl Cursor<'_> {
+    fn col(&self) -> u32 {
+        self.toks.get(self.i).map(|t| t.col).unwrap_or(self.end_col)
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.i).map(|t| &t.tok)
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.i).map(|t| t.tok.clone());
+        self.i += 1;
+        t
+    }
+
+    fn fail<T>(&self, message: impl Into<String>) -> Result<T, ParseError> {
+        err(self.line, self.col(), message)
+    }
+
+    fn expect_sym(&mut self, c: char) -> Result<(), ParseError> {
+        match self.peek() {
+            Some(Tok::Sym(s)) if *s == c => {
+                self.i += 1;
+                Ok(())
+            }
+            _ => self.fail(format!("expected `{c}`")),
+        }
+    }
+
+    fn done(&self) -> Result<(), ParseError> {
+        if self.i < self.toks.len() { self.fail("unexpected text at the end of the line") } else { Ok(()) }
+    }
+
+    fn word(&mut self, what: &str) -> Result<String, ParseError> {
+        match self.peek() {
+            Some(Tok::Word(w)) => {
+                let w = w.clone();
+                self.i += 1;
+                Ok(w)
+            }
+            _ => self.fail(format!("expected {what}")),
+        }
+    }
+
+    /// A number, optionally negative, or a `.const` name.
+    fn constant(&mut self) -> Result<u32, ParseError> {
+        let negative = matches!(self.peek(), Some(Tok::Sym('-')));
+        if negative {
+            self.i += 1;
+        }
+        let col = self.col();
+        let v = match self.next() {
+            Some(Tok::Num(n)) => n as u32,
+            Some(Tok::Word(w)) if self.consts.contains_key(&w) => self.consts[&w],
+            Some(Tok::Word(w)) => {
+                return err(self.line, col, format!("unknown constant `{w}` (define it with .const)"));
+            }
+            _ => return err(self.line, col, "expected a number or a constant"),
+        };
+        Ok(if negative { v.wrapping_neg() } else { v })
+    }
+
+    fn reg(&mut self) -> Result<Reg, ParseError> {
+        let col = self.col();
+        let w = self.word("a register r0..r255")?;
+        match register(&w, 'r', 255) {
+            Some(r) => Ok(r as Reg),
+            None => err(self.line, col, format!("expected a register r0..r255, found `{w}`")),
+        }
+    }
+
+    fn pred(&mut self) -> Result<u8, ParseError> {
+        let col = self.col();
+        let w = self.word("a predicate p0..p7")?;
+        match register(&w, 'p', 7) {
+            Some(p) => Ok(p as u8),
+            None => err(self.line, col, format!("expected a predicate p0..p7, found `{w}`")),
+        }
+    }
+
+    /// A value operand: register, special register, number or constant.
+    fn value(&mut self) -> Result<Src, ParseError> {
+        let col = self.col();
+        match self.peek() {
+            Some(Tok::Word(w)) if w.starts_with('%') => {
+                let w = w.clone();
+                self.i += 1;
+                special(&w).map(Src::Special).ok_or(()).or_else(|_| {
+                    err(
+                        self.line,
+                        col,
+                        format!(
+                            "unknown special register `{w}` (allowed: %tid %ntid %ctaid %nctaid %lane %warp %gtid)"
+                        ),
+                    )
+                })
+            }
+            Some(Tok::Word(w)) if register(w, 'r', u32::MAX).is_some() => self.reg().map(Src::Reg),
+            _ => self.constant().map(Src::Imm),
+        }
+    }
+
+    /// `[base]`, `[base + k]` or `[base - k]`; base is a register or a constant.
+    fn address(&mut self) -> Result<(Src, i32), ParseError> {
+        self.expect_sym('[')?;
+        let base = match self.peek() {
+            Some(Tok::Word(w)) if register(w, 'r', u32::MAX).is_some() => Src::Reg(self.reg()?),
+            _ => Src::Imm(self.constant()?),
+        };
+        let offset = match self.peek() {
+            Some(Tok::Sym('+')) => {
+                self.i += 1;
+                self.constant()? as i32
+            }
+            Some(Tok::Sym('-')) => {
+                self.i += 1;
+                (self.constant()? as i32).wrapping_neg()
+            }
+            _ => 0,
+        };
+        if !matches!(self.peek(), Some(Tok::Sym(']'))) {
+            return self.fail("expected `]`: an address is a register or constant plus a constant");
+        }
+        self.i += 1;
+        Ok((base, offset))
+    }
+}
+
+struct Fixup {
+    instr: usize,
+    label: String,
+    line: u32,
+    col: u32,
+}
+
+/// Parses kernel text and runs the static analyses.
+pub fn parse(text: &str) -> Result<Kernel, ParseError> {
+    let mut name = None;
+    let mut grid = None;
+    let mut shared_bytes = 0;
+    let mut data = Vec::new();
+    let mut code: Vec<Instr> = Vec::new();
+    let mut pos = Vec::new();
+    let mut consts = HashMap::new();
+    let mut labels: HashMap<String, (usize, u32)> = HashMap::new();
+    let mut fixups = Vec::new();
+
+    for (n, raw) in text.lines().enumerate() {
+        let line = n as u32 + 1;
+        let toks = tokenize(raw, line)?;
+        let mut c = Cursor { toks: &toks, i: 0, line, end_col: raw.chars().count() as u32 + 1, consts: &consts };
+        // Labels.
+        while let (Some(Tok::Word(w)), Some(Tok::Sym(':'))) =
+            (c.toks.get(c.i).map(|t| &t.tok), c.toks.get(c.i + 1).map(|t| &t.tok))
+        {
+            if !w.chars().next().is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_') || w.contains(['.', '%']) {
+                return c.fail(format!("bad label name `{w}`"));
+            }
+            if let Some((_, first)) = labels.get(w) {
+                return c.fail(format!("label `{w}` is already defined on line {first}"));
+            }
+            labels.insert(w.clone(), (code.len(), line));
+            c.i += 2;
+        }
+        let mut new_const = None;
+        let Some(first) = c.peek().cloned() else { continue };
+        let col = c.col();
+        match first {
+            Tok::Word(w) if w.starts_with('.') => {
+                c.i += 1;
+                match w.as_str() {
+                    ".kernel" => name = Some(c.word("a kernel name")?),
+                    ".grid" => {
+                        let (blocks_col, blocks) = (c.col(), c.constant()?);
+                        let (threads_col, threads) = (c.col(), c.constant()?);
+                        if blocks == 0 {
+                            return err(line, blocks_col, "the grid needs at least one block");
+                        }
+                        if threads == 0 || threads > 4096 {
+                            return err(line, threads_col, "threads per block must be 1 to 4096");
+                        }
+                        grid = Some((blocks, threads));
+                    }
+                    ".shared" => {
+                        let bytes = c.constant()?;
+                        if bytes % 4 != 0 || bytes > 1 << 20 {
+                            return err(line, col, "shared memory must be a multiple of 4 bytes, at most 1 MiB");
+                        }
+                        shared_bytes = bytes;
+                    }
+                    ".const" => {
+                        let name_col = c.col();
+                        let k = c.word("a constant name")?;
+                        if register(&k, 'r', u32::MAX).is_some()
+                            || register(&k, 'p', u32::MAX).is_some()
+                            || k.contains(['.', '%'])
+                        {
+                            return err(line, name_col, format!("`{k}` cannot be a constant name"));
+                        }
+                        new_const = Some((k, c.constant()?));
+                    }
+                    ".data" | ".fill" => {
+                        let addr = c.constant()?;
+                        if addr % 4 != 0 {
+                            return err(line, col, format!("data address 0x{addr:x} is not a multiple of 4"));
+                        }
+                        let words = if w == ".data" {
+                            let mut words = Vec::new();
+                            while c.peek().is_some() {
+                                words.push(c.constant()?);
+                            }
+                            words
+                        } else {
+                            let count = c.constant()?;
+                            let value = c.constant()?;
+                            vec![value; count as usize]
+                        };
+                        data.push(DataInit { addr, words });
+                    }
+                    _ => {
+                        return err(
+                            line,
+                            col,
+                            format!("unknown directive `{w}` (allowed: .kernel .grid .shared .const .data .fill)"),
+                        );
+                    }
+                }
+                c.done()?;
+                if let Some((k, v)) = new_const {
+                    consts.insert(k, v);
+                }
+            }
+            _ => {
+                let guard = if matches!(c.peek(), Some(Tok::Sym('@'))) {
+                    c.i += 1;
+                    let negate = matches!(c.peek(), Some(Tok::Sym('!')));
+                    if negate {
+                        c.i += 1;
+                    }
+                    Some(Guard { pred: c.pred()?, negate })
+                } else {
+                    None
+                };
+                let mcol = c.col();
+                let m = c.word("an instruction")?;
+                let Some((op, shape)) = mnemonic(&m) else {
+                    return err(line, mcol, format!("unknown instruction `{m}` (allowed: {MNEMONICS})"));
+                };
+                let mut ins =
+                    Instr { op, guard, dst: None, pdst: None, srcs: [Src::None; 3], psrc: None, offset: 0, target: 0 };
+                match shape {
+                    Shape::Binary | Shape::Ternary | Shape::Unary | Shape::Select => {
+                        ins.dst = Some(c.reg()?);
+                        let n = match shape {
+                            Shape::Unary => 1,
+                            Shape::Ternary => 3,
+                            _ => 2,
+                        };
+                        for s in 0..n {
+                            c.expect_sym(',')?;
+                            ins.srcs[s] = c.value()?;
+                        }
+                        if shape == Shape::Select {
+                            c.expect_sym(',')?;
+                            ins.psrc = Some(c.pred()?);
+                        }
+                    }
+                    Shape::Compare => {
+                        ins.pdst = Some(c.pred()?);
+                        for s in 0..2 {
+                            c.expect_sym(',')?;
+                            ins.srcs[s] = c.value()?;
+                        }
+                    }
+                    Shape::Load => {
+                        ins.dst = Some(c.reg()?);
+                        c.expect_sym(',')?;
+                        (ins.srcs[0], ins.offset) = c.address()?;
+                    }
+                    Shape::Store => {
+                        (ins.srcs[0], ins.offset) = c.address()?;
+                        c.expect_sym(',')?;
+                        ins.srcs[1] = c.value()?;
+                    }
+                    Shape::Branch => {
+                        let lcol = c.col();
+                        let label = c.word("a label")?;
+                        fixups.push(Fixup { instr: code.len(), label, line, col: lcol });
+                    }
+                    Shape::Bare => {}
+                }
+                c.done()?;
+                code.push(ins);
+                pos.push(Pos { line, col });
+            }
+        }
+    }
+
+    let last_line = text.lines().count() as u32;
+    let Some(name) = name else { return err(1, 1, "missing `.kernel NAME`") };
+    let Some((blocks, threads)) = grid else { return err(1, 1, "missing `.grid BLOCKS THREADS`") };
+    if code.is_empty() {
+        return err(last_line.max(1), 1, "the kernel has no instructions");
+    }
+    for f in &fixups {
+        match labels.get(&f.label) {
+            Some(&(target, _)) if target < code.len() => code[f.instr].target = target as u32,
+            Some(_) => {
+                return err(
+                    f.line,
+                    f.col,
+                    format!("label `{}` is at the end of the kernel, after every instruction", f.label),
+                );
+            }
+            None => return err(f.line, f.col, format!("unknown label `{}`", f.label)),
+        }
+    }
+    let last = code.last().unwrap();
+    if last.guard.is_some() || !matches!(last.op, Op::Exit | Op::Bra) {
+        let p = pos.last().unwrap();
+        return err(p.line, p.col, "control can run past the last instruction: end the kernel with `exit` or `bra`");
+    }
+    let regs = code
+        .iter()
+        .flat_map(|i| i.dst.into_iter().chain(i.src_regs().map(|(_, r)| r)))
+        .map(|r| r as u32 + 1)
+        .max()
+        .unwrap_or(0);
+    let reconverge = cfg::reconvergence(&code);
+    let mut kernel =
+        Kernel { name, blocks, threads, shared_bytes, data, code, pos, regs, reconverge, notes: Vec::new() };
+    kernel.notes = passes::annotate(&kernel);
+    Ok(kernel)
+}
