@@ -19,6 +19,8 @@ pub struct Config {
     pub compression: Compression,
     pub rename: Rename,
     pub latency: Latency,
+    pub throughput: Throughput,
+    pub memory: Memory,
     pub energy: Energy,
 }
 
@@ -35,6 +37,8 @@ impl Default for Config {
             compression: Compression::default(),
             rename: Rename::default(),
             latency: Latency::default(),
+            throughput: Throughput::default(),
+            memory: Memory::default(),
             energy: Energy::default(),
         }
     }
@@ -254,6 +258,39 @@ pub struct Latency {
 impl Default for Latency {
     fn default() -> Self {
         Latency { alu: 8, sfu: 20, shared: 20, texture: 400, dram: 400 }
+    }
+}
+
+/// Execution-unit throughputs in threads per cycle (seed 000 §4: full-width ALU, 8 SFU
+/// operations and 4 texture instructions per cycle); a warp occupies a unit for
+/// `lanes / throughput` cycles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Throughput {
+    pub alu: u32,
+    pub sfu: u32,
+    pub texture: u32,
+}
+
+impl Default for Throughput {
+    fn default() -> Self {
+        Throughput { alu: 32, sfu: 8, texture: 4 }
+    }
+}
+
+/// Memory bandwidths (seed 000 Table 4). Global accesses move whole segments (coalescing).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Memory {
+    pub shared_bytes_per_cycle: u32,
+    pub dram_bytes_per_cycle: u32,
+    /// Bytes of the memory transaction a warp's accesses are coalesced into.
+    pub segment_bytes: u32,
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Memory { shared_bytes_per_cycle: 32, dram_bytes_per_cycle: 32, segment_bytes: 128 }
     }
 }
 

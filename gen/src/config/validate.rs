@@ -149,6 +149,15 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         range(path, v, 1, 10000)?;
     }
 
+    let t = &cfg.throughput;
+    for (path, v) in [("throughput.alu", t.alu), ("throughput.sfu", t.sfu), ("throughput.texture", t.texture)] {
+        range(path, v, 1, sm.lanes)?;
+    }
+    let m = &cfg.memory;
+    range("memory.shared_bytes_per_cycle", m.shared_bytes_per_cycle, 1, 4096)?;
+    range("memory.dram_bytes_per_cycle", m.dram_bytes_per_cycle, 1, 4096)?;
+    pow2("memory.segment_bytes", m.segment_bytes, 4, 4096)?;
+
     let e = &cfg.energy;
     for (path, table) in
         [("energy.small_rf_read_pj", &e.small_rf_read_pj), ("energy.small_rf_write_pj", &e.small_rf_write_pj)]
