@@ -8,4 +8,5 @@ pub mod kernel;
 pub mod lockstep;
 pub mod model;
 pub mod session;
+pub mod sim;
 pub mod verilator;

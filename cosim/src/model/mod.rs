@@ -4,3 +4,4 @@
 
 pub mod arbiter;
 pub mod mrf;
+pub mod sm;

@@ -1,0 +1,580 @@
+//! The whole-SM golden cycle model: warp slots, scheduler, scoreboard, the MRF block model
+//! (operand collectors and banks — the very model `rfgen cosim --block mrf` checks against the
+//! RTL), execution units, memory and write-back, driven by a kernel.
+//!
+//! # One cycle, in order (all decisions from the state at the start of the cycle)
+//! 1. **Write-back**: completed instructions leave their unit queues, oldest first; one result
+//!    per cycle uses the MRF write port (register write with the instruction's active mask);
+//!    predicate results need no port.
+//! 2. **Dispatch**: the MRF's offered instruction is taken if its unit is free; each source
+//!    operand it delivers is checked, lane by active lane, against the functional value.
+//! 3. **Issue**: the scheduler's candidates are tried in order; the first warp whose next
+//!    instruction has no scoreboard conflict (pending write of a register or predicate it
+//!    reads or writes), is not at a barrier, and — unless it is a branch, exit or barrier,
+//!    which complete at issue — finds a free operand collector, issues. Issuing executes the
+//!    instruction functionally and reserves its destination.
+//! 4. The MRF model ticks with the write-back, dispatch and issue inputs.
+//! 5. Completed instructions release their scoreboard entries (visible to issue next cycle);
+//!    finished blocks free their warp slots and new blocks launch into the lowest free slots.
+//!
+//! Two-level scheduling: an active warp is descheduled when its next instruction is marked as
+//! consuming a long-latency result that is still pending, or when it waits at a barrier; a
+//! pending warp is ready when neither holds.
+
+pub mod scheduler;
+pub mod stats;
+pub mod units;
+
+use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
+use crate::kernel::{Kernel, Op, Src, Unit};
+use crate::model::mrf::{Mrf, MrfIn};
+use rfgen_gen::Checked;
+use scheduler::Scheduler;
+pub use stats::SimStats;
+use stats::{OperandMismatch, ValueLife};
+use std::fmt;
+use units::Units;
+
+/// Why a simulation stopped without finishing the kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// The kernel does not fit the configuration.
+    DoesNotFit(String),
+    /// The kernel faulted (misaligned access, ...).
+    Exec(ExecError),
+    /// The cycle limit was reached.
+    CycleLimit(u64),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::DoesNotFit(m) => f.write_str(m),
+            SimError::Exec(e) => write!(f, "kernel fault at {e}"),
+            SimError::CycleLimit(c) => write!(f, "the kernel did not finish within {c} cycles (raise --max-cycles)"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Registers r0..r255 as a bit set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct RegSet([u64; 4]);
+
+impl RegSet {
+    fn insert(&mut self, r: u8) {
+        self.0[r as usize >> 6] |= 1 << (r & 63);
+    }
+    fn remove(&mut self, r: u8) {
+        self.0[r as usize >> 6] &= !(1 << (r & 63));
+    }
+    fn meets(&self, o: &RegSet) -> bool {
+        self.0.iter().zip(o.0).any(|(a, b)| a & b != 0)
+    }
+}
+
+/// What issue needs to know about a static instruction, precomputed.
+struct StaticInfo {
+    unit: Unit,
+    /// Registers read or written.
+    regs: RegSet,
+    /// Predicates read or written.
+    preds: u8,
+    long_latency_consumer: bool,
+}
+
+struct Slot {
+    warp: Option<Warp>,
+    block: usize,
+    /// Registers and predicates with a pending write; registers awaiting a long-latency result.
+    pending: RegSet,
+    pending_preds: u8,
+    long_pending: RegSet,
+    at_barrier: bool,
+    /// Issued instructions not yet completed.
+    inflight: u32,
+    full_mask: u64,
+    issued: u64,
+}
+
+struct Block {
+    shared: Vec<u32>,
+    slots: Vec<usize>,
+    /// Warps not finished / waiting at the barrier.
+    live: u32,
+    arrived: u32,
+}
+
+/// An issued instruction until it completes.
+struct Flight {
+    slot: usize,
+    pc: u32,
+    mask: u64,
+    segments: u32,
+    vals: Values,
+}
+
+pub struct Sm<'k> {
+    k: &'k Kernel,
+    lanes: usize,
+    clusters: usize,
+    mrf: Mrf,
+    inp: MrfIn,
+    global: GlobalMemory,
+    info: Vec<StaticInfo>,
+    slots: Vec<Slot>,
+    blocks: Vec<Option<Block>>,
+    next_block: u32,
+    warps_per_block: usize,
+    sched: Scheduler,
+    units: Units,
+    flights: Vec<Flight>,
+    free_flights: Vec<usize>,
+    /// MRF tag → flight, for instructions in the operand collectors.
+    tags: Vec<usize>,
+    free_tags: Vec<u32>,
+    lives: Vec<ValueLife>,
+    stats: SimStats,
+    cycle: u64,
+    order: Vec<usize>,
+    due: Vec<usize>,
+    completed: Vec<usize>,
+}
+
+const MISMATCH_EXAMPLES: usize = 8;
+
+impl<'k> Sm<'k> {
+    pub fn new(c: &Checked, k: &'k Kernel) -> Result<Sm<'k>, SimError> {
+        let g = &c.geometry;
+        let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
+        fit(
+            k.regs <= g.registers,
+            format!("kernel {} uses {} registers but sm.registers_per_thread = {}", k.name, k.regs, g.registers),
+        )?;
+        let warps_per_block = k.warps_per_block(g.lanes) as usize;
+        fit(
+            warps_per_block <= g.warps as usize,
+            format!("kernel {} has {} warps per block but the SM has {} warp slots", k.name, warps_per_block, g.warps),
+        )?;
+        let info = k
+            .code
+            .iter()
+            .zip(&k.notes)
+            .map(|(i, n)| {
+                let mut regs = RegSet::default();
+                i.src_regs().for_each(|(_, r)| regs.insert(r));
+                i.dst.into_iter().for_each(|r| regs.insert(r));
+                let preds = [i.guard.map(|g| g.pred), i.psrc, i.pdst].iter().flatten().fold(0u8, |m, p| m | 1 << p);
+                StaticInfo { unit: i.op.unit(), regs, preds, long_latency_consumer: n.long_latency_consumer }
+            })
+            .collect();
+        let slots = (0..g.warps)
+            .map(|_| Slot {
+                warp: None,
+                block: 0,
+                pending: RegSet::default(),
+                pending_preds: 0,
+                long_pending: RegSet::default(),
+                at_barrier: false,
+                inflight: 0,
+                full_mask: 0,
+                issued: 0,
+            })
+            .collect();
+        let tags = 1usize << g.tag_bits.min(12);
+        let mut sm = Sm {
+            k,
+            lanes: g.lanes as usize,
+            clusters: g.clusters as usize,
+            mrf: Mrf::new(g),
+            inp: MrfIn::new(g),
+            global: func::initial_memory(k),
+            info,
+            slots,
+            blocks: (0..g.warps).map(|_| None).collect(),
+            next_block: 0,
+            warps_per_block,
+            sched: Scheduler::new(
+                c.config.scheduler.policy,
+                g.warps as usize,
+                c.config.scheduler.active_warps as usize,
+            ),
+            units: Units::new(c),
+            flights: Vec::new(),
+            free_flights: Vec::new(),
+            tags: vec![0; tags],
+            free_tags: (0..tags as u32).rev().collect(),
+            lives: vec![ValueLife::default(); g.warps as usize * k.regs.max(1) as usize],
+            stats: SimStats::default(),
+            cycle: 0,
+            order: Vec::new(),
+            due: Vec::new(),
+            completed: Vec::new(),
+        };
+        sm.launch_blocks();
+        Ok(sm)
+    }
+
+    pub fn stats(&self) -> &SimStats {
+        &self.stats
+    }
+
+    pub fn memory(&self) -> &GlobalMemory {
+        &self.global
+    }
+
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// The kernel has finished: every block ran and every instruction completed.
+    pub fn done(&self) -> bool {
+        self.next_block == self.k.blocks && self.blocks.iter().all(Option::is_none) && !self.units.busy()
+    }
+
+    /// Runs to completion, calling `progress` every 2^16 cycles.
+    pub fn run(&mut self, max_cycles: u64, progress: &mut dyn FnMut(u64)) -> Result<(), SimError> {
+        while !self.done() {
+            if self.cycle >= max_cycles {
+                return Err(SimError::CycleLimit(max_cycles));
+            }
+            self.step()?;
+            if self.cycle & 0xffff == 0 {
+                progress(self.cycle);
+            }
+        }
+        self.finish_stats();
+        Ok(())
+    }
+
+    /// Launches blocks into the lowest free warp slots while a whole block fits.
+    fn launch_blocks(&mut self) {
+        while self.next_block < self.k.blocks {
+            let free: Vec<usize> =
+                (0..self.slots.len()).filter(|&w| self.slots[w].warp.is_none()).take(self.warps_per_block).collect();
+            let Some(b) = self.blocks.iter().position(Option::is_none) else { return };
+            if free.len() < self.warps_per_block {
+                return;
+            }
+            let id = self.next_block;
+            self.next_block += 1;
+            for (i, &w) in free.iter().enumerate() {
+                let warp = Warp::new(self.k, id, i as u32, self.lanes as u32);
+                let s = &mut self.slots[w];
+                s.full_mask = warp.next().map(|(_, m)| m).unwrap_or(0);
+                s.warp = Some(warp);
+                s.block = b;
+                s.at_barrier = false;
+                self.sched.add(w);
+            }
+            self.blocks[b] = Some(Block {
+                shared: vec![0; self.k.shared_bytes as usize / 4],
+                live: free.len() as u32,
+                arrived: 0,
+                slots: free,
+            });
+        }
+    }
+
+    fn alloc_flight(&mut self) -> usize {
+        match self.free_flights.pop() {
+            Some(f) => f,
+            None => {
+                self.flights.push(Flight { slot: 0, pc: 0, mask: 0, segments: 0, vals: Values::new(self.lanes) });
+                self.flights.len() - 1
+            }
+        }
+    }
+
+    /// The next instruction of slot `w` waits for a long-latency result.
+    fn waits_long(&self, w: usize) -> bool {
+        let s = &self.slots[w];
+        match s.warp.as_ref().and_then(|x| x.next()) {
+            Some((pc, _)) => {
+                let i = &self.info[pc as usize];
+                i.long_latency_consumer && i.regs.meets(&s.long_pending)
+            }
+            None => false,
+        }
+    }
+
+    pub fn step(&mut self) -> Result<(), SimError> {
+        let now = self.cycle;
+        let out = self.mrf.outputs();
+
+        // 1. Write-back.
+        self.inp.wb_valid = false;
+        self.completed.clear();
+        self.units.due(now, &mut self.due);
+        for &q in &self.due {
+            while let Some(id) = self.units.head(q, now) {
+                let f = &self.flights[id];
+                if let Some(dst) = self.k.code[f.pc as usize].dst {
+                    if self.inp.wb_valid {
+                        break; // the write port is taken this cycle
+                    }
+                    self.inp.wb_valid = true;
+                    self.inp.wb_warp = f.slot as u32;
+                    self.inp.wb_reg = dst as u32;
+                    self.inp.wb_mask = f.mask;
+                    self.inp.wb_data.copy_from_slice(f.vals.dst());
+                    let per = self.lanes / self.clusters;
+                    let clusters = (0..self.clusters).filter(|c| f.mask >> (c * per) & lane_mask(per) != 0).count();
+                    self.stats.mrf.writes += 1;
+                    self.stats.mrf.bank_writes += clusters as u64;
+                    self.stats.mrf.written_values += f.mask.count_ones() as u64;
+                }
+                self.units.pop(q);
+                self.completed.push(id);
+            }
+        }
+
+        // 2. Dispatch, checking every delivered operand against the functional value.
+        self.inp.disp_ready = false;
+        if out.disp_valid {
+            let id = self.tags[out.disp_tag as usize];
+            let f = &self.flights[id];
+            let ins = &self.k.code[f.pc as usize];
+            let unit = ins.op.unit();
+            if self.units.can_accept(unit, now) {
+                self.inp.disp_ready = true;
+                for (s, src) in ins.srcs.iter().enumerate() {
+                    if !matches!(src, Src::Reg(_)) {
+                        continue;
+                    }
+                    let (got, want) = (out.disp_src_data[s], f.vals.src(s));
+                    if let Some(lane) = (0..self.lanes).find(|&l| f.mask >> l & 1 == 1 && got[l] != want[l]) {
+                        self.stats.operand_mismatches += 1;
+                        if self.stats.mismatch_examples.len() < MISMATCH_EXAMPLES {
+                            self.stats.mismatch_examples.push(OperandMismatch {
+                                cycle: now,
+                                warp: f.slot as u32,
+                                line: self.k.pos[f.pc as usize].line,
+                                operand: s as u32,
+                                lane: lane as u32,
+                                expected: want[lane],
+                                actual: got[lane],
+                            });
+                        }
+                    }
+                }
+                let completes = ins.dst.is_some() || ins.pdst.is_some();
+                self.units.accept(unit, now, f.segments, completes, id);
+                self.free_tags.push(out.disp_tag);
+                if !completes {
+                    self.completed.push(id);
+                }
+            }
+        }
+
+        // 3. Issue.
+        let issue_ready = out.issue_ready;
+        self.inp.issue_valid = false;
+        if self.sched.is_two_level() {
+            let active: Vec<usize> = self.sched.active().to_vec();
+            for w in active {
+                if self.slots[w].at_barrier || self.waits_long(w) {
+                    self.sched.deschedule(w);
+                    self.stats.deschedules += 1;
+                }
+            }
+            let ready: Vec<bool> =
+                (0..self.slots.len()).map(|w| !self.slots[w].at_barrier && !self.waits_long(w)).collect();
+            self.sched.refill(|w| ready[w]);
+        }
+        let resident = self
+            .slots
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (w, s)| m | ((s.warp.as_ref().is_some_and(|x| !x.done()) as u64) << w));
+        self.sched.order(resident, &mut self.order);
+        let (mut saw_collector, mut saw_scoreboard, mut saw_barrier) = (false, false, false);
+        let mut chosen = None;
+        for &w in &self.order {
+            let s = &self.slots[w];
+            let Some((pc, _)) = s.warp.as_ref().and_then(|x| x.next()) else { continue };
+            let i = &self.info[pc as usize];
+            if s.at_barrier {
+                saw_barrier = true;
+            } else if i.regs.meets(&s.pending) || i.preds & s.pending_preds != 0 {
+                saw_scoreboard = true;
+            } else if i.unit != Unit::Control && !issue_ready {
+                saw_collector = true;
+            } else {
+                chosen = Some(w);
+                break;
+            }
+        }
+        let st = &mut self.stats.stalls;
+        match chosen {
+            Some(w) => {
+                st.issued += 1;
+                self.issue(w)?;
+            }
+            None if saw_collector => st.collector_full += 1,
+            None if saw_scoreboard => st.scoreboard += 1,
+            None if saw_barrier => st.barrier += 1,
+            None if self.sched.is_two_level() && self.sched.pending_count() > 0 => st.descheduled += 1,
+            None => st.no_warp += 1,
+        }
+
+        // 4. The MRF's clock edge.
+        self.mrf.tick(&self.inp);
+
+        // 5. Completions, finished warps and blocks.
+        for i in 0..self.completed.len() {
+            let id = self.completed[i];
+            let f = &self.flights[id];
+            let ins = &self.k.code[f.pc as usize];
+            let w = f.slot;
+            let s = &mut self.slots[w];
+            if let Some(d) = ins.dst {
+                s.pending.remove(d);
+                s.long_pending.remove(d);
+            }
+            if let Some(p) = ins.pdst {
+                s.pending_preds &= !(1 << p);
+            }
+            s.inflight -= 1;
+            self.free_flights.push(id);
+            self.maybe_finish(w);
+        }
+        self.cycle += 1;
+        self.stats.cycles = self.cycle;
+        Ok(())
+    }
+
+    fn issue(&mut self, w: usize) -> Result<(), SimError> {
+        let id = self.alloc_flight();
+        let s = &mut self.slots[w];
+        let warp = s.warp.as_mut().expect("only live warps issue");
+        let block = self.blocks[s.block].as_mut().expect("a live warp has a block");
+        let f = &mut self.flights[id];
+        let e = warp.execute(self.k, &mut self.global, &mut block.shared, &mut f.vals).map_err(SimError::Exec)?;
+        f.slot = w;
+        f.pc = e.pc;
+        f.mask = e.mask;
+        f.segments = e.segments;
+        let ins = &self.k.code[e.pc as usize];
+        let unit = ins.op.unit();
+        self.sched.issued(w);
+
+        let st = &mut self.stats;
+        st.warp_instructions += 1;
+        st.thread_instructions += e.mask.count_ones() as u64;
+        st.divergent_instructions += (e.mask != s.full_mask) as u64;
+        *match unit {
+            Unit::Alu => &mut st.alu,
+            Unit::Sfu => &mut st.sfu,
+            Unit::Shared => &mut st.shared,
+            Unit::Global => &mut st.global,
+            Unit::Texture => &mut st.texture,
+            Unit::Control => &mut st.control,
+        } += 1;
+
+        // Value statistics, in each warp's program order.
+        let regs = self.k.regs.max(1) as usize;
+        let n = s.issued;
+        s.issued += 1;
+        for (_, r) in ins.src_regs() {
+            let v = &mut self.lives[w * regs + r as usize];
+            v.reads += 1;
+            v.last_read_at = n;
+            st.values.reads += 1;
+            st.values.reads_by_sfu_mem_tex += (unit != Unit::Alu) as u64;
+        }
+        if let Some(d) = ins.dst {
+            let v = &mut self.lives[w * regs + d as usize];
+            st.values.close(v);
+            *v = ValueLife { live: true, reads: 0, written_at: n, last_read_at: n };
+            st.values.record_write(f.vals.dst(), e.mask, e.mask == s.full_mask);
+        }
+
+        if unit == Unit::Control {
+            self.free_flights.push(id);
+            if ins.op == Op::Bar {
+                s.at_barrier = true;
+                block.arrived += 1;
+                if block.arrived == block.live {
+                    self.release_barrier(self.slots[w].block);
+                }
+            }
+        } else {
+            let tag = self.free_tags.pop().expect("tags outnumber operand collectors");
+            self.tags[tag as usize] = id;
+            let inp = &mut self.inp;
+            inp.issue_valid = true;
+            inp.issue_warp = w as u32;
+            inp.issue_tag = tag;
+            for (k, src) in ins.srcs.iter().enumerate() {
+                inp.issue_src_valid[k] = matches!(src, Src::Reg(_));
+                inp.issue_src_reg[k] = if let Src::Reg(r) = src { *r as u32 } else { 0 };
+            }
+            if let Some(d) = ins.dst {
+                s.pending.insert(d);
+                if ins.op.is_long_latency() {
+                    s.long_pending.insert(d);
+                }
+            }
+            if let Some(p) = ins.pdst {
+                s.pending_preds |= 1 << p;
+            }
+            s.inflight += 1;
+        }
+        if self.slots[w].warp.as_ref().is_some_and(Warp::done) {
+            self.sched.remove(w);
+            self.maybe_finish(w);
+        }
+        Ok(())
+    }
+
+    fn release_barrier(&mut self, b: usize) {
+        let block = self.blocks[b].as_mut().unwrap();
+        block.arrived = 0;
+        for &w in &block.slots {
+            self.slots[w].at_barrier = false;
+        }
+    }
+
+    /// Frees a warp whose instructions have all issued and completed, and its block when it was
+    /// the last one.
+    fn maybe_finish(&mut self, w: usize) {
+        let s = &mut self.slots[w];
+        if s.inflight > 0 || !s.warp.as_ref().is_some_and(Warp::done) {
+            return;
+        }
+        s.warp = None;
+        s.pending = RegSet::default();
+        s.long_pending = RegSet::default();
+        s.pending_preds = 0;
+        s.issued = 0;
+        let regs = self.k.regs.max(1) as usize;
+        for v in &mut self.lives[w * regs..][..regs] {
+            self.stats.values.close(v);
+            v.live = false;
+        }
+        let b = self.slots[w].block;
+        let block = self.blocks[b].as_mut().unwrap();
+        block.live -= 1;
+        if block.live == 0 {
+            self.blocks[b] = None;
+            self.launch_blocks();
+        } else if block.arrived == block.live {
+            self.release_barrier(b);
+        }
+    }
+
+    fn finish_stats(&mut self) {
+        let m = self.mrf.stats();
+        let t = &mut self.stats.mrf;
+        t.reads = m.operand_reads;
+        t.bank_reads = m.operand_reads * self.clusters as u64;
+        t.read_values = m.operand_reads * self.lanes as u64;
+        t.bank_conflicts = m.bank_conflicts;
+    }
+}
+
+fn lane_mask(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
+}

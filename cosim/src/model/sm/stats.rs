@@ -1,0 +1,188 @@
+//! What a simulation counts: instructions, stall causes, register-file accesses, operand
+//! mismatches and the operand-value statistics of SPEC §7 and seed 004 §3.
+
+use serde::Serialize;
+
+/// Why the issue slot was used or lost in a cycle; exactly one per cycle, the first that applies.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stalls {
+    /// An instruction issued.
+    pub issued: u64,
+    /// A warp was ready but every operand collector was busy.
+    pub collector_full: u64,
+    /// Warps waited for results (scoreboard).
+    pub scoreboard: u64,
+    /// Warps waited at a block barrier.
+    pub barrier: u64,
+    /// Two-level: no active warp could issue while pending warps wait for long-latency results.
+    pub descheduled: u64,
+    /// No warp left to issue (launch gaps and the drain at the end).
+    pub no_warp: u64,
+}
+
+/// Main-register-file traffic.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MrfTraffic {
+    /// Warp-register reads and writes.
+    pub reads: u64,
+    pub writes: u64,
+    /// 128-bit bank accesses: a read reads one bank in every cluster; a write writes the
+    /// clusters holding an active lane.
+    pub bank_reads: u64,
+    pub bank_writes: u64,
+    /// 32-bit values moved between the MRF and the units: every lane of a read, active lanes
+    /// of a write.
+    pub read_values: u64,
+    pub written_values: u64,
+    pub bank_conflicts: u64,
+}
+
+/// A source operand whose delivered value differs from the functional value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OperandMismatch {
+    pub cycle: u64,
+    pub warp: u32,
+    pub line: u32,
+    pub operand: u32,
+    pub lane: u32,
+    pub expected: u32,
+    pub actual: u32,
+}
+
+/// Histogram with named bins.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Histogram {
+    pub bins: Vec<&'static str>,
+    pub counts: Vec<u64>,
+}
+
+impl Histogram {
+    fn new(bins: &[&'static str]) -> Self {
+        Histogram { bins: bins.to_vec(), counts: vec![0; bins.len()] }
+    }
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+    /// Share of bin `i` in percent.
+    pub fn percent(&self, i: usize) -> f64 {
+        100.0 * self.counts[i] as f64 / self.total().max(1) as f64
+    }
+}
+
+/// Operand-value statistics.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ValueStats {
+    /// Reads of each written value before it is overwritten or the warp ends: 0, 1, 2, 3+.
+    pub reads_per_value: Histogram,
+    /// Warp instructions from a value's write to its last read (values read at least once).
+    pub lifetime: Histogram,
+    /// Values read exactly once, within 3 instructions of their write.
+    pub read_once_within_3: u64,
+    /// Register reads by instructions executing on the SFU, memory or texture units.
+    pub reads_by_sfu_mem_tex: u64,
+    pub reads: u64,
+    /// Seed 004 §3: the difference between each pair of successive active lanes of a written
+    /// register, binned 0 / within ±128 / within ±2^15 / random, for full-mask writes and for
+    /// divergent (partial-mask) writes.
+    pub lane_delta_non_divergent: Histogram,
+    pub lane_delta_divergent: Histogram,
+    /// Full-mask register writes whose every successive-lane difference is within ±2^15.
+    pub writes_within_2_15: u64,
+    pub non_divergent_writes: u64,
+}
+
+impl Default for ValueStats {
+    fn default() -> Self {
+        let delta = ["zero", "128", "32K", "random"];
+        ValueStats {
+            reads_per_value: Histogram::new(&["0", "1", "2", "3+"]),
+            lifetime: Histogram::new(&["1", "2", "3", "4-7", "8-15", "16-31", "32+"]),
+            read_once_within_3: 0,
+            reads_by_sfu_mem_tex: 0,
+            reads: 0,
+            lane_delta_non_divergent: Histogram::new(&delta),
+            lane_delta_divergent: Histogram::new(&delta),
+            writes_within_2_15: 0,
+            non_divergent_writes: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SimStats {
+    pub cycles: u64,
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    /// Warp instructions whose active mask is not the warp's full mask.
+    pub divergent_instructions: u64,
+    pub alu: u64,
+    pub sfu: u64,
+    pub shared: u64,
+    pub global: u64,
+    pub texture: u64,
+    pub control: u64,
+    pub stalls: Stalls,
+    /// Two-level scheduler: warps moved to the pending set.
+    pub deschedules: u64,
+    pub mrf: MrfTraffic,
+    pub operand_mismatches: u64,
+    /// The first few mismatches, for the report.
+    pub mismatch_examples: Vec<OperandMismatch>,
+    pub values: ValueStats,
+}
+
+/// The value a register of a warp holds, for the value statistics.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ValueLife {
+    pub live: bool,
+    pub reads: u32,
+    pub written_at: u64,
+    pub last_read_at: u64,
+}
+
+impl ValueStats {
+    /// Closes a value that is overwritten or whose warp ended.
+    pub fn close(&mut self, v: &ValueLife) {
+        if !v.live {
+            return;
+        }
+        self.reads_per_value.counts[(v.reads as usize).min(3)] += 1;
+        if v.reads > 0 {
+            let life = v.last_read_at - v.written_at;
+            let bin = match life {
+                0..=3 => life.max(1) as usize - 1,
+                4..=7 => 3,
+                8..=15 => 4,
+                16..=31 => 5,
+                _ => 6,
+            };
+            self.lifetime.counts[bin] += 1;
+            if v.reads == 1 && life <= 3 {
+                self.read_once_within_3 += 1;
+            }
+        }
+    }
+
+    /// Bins the successive-lane differences of a register write.
+    pub fn record_write(&mut self, values: &[u32], mask: u64, full: bool) {
+        let mut worst = 0;
+        let hist = if full { &mut self.lane_delta_non_divergent } else { &mut self.lane_delta_divergent };
+        for l in 0..values.len().saturating_sub(1) {
+            if mask >> l & 3 == 3 {
+                let d = values[l + 1].wrapping_sub(values[l]) as i32;
+                let bin = match d.unsigned_abs() {
+                    0 => 0,
+                    1..=128 => 1,
+                    129..=32768 => 2,
+                    _ => 3,
+                };
+                hist.counts[bin] += 1;
+                worst = worst.max(bin);
+            }
+        }
+        if full {
+            self.non_divergent_writes += 1;
+            self.writes_within_2_15 += (worst <= 2) as u64;
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Execution units and memory as latency/throughput models (SPEC §0, seed 000 Table 4).
+//!
+//! A warp instruction occupies its unit for `lanes / throughput` cycles (the ALU, SFU, memory
+//! unit and texture unit accept a new warp instruction when free). Results complete after the
+//! unit's latency; global accesses also queue on the SM's external bandwidth: a warp's accesses
+//! move whole segments, transferred back to back at `dram_bytes_per_cycle`, and a load
+//! completes `latency.dram` cycles after its transfer. Shared memory and global accesses share
+//! the memory unit. Completions of each instruction class leave in issue order.
+
+use crate::kernel::Unit;
+use rfgen_gen::Checked;
+use std::collections::VecDeque;
+
+/// Classes with their own completion queue.
+const CLASSES: [Unit; 5] = [Unit::Alu, Unit::Sfu, Unit::Shared, Unit::Global, Unit::Texture];
+
+fn class(u: Unit) -> usize {
+    CLASSES.iter().position(|&c| c == u).expect("control instructions never reach a unit")
+}
+
+/// Physical unit a class occupies: ALU, SFU, memory (shared and global), texture.
+fn physical(u: Unit) -> usize {
+    match u {
+        Unit::Alu => 0,
+        Unit::Sfu => 1,
+        Unit::Shared | Unit::Global => 2,
+        Unit::Texture => 3,
+        Unit::Control => unreachable!("control instructions never reach a unit"),
+    }
+}
+
+pub struct Units {
+    occupancy: [u64; 4],
+    next_free: [u64; 4],
+    latency: [u64; 5],
+    queues: [VecDeque<(u64, usize)>; 5],
+    dram_free: u64,
+    segment_bytes: u64,
+    dram_bytes_per_cycle: u64,
+}
+
+impl Units {
+    pub fn new(c: &Checked) -> Units {
+        let cfg = &c.config;
+        let lanes = cfg.sm.lanes;
+        let t = &cfg.throughput;
+        let m = &cfg.memory;
+        let l = &cfg.latency;
+        Units {
+            occupancy: [
+                lanes.div_ceil(t.alu) as u64,
+                lanes.div_ceil(t.sfu) as u64,
+                (lanes * 4).div_ceil(m.shared_bytes_per_cycle) as u64,
+                lanes.div_ceil(t.texture) as u64,
+            ],
+            next_free: [0; 4],
+            latency: [l.alu as u64, l.sfu as u64, l.shared as u64, l.dram as u64, l.texture as u64],
+            queues: Default::default(),
+            dram_free: 0,
+            segment_bytes: m.segment_bytes as u64,
+            dram_bytes_per_cycle: m.dram_bytes_per_cycle as u64,
+        }
+    }
+
+    pub fn can_accept(&self, unit: Unit, now: u64) -> bool {
+        self.next_free[physical(unit)] <= now
+    }
+
+    /// Starts instruction `id` in cycle `now`. `segments` are the global segments it moves;
+    /// with `completes` false (a store) nothing comes back.
+    pub fn accept(&mut self, unit: Unit, now: u64, segments: u32, completes: bool, id: usize) {
+        let p = physical(unit);
+        self.next_free[p] = now + self.occupancy[p];
+        let mut done = now + self.latency[class(unit)];
+        if unit == Unit::Global {
+            let start = now.max(self.dram_free);
+            let transfer = (segments as u64 * self.segment_bytes).div_ceil(self.dram_bytes_per_cycle);
+            self.dram_free = start + transfer;
+            done = self.dram_free + self.latency[class(unit)];
+        }
+        if completes {
+            self.queues[class(unit)].push_back((done, id));
+        }
+    }
+
+    /// Classes whose oldest completion is due by `now`, earliest first.
+    pub fn due(&self, now: u64, out: &mut Vec<usize>) {
+        out.clear();
+        out.extend((0..CLASSES.len()).filter(|&q| self.queues[q].front().is_some_and(|&(t, _)| t <= now)));
+        out.sort_by_key(|&q| self.queues[q][0].0);
+    }
+
+    /// The oldest completion of class `q` if due by `now`.
+    pub fn head(&self, q: usize, now: u64) -> Option<usize> {
+        self.queues[q].front().filter(|&&(t, _)| t <= now).map(|&(_, id)| id)
+    }
+
+    pub fn pop(&mut self, q: usize) {
+        self.queues[q].pop_front();
+    }
+
+    /// Instructions still executing.
+    pub fn busy(&self) -> bool {
+        self.queues.iter().any(|q| !q.is_empty())
+    }
+}

@@ -1,0 +1,73 @@
+//! `rfgen sim`: runs a kernel on the SM model of a configuration and reports performance,
+//! register-file traffic, operand-value statistics and energy, normalized to the `baseline`
+//! preset running the same kernel.
+
+pub mod energy;
+
+use crate::kernel::Kernel;
+use crate::model::sm::{SimError, SimStats, Sm};
+use energy::Energy;
+use rfgen_gen::Checked;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SimReport {
+    pub kernel: String,
+    pub config: String,
+    pub config_hash: String,
+    pub scheduler: String,
+    pub ipc: f64,
+    pub stats: SimStats,
+    pub energy: Energy,
+    /// The same kernel on the `baseline` preset (absent when this is the baseline).
+    pub baseline: Option<Baseline>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Baseline {
+    pub cycles: u64,
+    pub energy_pj: f64,
+    /// This config's register-file energy divided by the baseline's.
+    pub energy_ratio: f64,
+}
+
+/// Runs `kernel` to completion on `checked`; `progress` gets the cycle count now and then.
+pub fn run(
+    checked: &Checked,
+    kernel: &Kernel,
+    max_cycles: u64,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(SimStats, Energy), SimError> {
+    let mut sm = Sm::new(checked, kernel)?;
+    sm.run(max_cycles, progress)?;
+    let stats = sm.stats().clone();
+    let energy = energy::energy(&stats, &checked.config.energy);
+    Ok((stats, energy))
+}
+
+/// [`run`] plus the comparison with the baseline preset.
+pub fn simulate(
+    checked: &Checked,
+    kernel: &Kernel,
+    max_cycles: u64,
+    progress: &mut dyn FnMut(u64),
+) -> Result<SimReport, SimError> {
+    let (stats, energy) = run(checked, kernel, max_cycles, progress)?;
+    let base = rfgen_gen::config::preset("baseline").expect("the baseline preset is valid");
+    let baseline = if base.hash() == checked.hash() {
+        None
+    } else {
+        let (b, e) = run(&base, kernel, max_cycles, &mut |_| {})?;
+        Some(Baseline { cycles: b.cycles, energy_pj: e.total_pj, energy_ratio: energy.total_pj / e.total_pj })
+    };
+    Ok(SimReport {
+        kernel: kernel.name.clone(),
+        config: checked.config.name.clone(),
+        config_hash: checked.hash(),
+        scheduler: format!("{:?}", checked.config.scheduler.policy).to_lowercase(),
+        ipc: stats.warp_instructions as f64 / stats.cycles.max(1) as f64,
+        stats,
+        energy,
+        baseline,
+    })
+}
