@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod kernels;
+
 use rfgen_cosim::session::{Event, load};
 use rfgen_cosim::verilator::{RtlLib, TraceKind};
 use rfgen_gen::{Checked, Design};

@@ -15,7 +15,16 @@ macro_rules! kernel {
     };
 }
 
-pub const KERNELS: &[LibraryKernel] = &[kernel!("vecadd", "vector add c[i] = a[i] + b[i]")];
+pub const KERNELS: &[LibraryKernel] = &[
+    kernel!("vecadd", "vector add c[i] = a[i] + b[i]"),
+    kernel!("saxpy", "integer SAXPY y[i] = a x[i] + y[i], grid-stride loop"),
+    kernel!("matmul", "64x64 matrix multiply, 16x16 tiles in shared memory"),
+    kernel!("reduction", "per-block sums with a shared-memory tree"),
+    kernel!("scan", "per-block inclusive prefix sums (Hillis-Steele)"),
+    kernel!("pathfinder", "Rodinia-style dynamic program, pyramid of 16 rows"),
+    kernel!("bfs", "BFS relaxation step, data-dependent gather loop"),
+    kernel!("stencil", "5-point stencil on a 128x128 grid, clamped borders"),
+];
 
 pub fn find(name: &str) -> Option<&'static LibraryKernel> {
     KERNELS.iter().find(|k| k.name == name)

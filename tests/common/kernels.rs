@@ -1,0 +1,177 @@
+//! Reference results of the library kernels (`kernels/*.kir`), computed in plain Rust from the
+//! kernels' inputs without the kernel IR or its executor, so a model that runs a kernel can be
+//! checked against an independent statement of the same algorithm.
+//!
+//! Each reference restates the memory layout of the kernel's header comment (addresses, sizes,
+//! how inputs derive from `default_word`). The grid is checked too, so a kernel whose shape was
+//! edited without its reference fails instead of being compared against the wrong layout.
+
+use rfgen_cosim::func::{GlobalMemory, default_word};
+use rfgen_cosim::kernel::Kernel;
+
+/// Compares every output word of library kernel `name` in `memory`, the global memory after the
+/// kernel ran to completion (by any model), against the plain-Rust result. `Err` names the
+/// kernel and, for a wrong word, its index in the output array, its address, the expected and
+/// the actual value. A kernel without a reference is an error.
+pub fn check(name: &str, kernel: &Kernel, memory: &GlobalMemory) -> Result<(), String> {
+    let reference = match name {
+        "vecadd" => vecadd,
+        "saxpy" => saxpy,
+        "matmul" => matmul,
+        "reduction" => reduction,
+        "scan" => scan,
+        "pathfinder" => pathfinder,
+        "bfs" => bfs,
+        "stencil" => stencil,
+        _ => return Err(format!("{name}: no reference check for this kernel")),
+    };
+    let expected = reference(&Input { kernel });
+    if (kernel.blocks, kernel.threads) != expected.grid {
+        return Err(format!(
+            "{name}: the reference assumes a grid of {} blocks of {} threads, the kernel has {} of {}",
+            expected.grid.0, expected.grid.1, kernel.blocks, kernel.threads
+        ));
+    }
+    for (i, &want) in expected.words.iter().enumerate() {
+        let addr = expected.base + 4 * i as u32;
+        let got = memory.read(addr);
+        if got != want {
+            return Err(format!(
+                "{name}: output word {i} (address 0x{addr:08x}) is {got} (0x{got:08x}), expected {want} (0x{want:08x})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What a kernel must leave in memory: `words` from byte address `base`.
+struct Expected {
+    grid: (u32, u32),
+    base: u32,
+    words: Vec<u32>,
+}
+
+/// The kernel's initial global memory: its `.data`/`.fill` words, else `default_word`.
+struct Input<'a> {
+    kernel: &'a Kernel,
+}
+
+impl Input<'_> {
+    fn word(&self, addr: u32) -> u32 {
+        // Later sections override earlier ones, as when the executor applies them in order.
+        let mut value = default_word(addr);
+        for d in &self.kernel.data {
+            let offset = addr.wrapping_sub(d.addr) as usize / 4;
+            if addr >= d.addr && offset < d.words.len() {
+                value = d.words[offset];
+            }
+        }
+        value
+    }
+
+    /// Word `i` of the array at `base`.
+    fn at(&self, base: u32, i: usize) -> u32 {
+        self.word(base + 4 * i as u32)
+    }
+}
+
+fn vecadd(m: &Input) -> Expected {
+    let (n, a, b, c) = (8192, 0x10_0000, 0x20_0000, 0x30_0000);
+    let words = (0..n).map(|i| m.at(a, i).wrapping_add(m.at(b, i))).collect();
+    Expected { grid: (32, 256), base: c, words }
+}
+
+fn saxpy(m: &Input) -> Expected {
+    let (n, alpha, x, y) = (16384, 3u32, 0x10_0000, 0x20_0000);
+    let words = (0..n).map(|i| alpha.wrapping_mul(m.at(x, i)).wrapping_add(m.at(y, i))).collect();
+    Expected { grid: (16, 256), base: y, words }
+}
+
+fn matmul(m: &Input) -> Expected {
+    const N: usize = 64;
+    let (a, b, c) = (0x10_0000, 0x20_0000, 0x30_0000);
+    let load = |base, r: usize, col: usize| m.at(base, N * r + col) & 0xFF;
+    let mut words = vec![0u32; N * N];
+    for r in 0..N {
+        for col in 0..N {
+            words[N * r + col] =
+                (0..N).fold(0u32, |acc, k| acc.wrapping_add(load(a, r, k).wrapping_mul(load(b, k, col))));
+        }
+    }
+    Expected { grid: (16, 256), base: c, words }
+}
+
+fn reduction(m: &Input) -> Expected {
+    let (n, blocks, threads, input, out) = (16384, 8, 256, 0x10_0000, 0x20_0000);
+    // Block b owns the elements of every stretch of 256 whose index (mod 8 stretches) is b.
+    let mut words = vec![0u32; blocks];
+    for i in 0..n {
+        let b = (i / threads) % blocks;
+        words[b] = words[b].wrapping_add(m.at(input, i));
+    }
+    Expected { grid: (blocks as u32, threads as u32), base: out, words }
+}
+
+fn scan(m: &Input) -> Expected {
+    let (n, segment, input, out) = (2048, 256, 0x10_0000, 0x20_0000);
+    let mut words = Vec::with_capacity(n);
+    let mut sum = 0u32;
+    for i in 0..n {
+        if i % segment == 0 {
+            sum = 0;
+        }
+        sum = sum.wrapping_add(m.at(input, i) & 0xFFFF);
+        words.push(sum);
+    }
+    Expected { grid: (8, 256), base: out, words }
+}
+
+fn pathfinder(m: &Input) -> Expected {
+    const COLS: usize = 1700;
+    const ROWS: usize = 17;
+    let (wall, out) = (0x10_0000, 0x20_0000);
+    // Costs 0..9: the top 16 bits of a 16-bit hash scaled by 10.
+    let cost = |r: usize, c: usize| ((m.at(wall, COLS * r + c) & 0xFFFF) * 10) >> 16;
+    let mut dist: Vec<u32> = (0..COLS).map(|c| cost(0, c)).collect();
+    for r in 1..ROWS {
+        dist = (0..COLS)
+            .map(|c| {
+                let neighbours = &dist[c.saturating_sub(1)..=(c + 1).min(COLS - 1)];
+                cost(r, c) + neighbours.iter().min().unwrap()
+            })
+            .collect();
+    }
+    Expected { grid: (8, 256), base: out, words: dist }
+}
+
+fn bfs(m: &Input) -> Expected {
+    const N: usize = 4096;
+    let (deg, adj, level, out) = (0x10_0000, 0x20_0000, 0x30_0000, 0x40_0000);
+    let level_of = |n: usize| m.at(level, n) & 15;
+    let words = (0..N)
+        .map(|n| {
+            let degree = (m.at(deg, n) & 0x7F).count_ones() as usize;
+            let neighbours = (0..degree).map(|j| m.at(adj, 8 * n + j) as usize % N);
+            neighbours.map(|v| level_of(v) + 1).fold(level_of(n), u32::min)
+        })
+        .collect();
+    Expected { grid: (16, 256), base: out, words }
+}
+
+fn stencil(m: &Input) -> Expected {
+    const DIM: usize = 128;
+    let (input, out) = (0x10_0000, 0x20_0000);
+    // Indices are clamped to the grid: a missing neighbour is the cell itself.
+    let cell = |i: isize, j: isize| {
+        let clamp = |v: isize| v.clamp(0, DIM as isize - 1) as usize;
+        m.at(input, DIM * clamp(i) + clamp(j)) & 0xFF
+    };
+    let mut words = Vec::with_capacity(DIM * DIM);
+    for i in 0..DIM as isize {
+        for j in 0..DIM as isize {
+            let around = [cell(i - 1, j), cell(i + 1, j), cell(i, j - 1), cell(i, j + 1)];
+            words.push(around.iter().fold(cell(i, j).wrapping_mul(4), |acc, &v| acc.wrapping_sub(v)));
+        }
+    }
+    Expected { grid: (16, 128), base: out, words }
+}

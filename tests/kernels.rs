@@ -1,0 +1,199 @@
+//! The kernel library against its plain-Rust references (`common::kernels::check`): every
+//! library kernel runs on the functional executor and must produce the reference result, fit
+//! the default SM, and (for the irregular kernels) really diverge.
+
+mod common;
+
+use common::kernels::check;
+use rfgen_cosim::func::{GlobalMemory, Values, Warp, initial_memory, run};
+use rfgen_cosim::kernel::library::{KERNELS, find};
+use rfgen_cosim::kernel::{Kernel, Op};
+
+/// Lanes of the default SM.
+const LANES: u32 = 32;
+
+fn kernel(name: &str) -> Kernel {
+    find(name).unwrap_or_else(|| panic!("no library kernel `{name}`")).parse().unwrap()
+}
+
+fn final_memory(k: &Kernel) -> GlobalMemory {
+    run(k, LANES).unwrap_or_else(|e| panic!("{}: {e}", k.name)).memory
+}
+
+#[test]
+fn every_library_kernel_matches_its_reference() {
+    for lib in KERNELS {
+        let k = lib.parse().unwrap();
+        let first = run(&k, LANES).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        check(lib.name, &k, &first.memory).unwrap();
+
+        let warps = u64::from(k.blocks * k.warps_per_block(LANES));
+        assert!(first.warp_instructions >= warps, "{}: every warp executes", k.name);
+        assert!(
+            first.warp_instructions <= 100_000,
+            "{}: {} warp instructions is too long",
+            k.name,
+            first.warp_instructions
+        );
+        assert!(
+            first.thread_instructions > 0 && first.thread_instructions <= u64::from(LANES) * first.warp_instructions
+        );
+        let second = run(&k, LANES).unwrap();
+        assert_eq!(
+            (first.warp_instructions, first.thread_instructions),
+            (second.warp_instructions, second.thread_instructions),
+            "{}: a second run executes the same instructions",
+            k.name
+        );
+    }
+}
+
+#[test]
+fn every_library_kernel_fits_the_default_sm() {
+    for lib in KERNELS {
+        let k = lib.parse().unwrap();
+        assert!(k.regs <= 32, "{}: {} registers per thread", k.name, k.regs);
+        assert!(k.threads <= 1024, "{}: {} threads per block", k.name, k.threads);
+        assert!(k.shared_bytes <= 16 * 1024, "{}: {} bytes of shared memory", k.name, k.shared_bytes);
+    }
+}
+
+/// Counts of a run driven warp by warp through `Warp::execute`, with the block-at-a-time
+/// barrier discipline of `func::run`.
+#[derive(Debug, Default, PartialEq)]
+struct Profile {
+    warp_instructions: u64,
+    /// Guarded branches whose active lanes disagreed, splitting the warp.
+    divergent_branches: u64,
+    /// Instructions issued with only part of the warp's live lanes on its SIMT stack top.
+    partial_issues: u64,
+}
+
+fn profile(k: &Kernel) -> Profile {
+    let mut p = Profile::default();
+    let mut memory = initial_memory(k);
+    let mut vals = Values::new(LANES as usize);
+    for block in 0..k.blocks {
+        let mut shared = vec![0u32; k.shared_bytes as usize / 4];
+        let mut warps: Vec<Warp> = (0..k.warps_per_block(LANES)).map(|w| Warp::new(k, block, w, LANES)).collect();
+        // Lanes still running per warp: exited lanes do not count as divergence.
+        let mut live: Vec<u64> = warps.iter().map(|w| w.next().unwrap().1).collect();
+        while warps.iter().any(|w| !w.done()) {
+            for (w, live) in warps.iter_mut().zip(&mut live) {
+                while let Some((pc, mask)) = w.next() {
+                    let e = w.execute(k, &mut memory, &mut shared, &mut vals).unwrap();
+                    let op = k.code[pc as usize].op;
+                    p.warp_instructions += 1;
+                    p.partial_issues += u64::from(mask != *live);
+                    p.divergent_branches += u64::from(op == Op::Bra && e.mask != 0 && e.mask != mask);
+                    if op == Op::Exit {
+                        *live &= !e.mask;
+                    }
+                    if op == Op::Bar {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    p
+}
+
+#[test]
+fn irregular_kernels_diverge_and_regular_ones_do_not() {
+    for lib in KERNELS {
+        let k = lib.parse().unwrap();
+        let p = profile(&k);
+        println!(
+            "{:<10} {:>6} warp instructions, {} divergent branches, {} partial issues",
+            k.name, p.warp_instructions, p.divergent_branches, p.partial_issues
+        );
+        assert_eq!(p.warp_instructions, run(&k, LANES).unwrap().warp_instructions, "{}", k.name);
+        match lib.name {
+            "bfs" | "pathfinder" | "reduction" => {
+                assert!(p.divergent_branches > 0 && p.partial_issues > 0, "{}: {p:?}", k.name)
+            }
+            _ => assert_eq!((p.divergent_branches, p.partial_issues), (0, 0), "{}: {p:?}", k.name),
+        }
+    }
+}
+
+#[test]
+fn a_check_without_a_run_fails_for_every_kernel() {
+    for lib in KERNELS {
+        let k = lib.parse().unwrap();
+        let err = check(lib.name, &k, &initial_memory(&k)).unwrap_err();
+        assert!(err.starts_with(&format!("{}: output word ", lib.name)), "{err}");
+    }
+}
+
+/// Corrupts output word `index` of the array at `base` and expects `check` to name it.
+fn assert_corruption_caught(name: &str, base: u32, index: u32) {
+    let k = kernel(name);
+    let mut memory = final_memory(&k);
+    let addr = base + 4 * index;
+    let good = memory.read(addr);
+    memory.write(addr, good ^ 1);
+    let err = check(name, &k, &memory).unwrap_err();
+    assert!(err.starts_with(&format!("{name}: output word {index} (address 0x{addr:08x}) is {}", good ^ 1)), "{err}");
+    assert!(err.ends_with(&format!("expected {good} (0x{good:08x})")), "{err}");
+}
+
+#[test]
+fn a_corrupted_output_word_is_named() {
+    assert_corruption_caught("matmul", 0x30_0000, 64 * 37 + 5);
+    assert_corruption_caught("reduction", 0x20_0000, 7); // the last block's sum
+    assert_corruption_caught("pathfinder", 0x20_0000, 1699); // the last column
+    assert_corruption_caught("pathfinder", 0x20_0000, 0);
+    assert_corruption_caught("bfs", 0x40_0000, 2049);
+    assert_corruption_caught("scan", 0x20_0000, 256 * 3 + 255);
+    assert_corruption_caught("stencil", 0x20_0000, 128 * 127);
+}
+
+#[test]
+fn unknown_kernels_and_changed_grids_are_rejected() {
+    let mut k = kernel("saxpy");
+    let memory = final_memory(&k);
+    assert_eq!(check("saxpy2", &k, &memory).unwrap_err(), "saxpy2: no reference check for this kernel");
+    k.blocks = 8;
+    let err = check("saxpy", &k, &memory).unwrap_err();
+    assert!(err.contains("16 blocks of 256 threads, the kernel has 8 of 256"), "{err}");
+}
+
+#[test]
+fn data_sections_override_default_inputs() {
+    // The reference reads inputs as the executor lays them out: .data words, else default_word.
+    let source = find("vecadd").unwrap().source.replace(".grid", ".data 0x100004 5 6\n.grid");
+    let k = rfgen_cosim::kernel::parse(&source).unwrap();
+    let memory = final_memory(&k);
+    check("vecadd", &k, &memory).unwrap();
+    assert_ne!(
+        memory.read(0x30_0004),
+        rfgen_cosim::func::default_word(0x10_0004).wrapping_add(rfgen_cosim::func::default_word(0x20_0004))
+    );
+    let stale = final_memory(&kernel("vecadd"));
+    assert!(check("vecadd", &k, &stale).unwrap_err().starts_with("vecadd: output word 1 "));
+}
+
+#[test]
+fn broken_kernels_fail_their_check() {
+    // A bug of each kind the references must catch: wrong arithmetic, a missing barrier (a race
+    // that the executor's warp-by-warp order exposes), a missing border clamp, a short tree.
+    let mutations = [
+        ("vecadd", "add       r4, r2, r3", "sub       r4, r2, r3"),
+        ("saxpy", ".const ALPHA 3", ".const ALPHA 5"),
+        ("matmul", "    bar                             ; every thread is done", "; no barrier"),
+        ("reduction", "mov       r6, 128", "mov       r6, 64"),
+        ("scan", "    bar                             ; every read of this step", "; no barrier"),
+        ("pathfinder", "selp      r4, r3, r4, p1", "mov       r4, r4"),
+        ("bfs", "add       r7, r7, 1", "add       r7, r7, 2"),
+        ("stencil", "min       r5, r5, LAST", "min       r5, r5, 128"),
+    ];
+    for lib in KERNELS {
+        let (_, from, to) = mutations.iter().find(|m| m.0 == lib.name).expect("every kernel has a mutation here");
+        assert!(lib.source.contains(from), "{}: `{from}` is not in the source", lib.name);
+        let k = rfgen_cosim::kernel::parse(&lib.source.replacen(from, to, 1)).unwrap();
+        let err = check(lib.name, &k, &final_memory(&k)).unwrap_err();
+        assert!(err.starts_with(&format!("{}: output word ", lib.name)), "{err}");
+    }
+}
