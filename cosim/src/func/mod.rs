@@ -35,11 +35,14 @@ impl std::error::Error for ExecError {}
 pub struct Values {
     lanes: usize,
     data: Vec<u32>,
+    /// Per source: lanes whose register holds a value the warp wrote (the rest are undefined:
+    /// the hardware would deliver whatever the register file holds).
+    pub src_defined: [u64; 3],
 }
 
 impl Values {
     pub fn new(lanes: usize) -> Values {
-        Values { lanes, data: vec![0; 4 * lanes] }
+        Values { lanes, data: vec![0; 4 * lanes], src_defined: [u64::MAX; 3] }
     }
     pub fn src(&self, slot: usize) -> &[u32] {
         &self.data[slot * self.lanes..][..self.lanes]
@@ -55,6 +58,9 @@ pub struct Exec {
     pub pc: u32,
     /// Lanes that executed it (the guard applied).
     pub mask: u64,
+    /// Lanes of the warp's current control-flow path (before the guard): less than the warp's
+    /// live lanes under branch divergence.
+    pub path_mask: u64,
     /// Distinct 128-byte segments a global or texture access touched.
     pub segments: u32,
 }
@@ -74,6 +80,8 @@ pub struct Warp {
     pub warp_in_block: u32,
     lanes: usize,
     regs: Vec<u32>,
+    /// Per register: lanes written since the warp started.
+    defined: Vec<u64>,
     preds: [u64; 8],
     stack: Vec<Entry>,
 }
@@ -90,6 +98,7 @@ impl Warp {
             warp_in_block,
             lanes: lanes as usize,
             regs,
+            defined: vec![0; k.regs.max(1) as usize],
             preds: [0; 8],
             stack: vec![Entry { pc: 0, mask, rpc: NO_RECONVERGENCE }],
         }
@@ -152,6 +161,7 @@ impl Warp {
         let lanes = self.lanes;
         for s in 0..3 {
             self.load_src(k, ins.srcs[s], &mut vals.data[s * lanes..][..lanes]);
+            vals.src_defined[s] = if let Src::Reg(r) = ins.srcs[s] { self.defined[r as usize] } else { u64::MAX };
         }
         let (srcs, dst) = vals.data.split_at_mut(3 * lanes);
         let (a, rest) = srcs.split_at(lanes);
@@ -181,7 +191,7 @@ impl Warp {
                     self.stack.push(Entry { pc: pc + 1, mask: stay, rpc: child_rpc });
                 }
                 self.normalize();
-                return Ok(Exec { pc, mask: active, segments });
+                return Ok(Exec { pc, mask: active, path_mask: top.mask, segments });
             }
             Op::Exit => {
                 for e in &mut self.stack {
@@ -191,7 +201,7 @@ impl Warp {
                     e.pc = pc + 1;
                 }
                 self.normalize();
-                return Ok(Exec { pc, mask: active, segments });
+                return Ok(Exec { pc, mask: active, path_mask: top.mask, segments });
             }
             Op::Setp(cmp) => {
                 let mut result = 0u64;
@@ -290,6 +300,7 @@ impl Warp {
             }
         }
         if let Some(d) = ins.dst {
+            self.defined[d as usize] |= active;
             let reg = &mut self.regs[d as usize * lanes..][..lanes];
             for l in (0..lanes).filter(|&l| lane_on(l)) {
                 reg[l] = dst[l];
@@ -297,7 +308,7 @@ impl Warp {
         }
         self.stack.last_mut().unwrap().pc = pc + 1;
         self.normalize();
-        Ok(Exec { pc, mask: active, segments })
+        Ok(Exec { pc, mask: active, path_mask: top.mask, segments })
     }
 
     /// Pops entries that have reconverged or have no live lanes.

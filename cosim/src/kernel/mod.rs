@@ -5,6 +5,7 @@ pub mod cfg;
 pub mod library;
 pub mod parse;
 pub mod passes;
+pub mod synthetic;
 
 pub use parse::{ParseError, parse};
 

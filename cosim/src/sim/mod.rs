@@ -71,3 +71,28 @@ pub fn simulate(
         baseline,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::func::{self, default_word};
+    use crate::kernel::library;
+
+    #[test]
+    fn vecadd_runs_to_the_functional_result() {
+        let c = rfgen_gen::config::preset("baseline").unwrap();
+        let k = library::find("vecadd").unwrap().parse().unwrap();
+        let mut sm = Sm::new(&c, &k).unwrap();
+        sm.run(10_000_000, &mut |_| {}).unwrap();
+        let f = func::run(&k, 32).unwrap();
+        let s = sm.stats();
+        assert_eq!(s.operand_mismatches, 0, "{:?}", s.mismatch_examples);
+        assert_eq!(s.warp_instructions, f.warp_instructions);
+        assert_eq!(s.thread_instructions, f.thread_instructions);
+        for i in 0..8192u32 {
+            let want = default_word(0x100000 + 4 * i).wrapping_add(default_word(0x200000 + 4 * i));
+            assert_eq!(sm.memory().read(0x300000 + 4 * i), want, "c[{i}]");
+        }
+        assert!(s.cycles > 400 && s.warp_instructions as f64 / (s.cycles as f64) <= 1.0);
+    }
+}

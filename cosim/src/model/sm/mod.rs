@@ -344,7 +344,9 @@ impl<'k> Sm<'k> {
                         continue;
                     }
                     let (got, want) = (out.disp_src_data[s], f.vals.src(s));
-                    if let Some(lane) = (0..self.lanes).find(|&l| f.mask >> l & 1 == 1 && got[l] != want[l]) {
+                    let defined = f.mask & f.vals.src_defined[s];
+                    self.stats.undefined_reads += (f.mask & !defined).count_ones() as u64;
+                    if let Some(lane) = (0..self.lanes).find(|&l| defined >> l & 1 == 1 && got[l] != want[l]) {
                         self.stats.operand_mismatches += 1;
                         if self.stats.mismatch_examples.len() < MISMATCH_EXAMPLES {
                             self.stats.mismatch_examples.push(OperandMismatch {
@@ -463,7 +465,7 @@ impl<'k> Sm<'k> {
         let st = &mut self.stats;
         st.warp_instructions += 1;
         st.thread_instructions += e.mask.count_ones() as u64;
-        st.divergent_instructions += (e.mask != s.full_mask) as u64;
+        st.divergent_instructions += (e.path_mask != s.full_mask) as u64;
         *match unit {
             Unit::Alu => &mut st.alu,
             Unit::Sfu => &mut st.sfu,

@@ -113,7 +113,8 @@ pub struct SimStats {
     pub cycles: u64,
     pub warp_instructions: u64,
     pub thread_instructions: u64,
-    /// Warp instructions whose active mask is not the warp's full mask.
+    /// Warp instructions on a divergent control-flow path (fewer lanes than the warp's live
+    /// lanes at launch; guard predicates do not count).
     pub divergent_instructions: u64,
     pub alu: u64,
     pub sfu: u64,
@@ -125,6 +126,9 @@ pub struct SimStats {
     /// Two-level scheduler: warps moved to the pending set.
     pub deschedules: u64,
     pub mrf: MrfTraffic,
+    /// Source lanes that were never written by their warp: the kernel reads undefined values
+    /// there (not compared, reported as a kernel warning).
+    pub undefined_reads: u64,
     pub operand_mismatches: u64,
     /// The first few mismatches, for the report.
     pub mismatch_examples: Vec<OperandMismatch>,
