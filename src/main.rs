@@ -1,6 +1,8 @@
 //! `rfgen`: generate GPU register-file RTL, cosimulate it against the golden model, measure it.
 
 mod cli;
+mod sweep;
+mod synth;
 
 use clap::Parser;
 use std::process::ExitCode;

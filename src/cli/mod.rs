@@ -4,6 +4,8 @@ mod bench;
 mod config;
 mod cosim;
 mod generate;
+mod sweep;
+mod synth;
 
 use clap::{Args, Parser, Subcommand};
 use rfgen_gen::config::{self as cfg, Checked};
@@ -39,6 +41,8 @@ enum Command {
     Config(config::ConfigArgs),
     Cosim(cosim::CosimArgs),
     Bench(bench::BenchArgs),
+    Synth(synth::SynthArgs),
+    Sweep(sweep::SweepArgs),
 }
 
 /// Which configuration to use: a TOML file or a named preset (default: `baseline`).
@@ -84,5 +88,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(a) => config::run(a),
         Command::Cosim(a) => cosim::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Synth(a) => synth::run(a),
+        Command::Sweep(a) => sweep::run(a),
     }
 }

@@ -1,0 +1,173 @@
+//! `rfgen sweep`: measure every point of a cross product of config parameters.
+
+use super::synth::{SynthFlags, pool, table};
+use super::{ConfigSource, bad_input};
+use crate::sweep::{CosimSettings, Job, Param, Row, Status, points, show, write_results};
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use rfgen_cosim::verilator::default_cache_dir;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Sweep configuration parameters: synthesize and cosimulate every point, tabulate and plot
+#[derive(Args)]
+#[command(after_help = "Examples:
+  rfgen sweep --param mrf.collectors=2,4,8 --synth --out sweep/
+  rfgen sweep --param mrf.banks=16,32,64 --param mrf.collectors=2,4,8 --synth --target ice40 --out banks/
+  rfgen sweep --config small.toml --param mrf.entries=16,32 --synth --cosim 20000 --jobs 2 --out small/
+  rfgen sweep --param sm.warps=16,32,64 --out check/     # only validate and list the points
+
+PATH is a key of the configuration (docs/config.md), LIST its comma-separated values; several
+--param give their cross product. Invalid points are reported in the results, not fatal. Each
+measured point is stored in DIR/points/<config hash>.json: rerunning with the same settings skips
+it. Writes DIR/results.csv, DIR/results.json and, with --synth, DIR/<PATH>.svg per varied
+parameter; Yosys logs are in DIR/work/<config hash>/.
+
+Exit status: 0 when every valid point was measured, 1 when a tool failed or cosim found a
+mismatch, 2 on bad input.")]
+pub struct SweepArgs {
+    #[command(flatten)]
+    source: ConfigSource,
+    /// Parameter to vary: PATH=V1,V2,... (repeat for a cross product)
+    #[arg(long = "param", value_name = "PATH=LIST", required = true)]
+    params: Vec<String>,
+    /// Synthesize the top module of each point with Yosys (settings below)
+    #[arg(long)]
+    synth: bool,
+    #[command(flatten)]
+    flags: SynthFlags,
+    /// Cosimulate the MRF of each point against the golden model for CYCLES cycles
+    #[arg(long, value_name = "CYCLES")]
+    cosim: Option<u64>,
+    /// Cosim stimulus seed
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Points measured in parallel (default: number of cores)
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Output folder; kept between runs so that done points are skipped
+    #[arg(long, value_name = "DIR", required = true)]
+    out: PathBuf,
+    /// Verilator build cache (default: $RFGEN_CACHE_DIR or ~/.cache/rfgen)
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+}
+
+pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    let base = args.source.load()?;
+    let base_table: toml::Table = toml::from_str(&base.to_toml())?;
+    let params: Vec<Param> =
+        args.params.iter().map(|s| Param::parse(s, &base_table)).collect::<Result<_, _>>().map_err(bad_input)?;
+    for (i, p) in params.iter().enumerate() {
+        if params[..i].iter().any(|q| q.path == p.path) {
+            return Err(bad_input(format!("--param {}: given twice; list all its values in one --param", p.path)));
+        }
+    }
+    if !args.synth && args.flags.liberty.is_some() {
+        return Err(bad_input("--liberty needs --synth"));
+    }
+    if args.cosim == Some(0) {
+        return Err(bad_input("--cosim must be at least 1 cycle"));
+    }
+    let job = Job {
+        synth: if args.synth { Some(args.flags.options()?) } else { None },
+        cosim: args.cosim.map(|cycles| CosimSettings { block: "mrf".into(), cycles, seed: args.seed }),
+        cache: args.cache_dir.clone().unwrap_or_else(default_cache_dir),
+    };
+    let pool = pool(args.jobs)?;
+    let out = &args.out;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+
+    let points = points(&base, &params);
+    let describe = |values: &[toml::Value]| {
+        params.iter().zip(values).map(|(p, v)| format!("{}={}", p.path, show(v))).collect::<Vec<_>>().join(" ")
+    };
+    let mut rows: Vec<Row> = points
+        .iter()
+        .map(|p| {
+            let (status, message, record) = match &p.config {
+                Err(e) => (Status::Invalid, e.clone(), None),
+                Ok(c) => (Status::Ok, String::new(), job.done(out, c)),
+            };
+            Row { values: p.values.clone(), status, message, reused: record.is_some(), record }
+        })
+        .collect();
+    let todo: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].status == Status::Ok && !rows[i].reused).collect();
+    eprintln!(
+        "sweep of {} ({} points: {} to measure, {} done earlier, {} invalid) into {}",
+        base.config.name,
+        rows.len(),
+        todo.len(),
+        rows.iter().filter(|r| r.reused).count(),
+        rows.iter().filter(|r| r.status == Status::Invalid).count(),
+        out.display()
+    );
+
+    let bar = ProgressBar::new(todo.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} points {elapsed} eta {eta}").expect("valid template"),
+    );
+    let measured: Vec<(usize, anyhow::Result<_>)> = pool.install(|| {
+        todo.par_iter()
+            .map(|&i| {
+                let checked = points[i].config.as_ref().expect("only valid points are measured");
+                let result = job.measure(out, checked);
+                let outcome = match &result {
+                    Ok(_) => "done".to_string(),
+                    Err(e) => format!("FAILED: {e:#}"),
+                };
+                bar.suspend(|| eprintln!("  {} ({}): {outcome}", describe(&points[i].values), checked.config.name));
+                bar.inc(1);
+                (i, result)
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    for (i, result) in measured {
+        match result {
+            Ok(record) => rows[i].record = Some(record),
+            Err(e) => (rows[i].status, rows[i].message) = (Status::Failed, format!("{e:#}")),
+        }
+    }
+    for row in &mut rows {
+        if let Some(m) = row.record.as_ref().and_then(|r| r.cosim.as_ref()).and_then(|c| c.mismatch.as_ref()) {
+            row.status = Status::Mismatch;
+            row.message = format!("RTL and model differ (seed {}): {}", args.seed, m.lines().next().unwrap_or(""));
+        }
+    }
+
+    let written = write_results(out, &base.config.name, &params, &job.settings(), &rows)?;
+    print_summary(&params, &rows);
+    let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    println!("wrote {}", files.join(", "));
+    let bad = rows.iter().filter(|r| matches!(r.status, Status::Failed | Status::Mismatch)).count();
+    Ok(if bad == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn print_summary(params: &[Param], rows: &[Row]) {
+    let metrics = crate::sweep::metric_columns(rows);
+    let mut header: Vec<String> = params.iter().map(|p| p.path.clone()).collect();
+    header.extend(["name".into(), "status".into()]);
+    header.extend(metrics.iter().map(|(_, label)| label.to_string()));
+    let lines: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            let mut line: Vec<String> = row.values.iter().map(show).collect();
+            line.push(row.record.as_ref().map(|r| r.name.clone()).unwrap_or_default());
+            line.push(row.status.as_str().to_string());
+            let values = row.metrics();
+            for (key, _) in &metrics {
+                line.push(values.iter().find(|m| m.key == *key).map(|m| m.format()).unwrap_or_default());
+            }
+            line
+        })
+        .collect();
+    print!("{}", table(&header, &lines));
+    for row in rows.iter().filter(|r| !r.message.is_empty()) {
+        let values: Vec<String> =
+            params.iter().zip(&row.values).map(|(p, v)| format!("{}={}", p.path, show(v))).collect();
+        println!("{} {}: {}", row.status.as_str(), values.join(" "), row.message);
+    }
+}

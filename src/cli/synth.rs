@@ -1,0 +1,220 @@
+//! `rfgen synth`: Yosys area of every module of a design, as a text table, CSV or JSON.
+
+use super::{ConfigSource, bad_input};
+use crate::synth::{FAKERAM45_UM2_PER_BIT, Liberty, ModuleArea, Options, SramModel, Synth, Target};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Synthesize the generated RTL with Yosys and report its area
+#[derive(Args)]
+#[command(after_help = "Examples:
+  rfgen synth                                    # every module of the default SM, generic gates
+  rfgen synth --target ice40 --format csv        # LUTs, FFs, block RAM on a Lattice iCE40
+  rfgen synth --module baseline_mrf_bank_group --format json
+  rfgen synth --liberty sky130hd_tt.lib.gz       # µm² of logic, SRAM from the per-bit model
+  rfgen synth --config my.toml --sram-um2-per-bit 0.3 --sram-um2-per-macro 2000
+
+Each module is synthesized with everything below it (flattened). In the ASIC view (generic,
+--liberty) SRAM leaves are black boxes costed by a per-bit model; FPGA targets infer RAM.
+Method and meaning of every figure: docs/area.md.")]
+pub struct SynthArgs {
+    #[command(flatten)]
+    source: ConfigSource,
+    /// Only this module (default: every module of the design, leaves first)
+    #[arg(long, value_name = "NAME")]
+    module: Option<String>,
+    #[command(flatten)]
+    flags: SynthFlags,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Yosys runs in parallel (default: number of cores)
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Folder for the RTL, Yosys scripts and logs (default: rfgen-synth-<name>-<hash> in the
+    /// system temporary folder)
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<PathBuf>,
+}
+
+/// Synthesis settings shared by `rfgen synth` and `rfgen sweep --synth`.
+#[derive(Args, Clone, Debug)]
+pub struct SynthFlags {
+    /// Synthesis target
+    #[arg(long, value_enum, default_value_t = Target::Generic)]
+    pub target: Target,
+    /// Liberty file (.lib or .lib.gz): map the generic gates to its cells and report µm²
+    #[arg(long, value_name = "FILE")]
+    pub liberty: Option<PathBuf>,
+    /// SRAM model: µm² per bit of a black-boxed memory leaf (default: FakeRAM45, docs/area.md)
+    #[arg(long, value_name = "UM2", default_value_t = FAKERAM45_UM2_PER_BIT)]
+    pub sram_um2_per_bit: f64,
+    /// SRAM model: µm² added per memory macro (periphery)
+    #[arg(long, value_name = "UM2", default_value_t = 0.0)]
+    pub sram_um2_per_macro: f64,
+}
+
+impl SynthFlags {
+    /// Checks the flags and opens the Liberty file; every problem is bad input.
+    pub fn options(&self) -> anyhow::Result<Options> {
+        if self.liberty.is_some() && self.target.is_fpga() {
+            return Err(bad_input(format!(
+                "--liberty applies to --target generic (the ASIC view), not {}; FPGA targets report LUTs, FFs and RAM blocks",
+                self.target.name()
+            )));
+        }
+        for (flag, v) in
+            [("--sram-um2-per-bit", self.sram_um2_per_bit), ("--sram-um2-per-macro", self.sram_um2_per_macro)]
+        {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(bad_input(format!("{flag} {v}: must be a finite number, 0 or more")));
+            }
+        }
+        let liberty = self.liberty.as_deref().map(Liberty::open).transpose().map_err(bad_input)?;
+        let sram = SramModel { um2_per_bit: self.sram_um2_per_bit, um2_per_macro: self.sram_um2_per_macro };
+        Ok(Options { target: self.target, liberty, sram })
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Csv,
+    Json,
+}
+
+/// A bounded pool of workers: `--jobs`, or one per core.
+pub fn pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    if jobs == Some(0) {
+        return Err(bad_input("--jobs must be at least 1"));
+    }
+    let n = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?)
+}
+
+pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
+    let checked = args.source.load()?;
+    let opts = args.flags.options()?;
+    let pool = pool(args.jobs)?;
+    let design = rfgen_gen::generate(&checked, rfgen_gen::SramKind::Behavioural);
+    let names: Vec<&str> = design.manifest.modules.iter().map(|m| m.name.as_str()).collect();
+    let modules = match &args.module {
+        None => names.clone(),
+        Some(m) if names.contains(&m.as_str()) => vec![m.as_str()],
+        Some(m) => return Err(bad_input(format!("unknown module `{m}` (allowed: {})", names.join(", ")))),
+    };
+    let work = args.work_dir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("rfgen-synth-{}-{}", checked.config.name, checked.hash()))
+    });
+    let synth = Synth::new(&design, &opts, &work)?;
+
+    let bar = ProgressBar::new(modules.len() as u64);
+    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} modules {elapsed}").expect("valid template"));
+    // The largest modules come last in the manifest: start them first.
+    let mut areas: Vec<ModuleArea> = pool.install(|| {
+        modules
+            .par_iter()
+            .rev()
+            .map(|m| {
+                let area = synth.module(m);
+                bar.inc(1);
+                area
+            })
+            .collect::<anyhow::Result<_>>()
+    })?;
+    areas.reverse();
+    bar.finish_and_clear();
+
+    match args.format {
+        Format::Text => {
+            println!(
+                "synth {} (config hash {}), target {}{}",
+                checked.config.name,
+                checked.hash(),
+                args.flags.target.name(),
+                opts.liberty.as_ref().map(|_| ", Liberty mapped").unwrap_or("")
+            );
+            if !opts.target.is_fpga() {
+                println!(
+                    "SRAM leaves black-boxed: {} µm²/bit + {} µm²/macro (docs/area.md)",
+                    opts.sram.um2_per_bit, opts.sram.um2_per_macro
+                );
+            }
+            print!("{}", text(&areas));
+            println!("Yosys scripts and logs: {}", synth.dir().display());
+        }
+        Format::Csv => print!("{}", csv(&areas)?),
+        Format::Json => {
+            let report = JsonReport {
+                config: &checked.config.name,
+                config_hash: checked.hash(),
+                target: opts.target,
+                liberty: args.flags.liberty.as_deref(),
+                sram_model: (!opts.target.is_fpga()).then_some(opts.sram),
+                modules: &areas,
+            };
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(serde::Serialize)]
+struct JsonReport<'a> {
+    config: &'a str,
+    config_hash: String,
+    target: Target,
+    liberty: Option<&'a std::path::Path>,
+    sram_model: Option<SramModel>,
+    modules: &'a [ModuleArea],
+}
+
+/// The summary table, then each module's cells by type, most used first.
+fn text(areas: &[ModuleArea]) -> String {
+    let Some(first) = areas.first() else { return String::new() };
+    let mut header = vec!["module".to_string()];
+    header.extend(first.metrics().iter().map(|m| m.label.to_string()));
+    let rows: Vec<Vec<String>> = areas
+        .iter()
+        .map(|a| std::iter::once(a.module.clone()).chain(a.metrics().iter().map(|m| m.format())).collect())
+        .collect();
+    let mut out = table(&header, &rows);
+    out += "\ncells by type:\n";
+    for a in areas {
+        let mut cells: Vec<_> = a.cells_by_type.iter().collect();
+        cells.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+        let list: Vec<String> = cells.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        out += &format!("  {}: {}\n", a.module, if list.is_empty() { "none".into() } else { list.join(", ") });
+    }
+    out
+}
+
+fn csv(areas: &[ModuleArea]) -> anyhow::Result<String> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    if let Some(first) = areas.first() {
+        w.write_record(std::iter::once("module").chain(first.metrics().iter().map(|m| m.key)))?;
+    }
+    for a in areas {
+        w.write_record(std::iter::once(a.module.clone()).chain(a.metrics().iter().map(|m| m.format())))?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// Left-aligned first column, right-aligned numbers.
+pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([header[i].chars().count()]).max().unwrap_or(0))
+        .collect();
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            let pad = " ".repeat(widths[i] - c.chars().count());
+            s += &if i == 0 { format!("{c}{pad}") } else { format!("  {pad}{c}") };
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    std::iter::once(line(header)).chain(rows.iter().map(|r| line(r))).collect()
+}

@@ -1,0 +1,67 @@
+//! What a sweep measured at one point, stored as `points/<config hash>.json` so that a rerun
+//! with the same settings skips the point. Files are written atomically.
+
+use crate::synth::{ModuleArea, SramModel, Target};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The measurement settings; a stored point counts as done only under equal settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub synth: Option<SynthSettings>,
+    pub cosim: Option<CosimSettings>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SynthSettings {
+    pub target: Target,
+    /// Content hash of the Liberty file.
+    pub liberty: Option<String>,
+    /// Only in the ASIC view, where memory leaves are costed by it.
+    pub sram: Option<SramModel>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CosimSettings {
+    pub block: String,
+    pub cycles: u64,
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub name: String,
+    pub config_hash: String,
+    pub settings: Settings,
+    /// Area of the design's top module.
+    pub area: Option<ModuleArea>,
+    pub cosim: Option<CosimOutcome>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CosimOutcome {
+    pub cycles: u64,
+    /// The mismatch report, when RTL and model disagree.
+    pub mismatch: Option<String>,
+}
+
+/// A stored record, if there is a readable one.
+pub fn load(path: &Path) -> Option<Record> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+pub fn save(path: &Path, record: &Record) -> anyhow::Result<()> {
+    write_atomic(path, (serde_json::to_string_pretty(record)? + "\n").as_bytes())
+}
+
+/// Writes a sibling temporary file and renames it over `path`: readers see the old file or
+/// the new one, never a part.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::Permissions::from_mode(0o644);
+    let mut tmp = tempfile::Builder::new().prefix(".rfgen-").permissions(mode).tempfile_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).map_err(|e| anyhow::anyhow!("cannot write {}: {}", path.display(), e.error))?;
+    Ok(())
+}
