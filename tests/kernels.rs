@@ -67,6 +67,8 @@ struct Profile {
     divergent_branches: u64,
     /// Instructions issued with only part of the warp's live lanes on its SIMT stack top.
     partial_issues: u64,
+    /// Source operands read in an active lane whose register the warp never wrote there.
+    undefined_reads: u64,
 }
 
 fn profile(k: &Kernel) -> Profile {
@@ -82,7 +84,11 @@ fn profile(k: &Kernel) -> Profile {
             for (w, live) in warps.iter_mut().zip(&mut live) {
                 while let Some((pc, mask)) = w.next() {
                     let e = w.execute(k, &mut memory, &mut shared, &mut vals).unwrap();
-                    let op = k.code[pc as usize].op;
+                    let ins = &k.code[pc as usize];
+                    let op = ins.op;
+                    for (slot, _) in ins.src_regs() {
+                        p.undefined_reads += u64::from(e.mask & !vals.src_defined[slot] != 0);
+                    }
                     p.warp_instructions += 1;
                     p.partial_issues += u64::from(mask != *live);
                     p.divergent_branches += u64::from(op == Op::Bra && e.mask != 0 && e.mask != mask);
@@ -116,6 +122,19 @@ fn irregular_kernels_diverge_and_regular_ones_do_not() {
             _ => assert_eq!((p.divergent_branches, p.partial_issues), (0, 0), "{}: {p:?}", k.name),
         }
     }
+}
+
+#[test]
+fn no_kernel_reads_a_register_it_did_not_write() {
+    // The executor's registers start at zero, the hardware's hold leftovers: a kernel must
+    // not depend on either.
+    for lib in KERNELS {
+        let k = lib.parse().unwrap();
+        assert_eq!(profile(&k).undefined_reads, 0, "{}", k.name);
+    }
+    // Without its initialization, pathfinder's columns outside the grid read r7 unwritten.
+    let source = find("pathfinder").unwrap().source.replacen("mov       r7, 0", "", 1);
+    assert!(profile(&rfgen_cosim::kernel::parse(&source).unwrap()).undefined_reads > 0);
 }
 
 #[test]
