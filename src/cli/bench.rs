@@ -17,6 +17,18 @@ pub struct BenchArgs {
 
 #[derive(Subcommand)]
 enum BenchWhat {
+    /// Simulated SM cycles/s and warp instructions/s of the golden model on one thread
+    #[command(after_help = "Example:\n  rfgen bench sim --kernel matmul")]
+    Sim {
+        #[command(flatten)]
+        source: ConfigSource,
+        /// Library kernel
+        #[arg(long, default_value = "matmul")]
+        kernel: String,
+        /// Repeat the kernel until this many seconds have passed
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+    },
     /// Cycles/s of lockstep cosim, of the Verilated RTL alone and of the model alone
     #[command(after_help = "Example:\n  rfgen bench cosim --preset baseline --cycles 1000000")]
     Cosim {
@@ -36,6 +48,32 @@ enum BenchWhat {
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.what {
+        BenchWhat::Sim { source, kernel, seconds } => {
+            let checked = source.load()?;
+            let k = rfgen_cosim::kernel::library::find(&kernel)
+                .ok_or_else(|| {
+                    super::bad_input(format!("unknown library kernel `{kernel}` (rfgen sim --list-kernels)"))
+                })?
+                .parse()?;
+            let (mut cycles, mut instructions, mut runs) = (0u64, 0u64, 0u32);
+            let start = std::time::Instant::now();
+            while start.elapsed().as_secs_f64() < seconds || runs == 0 {
+                let (stats, _) = rfgen_cosim::sim::run(&checked, &k, u64::MAX, &mut |_| {})?;
+                cycles += stats.cycles;
+                instructions += stats.warp_instructions;
+                runs += 1;
+            }
+            let secs = start.elapsed().as_secs_f64();
+            println!(
+                "sim benchmark: kernel {kernel}, config {}, {runs} runs of {} cycles, one thread",
+                checked.config.name,
+                cycles / runs as u64
+            );
+            println!("  simulated cycles/s        {:>12.0}", cycles as f64 / secs);
+            println!("  warp instructions/s       {:>12.0}", instructions as f64 / secs);
+            println!("  peak memory (VmHWM)       {:>12}", peak_memory().unwrap_or_else(|| "unknown".into()));
+            Ok(ExitCode::SUCCESS)
+        }
         BenchWhat::Cosim { source, block, cycles, seed, cache_dir } => {
             let checked = source.load()?;
             let cache = cache_dir.unwrap_or_else(default_cache_dir);
@@ -58,4 +96,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Peak resident memory of this process, from /proc (Linux).
+fn peak_memory() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).map(|v| v.trim().to_string())
 }

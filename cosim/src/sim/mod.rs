@@ -64,7 +64,10 @@ pub fn simulate(
         kernel: kernel.name.clone(),
         config: checked.config.name.clone(),
         config_hash: checked.hash(),
-        scheduler: format!("{:?}", checked.config.scheduler.policy).to_lowercase(),
+        scheduler: serde_json::to_value(checked.config.scheduler.policy)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
         ipc: stats.warp_instructions as f64 / stats.cycles.max(1) as f64,
         stats,
         energy,

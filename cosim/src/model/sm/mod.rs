@@ -135,9 +135,17 @@ pub struct Sm<'k> {
     tags: Vec<usize>,
     free_tags: Vec<u32>,
     lives: Vec<ValueLife>,
+    /// Per slot bits, updated on events: a live warp whose next instruction has no scoreboard
+    /// conflict and is not waiting at a barrier; warps at a barrier; next instruction needs an
+    /// operand collector (is not a branch, exit or barrier); warps with instructions left.
+    can_issue: u64,
+    at_barrier: u64,
+    needs_collector: u64,
+    resident: u64,
     stats: SimStats,
     cycle: u64,
-    order: Vec<usize>,
+    /// `(cycle, warp slot, pc)` of every issue, when recording.
+    issues: Option<Vec<(u64, u32, u32)>>,
     due: Vec<usize>,
     completed: Vec<usize>,
 }
@@ -206,14 +214,28 @@ impl<'k> Sm<'k> {
             tags: vec![0; tags],
             free_tags: (0..tags as u32).rev().collect(),
             lives: vec![ValueLife::default(); g.warps as usize * k.regs.max(1) as usize],
+            can_issue: 0,
+            at_barrier: 0,
+            needs_collector: 0,
+            resident: 0,
             stats: SimStats::default(),
             cycle: 0,
-            order: Vec::new(),
+            issues: None,
             due: Vec::new(),
             completed: Vec::new(),
         };
         sm.launch_blocks();
         Ok(sm)
+    }
+
+    /// Records every issue from now on (see [`Sm::issues`]).
+    pub fn record_issues(&mut self) {
+        self.issues = Some(Vec::new());
+    }
+
+    /// `(cycle, warp slot, pc)` of every issue since [`Sm::record_issues`].
+    pub fn issues(&self) -> &[(u64, u32, u32)] {
+        self.issues.as_deref().unwrap_or(&[])
     }
 
     pub fn stats(&self) -> &SimStats {
@@ -267,6 +289,7 @@ impl<'k> Sm<'k> {
                 s.block = b;
                 s.at_barrier = false;
                 self.sched.add(w);
+                self.refresh(w);
             }
             self.blocks[b] = Some(Block {
                 shared: vec![0; self.k.shared_bytes as usize / 4],
@@ -285,6 +308,24 @@ impl<'k> Sm<'k> {
                 self.flights.len() - 1
             }
         }
+    }
+
+    /// Recomputes the issue bits of slot `w` after an event that may change them.
+    fn refresh(&mut self, w: usize) {
+        let bit = 1u64 << w;
+        let s = &self.slots[w];
+        let next = s.warp.as_ref().and_then(|x| x.next());
+        let (mut ready, mut collector) = (false, false);
+        if let Some((pc, _)) = next {
+            let i = &self.info[pc as usize];
+            ready = !s.at_barrier && !i.regs.meets(&s.pending) && i.preds & s.pending_preds == 0;
+            collector = i.unit != Unit::Control;
+        }
+        let set = |m: &mut u64, on: bool| *m = if on { *m | bit } else { *m & !bit };
+        set(&mut self.can_issue, ready);
+        set(&mut self.needs_collector, collector);
+        set(&mut self.at_barrier, next.is_some() && s.at_barrier);
+        set(&mut self.resident, next.is_some());
     }
 
     /// The next instruction of slot `w` waits for a long-latency result.
@@ -385,38 +426,17 @@ impl<'k> Sm<'k> {
                 (0..self.slots.len()).map(|w| !self.slots[w].at_barrier && !self.waits_long(w)).collect();
             self.sched.refill(|w| ready[w]);
         }
-        let resident = self
-            .slots
-            .iter()
-            .enumerate()
-            .fold(0u64, |m, (w, s)| m | ((s.warp.as_ref().is_some_and(|x| !x.done()) as u64) << w));
-        self.sched.order(resident, &mut self.order);
-        let (mut saw_collector, mut saw_scoreboard, mut saw_barrier) = (false, false, false);
-        let mut chosen = None;
-        for &w in &self.order {
-            let s = &self.slots[w];
-            let Some((pc, _)) = s.warp.as_ref().and_then(|x| x.next()) else { continue };
-            let i = &self.info[pc as usize];
-            if s.at_barrier {
-                saw_barrier = true;
-            } else if i.regs.meets(&s.pending) || i.preds & s.pending_preds != 0 {
-                saw_scoreboard = true;
-            } else if i.unit != Unit::Control && !issue_ready {
-                saw_collector = true;
-            } else {
-                chosen = Some(w);
-                break;
-            }
-        }
+        let candidates = self.sched.candidates(self.resident);
+        let eligible = self.can_issue & candidates & if issue_ready { u64::MAX } else { !self.needs_collector };
         let st = &mut self.stats.stalls;
-        match chosen {
+        match self.sched.pick(eligible) {
             Some(w) => {
                 st.issued += 1;
                 self.issue(w)?;
             }
-            None if saw_collector => st.collector_full += 1,
-            None if saw_scoreboard => st.scoreboard += 1,
-            None if saw_barrier => st.barrier += 1,
+            None if self.can_issue & candidates != 0 => st.collector_full += 1,
+            None if candidates & !self.can_issue & !self.at_barrier != 0 => st.scoreboard += 1,
+            None if candidates & self.at_barrier != 0 => st.barrier += 1,
             None if self.sched.is_two_level() && self.sched.pending_count() > 0 => st.descheduled += 1,
             None => st.no_warp += 1,
         }
@@ -440,6 +460,7 @@ impl<'k> Sm<'k> {
             }
             s.inflight -= 1;
             self.free_flights.push(id);
+            self.refresh(w);
             self.maybe_finish(w);
         }
         self.cycle += 1;
@@ -454,6 +475,9 @@ impl<'k> Sm<'k> {
         let block = self.blocks[s.block].as_mut().expect("a live warp has a block");
         let f = &mut self.flights[id];
         let e = warp.execute(self.k, &mut self.global, &mut block.shared, &mut f.vals).map_err(SimError::Exec)?;
+        if let Some(log) = &mut self.issues {
+            log.push((self.cycle, w as u32, e.pc));
+        }
         f.slot = w;
         f.pc = e.pc;
         f.mask = e.mask;
@@ -524,6 +548,7 @@ impl<'k> Sm<'k> {
             }
             s.inflight += 1;
         }
+        self.refresh(w);
         if self.slots[w].warp.as_ref().is_some_and(Warp::done) {
             self.sched.remove(w);
             self.maybe_finish(w);
@@ -534,8 +559,9 @@ impl<'k> Sm<'k> {
     fn release_barrier(&mut self, b: usize) {
         let block = self.blocks[b].as_mut().unwrap();
         block.arrived = 0;
-        for &w in &block.slots {
+        for w in block.slots.clone() {
             self.slots[w].at_barrier = false;
+            self.refresh(w);
         }
     }
 
@@ -551,6 +577,7 @@ impl<'k> Sm<'k> {
         s.long_pending = RegSet::default();
         s.pending_preds = 0;
         s.issued = 0;
+        self.refresh(w);
         let regs = self.k.regs.max(1) as usize;
         for v in &mut self.lives[w * regs..][..regs] {
             self.stats.values.close(v);

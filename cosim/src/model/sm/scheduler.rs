@@ -52,22 +52,33 @@ impl Scheduler {
         self.last_issued = Some(w);
     }
 
-    /// Candidates for this cycle's issue slot, best first.
-    pub fn order(&self, resident: u64, out: &mut Vec<usize>) {
-        out.clear();
+    /// Warps the scheduler considers this cycle: the active set (two-level) or every resident warp.
+    pub fn candidates(&self, resident: u64) -> u64 {
+        match self.policy {
+            SchedulerPolicy::TwoLevel => self.active.iter().fold(0, |m, &w| m | 1 << w),
+            _ => resident,
+        }
+    }
+
+    /// The warp that gets the issue slot among `eligible` (bit per slot), by policy order.
+    pub fn pick(&self, eligible: u64) -> Option<usize> {
+        if eligible == 0 {
+            return None;
+        }
+        let is = |w: usize| eligible >> w & 1 == 1;
         match self.policy {
             SchedulerPolicy::Lrr => {
-                let start = self.last_issued.map(|w| w + 1).unwrap_or(0);
-                out.extend((0..self.slots).map(|i| (start + i) % self.slots).filter(|&w| resident >> w & 1 == 1));
+                let start = self.last_issued.map(|w| (w + 1) % self.slots).unwrap_or(0);
+                let from_start = eligible & !((1u64 << start) - 1);
+                Some(if from_start != 0 { from_start } else { eligible }.trailing_zeros() as usize)
             }
             SchedulerPolicy::Gto => {
-                out.extend(self.last_issued);
-                out.extend(self.by_age.iter().filter(|&&w| Some(w) != self.last_issued));
+                self.last_issued.filter(|&w| is(w)).or_else(|| self.by_age.iter().copied().find(|&w| is(w)))
             }
             SchedulerPolicy::TwoLevel => {
                 let n = self.active.len();
                 let start = self.last_issued.and_then(|w| self.active.iter().position(|&a| a == w)).unwrap_or(0);
-                out.extend((0..n).map(|i| self.active[(start + i) % n]));
+                (0..n).map(|i| self.active[(start + i) % n]).find(|&w| is(w))
             }
         }
     }
@@ -87,8 +98,9 @@ impl Scheduler {
         if self.active.len() >= self.capacity {
             return;
         }
+        let start = self.refill_from;
         for i in 0..self.slots {
-            let w = (self.refill_from + i) % self.slots;
+            let w = (start + i) % self.slots;
             if self.by_age.contains(&w) && !self.active.contains(&w) && ready(w) {
                 self.active.push(w);
                 self.refill_from = (w + 1) % self.slots;
@@ -115,21 +127,21 @@ mod tests {
         for w in [5, 2, 7] {
             s.add(w);
         }
-        let mut order = Vec::new();
-        s.order(u64::MAX, &mut order);
-        assert_eq!(order, [5, 2, 7]);
+        assert_eq!(s.pick(1 << 2 | 1 << 5 | 1 << 7), Some(5));
         s.issued(7);
-        s.order(u64::MAX, &mut order);
-        assert_eq!(order, [7, 5, 2]);
+        assert_eq!(s.pick(1 << 2 | 1 << 5 | 1 << 7), Some(7));
+        assert_eq!(s.pick(1 << 2 | 1 << 5), Some(5), "then the oldest");
+        assert_eq!(s.pick(0), None);
     }
 
     #[test]
     fn lrr_rotates_from_the_last_issuer() {
         let mut s = Scheduler::new(SchedulerPolicy::Lrr, 4, 4);
         s.issued(1);
-        let mut order = Vec::new();
-        s.order(0b1101, &mut order);
-        assert_eq!(order, [2, 3, 0]);
+        assert_eq!(s.pick(0b1101), Some(2));
+        assert_eq!(s.pick(0b1001), Some(3));
+        assert_eq!(s.pick(0b0011), Some(0), "wraps around");
+        assert_eq!(s.pick(0b0010), Some(1), "the last issuer comes last");
     }
 
     #[test]
