@@ -7,7 +7,7 @@ use std::path::Path;
 
 #[test]
 fn every_subcommand_has_help_with_examples() {
-    for sub in ["gen", "config", "cosim"] {
+    for sub in ["gen", "config", "cosim", "synth", "sweep"] {
         let out = rfgen(&[sub, "--help"]);
         assert!(out.status.success(), "{sub}");
         assert!(stdout(&out).contains("Examples:"), "{sub} --help has examples");

@@ -1,0 +1,197 @@
+//! `rfgen sweep` as a user runs it, with real Yosys (and Verilator) runs on small
+//! configurations: results, plots, monotonic area, resume, failures and bad input.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// 2 warps of 4 lanes in 2 clusters, 4 banks of 8 x 64 bit, 2 collectors. With 1 bank per
+/// cluster (`mrf.banks = 2`) the 8 entries are too few: an invalid point.
+const CONFIG: &str = "name = \"swp\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 8\n\
+                      [mrf]\nbanks = 4\nentries = 8\ncollectors = 2\ntag_bits = 2\n\
+                      [throughput]\nalu = 4\nsfu = 4\ntexture = 4\n";
+
+fn config(dir: &Path) -> String {
+    let path = dir.join("swp.toml");
+    std::fs::write(&path, CONFIG).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn sweep(args: &[&str]) -> std::process::Output {
+    rfgen(&[&["sweep"], args].concat())
+}
+
+fn results(out: &Path) -> Vec<Value> {
+    let json: Value = serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    json["points"].as_array().unwrap().clone()
+}
+
+fn figure(point: &Value, path: &[&str]) -> f64 {
+    path.iter().fold(point, |v, k| &v[k]).as_f64().unwrap_or_else(|| panic!("{path:?} in {point}"))
+}
+
+/// Modified time and content of every stored point.
+fn stored(out: &Path) -> Vec<(String, std::time::SystemTime, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(out.join("points"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let modified = std::fs::metadata(&p).unwrap().modified().unwrap();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), modified, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn area_grows_with_banks_and_with_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let out = dir.path().join("mono");
+    let o = sweep(&[
+        "--config",
+        &cfg,
+        "--param",
+        "mrf.banks=4,8,16",
+        "--param",
+        "mrf.entries=8,32",
+        "--synth",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let points = results(&out);
+    assert_eq!(points.len(), 6);
+    assert!(points.iter().all(|p| p["status"] == "ok"), "{points:#?}");
+    let at = |banks: u64, entries: u64| {
+        points
+            .iter()
+            .find(|p| p["params"]["mrf.banks"] == banks && p["params"]["mrf.entries"] == entries)
+            .unwrap_or_else(|| panic!("point {banks} x {entries}"))
+    };
+    for entries in [8, 32] {
+        for (fewer, more) in [(4, 8), (8, 16)] {
+            let (a, b) = (at(fewer, entries), at(more, entries));
+            for fig in [&["area", "transistors"][..], &["area", "cells"], &["area", "sram", "um2"]] {
+                assert!(figure(a, fig) < figure(b, fig), "{fig:?} grows from {fewer} to {more} banks");
+            }
+        }
+    }
+    for banks in [4, 8, 16] {
+        let (a, b) = (at(banks, 8), at(banks, 32));
+        assert!(figure(a, &["area", "sram", "um2"]) < figure(b, &["area", "sram", "um2"]), "deeper banks");
+        assert!(figure(a, &["area", "transistors"]) <= figure(b, &["area", "transistors"]), "deeper banks");
+    }
+    // Module prefixes differ per point.
+    let names: std::collections::BTreeSet<&str> = points.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 6);
+    assert!(names.iter().all(|n| n.starts_with("swp-") && n.len() == 12), "{names:?}");
+}
+
+#[test]
+fn sweep_writes_tables_and_plots_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let out = dir.path().join("sweep");
+    let out_s = out.to_str().unwrap();
+    let args =
+        ["--config", &cfg, "--param", "mrf.collectors=1,2", "--param", "mrf.banks=2,4", "--synth", "--out", out_s];
+    let o = sweep(&[&args[..], &["--jobs", "2"]].concat());
+    assert!(o.status.success(), "invalid points are not fatal: {}", stderr(&o));
+    assert!(stderr(&o).contains("4 points: 2 to measure, 0 done earlier, 2 invalid"), "{}", stderr(&o));
+
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("mrf.collectors,mrf.banks,name,config_hash,status,cells,flip_flops,transistors"));
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(lines[1].starts_with("1,2,,,invalid,") && lines[1].contains("`mrf.entries` = 8: too small"), "{csv}");
+    assert!(lines[2].starts_with("1,4,swp-") && lines[2].contains(",ok,"), "{csv}");
+    let points = results(&out);
+    assert_eq!(points.iter().filter(|p| p["status"] == "ok").count(), 2);
+    for param in ["mrf.collectors", "mrf.banks"] {
+        let svg = std::fs::read_to_string(out.join(format!("{param}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains(&format!("area vs {param}")) && svg.contains("transistors"));
+    }
+    assert!(stdout(&o).contains("mrf.collectors  mrf.banks"), "a summary table: {}", stdout(&o));
+
+    // A rerun with the same settings measures nothing and rewrites the same results.
+    let before = stored(&out);
+    assert_eq!(before.len(), 2);
+    let o = sweep(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("4 points: 0 to measure, 2 done earlier, 2 invalid"), "{}", stderr(&o));
+    assert_eq!(stored(&out), before, "stored points are left alone");
+    assert_eq!(std::fs::read_to_string(out.join("results.csv")).unwrap(), csv);
+
+    // A lost point is measured again; other settings measure every point again.
+    std::fs::remove_file(out.join("points").join(&before[0].0)).unwrap();
+    let o = sweep(&args);
+    assert!(stderr(&o).contains("1 to measure, 1 done earlier"), "{}", stderr(&o));
+    let o = sweep(&[&args[..], &["--sram-um2-per-bit", "1.0"]].concat());
+    assert!(stderr(&o).contains("2 to measure, 0 done earlier"), "{}", stderr(&o));
+    let again = results(&out);
+    let sram = |p: &Value| figure(p, &["area", "sram", "um2"]);
+    let ok: Vec<_> = points.iter().zip(&again).filter(|(p, _)| p["status"] == "ok").collect();
+    assert!(ok.iter().all(|(p, q)| (sram(q) / sram(p) - 1.0 / 0.5007).abs() < 1e-9), "re-costed");
+}
+
+#[test]
+fn failed_points_are_reported_and_retried_and_cosim_runs_per_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let junk = dir.path().join("junk.lib");
+    std::fs::write(&junk, "library (junk) {\n").unwrap();
+    let out = dir.path().join("fail");
+    let out_s = out.to_str().unwrap();
+    let args = ["--config", &cfg, "--param", "mrf.collectors=1", "--out", out_s];
+    let o = sweep(&[&args[..], &["--synth", "--liberty", junk.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(1), "a failed point fails the sweep: {}", stderr(&o));
+    let points = results(&out);
+    assert_eq!(points[0]["status"], "failed");
+    let message = points[0]["message"].as_str().unwrap();
+    assert!(message.contains("Yosys failed") && message.contains(".liberty.log"), "{message}");
+    assert!(!out.join("points").exists() || stored(&out).is_empty(), "failures are not stored");
+
+    // The same folder, now with cosim: the point is measured and passes.
+    let o = sweep(&[&args[..], &["--cosim", "2000", "--seed", "3"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let points = results(&out);
+    assert_eq!(points[0]["status"], "ok", "{points:?}");
+    assert_eq!(points[0]["cosim"]["cycles"], 2000);
+    assert!(points[0]["cosim"]["mismatch"].is_null());
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert!(csv.lines().nth(1).unwrap().contains(",ok,pass,"), "{csv}");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--param", "mrf.banks", "--out", o], "--param mrf.banks: expected PATH=LIST, e.g. mrf.collectors=2,4,8"),
+        (&["--param", "mrf.bank=2", "--out", o], "unknown config key `bank` in [mrf] (allowed: banks, collectors, entries"),
+        (&["--param", "mfr.banks=2", "--out", o], "unknown config key `mfr` in the top level (allowed:"),
+        (&["--param", "mrf=2", "--out", o], "`mrf` is a section; name a key inside it"),
+        (&["--param", "name=a,b", "--out", o], "the design name is set per point"),
+        (&["--param", "mrf.banks=2,,4", "--out", o], "empty value in the list"),
+        (&["--param", "mrf.banks=4,4", "--out", o], "value 4 is listed twice"),
+        (&["--param", "mrf.banks=4", "--param", "mrf.banks=8", "--out", o], "given twice"),
+        (&["--param", "mrf.banks=4", "--out", o, "--jobs", "0"], "--jobs must be at least 1"),
+        (&["--param", "mrf.banks=4", "--out", o, "--cosim", "0"], "--cosim must be at least 1 cycle"),
+        (&["--param", "mrf.banks=4", "--out", o, "--liberty", "x.lib"], "--liberty needs --synth"),
+        (&["--param", "mrf.banks=4", "--out", o, "--synth", "--target", "fpga"], "invalid value 'fpga' for '--target"),
+        (&["--param", "mrf.banks=4", "--out", o, "--synth", "--liberty", "/no/cells.lib"], "cannot read Liberty file"),
+        (&["--param", "mrf.banks=4"], "--out <DIR>"),
+        (&["--out", o], "--param <PATH=LIST>"),
+    ];
+    for (args, message) in cases {
+        let output = sweep(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains(message), "{args:?}: expected {message:?} in {}", stderr(&output));
+    }
+    assert!(!out.exists(), "bad input writes nothing");
+}
