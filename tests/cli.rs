@@ -31,7 +31,7 @@ fn bad_input_exits_2_with_a_message() {
         (&["gen", "--sram", "magic"], "invalid value 'magic' for '--sram"),
         (&["config", "--check", bad], "`mrf.banks` = 24"),
         (&["config"], "required"),
-        (&["cosim", "--block", "nope"], "unknown block `nope` (allowed: mrf)"),
+        (&["cosim", "--block", "nope"], "unknown block `nope` (allowed: mrf, bdi)"),
         (&["cosim", "--cycles", "0"], "--cycles must be at least 1"),
         (&["cosim", "--cycles", "ten"], "invalid value 'ten' for '--cycles"),
         (&["cosim", "--trace", "wave.txt"], "must end in .vcd or .fst"),

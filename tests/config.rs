@@ -58,6 +58,10 @@ const BAD: &[(&str, &str)] = &[
         "`compression.modes` = \"4,3\": unknown mode (allowed: 4,0 4,1 4,2 8,0 8,1 8,2 8,4)",
     ),
     (
+        "[compression]\nmodes = [\"4,1\", \"4,0\", \"4,1\"]",
+        "`compression.modes` = \"4,1\": listed twice (allowed: each mode once)",
+    ),
+    (
         "[energy]\nsmall_rf_read_pj = [1.0]",
         "`energy.small_rf_read_pj` = 1 values: needs one value per size (allowed: 8 values (1 to 8 entries per thread))",
     ),

@@ -97,3 +97,14 @@ fn every_file_has_a_header_and_one_module() {
         assert!(!text.contains("lint_off"), "{name}");
     }
 }
+
+#[test]
+fn bdi_codecs_lint_and_synthesize_clean() {
+    let all_modes = rfgen_gen::config::parse(
+        "name = \"allmodes\"\n[compression]\nmodes = [\"4,0\", \"4,1\", \"4,2\", \"8,0\", \"8,1\", \"8,2\", \"8,4\"]\ncompress_latency = 3\ndecompress_latency = 2\n",
+    )
+    .unwrap();
+    for checked in COMPRESSED.iter().map(|(n, _)| compressed(n)).chain([baseline(), all_modes]) {
+        lint_design(&rfgen_gen::emit::generate_bdi_codec(&checked).unwrap(), true);
+    }
+}

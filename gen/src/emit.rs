@@ -2,7 +2,7 @@
 //! FuseSoC core, `manifest.json`) and their atomic write to an output folder.
 
 use crate::blocks;
-use crate::config::{Checked, Config};
+use crate::config::{Checked, Config, ConfigError};
 use crate::templates::render;
 use crate::verilog::{Memory, Module, Port};
 use serde::{Deserialize, Serialize};
@@ -68,6 +68,15 @@ pub fn generate(checked: &Checked, sram: SramKind) -> Design {
     let prefix = checked.prefix();
     let modules = blocks::mrf::modules(&prefix, &checked.geometry, sram);
     assemble(checked, sram, modules, "Banked main register file with operand collectors")
+}
+
+/// Generates the BDI codec of a config (compressor, decompressor, top `<prefix>_bdi_codec`), from
+/// its `[compression]` section whether or not the MRF is compressed. Fails when a mode cannot
+/// save a bank in this geometry.
+pub fn generate_bdi_codec(checked: &Checked) -> Result<Design, ConfigError> {
+    let layout = crate::bdi::Layout::new(&checked.geometry, &checked.config.compression)?;
+    let modules = blocks::bdi::codec_modules(&checked.prefix(), &layout);
+    Ok(assemble(checked, SramKind::Behavioural, modules, "BDI register compressor feeding a decompressor"))
 }
 
 fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description: &str) -> Design {

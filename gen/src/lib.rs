@@ -1,6 +1,7 @@
 //! rfgen's generator: configuration schema and validation, the register-to-bank mapping, and
 //! the Verilog emitters of every block. It knows nothing about simulation.
 
+pub mod bdi;
 pub mod blocks;
 pub mod config;
 pub mod emit;

@@ -66,6 +66,11 @@ pub fn reg(name: &str, width: u32) -> String {
     format!("  reg  {}{name};\n", range(width, false))
 }
 
+/// `reg [w-1:0] name;` with a range even for one bit: a per-element vector that is indexed.
+pub fn vector_reg(name: &str, width: u32) -> String {
+    format!("  reg  {}{name};\n", range(width, true))
+}
+
 /// Sized decimal literal.
 pub fn lit(width: u32, value: u64) -> String {
     format!("{width}'d{value}")

@@ -16,6 +16,7 @@ use std::process::ExitCode;
   rfgen cosim --cycles 1000000                    # default SM, random seed (printed)
   rfgen cosim --preset baseline --seed 7 --cycles 20000 --trace run.fst
   rfgen cosim --config small.toml --block mrf
+  rfgen cosim --block bdi --cycles 1000000        # BDI compressor + decompressor
 
 Exit status: 0 when RTL and model agree, 1 on a mismatch or failure, 2 on bad input.")]
 pub struct CosimArgs {
@@ -65,6 +66,8 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let checked = args.source.load()?;
+    // A config the block cannot be built from is bad input, like any other config error.
+    (blocks::find(&args.block)?.design)(&checked).map_err(|e| bad_input(format!("{}: {e}", args.source.flags())))?;
     let seed = args.seed.unwrap_or_else(random_seed);
     let x_seed = args.x_seed.unwrap_or(seed as u32);
     let opts = CosimOptions {

@@ -68,3 +68,66 @@ pub fn baseline() -> Checked {
 pub fn build(design: &Design) -> Arc<RtlLib> {
     load(design, TraceKind::None, &cache_dir(), &mut |_: Event| {}).expect("the Verilator build succeeds")
 }
+
+/// Small configurations with BDI compression, covering: all seven modes, three modes needing one
+/// bank each (tie-breaks), 64 lanes, a single bank group, and latencies and wake-up times other
+/// than the defaults.
+pub const COMPRESSED: &[(&str, &str)] = &[
+    (
+        "ctiny",
+        "name = \"ctiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[compression]\nmodes = [\"8,0\", \"4,1\", \"4,0\"]\ncompress_latency = 1\nwakeup_cycles = 0\n[throughput]\nalu = 4\nsfu = 4\n",
+    ),
+    (
+        "csmall",
+        "name = \"csmall\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 8\nentries = 16\ncollectors = 2\ntag_bits = 4\n[compression]\nmodes = [\"4,0\", \"4,1\", \"4,2\", \"8,0\", \"8,1\", \"8,2\", \"8,4\"]\nwakeup_cycles = 3\n[throughput]\nalu = 4\nsfu = 4\n",
+    ),
+    (
+        "cwide",
+        "name = \"cwide\"\n[sm]\nwarps = 4\nlanes = 64\nclusters = 8\nregisters_per_thread = 4\n[mrf]\nbanks = 16\nentries = 8\ncollectors = 2\n[compression]\ncompress_latency = 3\ndecompress_latency = 2\nwakeup_cycles = 1\n",
+    ),
+    (
+        "conegroup",
+        "name = \"conegroup\"\n[sm]\nwarps = 3\nlanes = 16\nclusters = 4\nregisters_per_thread = 2\n[mrf]\nbanks = 4\nentries = 8\ncollectors = 3\n[compression]\nmodes = [\"4,2\", \"4,1\"]\ncompress_latency = 1\ndecompress_latency = 2\nwakeup_cycles = 2\n[throughput]\nalu = 4\nsfu = 4\n",
+    ),
+];
+
+pub fn compressed(name: &str) -> Checked {
+    let (_, text) = COMPRESSED.iter().find(|(n, _)| *n == name).expect("a compressed config of that name");
+    rfgen_gen::config::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The paper's compressed SM (preset `isca15-bdi`).
+pub fn isca15_bdi() -> Checked {
+    rfgen_gen::config::preset("isca15-bdi").unwrap()
+}
+
+/// Register values for proptest: kernel-shaped (equal lanes, ramps of any stride, narrow noise,
+/// values at the edges of each delta width, negative deltas, bases near the 2^32 wrap) and
+/// uniform. Shrinks toward simpler patterns and smaller numbers.
+pub fn pattern() -> impl proptest::strategy::Strategy<Value = rfgen_cosim::blocks::bdi::Pattern> {
+    use proptest::prelude::*;
+    use rfgen_cosim::blocks::bdi::Pattern;
+    let base = prop_oneof![
+        0u32..64,
+        (0u32..64).prop_map(|d| 0u32.wrapping_sub(d)),
+        (0u32..64).prop_map(|d| 0x8000_0000u32.wrapping_sub(d)),
+        any::<u32>(),
+    ];
+    let stride = prop_oneof![0u32..9, (1u32..9).prop_map(u32::wrapping_neg), any::<u32>()];
+    prop_oneof![
+        2 => base.clone().prop_map(Pattern::Equal),
+        3 => (base.clone(), stride).prop_map(|(base, stride)| Pattern::Ramp { base, stride }),
+        1 => (any::<u64>(), any::<u64>(), 0u32..64)
+            .prop_map(|(base, stride, shift)| Pattern::Ramp64 { base, stride: stride >> shift }),
+        2 => (base.clone(), 1u32..=17, any::<u64>()).prop_map(|(base, bits, seed)| Pattern::Noise { base, bits, seed }),
+        3 => (base, prop::sample::select(vec![7u32, 15, 31]), any::<bool>(), proptest::option::of(1u32..32), any::<u64>(), any::<u32>())
+            .prop_map(|(low, k, wide, outside, seed, high)| Pattern::Boundary {
+                base: low as u64 | (high as u64) << 32,
+                k,
+                wide,
+                outside,
+                seed,
+            }),
+        2 => any::<u64>().prop_map(Pattern::Uniform),
+    ]
+}

@@ -1,6 +1,7 @@
 //! The blocks `rfgen cosim --block` can check. Each entry says which design to build (and its
 //! top module) and how to make the model side of a lockstep run.
 
+pub mod bdi;
 pub mod mrf;
 
 use crate::lockstep::Lockstep;
@@ -18,15 +19,32 @@ pub struct BlockInfo {
     pub random: fn(&Checked, &Layout, u64) -> Box<dyn Lockstep>,
 }
 
-pub const BLOCKS: &[BlockInfo] = &[BlockInfo {
-    name: "mrf",
-    about: "banked main register file with operand collectors (top <prefix>_mrf)",
-    design: |checked| Ok(rfgen_gen::generate(checked, SramKind::Behavioural)),
-    random: |checked, layout, seed| {
-        let g = &checked.geometry;
-        Box::new(mrf::MrfLockstep::new(g, layout, mrf::RandomStimulus::new(g, seed, mrf::Knobs::default())))
+pub const BLOCKS: &[BlockInfo] = &[
+    BlockInfo {
+        name: "mrf",
+        about: "banked main register file with operand collectors, compressed when the config says so (top <prefix>_mrf)",
+        design: |checked| Ok(rfgen_gen::generate(checked, SramKind::Behavioural)),
+        random: |checked, layout, seed| {
+            let g = &checked.geometry;
+            Box::new(mrf::MrfLockstep::new(g, layout, mrf::RandomStimulus::new(g, seed, mrf::Knobs::default())))
+        },
     },
-}];
+    BlockInfo {
+        name: "bdi",
+        about: "BDI compressor feeding a decompressor, from the config's [compression] section (top <prefix>_bdi_codec)",
+        design: |checked| Ok(rfgen_gen::emit::generate_bdi_codec(checked)?),
+        random: |checked, layout, seed| {
+            let l = bdi_layout(checked).expect("the design was generated, so the layout is valid");
+            let stimulus = bdi::RandomCodecStimulus::new(l.lanes, seed, bdi::CodecKnobs::default());
+            Box::new(bdi::CodecLockstep::new(&l, layout, stimulus))
+        },
+    },
+];
+
+/// The compressed layout of a config's `[compression]` section.
+pub fn bdi_layout(checked: &Checked) -> Result<rfgen_gen::bdi::Layout, rfgen_gen::ConfigError> {
+    rfgen_gen::bdi::Layout::new(&checked.geometry, &checked.config.compression)
+}
 
 pub fn find(name: &str) -> Result<&'static BlockInfo> {
     match BLOCKS.iter().find(|b| b.name == name) {

@@ -3,5 +3,6 @@
 //! edge from the current state and inputs (`tick`), exactly like the RTL.
 
 pub mod arbiter;
+pub mod bdi;
 pub mod mrf;
 pub mod sm;

@@ -1,5 +1,6 @@
 //! One generator module per hardware block. Each returns the Verilog modules it needs,
 //! leaves first, top last.
 
+pub mod bdi;
 pub mod mrf;
 pub mod sram;

@@ -120,10 +120,11 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     range("orf.entries", cfg.orf.entries, 1, 8)?;
 
     let c = &cfg.compression;
-    const MODES: [&str; 7] = ["4,0", "4,1", "4,2", "8,0", "8,1", "8,2", "8,4"];
-    require(!c.modes.is_empty(), "compression.modes", "[]", "must not be empty", MODES.join(" "))?;
-    for m in &c.modes {
-        require(MODES.contains(&m.as_str()), "compression.modes", format!("{m:?}"), "unknown mode", MODES.join(" "))?;
+    let modes = crate::bdi::MODES.map(|m| m.name()).join(" ");
+    require(!c.modes.is_empty(), "compression.modes", "[]", "must not be empty", &modes)?;
+    for (i, m) in c.modes.iter().enumerate() {
+        require(crate::bdi::Mode::parse(m).is_some(), "compression.modes", format!("{m:?}"), "unknown mode", &modes)?;
+        require(!c.modes[..i].contains(m), "compression.modes", format!("{m:?}"), "listed twice", "each mode once")?;
     }
     range("compression.compress_latency", c.compress_latency, 1, 8)?;
     range("compression.decompress_latency", c.decompress_latency, 1, 8)?;
@@ -209,5 +210,8 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     }
 
     let geometry = Geometry::new(&cfg);
+    if cfg.compression.enabled {
+        crate::bdi::Layout::new(&geometry, &cfg.compression)?;
+    }
     Ok(Checked { config: cfg, geometry })
 }

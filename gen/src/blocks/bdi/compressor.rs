@@ -1,0 +1,201 @@
+//! The BDI compressor (seed 004 §5.1, Fig. 7): a warp register in; its range indicator, bank
+//! count, bank-enable mask and chunks out `compress_latency` cycles later; one register per cycle.
+//! Modelled by `cosim::model::bdi::Compressor`; payload layout and timing in docs/bdi.md.
+
+use super::{Field, declare_stage, stage};
+use crate::bdi::Layout;
+use crate::geometry::LANE_BITS;
+use crate::verilog::{Module, Port, lit, onehot_mux, slice, vector_wire, wire};
+
+pub fn compressor(prefix: &str, l: &Layout) -> Module {
+    let (w, c, n, k) = (l.register_bits(), l.clusters, l.compress_latency, l.modes.len() as u32);
+    // Base sizes in use, with the bits and the count of their values.
+    let bases: Vec<(u32, u32, u32)> = [4, 8]
+        .into_iter()
+        .filter(|&base| l.has_base(base))
+        .map(|base| (base, 8 * base, l.lanes * LANE_BITS / (8 * base)))
+        .collect();
+    let mut b = String::new();
+
+    // Stage 0 names the inputs and the stage-1 logic, so every stage loads `s<k>_` from `s<k-1>_`.
+    let mut front = vec![Field::new("bypass", 1), Field::new("data", w), Field::vector("fit", k)];
+    for &(base, _, values) in &bases {
+        let lo = l.max_delta_bits(base);
+        if lo > 0 {
+            front.push(Field::new(&format!("lo{base}"), (values - 1) * lo));
+        }
+    }
+    for f in &front {
+        b += &if f.vector {
+            vector_wire(&format!("s0_{}", f.name), f.width)
+        } else {
+            wire(&format!("s0_{}", f.name), f.width)
+        };
+    }
+    b += &wire("s0_valid", 1);
+    b += "  assign s0_valid = in_valid;\n  assign s0_bypass = in_bypass;\n  assign s0_data = in_data;\n";
+
+    b += "\n  // Stage 1 logic: subtract the base (value 0) from every other value, then check by sign\n";
+    b += "  // extension which delta widths each difference fits.\n";
+    for &(base, bits, values) in &bases {
+        let dv = format!("d{base}");
+        b += &wire(&dv, (values - 1) * bits);
+        for j in 1..values {
+            b += &format!(
+                "  assign {} = {} - {};\n",
+                slice(&dv, j - 1, bits),
+                slice("in_data", j, bits),
+                slice("in_data", 0, bits)
+            );
+        }
+        let lo = l.max_delta_bits(base);
+        if lo > 0 {
+            b += &format!("  // The low {lo} bits of every difference, for packing.\n");
+            for j in 1..values {
+                let low = (j - 1) * bits;
+                b += &format!(
+                    "  assign {} = {dv}[{}:{low}];\n",
+                    slice(&format!("s0_lo{base}"), j - 1, lo),
+                    low + lo - 1
+                );
+            }
+        }
+    }
+    for (i, m) in l.modes.iter().enumerate() {
+        let (base, bits, d) = (m.mode.base, m.mode.base_bits(), m.mode.delta_bits());
+        let ok = format!("ok{base}_{}", m.mode.delta);
+        let what = if d == 0 { "is zero".to_string() } else { format!("is the sign extension of its low {d} bits") };
+        b += &format!("  // <{}>: every difference {what}.\n", m.mode.name());
+        b += &vector_wire(&ok, m.values - 1);
+        for j in 1..m.values {
+            let low = (j - 1) * bits;
+            let test = if d == 0 {
+                format!("~(|d{base}[{}:{low}])", low + bits - 1)
+            } else {
+                let top = format!("d{base}[{}:{}]", low + bits - 1, low + d - 1);
+                format!("(&{top}) | ~(|{top})")
+            };
+            b += &format!("  assign {ok}[{}] = {test};\n", j - 1);
+        }
+        b += &format!("  assign s0_fit[{i}] = &{ok};\n");
+    }
+
+    if n >= 2 {
+        b += "\n  // Stage 1 register: the register, its fit flags and the delta bits to pack.\n";
+        b += &declare_stage("s1_", &front);
+        b += &stage("s1_", "s0_", &front, Some("en"));
+    }
+    let s = if n >= 2 { "s1_" } else { "s0_" };
+
+    b += &format!(
+        "\n  // Stage {} logic: the mode that fits with the fewest banks wins (ties: canonical order);\n",
+        n.min(2)
+    );
+    b += "  // a bypassed register stays uncompressed. The payload is the base, then the deltas, zero above.\n";
+    let out = [
+        Field::new("ri", l.ri_bits()),
+        Field::new("banks", l.banks_bits()),
+        Field::vector("bank_en", c),
+        Field::new("chunks", w),
+    ];
+    b += &vector_wire("sel", k);
+    b += &wire("keep", 1);
+    b += &wire("c_valid", 1);
+    for f in &out {
+        b += &if f.vector {
+            vector_wire(&format!("c_{}", f.name), f.width)
+        } else {
+            wire(&format!("c_{}", f.name), f.width)
+        };
+    }
+    b += &format!("  assign c_valid = {s}valid;\n");
+    let mut higher: Vec<String> = Vec::new();
+    for &i in &l.priority {
+        let mut terms = vec![format!("~{s}bypass"), format!("{s}fit[{i}]")];
+        terms.extend(higher.iter().cloned());
+        b += &format!("  assign sel[{i}] = {};  // <{}>\n", terms.join(" & "), l.modes[i].mode.name());
+        higher.push(format!("~{s}fit[{i}]"));
+    }
+    b += "  assign keep = ~(|sel);\n";
+    for bit in 0..l.ri_bits() {
+        let terms: Vec<String> = l
+            .modes
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.ri >> bit & 1 == 1)
+            .map(|(i, _)| format!("sel[{i}]"))
+            .collect();
+        let target = if l.ri_bits() == 1 { "c_ri".to_string() } else { format!("c_ri[{bit}]") };
+        b += &format!("  assign {target} = {};\n", if terms.is_empty() { "1'b0".into() } else { terms.join(" | ") });
+    }
+    let bb = l.banks_bits();
+    let mut counts = vec![("keep".to_string(), lit(bb, c as u64))];
+    counts.extend(l.modes.iter().enumerate().map(|(i, m)| (format!("sel[{i}]"), lit(bb, m.banks as u64))));
+    b += &format!("  assign c_banks = {};\n", onehot_mux(&counts, bb));
+    for cl in 0..c {
+        let mut terms = vec!["keep".to_string()];
+        terms.extend(l.modes.iter().enumerate().filter(|(_, m)| m.banks > cl).map(|(i, _)| format!("sel[{i}]")));
+        b += &format!("  assign c_bank_en[{cl}] = {};\n", terms.join(" | "));
+    }
+    let mut payloads = vec![("keep".to_string(), format!("{s}data"))];
+    for (i, m) in l.modes.iter().enumerate() {
+        let (base, d) = (m.mode.base, m.mode.delta_bits());
+        let lo = l.max_delta_bits(base);
+        let mut parts = vec![format!("{}'d0", w - m.payload_bits)];
+        if d > 0 {
+            parts
+                .extend((1..m.values).rev().map(|j| format!("{s}lo{base}[{}:{}]", (j - 1) * lo + d - 1, (j - 1) * lo)));
+        }
+        parts.push(format!("{s}data[{}:0]", m.mode.base_bits() - 1));
+        payloads.push((format!("sel[{i}]"), format!("{{{}}}", parts.join(", "))));
+    }
+    b += &format!("  assign c_chunks = {};\n", onehot_mux(&payloads, w));
+
+    // The chosen result goes through the remaining stages; the last one drives the outputs.
+    let mut from = "c_".to_string();
+    for st in n.min(2)..=n {
+        let at = if st == n { "out_".to_string() } else { format!("p{st}_") };
+        b += &format!("\n  // Stage {st} register{}.\n", if st == n { ": the outputs" } else { "" });
+        if st < n {
+            b += &declare_stage(&at, &out);
+        }
+        b += &stage(&at, &from, &out, Some("en"));
+        from = at;
+    }
+
+    let modes: Vec<String> = l.modes.iter().map(|m| format!("<{}> = {}", m.mode.name(), m.ri)).collect();
+    Module {
+        name: format!("{prefix}_compressor"),
+        doc: vec![
+            format!(
+                "BDI compressor for {} lanes x 32 bit; range indicator {}, 0 = uncompressed.",
+                l.lanes,
+                modes.join(", ")
+            ),
+            format!(
+                "{n}-stage pipeline, one register per cycle; {} chunks of {} bits, one per bank. See docs/bdi.md.",
+                c, l.chunk_bits
+            ),
+        ],
+        ports: vec![
+            Port::input("clk", 1, "clock"),
+            Port::input("rst", 1, "synchronous reset, active high"),
+            Port::input("en", 1, "advance the pipeline; while low every stage holds"),
+            Port::input("in_valid", 1, "a register enters (when en)"),
+            Port::input("in_bypass", 1, "store it uncompressed (a partial-mask write)"),
+            Port::input("in_data", w, "the register, lane i at [32i+31:32i]"),
+            Port::output("out_valid", 1, &format!("a register leaves, {n} advances after it entered")).reg(),
+            Port::output("out_ri", l.ri_bits(), "range indicator: the mode used, 0 = uncompressed").reg(),
+            Port::output("out_banks", l.banks_bits(), "chunks (banks) the register occupies").reg(),
+            Port::output("out_bank_en", c, "bank c holds chunk c: the low out_banks bits set").vector().reg(),
+            Port::output(
+                "out_chunks",
+                w,
+                &format!("chunk c at [{0}c+{1}:{0}c]; payload from bit 0, zero above", l.chunk_bits, l.chunk_bits - 1),
+            )
+            .reg(),
+        ],
+        body: b,
+        memory: None,
+    }
+}

@@ -1,0 +1,114 @@
+//! The BDI decompressor (seed 004 §4): chunks and range indicator in, the warp register out
+//! `decompress_latency` cycles later, one register per cycle: every value is the base plus its
+//! sign-extended delta. Modelled by `cosim::model::bdi::Decompressor`; see docs/bdi.md.
+
+use super::{Field, declare_stage, stage};
+use crate::bdi::Layout;
+use crate::geometry::LANE_BITS;
+use crate::verilog::{Module, Port, lit, onehot_mux, slice, vector_wire, wire};
+
+pub fn decompressor(prefix: &str, l: &Layout) -> Module {
+    let (w, n, k, rb) = (l.register_bits(), l.decompress_latency, l.modes.len() as u32, l.ri_bits());
+    let mut b = String::new();
+    b += &vector_wire("is", k);
+    b += &wire("raw", 1);
+    b += &wire("s0_valid", 1);
+    b += &wire("s0_data", w);
+    b += "\n  // The mode the range indicator names; a code no mode uses reads as uncompressed.\n";
+    for (i, m) in l.modes.iter().enumerate() {
+        b += &format!("  assign is[{i}] = (in_ri == {});  // <{}>\n", lit(rb, m.ri as u64), m.mode.name());
+    }
+    b += "  assign raw = ~(|is);\n";
+
+    let mut results = vec![("raw".to_string(), "in_chunks".to_string())];
+    for base in [4, 8].into_iter().filter(|&base| l.has_base(base)) {
+        let (bits, values, lo) = (8 * base, l.lanes * LANE_BITS / (8 * base), l.max_delta_bits(base));
+        let of_base: Vec<(usize, &crate::bdi::ModeLayout)> =
+            l.modes.iter().enumerate().filter(|(_, m)| m.mode.base == base).collect();
+        let any = format!("any{base}");
+        b += &format!(
+            "\n  // Base {base} bytes: value 0 is the base; value j is the base plus delta j, sign-extended.\n"
+        );
+        b += &wire(&any, 1);
+        b += &format!(
+            "  assign {any} = {};\n",
+            of_base.iter().map(|(i, _)| format!("is[{i}]")).collect::<Vec<_>>().join(" | ")
+        );
+        let whole = if lo == 0 {
+            // Only a zero-delta mode: every value is the base.
+            format!("{{{values}{{in_chunks[{}:0]}}}}", bits - 1)
+        } else {
+            let (dv, sv) = (format!("delta{base}"), format!("value{base}"));
+            b += &wire(&dv, (values - 1) * bits);
+            b += &wire(&sv, (values - 1) * bits);
+            for j in 1..values {
+                let terms: Vec<(String, String)> = of_base
+                    .iter()
+                    .filter(|(_, m)| m.mode.delta > 0)
+                    .map(|(i, m)| {
+                        let d = m.mode.delta_bits();
+                        let at = bits + (j - 1) * d;
+                        let field = format!("in_chunks[{}:{at}]", at + d - 1);
+                        let sign = format!("in_chunks[{}]", at + d - 1);
+                        (format!("is[{i}]"), format!("{{{{{}{{{sign}}}}}, {field}}}", bits - d))
+                    })
+                    .collect();
+                b += &format!("  assign {} = {};\n", slice(&dv, j - 1, bits), onehot_mux(&terms, bits));
+                b += &format!(
+                    "  assign {} = in_chunks[{}:0] + {};\n",
+                    slice(&sv, j - 1, bits),
+                    bits - 1,
+                    slice(&dv, j - 1, bits)
+                );
+            }
+            format!("{{{sv}, in_chunks[{}:0]}}", bits - 1)
+        };
+        results.push((any, whole));
+    }
+    b += "\n  assign s0_valid = in_valid;\n";
+    b += &format!("  assign s0_data = {};\n", onehot_mux(&results, w));
+
+    let data = [Field::new("data", w)];
+    let mut from = "s0_".to_string();
+    for st in 1..=n {
+        let at = if st == n { "out_".to_string() } else { format!("s{st}_") };
+        b += &format!("\n  // Stage {st} register{}.\n", if st == n { ": the outputs" } else { "" });
+        if st < n {
+            b += &declare_stage(&at, &data);
+        }
+        b += &stage(&at, &from, &data, None);
+        from = at;
+    }
+
+    let modes: Vec<String> = l.modes.iter().map(|m| format!("{} = <{}>", m.ri, m.mode.name())).collect();
+    Module {
+        name: format!("{prefix}_decompressor"),
+        doc: vec![
+            format!(
+                "BDI decompressor for {} lanes x 32 bit; range indicator {}, else uncompressed.",
+                l.lanes,
+                modes.join(", ")
+            ),
+            format!("{n}-stage pipeline, one register per cycle. See docs/bdi.md."),
+        ],
+        ports: vec![
+            Port::input("clk", 1, "clock"),
+            Port::input("rst", 1, "synchronous reset, active high"),
+            Port::input("in_valid", 1, "chunks enter this cycle"),
+            Port::input("in_ri", rb, "their range indicator"),
+            Port::input(
+                "in_chunks",
+                w,
+                &format!(
+                    "chunk c at [{0}c+{1}:{0}c]; only the chunks of the mode are used",
+                    l.chunk_bits,
+                    l.chunk_bits - 1
+                ),
+            ),
+            Port::output("out_valid", 1, &format!("the register leaves, {n} cycles after its chunks entered")).reg(),
+            Port::output("out_data", w, "the register, lane i at [32i+31:32i]").reg(),
+        ],
+        body: b,
+        memory: None,
+    }
+}
