@@ -242,6 +242,9 @@ impl Cursor<'_> {
         let v = match self.next() {
             Some(Tok::Num(n)) => n as u32,
             Some(Tok::Word(w)) if self.consts.contains_key(&w) => self.consts[&w],
+            Some(Tok::Word(w)) if register(&w, 'r', u32::MAX).is_some() => {
+                return err(self.line, col, format!("expected a number or a constant, found register `{w}`"));
+            }
             Some(Tok::Word(w)) => {
                 return err(self.line, col, format!("unknown constant `{w}` (define it with .const)"));
             }

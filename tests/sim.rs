@@ -1,0 +1,281 @@
+//! The whole-SM golden model: library kernels against their plain-Rust references under every
+//! scheduler, invariants, scheduler behaviour on hand-built scenarios, kernel errors, the CLI.
+
+mod common;
+
+use common::kernels::check;
+use common::*;
+use rfgen_cosim::func;
+use rfgen_cosim::kernel::{self, library::KERNELS, synthetic};
+use rfgen_cosim::model::sm::Sm;
+use rfgen_gen::Checked;
+
+fn config(toml: &str) -> Checked {
+    rfgen_gen::config::parse(toml).unwrap()
+}
+
+fn two_level(active: u32) -> Checked {
+    config(&format!("name = \"tl\"\n[scheduler]\npolicy = \"two_level\"\nactive_warps = {active}\n"))
+}
+
+fn run<'k>(c: &Checked, k: &'k kernel::Kernel) -> Sm<'k> {
+    let mut sm = Sm::new(c, k).unwrap();
+    sm.record_issues();
+    sm.run(50_000_000, &mut |_| {}).unwrap();
+    sm
+}
+
+#[test]
+fn library_kernels_match_their_references_under_every_scheduler() {
+    let configs = [
+        baseline(),
+        config("name = \"lrr\"\n[scheduler]\npolicy = \"lrr\"\n"),
+        two_level(8),
+        // A small SM: 8 warp slots, 2 collectors, 64-row banks.
+        config("name = \"small_sm\"\n[sm]\nwarps = 8\n[mrf]\nentries = 64\ncollectors = 2\n"),
+    ];
+    for c in &configs {
+        for lk in KERNELS {
+            let k = lk.parse().unwrap();
+            if k.warps_per_block(32) > c.geometry.warps {
+                continue;
+            }
+            let sm = run(c, &k);
+            let s = sm.stats();
+            let what = format!("{} on {}", lk.name, c.config.name);
+            check(lk.name, &k, sm.memory()).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(s.operand_mismatches, 0, "{what}: {:?}", s.mismatch_examples);
+            assert_eq!(s.undefined_reads, 0, "{what}");
+            let f = func::run(&k, 32).unwrap();
+            assert_eq!(s.warp_instructions, f.warp_instructions, "{what}: dynamic instruction count");
+            assert_eq!(s.thread_instructions, f.thread_instructions, "{what}");
+            assert!(s.warp_instructions <= s.cycles, "{what}: IPC above the issue width");
+            let st = &s.stalls;
+            let slots = st.issued + st.collector_full + st.scoreboard + st.barrier + st.descheduled + st.no_warp;
+            assert_eq!(slots, s.cycles, "{what}: one issue-slot outcome per cycle");
+            assert_eq!(st.issued, s.warp_instructions, "{what}");
+            // Every register write is one value, closed when overwritten or when its warp ends.
+            assert_eq!(s.mrf.writes, s.values.reads_per_value.total(), "{what}");
+            assert!(s.mrf.reads > 0 && s.mrf.writes > 0, "{what}");
+        }
+    }
+}
+
+/// Every warp of one block loads, then consumes the load.
+const LOAD_USE: &str = ".kernel load_use\n.grid 1 256\n\
+    mov r0, %gtid\n\
+    shl r1, r0, 2\n\
+    ld.global r2, [r1 + 0x1000]\n\
+    add r3, r2, 1\n\
+    st.global [r1 + 0x8000], r3\n\
+    exit\n";
+
+fn first_issue(sm: &Sm, warp: u32, pc: u32) -> u64 {
+    sm.issues().iter().find(|&&(_, w, p)| w == warp && p == pc).map(|&(c, _, _)| c).expect("the warp issued it")
+}
+
+#[test]
+fn two_level_deschedules_on_long_latency_consumers_and_refills_round_robin() {
+    let k = kernel::parse(LOAD_USE).unwrap();
+    assert!(k.notes[3].long_latency_consumer);
+    let sm = run(&two_level(2), &k);
+    let s = sm.stats();
+    assert_eq!(s.operand_mismatches, 0);
+    assert!(s.deschedules >= 8, "every warp leaves the active set at its consumer: {}", s.deschedules);
+    // Warps start in slot order, two at a time: warp w + 2 only starts once warp w has issued
+    // its load and been descheduled.
+    let mut starts: Vec<(u64, u32)> = (0..8).map(|w| (first_issue(&sm, w, 0), w)).collect();
+    starts.sort();
+    assert_eq!(starts.iter().map(|&(_, w)| w).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    for w in 0..6 {
+        assert!(first_issue(&sm, w + 2, 0) > first_issue(&sm, w, 2), "warp {} started before warp {w} left", w + 2);
+    }
+    // Consumers issue after the 400-cycle load, refilled round-robin in slot order.
+    let mut uses: Vec<(u64, u32)> = (0..8).map(|w| (first_issue(&sm, w, 3), w)).collect();
+    for &(c, w) in &uses {
+        assert!(c >= first_issue(&sm, w, 2) + 400, "warp {w} consumed its load early");
+    }
+    uses.sort();
+    assert_eq!(uses.iter().map(|&(_, w)| w).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5, 6, 7]);
+
+    // Without two-level scheduling nobody is descheduled and all loads issue before any use.
+    let gto = run(&baseline(), &k);
+    assert_eq!(gto.stats().deschedules, 0);
+    let last_load = (0..8).map(|w| first_issue(&gto, w, 2)).max().unwrap();
+    assert!((0..8).all(|w| first_issue(&gto, w, 3) > last_load));
+}
+
+#[test]
+fn gto_keeps_the_greedy_warp_and_lrr_rotates() {
+    let mut src = String::from(".kernel independent\n.grid 1 128\n");
+    for r in 0..8 {
+        src += &format!("    mov r{r}, {r}\n");
+    }
+    src += "    exit\n";
+    let k = kernel::parse(&src).unwrap();
+    let gto = run(&baseline(), &k);
+    let first: Vec<u32> = gto.issues().iter().take(9).map(|&(_, w, _)| w).collect();
+    assert_eq!(first, [0; 9], "GTO issues warp 0 until it finishes");
+    let lrr = run(&config("name = \"lrr\"\n[scheduler]\npolicy = \"lrr\"\n"), &k);
+    let first: Vec<u32> = lrr.issues().iter().take(8).map(|&(_, w, _)| w).collect();
+    assert_eq!(first, [0, 1, 2, 3, 0, 1, 2, 3], "LRR rotates every cycle");
+}
+
+#[test]
+fn a_dependent_instruction_waits_for_the_alu_latency() {
+    let k = kernel::parse(".kernel dep\n.grid 1 32\n    mov r0, 1\n    add r1, r0, 1\n    exit\n").unwrap();
+    for alu in [4, 8, 13] {
+        let c = config(&format!("name = \"lat\"\n[latency]\nalu = {alu}\n"));
+        let sm = run(&c, &k);
+        let gap = first_issue(&sm, 0, 1) - first_issue(&sm, 0, 0);
+        // Issued in t, offered by its collector and dispatched in t+1 (no sources to read),
+        // written back in t+1+alu, scoreboard released for issue in t+2+alu.
+        assert_eq!(gap, alu as u64 + 2, "alu latency {alu}");
+    }
+}
+
+/// `(kernel text, exact error)`.
+const BAD_KERNELS: &[(&str, &str)] = &[
+    ("mov r0, 1\nexit\n", "1:1: missing `.kernel NAME`"),
+    (".kernel k\nexit\n", "1:1: missing `.grid BLOCKS THREADS`"),
+    (".kernel k\n.grid 1 32\n  add r1, r2\n  exit\n", "3:13: expected `,`"),
+    (".kernel k\n.grid 1 32\n  bra NOWHERE\n  exit\n", "3:7: unknown label `NOWHERE`"),
+    (".kernel k\n.grid 1 32\n  mov r300, 1\n  exit\n", "3:7: expected a register r0..r255, found `r300`"),
+    (".kernel k\n.grid 1 32\n  mov r1, 0xZZ\n  exit\n", "3:11: bad number `0xZZ` (decimal or 0x hex, at most 32 bits)"),
+    (
+        ".kernel k\n.grid 1 32\n  ld.global r1, [r2 + r3]\n  exit\n",
+        "3:23: expected a number or a constant, found register `r3`",
+    ),
+    (
+        ".kernel k\n.grid 1 32\n  mov r1, 2\n",
+        "3:3: control can run past the last instruction: end the kernel with `exit` or `bra`",
+    ),
+    (".kernel k\n.grid 0 32\n  exit\n", "2:7: the grid needs at least one block"),
+    (".kernel k\n.grid 1 32\n@p9 add r1, r1, 1\n  exit\n", "3:2: expected a predicate p0..p7, found `p9`"),
+    (".kernel k\n.grid 1 32\nA:\nA:\n  exit\n", "4:1: label `A` is already defined on line 3"),
+    (".kernel k\n.grid 1 32\n.shared 6\n  exit\n", "3:1: shared memory must be a multiple of 4 bytes, at most 1 MiB"),
+    (".kernel k\n.grid 1 32\n  mov r1, $3\n  exit\n", "3:11: unexpected character `$`"),
+    (".kernel k\n.grid 1 32\n  mov r1, UNDEF\n  exit\n", "3:11: unknown constant `UNDEF` (define it with .const)"),
+    (
+        ".kernel k\n.grid 1 32\n  mov r1, %foo\n  exit\n",
+        "3:11: unknown special register `%foo` (allowed: %tid %ntid %ctaid %nctaid %lane %warp %gtid)",
+    ),
+    (
+        ".kernel k\n.grid 1 32\n.warp 3\n  exit\n",
+        "3:1: unknown directive `.warp` (allowed: .kernel .grid .shared .const .data .fill)",
+    ),
+    (".kernel k\n.grid 1 32\n  mov r1, 1 2\n  exit\n", "3:13: unexpected text at the end of the line"),
+];
+
+#[test]
+fn bad_kernels_get_positioned_errors() {
+    for (text, message) in BAD_KERNELS {
+        let e = kernel::parse(text).expect_err(text);
+        assert_eq!(e.to_string(), *message, "for:\n{text}");
+    }
+    let e = kernel::parse(".kernel k\n.grid 1 32\n  foo r1, r2\n  exit\n").unwrap_err();
+    assert!(e.to_string().starts_with("3:3: unknown instruction `foo` (allowed: add sub"), "{e}");
+}
+
+#[test]
+fn kernels_that_do_not_fit_or_fault_are_reported() {
+    let too_many_regs = kernel::parse(".kernel k\n.grid 1 32\n  mov r40, 1\n  exit\n").unwrap();
+    let e = Sm::new(&baseline(), &too_many_regs).err().unwrap();
+    assert_eq!(e.to_string(), "kernel k uses 41 registers but sm.registers_per_thread = 32");
+    let misaligned = kernel::parse(".kernel k\n.grid 1 32\n  ld.global r1, [r2 + 2]\n  exit\n").unwrap();
+    let e = Sm::new(&baseline(), &misaligned).unwrap().run(1000, &mut |_| {}).unwrap_err();
+    assert_eq!(e.to_string(), "kernel fault at line 3: misaligned global address 0x00000002 in lane 0");
+}
+
+#[test]
+fn cli_sim_text_json_and_errors() {
+    let out = rfgen(&["sim", "--list-kernels"]);
+    let names: Vec<String> = stdout(&out).lines().map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
+    assert_eq!(names, KERNELS.iter().map(|k| k.name).collect::<Vec<_>>());
+
+    let out = rfgen(&["sim", "--kernel", "matmul"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for part in [
+        "cycles",
+        "IPC",
+        "issue slots",
+        "bank conflicts",
+        "reads per value",
+        "lane deltas",
+        "MRF wire",
+        "operand mismatches           0",
+    ] {
+        assert!(text.contains(part), "missing {part:?}:\n{text}");
+    }
+
+    let two_level = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(two_level.path(), "name = \"tl\"\n[scheduler]\npolicy = \"two_level\"\n").unwrap();
+    let out = rfgen(&["sim", "--config", two_level.path().to_str().unwrap(), "--kernel", "saxpy", "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["scheduler"], "two_level");
+    assert_eq!(json["stats"]["operand_mismatches"], 0);
+    let ratio = json["baseline"]["energy_ratio"].as_f64().unwrap();
+    assert!(ratio > 0.5 && ratio < 2.0, "normalized to the baseline run of the same kernel: {ratio}");
+    let e = &json["energy"];
+    let sum = e["mrf_access_pj"].as_f64().unwrap() + e["mrf_wire_pj"].as_f64().unwrap();
+    assert!((sum - e["total_pj"].as_f64().unwrap()).abs() < 1e-6);
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.kir");
+    std::fs::write(&bad, ".kernel k\n.grid 1 32\n  add r1, r2\n  exit\n").unwrap();
+    let cases: &[(&[&str], String)] = &[
+        (&["sim", "--kernel", bad.to_str().unwrap()], format!("{}:3:13: expected `,`", bad.display())),
+        (&["sim", "--kernel", "nope"], "`nope` is neither a library kernel".into()),
+        (&["sim"], "give --kernel NAME|FILE or --synthetic KNOBS".into()),
+        (&["sim", "--synthetic", "speed=2"], "--synthetic: unknown knob `speed`".into()),
+        (&["sim", "--kernel", "vecadd", "--format", "xml"], "invalid value 'xml'".into()),
+    ];
+    for (args, message) in cases {
+        let out = rfgen(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message.as_str()), "{args:?}: {}", stderr(&out));
+    }
+}
+
+/// The synthetic generator's defaults land near SPEC §7, and each knob moves its statistic.
+#[test]
+fn synthetic_kernels_follow_their_knobs() {
+    let stats = |k: &synthetic::Knobs| run(&baseline(), &synthetic::generate(k)).stats().clone();
+    let d = synthetic::Knobs::default();
+    let s = stats(&d);
+    assert_eq!(s.operand_mismatches, 0);
+    let per_instr = s.values.reads as f64 / s.warp_instructions as f64;
+    let non_div = 1.0 - s.divergent_instructions as f64 / s.warp_instructions as f64;
+    let once = s.values.reads_per_value.percent(1);
+    let similar = s.values.writes_within_2_15 as f64 / s.values.non_divergent_writes as f64;
+    let consumed = s.values.reads_by_sfu_mem_tex as f64 / s.values.reads as f64;
+    eprintln!(
+        "reads/instr {per_instr:.2}, non-divergent {non_div:.2}, read once {once:.1}%, similar {similar:.2}, SFU/MEM/TEX {consumed:.3}"
+    );
+    assert!((1.3..=1.9).contains(&per_instr), "SPEC: 1.6 reads per instruction, got {per_instr:.2}");
+    assert!((0.70..=0.88).contains(&non_div), "SPEC: 79% non-divergent, got {non_div:.2}");
+    assert!((40.0..=75.0).contains(&once), "SPEC: up to 70% read once, got {once:.1}%");
+    assert!((0.65..=0.92).contains(&similar), "seed 004: 79% within 2^15, got {similar:.2}");
+    assert!((0.03..=0.12).contains(&consumed), "SPEC: 7% consumed by SFU/MEM/TEX, got {consumed:.3}");
+
+    let more_div = stats(&synthetic::Knobs { divergence: 0.5, ..d.clone() });
+    assert!(
+        more_div.divergent_instructions * s.warp_instructions > s.divergent_instructions * more_div.warp_instructions
+    );
+    let less_similar = stats(&synthetic::Knobs { noise: 0.3, ..d.clone() });
+    assert!(
+        less_similar.values.writes_within_2_15 * s.values.non_divergent_writes
+            < s.values.writes_within_2_15 * less_similar.values.non_divergent_writes
+    );
+    let more_reads = stats(&synthetic::Knobs { reads: 2.5, ..d.clone() });
+    assert!(more_reads.values.reads * s.warp_instructions > s.values.reads * more_reads.warp_instructions);
+    let more_loads = stats(&synthetic::Knobs { long_latency: 0.2, ..d.clone() });
+    assert!(more_loads.global * s.warp_instructions > s.global * more_loads.warp_instructions);
+    let longer = stats(&synthetic::Knobs { lifetime: 8.0, ..d.clone() });
+    assert!(
+        longer.values.lifetime.percent(0) < s.values.lifetime.percent(0),
+        "longer lifetimes, fewer 1-instruction values"
+    );
+}
