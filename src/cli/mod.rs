@@ -4,6 +4,7 @@ mod bench;
 mod config;
 mod cosim;
 mod generate;
+mod sim;
 mod sweep;
 mod synth;
 
@@ -43,6 +44,7 @@ enum Command {
     Bench(bench::BenchArgs),
     Synth(synth::SynthArgs),
     Sweep(sweep::SweepArgs),
+    Sim(sim::SimArgs),
 }
 
 /// Which configuration to use: a TOML file or a named preset (default: `baseline`).
@@ -90,5 +92,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(a) => bench::run(a),
         Command::Synth(a) => synth::run(a),
         Command::Sweep(a) => sweep::run(a),
+        Command::Sim(a) => sim::run(a),
     }
 }
