@@ -7,13 +7,15 @@ use std::path::Path;
 
 #[test]
 fn every_subcommand_has_help_with_examples() {
-    for sub in ["gen", "config", "cosim", "synth", "sweep"] {
+    for sub in ["gen", "config", "cosim", "synth", "sweep", "sim"] {
         let out = rfgen(&[sub, "--help"]);
         assert!(out.status.success(), "{sub}");
         assert!(stdout(&out).contains("Examples:"), "{sub} --help has examples");
     }
-    let out = rfgen(&["bench", "cosim", "--help"]);
-    assert!(stdout(&out).contains("Example:"));
+    for what in ["cosim", "sim"] {
+        let out = rfgen(&["bench", what, "--help"]);
+        assert!(stdout(&out).contains("Example:"), "bench {what}");
+    }
 }
 
 #[test]
