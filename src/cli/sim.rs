@@ -27,7 +27,7 @@ pub struct SimArgs {
     /// Library kernel name or .kir file
     #[arg(long, value_name = "NAME|FILE", conflicts_with = "synthetic")]
     kernel: Option<String>,
-    /// Generate a synthetic kernel; KNOBS is key=value,... (see docs/kernel-ir.md)
+    /// Generate a synthetic kernel; KNOBS is key=value,... (see docs/sim.md)
     #[arg(long, value_name = "KNOBS")]
     synthetic: Option<String>,
     /// List the library kernels and exit
