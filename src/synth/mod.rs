@@ -81,7 +81,18 @@ impl<'a> Synth<'a> {
             script += &format!("read_verilog {lib}rtl/{}\n", m.file);
         }
         script += &self.opts.target.synth_command(module);
-        script += &format!("\ntee -q -o {base}.gates.stat stat{}\n", if asic { " -tech cmos" } else { "" });
+        script += "\n";
+        if !asic {
+            script += &format!("tee -q -o {base}.gates.stat stat\n");
+        } else {
+            // Yosys 0.23 has a transistor cost only for plain D flip-flops: make enables and
+            // synchronous resets explicit gates so that the estimate counts every flip-flop.
+            // The Liberty flow maps the netlist as synthesized, with the library's own flops.
+            let liberty = self.opts.liberty.is_some();
+            script += if liberty { "design -save synthesized\n" } else { "" };
+            script += &format!("dfflegalize -cell $_DFF_P_ 01\ntee -q -o {base}.gates.stat stat -tech cmos\n");
+            script += if liberty { "design -load synthesized\n" } else { "" };
+        }
         if let Some(lib) = &self.opts.liberty {
             let lib = format!("\"{}\"", lib.path().display());
             script += &format!(
