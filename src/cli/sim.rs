@@ -186,7 +186,10 @@ fn print_text(r: &SimReport) {
             "vs baseline preset",
             format!("{:.3}x ({:.1} nJ, {} cycles)", b.energy_ratio, b.energy_pj / 1000.0, b.cycles),
         ),
-        None => row("vs baseline preset", "1.000x (this is the baseline)".into()),
+        None if r.config_hash == rfgen_gen::config::preset("baseline").map(|b| b.hash()).unwrap_or_default() => {
+            row("vs baseline preset", "1.000x (this is the baseline)".into())
+        }
+        None => row("vs baseline preset", "n/a (the kernel does not fit the baseline SM)".into()),
     }
     println!("correctness");
     row("operand mismatches", s.operand_mismatches.to_string());

@@ -19,7 +19,8 @@ pub struct SimReport {
     pub ipc: f64,
     pub stats: SimStats,
     pub energy: Energy,
-    /// The same kernel on the `baseline` preset (absent when this is the baseline).
+    /// The same kernel on the `baseline` preset (absent when this is the baseline or the kernel
+    /// does not fit it).
     pub baseline: Option<Baseline>,
 }
 
@@ -54,11 +55,17 @@ pub fn simulate(
 ) -> Result<SimReport, SimError> {
     let (stats, energy) = run(checked, kernel, max_cycles, progress)?;
     let base = rfgen_gen::config::preset("baseline").expect("the baseline preset is valid");
+    // No comparison when this is the baseline, or when the kernel does not fit the baseline SM.
     let baseline = if base.hash() == checked.hash() {
         None
     } else {
-        let (b, e) = run(&base, kernel, max_cycles, &mut |_| {})?;
-        Some(Baseline { cycles: b.cycles, energy_pj: e.total_pj, energy_ratio: energy.total_pj / e.total_pj })
+        match run(&base, kernel, max_cycles, &mut |_| {}) {
+            Err(SimError::DoesNotFit(_)) => None,
+            Err(e) => return Err(e),
+            Ok((b, e)) => {
+                Some(Baseline { cycles: b.cycles, energy_pj: e.total_pj, energy_ratio: energy.total_pj / e.total_pj })
+            }
+        }
     };
     Ok(SimReport {
         kernel: kernel.name.clone(),
