@@ -76,8 +76,12 @@ const BAD: &[(&str, &str)] = &[
         "`orf.enabled` = true: the operand register file is not generated yet (allowed: disabled (the default))",
     ),
     (
-        "[compression]\nenabled = true",
-        "`compression.enabled` = true: BDI compression is not generated yet (allowed: disabled (the default))",
+        "[sm]\nclusters = 2\n[mrf]\nbanks = 8\n[compression]\nenabled = true",
+        "`compression.modes` = \"4,2\": needs 2 of the 2 banks of a register, saving none (sm.lanes = 32, sm.clusters = 2) (allowed: 4,0 4,1 8,0 8,1 8,2)",
+    ),
+    (
+        "[sm]\nlanes = 2\nclusters = 2\n[throughput]\nalu = 2\nsfu = 2\ntexture = 2\n[compression]\nenabled = true\nmodes = [\"4,0\", \"8,0\"]",
+        "`compression.modes` = \"8,0\": cuts a register of 2 lanes into fewer than 2 values (allowed: 4,0)",
     ),
     (
         "[rename]\nenabled = true",
@@ -123,7 +127,10 @@ fn every_preset_is_valid_and_named_after_itself() {
         let file = std::fs::read_to_string(format!("configs/{name}.toml")).unwrap();
         assert_eq!(config::parse(&file).unwrap(), checked);
     }
-    assert_eq!(config::preset("nope").unwrap_err().to_string(), "unknown preset `nope` (allowed: baseline)");
+    assert_eq!(
+        config::preset("nope").unwrap_err().to_string(),
+        "unknown preset `nope` (allowed: baseline, isca15-bdi)"
+    );
 }
 
 #[test]

@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
+use rfgen_cosim::blocks::bdi::Pattern;
 use rfgen_cosim::blocks::mrf::{
     Knobs, MrfLockstep, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
 };
@@ -18,7 +19,12 @@ fn script(g: &Geometry, max_cycles: usize) -> impl Strategy<Value = Script> {
         (0..w, [src.clone(), src.clone(), src], 0..tags).prop_map(|(warp, srcs, tag)| ScriptInstr { warp, srcs, tag });
     let full = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
     let mask = prop_oneof![3 => Just(full), 1 => any::<u64>()];
-    let wb = (0..w, 0..r, mask, any::<u32>()).prop_map(|(warp, reg, mask, value)| ScriptWb { warp, reg, mask, value });
+    let wb = (0..w, 0..r, mask, any::<u32>()).prop_map(|(warp, reg, mask, base)| ScriptWb {
+        warp,
+        reg,
+        mask,
+        data: Pattern::Ramp { base, stride: 0x0100_0193 },
+    });
     let cycle = (proptest::bool::weighted(0.8), proptest::bool::weighted(0.75), proptest::option::weighted(0.6, wb))
         .prop_map(|(offer, ready, wb)| ScriptCycle { offer, ready, wb });
     (proptest::collection::vec(instr, 0..60), proptest::collection::vec(cycle, 1..max_cycles))

@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+use rfgen_cosim::blocks::bdi::{CodecKnobs, CodecLockstep, RandomCodecStimulus};
 use rfgen_cosim::blocks::mrf::{Knobs, MrfLockstep, RandomStimulus};
 use rfgen_cosim::lockstep::{self, RunOptions, RunResult};
 use rfgen_cosim::session::{CosimOptions, cosim_design};
@@ -157,4 +158,125 @@ fn x_independence_check_detects_unreset_state() {
         .map(|r| (r.mismatch.is_some(), r.digest))
         .collect();
     assert!(outcomes.windows(2).any(|w| w[0] != w[1]), "uninitialized busy bits change the results: {outcomes:?}");
+}
+
+/// For the compressed `csmall` config: 8 lanes in 4 clusters, all seven modes, 2-cycle
+/// compressor, 1-cycle decompressor, 3-cycle wake-up, 2 bank groups of 16 rows.
+const COMPRESSED_MUTATIONS: &[Mutation] = &[
+    Mutation {
+        name: "sign-extension check one bit short (<4,1> accepts deltas up to 255)",
+        file: "csmall_compressor.v",
+        from: "(&d4[31:7]) | ~(|d4[31:7])",
+        to: "(&d4[31:8]) | ~(|d4[31:8])",
+    },
+    Mutation {
+        name: "wrong mode priority: <8,0> no longer wins over <4,1>",
+        file: "csmall_compressor.v",
+        from: "assign sel[1] = ~s1_bypass & s1_fit[1] & ~s1_fit[0] & ~s1_fit[3];",
+        to: "assign sel[1] = ~s1_bypass & s1_fit[1] & ~s1_fit[0];",
+    },
+    Mutation {
+        name: "wrong chunk order: deltas 1 and 2 swapped in the <4,1> payload",
+        file: "csmall_compressor.v",
+        from: "s1_lo4[23:16], s1_lo4[7:0], s1_data[31:0]",
+        to: "s1_lo4[7:0], s1_lo4[23:16], s1_data[31:0]",
+    },
+    Mutation {
+        name: "decompressor does not sign-extend <4,1> deltas",
+        file: "csmall_decompressor.v",
+        from: "{{24{in_chunks[39]}}, in_chunks[39:32]}",
+        to: "{{24{1'b0}}, in_chunks[39:32]}",
+    },
+    Mutation {
+        name: "wake-up counter off by one",
+        file: "csmall_bank_power.v",
+        from: "timer3 <= 2'd3;",
+        to: "timer3 <= 2'd2;",
+    },
+    Mutation {
+        name: "no dummy MOV before a partial write to a compressed register",
+        file: "csmall_mrf_write_port.v",
+        from: "assign need_mov = head_valid & s2_partial & head_compressed;",
+        to: "assign need_mov = 1'b0;",
+    },
+    Mutation {
+        name: "reads enable every bank, not only those holding chunks",
+        file: "csmall_mrf_bank_group.v",
+        from: "assign bank_rd_en = {4{grant_valid | mov_rd}} & rd_occ;",
+        to: "assign bank_rd_en = {4{grant_valid | mov_rd}};",
+    },
+    Mutation {
+        name: "valid count of bank 1 never decremented (the bank is never gated again)",
+        file: "csmall_range_table.v",
+        from: "count1 <= count1 - 5'd1;",
+        to: "count1 <= count1;",
+    },
+    Mutation {
+        name: "range indicator not registered with the bank read",
+        file: "csmall_mrf_bank_group.v",
+        from: ".in_ri     (fetch_ri)",
+        to: ".in_ri     (rd_ri)",
+    },
+    Mutation {
+        name: "dummy MOV read does not hold off the operand slots",
+        file: "csmall_mrf_bank_group.v",
+        from: "assign req = slot_req & {6{~mov_rd}};",
+        to: "assign req = slot_req;",
+    },
+];
+
+fn compressed_run(checked: &Checked, design: &Design, seed: u64, cycles: u64) -> RunResult {
+    let lib = build(design);
+    let stimulus = RandomStimulus::new(&checked.geometry, seed, Knobs::compressed());
+    let mut block = MrfLockstep::for_config(checked, lib.layout(), stimulus);
+    lockstep::run(&lib, &mut block, &RunOptions { cycles, x_seed: 1, waveform: None }, &mut |_| {}).unwrap()
+}
+
+#[test]
+fn lockstep_reports_every_compressed_mrf_mutation() {
+    let checked = compressed("csmall");
+    let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+    let clean = compressed_run(&checked, &design, 21, 20_000);
+    assert!(clean.mismatch.is_none(), "the unmutated design passes: {}", clean.mismatch.unwrap());
+    let mut caught = Vec::new();
+    for m in COMPRESSED_MUTATIONS {
+        let result = compressed_run(&checked, &mutate(&design, m), 21, 20_000);
+        let mismatch = result.mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
+        caught.push(format!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port));
+    }
+    eprintln!("{}", caught.join("\n"));
+}
+
+/// The codec of the default config: the round-trip check catches decompressor bugs too.
+#[test]
+fn lockstep_reports_codec_mutations() {
+    let checked = baseline();
+    let design = rfgen_gen::emit::generate_bdi_codec(&checked).unwrap();
+    let layout = rfgen_gen::bdi::Layout::new(&checked.geometry, &checked.config.compression).unwrap();
+    let run = |design: &Design| {
+        let lib = build(design);
+        let stimulus = RandomCodecStimulus::new(32, 5, CodecKnobs::default());
+        let mut block = CodecLockstep::new(&layout, lib.layout(), stimulus);
+        lockstep::run(&lib, &mut block, &RunOptions { cycles: 5_000, x_seed: 1, waveform: None }, &mut |_| {}).unwrap()
+    };
+    assert!(run(&design).mismatch.is_none());
+    let mutations = [
+        Mutation {
+            name: "sign-extension check one bit long (<4,2> refuses deltas from 2^14)",
+            file: "baseline_compressor.v",
+            from: "(&d4[31:15]) | ~(|d4[31:15])",
+            to: "(&d4[31:14]) | ~(|d4[31:14])",
+        },
+        Mutation {
+            name: "decompressor reads delta 2 of <4,2> from delta 1's place",
+            file: "baseline_decompressor.v",
+            from: "{{16{in_chunks[63]}}, in_chunks[63:48]}",
+            to: "{{16{in_chunks[47]}}, in_chunks[47:32]}",
+        },
+    ];
+    for m in &mutations {
+        let result = run(&mutate(&design, m));
+        let mismatch = result.mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
+        eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
+    }
 }

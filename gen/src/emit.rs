@@ -66,8 +66,17 @@ pub struct Design {
 /// Generates the RTL of a validated config.
 pub fn generate(checked: &Checked, sram: SramKind) -> Design {
     let prefix = checked.prefix();
-    let modules = blocks::mrf::modules(&prefix, &checked.geometry, sram);
-    assemble(checked, sram, modules, "Banked main register file with operand collectors")
+    let compression = checked
+        .config
+        .compression
+        .enabled
+        .then(|| crate::bdi::Layout::new(&checked.geometry, &checked.config.compression).expect("validated"));
+    let modules = blocks::mrf::modules(&prefix, &checked.geometry, sram, compression.as_ref());
+    let description = match compression {
+        None => "Banked main register file with operand collectors",
+        Some(_) => "Banked main register file with operand collectors and BDI register compression",
+    };
+    assemble(checked, sram, modules, description)
 }
 
 /// Generates the BDI codec of a config (compressor, decompressor, top `<prefix>_bdi_codec`), from

@@ -75,19 +75,19 @@ pub fn build(design: &Design) -> Arc<RtlLib> {
 pub const COMPRESSED: &[(&str, &str)] = &[
     (
         "ctiny",
-        "name = \"ctiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[compression]\nmodes = [\"8,0\", \"4,1\", \"4,0\"]\ncompress_latency = 1\nwakeup_cycles = 0\n[throughput]\nalu = 4\nsfu = 4\n",
+        "name = \"ctiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[compression]\nenabled = true\nmodes = [\"8,0\", \"4,1\", \"4,0\"]\ncompress_latency = 1\nwakeup_cycles = 0\n[throughput]\nalu = 4\nsfu = 4\n",
     ),
     (
         "csmall",
-        "name = \"csmall\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 8\nentries = 16\ncollectors = 2\ntag_bits = 4\n[compression]\nmodes = [\"4,0\", \"4,1\", \"4,2\", \"8,0\", \"8,1\", \"8,2\", \"8,4\"]\nwakeup_cycles = 3\n[throughput]\nalu = 4\nsfu = 4\n",
+        "name = \"csmall\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 8\nentries = 16\ncollectors = 2\ntag_bits = 4\n[compression]\nenabled = true\nmodes = [\"4,0\", \"4,1\", \"4,2\", \"8,0\", \"8,1\", \"8,2\", \"8,4\"]\nwakeup_cycles = 3\n[throughput]\nalu = 4\nsfu = 4\n",
     ),
     (
         "cwide",
-        "name = \"cwide\"\n[sm]\nwarps = 4\nlanes = 64\nclusters = 8\nregisters_per_thread = 4\n[mrf]\nbanks = 16\nentries = 8\ncollectors = 2\n[compression]\ncompress_latency = 3\ndecompress_latency = 2\nwakeup_cycles = 1\n",
+        "name = \"cwide\"\n[sm]\nwarps = 4\nlanes = 64\nclusters = 8\nregisters_per_thread = 4\n[mrf]\nbanks = 16\nentries = 8\ncollectors = 2\n[compression]\nenabled = true\ncompress_latency = 3\ndecompress_latency = 2\nwakeup_cycles = 1\n",
     ),
     (
         "conegroup",
-        "name = \"conegroup\"\n[sm]\nwarps = 3\nlanes = 16\nclusters = 4\nregisters_per_thread = 2\n[mrf]\nbanks = 4\nentries = 8\ncollectors = 3\n[compression]\nmodes = [\"4,2\", \"4,1\"]\ncompress_latency = 1\ndecompress_latency = 2\nwakeup_cycles = 2\n[throughput]\nalu = 4\nsfu = 4\n",
+        "name = \"conegroup\"\n[sm]\nwarps = 3\nlanes = 16\nclusters = 4\nregisters_per_thread = 2\n[mrf]\nbanks = 4\nentries = 8\ncollectors = 3\n[compression]\nenabled = true\nmodes = [\"4,2\", \"4,1\"]\ncompress_latency = 1\ndecompress_latency = 2\nwakeup_cycles = 2\n[throughput]\nalu = 4\nsfu = 4\n",
     ),
 ];
 

@@ -26,7 +26,9 @@ pub const BLOCKS: &[BlockInfo] = &[
         design: |checked| Ok(rfgen_gen::generate(checked, SramKind::Behavioural)),
         random: |checked, layout, seed| {
             let g = &checked.geometry;
-            Box::new(mrf::MrfLockstep::new(g, layout, mrf::RandomStimulus::new(g, seed, mrf::Knobs::default())))
+            let knobs =
+                if checked.config.compression.enabled { mrf::Knobs::compressed() } else { mrf::Knobs::default() };
+            Box::new(mrf::MrfLockstep::for_config(checked, layout, mrf::RandomStimulus::new(g, seed, knobs)))
         },
     },
     BlockInfo {

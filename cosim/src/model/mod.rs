@@ -5,4 +5,5 @@
 pub mod arbiter;
 pub mod bdi;
 pub mod mrf;
+mod mrf_bdi;
 pub mod sm;

@@ -10,7 +10,10 @@ use sha2::{Digest, Sha256};
 
 /// Preset configurations, shipped as `configs/<name>.toml`. Each file holds only what differs
 /// from the defaults in [`schema`].
-pub const PRESETS: &[(&str, &str)] = &[("baseline", include_str!("../../../configs/baseline.toml"))];
+pub const PRESETS: &[(&str, &str)] = &[
+    ("baseline", include_str!("../../../configs/baseline.toml")),
+    ("isca15-bdi", include_str!("../../../configs/isca15-bdi.toml")),
+];
 
 /// Why a configuration was refused. Each variant renders as one line naming the field.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

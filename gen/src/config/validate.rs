@@ -194,9 +194,6 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     if cfg.orf.enabled {
         return Err(not_generated("orf.enabled", "the operand register file"));
     }
-    if cfg.compression.enabled {
-        return Err(not_generated("compression.enabled", "BDI compression"));
-    }
     if cfg.rename.enabled {
         return Err(not_generated("rename.enabled", "register renaming"));
     }

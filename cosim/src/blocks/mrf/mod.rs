@@ -1,5 +1,6 @@
 //! The `mrf` cosim block: the MRF model driven by a stimulus, encoded onto the ports of the
-//! generated `<prefix>_mrf` top.
+//! generated `<prefix>_mrf` top. A compressed MRF adds `wb_ready` and the banks' read, write
+//! and power-gating strobes, all compared every cycle.
 
 mod stimulus;
 
@@ -8,8 +9,8 @@ pub use stimulus::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, Scri
 use crate::lockstep::Lockstep;
 use crate::model::mrf::{Mrf, MrfIn, MrfOut, lane_mask};
 use crate::verilator::{Layout, PortSlot};
-use rfgen_gen::Geometry;
 use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
+use rfgen_gen::{Checked, Geometry};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
 
@@ -40,6 +41,8 @@ struct Ports {
     wb_reg: PortSlot,
     wb_mask: PortSlot,
     wb_data: PortSlot,
+    /// Compressed MRF only: `wb_ready`, `bank_rd_en`, `bank_wr_en`, `bank_gated`.
+    compressed: Option<[PortSlot; 4]>,
 }
 
 impl Ports {
@@ -64,6 +67,11 @@ impl Ports {
             wb_reg: i("wb_reg"),
             wb_mask: i("wb_mask"),
             wb_data: i("wb_data"),
+            compressed: l
+                .outputs
+                .iter()
+                .any(|p| p.name == "wb_ready")
+                .then(|| ["wb_ready", "bank_rd_en", "bank_wr_en", "bank_gated"].map(o)),
         }
     }
 }
@@ -80,12 +88,29 @@ pub struct MrfLockstep<S> {
 }
 
 impl<S: MrfStimulus> MrfLockstep<S> {
+    /// The uncompressed MRF of a geometry.
     pub fn new(g: &Geometry, layout: &Layout, stimulus: S) -> Self {
-        MrfLockstep { model: Mrf::new(g), stimulus, inp: MrfIn::new(g), ports: Ports::new(layout) }
+        Self::with_model(Mrf::new(g), layout, stimulus)
+    }
+
+    /// The MRF a config describes, compressed or not.
+    pub fn for_config(checked: &Checked, layout: &Layout, stimulus: S) -> Self {
+        Self::with_model(Mrf::for_config(checked), layout, stimulus)
+    }
+
+    fn with_model(model: Mrf, layout: &Layout, stimulus: S) -> Self {
+        let inp = MrfIn::new(model.geometry());
+        let ports = Ports::new(layout);
+        assert_eq!(ports.compressed.is_some(), model.layout().is_some(), "RTL and model agree on compression");
+        MrfLockstep { model, stimulus, inp, ports }
     }
 
     pub fn model(&self) -> &Mrf {
         &self.model
+    }
+
+    pub fn stimulus(&self) -> &S {
+        &self.stimulus
     }
 }
 
@@ -139,6 +164,16 @@ impl<S: MrfStimulus> Lockstep for MrfLockstep<S> {
                 *m = 0u32.wrapping_sub((known >> lane) as u32 & 1);
             }
         }
+        if let Some([ready, rd_en, wr_en, gated]) = &p.compressed {
+            ready.put(exp, out.wb_ready as u64);
+            ready.full_mask(mask);
+            for (port, bits) in [(rd_en, out.bank_rd_en), (wr_en, out.bank_wr_en), (gated, out.bank_gated)] {
+                for (i, e) in exp[port.range()].iter_mut().enumerate() {
+                    *e = (bits[i / 2] >> (32 * (i % 2))) as u32;
+                }
+                port.full_mask(mask);
+            }
+        }
     }
 
     fn tick(&mut self) {
@@ -147,13 +182,28 @@ impl<S: MrfStimulus> Lockstep for MrfLockstep<S> {
 
     fn stats(&self) -> Vec<(&'static str, u64)> {
         let s = self.model.stats();
-        vec![
+        let mut v = vec![
             ("instructions issued", s.issued),
             ("instructions dispatched", s.dispatched),
             ("operand reads", s.operand_reads),
             ("bank conflicts", s.bank_conflicts),
             ("register writes", s.writes),
-        ]
+        ];
+        if self.model.layout().is_some() {
+            let compressed: u64 = s.full_writes_by_ri[1..].iter().sum();
+            v.extend([
+                ("full writes compressed", compressed),
+                ("full writes uncompressed", s.full_writes_by_ri[0]),
+                ("partial writes", s.partial_writes),
+                ("dummy MOVs", s.dummy_movs),
+                ("bank reads", s.bank_reads),
+                ("bank writes", s.bank_writes),
+                ("bank wake-ups", s.bank_wakeups),
+                ("power-gated bank-cycles", s.gated_bank_cycles()),
+                ("write-back stall cycles", s.wb_stall_cycles),
+            ]);
+        }
+        v
     }
 
     fn done(&self) -> bool {

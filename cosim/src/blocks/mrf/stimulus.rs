@@ -1,7 +1,9 @@
-//! MRF stimulus that respects the port protocol: an offered instruction is held, unchanged,
-//! until the MRF accepts it. Random (seeded, for long runs) or scripted (for proptest).
+//! MRF stimulus that respects the port protocol: an offered instruction — and, on a compressed
+//! MRF, an offered write-back — is held, unchanged, until the MRF accepts it. Random (seeded,
+//! for long runs) or scripted (for proptest).
 
 use super::MrfStimulus;
+use crate::blocks::bdi::Pattern;
 use crate::model::mrf::{MrfIn, MrfOut, lane_mask};
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -22,13 +24,36 @@ pub struct Knobs {
     pub same_group: f64,
     /// Weights of instructions with 0, 1, 2, 3 sources.
     pub sources: [u32; 4],
+    /// A write-back carries kernel-shaped data ([`Pattern::random`]) rather than uniform words.
+    pub kernel_values: f64,
+    /// Alternate with phases in which every write-back is full-mask and highly compressible
+    /// (equal lanes, short ramps), long enough (16 writes per register) for bank groups to
+    /// empty their upper banks, which are then gated and woken again.
+    pub compressible_phases: bool,
 }
 
 impl Default for Knobs {
     fn default() -> Self {
         // Sources per instruction average ~1.9, near the 1.6 reads per instruction of
         // SPEC section 7 but a little above it, to keep the banks busy.
-        Knobs { issue: 0.9, ready: 0.85, writeback: 0.6, partial_mask: 0.2, same_group: 0.25, sources: [1, 3, 4, 2] }
+        Knobs {
+            issue: 0.9,
+            ready: 0.85,
+            writeback: 0.6,
+            partial_mask: 0.2,
+            same_group: 0.25,
+            sources: [1, 3, 4, 2],
+            kernel_values: 0.0,
+            compressible_phases: false,
+        }
+    }
+}
+
+impl Knobs {
+    /// For a compressed MRF: mostly compressible data, so registers get compressed and then
+    /// partially overwritten (dummy MOVs), and banks empty and wake up.
+    pub fn compressed() -> Self {
+        Knobs { kernel_values: 0.85, compressible_phases: true, ..Knobs::default() }
     }
 }
 
@@ -37,6 +62,8 @@ pub struct RandomStimulus {
     g: Geometry,
     knobs: Knobs,
     offering: bool,
+    /// A write-back is offered and not taken yet.
+    writing: bool,
     next_tag: u32,
 }
 
@@ -47,6 +74,7 @@ impl RandomStimulus {
             g: g.clone(),
             knobs,
             offering: false,
+            writing: false,
             next_tag: 0,
         }
     }
@@ -85,7 +113,7 @@ impl RandomStimulus {
 }
 
 impl MrfStimulus for RandomStimulus {
-    fn next(&mut self, _cycle: u64, out: &MrfOut, inp: &mut MrfIn) {
+    fn next(&mut self, cycle: u64, out: &MrfOut, inp: &mut MrfIn) {
         if !self.offering && self.chance(self.knobs.issue) {
             self.new_instruction(inp);
             self.offering = true;
@@ -95,19 +123,33 @@ impl MrfStimulus for RandomStimulus {
             self.offering = false; // accepted at this edge
         }
         inp.disp_ready = self.chance(self.knobs.ready);
-        inp.wb_valid = self.chance(self.knobs.writeback);
-        if inp.wb_valid {
+        if !self.writing && self.chance(self.knobs.writeback) {
+            self.writing = true;
             inp.wb_warp = self.below(self.g.warps);
             inp.wb_reg = self.below(self.g.registers);
             let all = lane_mask(self.g.lanes as usize);
             inp.wb_mask = if self.chance(self.knobs.partial_mask) { self.rng.next_u64() & all } else { all };
-            for pair in inp.wb_data.chunks_mut(2) {
-                let r = self.rng.next_u64();
-                pair[0] = r as u32;
-                if let Some(w) = pair.get_mut(1) {
-                    *w = (r >> 32) as u32;
+            let phase = 16 * (self.g.warps * self.g.registers) as u64;
+            if self.knobs.compressible_phases && (cycle / phase) % 2 == 1 {
+                inp.wb_mask = all;
+                let (base, stride) = (self.rng.next_u32(), self.below(4));
+                Pattern::Ramp { base, stride }.fill(&mut inp.wb_data);
+            } else if self.knobs.kernel_values > 0.0 && self.chance(self.knobs.kernel_values) {
+                let rng = &mut self.rng;
+                Pattern::random(self.g.lanes, || rng.next_u64()).fill(&mut inp.wb_data);
+            } else {
+                for pair in inp.wb_data.chunks_mut(2) {
+                    let r = self.rng.next_u64();
+                    pair[0] = r as u32;
+                    if let Some(w) = pair.get_mut(1) {
+                        *w = (r >> 32) as u32;
+                    }
                 }
             }
+        }
+        inp.wb_valid = self.writing;
+        if self.writing && out.wb_ready {
+            self.writing = false; // taken at this edge
         }
     }
 }
@@ -120,13 +162,13 @@ pub struct ScriptInstr {
     pub tag: u32,
 }
 
-/// A write-back of a script; lane i receives `value + i * 0x01000193`.
+/// A write-back of a script.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScriptWb {
     pub warp: u32,
     pub reg: u32,
     pub mask: u64,
-    pub value: u32,
+    pub data: Pattern,
 }
 
 /// What the environment does in one cycle.
@@ -135,6 +177,8 @@ pub struct ScriptCycle {
     /// Offer the next instruction of the script if none is being offered.
     pub offer: bool,
     pub ready: bool,
+    /// Offer this write-back, unless an earlier one is still waiting for `wb_ready` (then
+    /// this one is skipped).
     pub wb: Option<ScriptWb>,
 }
 
@@ -149,12 +193,13 @@ pub struct ScriptedStimulus {
     script: Script,
     next_instr: usize,
     offering: bool,
+    writing: bool,
     cycle: usize,
 }
 
 impl ScriptedStimulus {
     pub fn new(script: Script) -> Self {
-        ScriptedStimulus { script, next_instr: 0, offering: false, cycle: 0 }
+        ScriptedStimulus { script, next_instr: 0, offering: false, writing: false, cycle: 0 }
     }
 }
 
@@ -163,7 +208,8 @@ impl MrfStimulus for ScriptedStimulus {
         self.cycle = cycle as usize + 1;
         let Some(act) = self.script.cycles.get(cycle as usize) else {
             inp.issue_valid = false;
-            inp.wb_valid = false;
+            inp.wb_valid = self.writing;
+            self.writing &= !out.wb_ready;
             return;
         };
         if !self.offering && act.offer && self.next_instr < self.script.instrs.len() {
@@ -182,15 +228,15 @@ impl MrfStimulus for ScriptedStimulus {
             self.offering = false;
         }
         inp.disp_ready = act.ready;
-        inp.wb_valid = act.wb.is_some();
-        if let Some(wb) = &act.wb {
+        if let (false, Some(wb)) = (self.writing, &act.wb) {
+            self.writing = true;
             inp.wb_warp = wb.warp;
             inp.wb_reg = wb.reg;
             inp.wb_mask = wb.mask & lane_mask(inp.wb_data.len());
-            for (lane, w) in inp.wb_data.iter_mut().enumerate() {
-                *w = wb.value.wrapping_add((lane as u32).wrapping_mul(0x0100_0193));
-            }
+            wb.data.fill(&mut inp.wb_data);
         }
+        inp.wb_valid = self.writing;
+        self.writing &= !out.wb_ready;
     }
 
     fn done(&self) -> bool {

@@ -1,29 +1,46 @@
 //! One operand collector unit: holds an issued instruction, requests each source operand from
 //! its bank group, captures the data, and offers the instruction for dispatch when complete.
+//! With `delivered`, read data takes several cycles (the compressed MRF's decompressor) and the
+//! bank group says when it is there (`slot_deliver`); otherwise it comes one cycle after the grant.
 
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Module, Port, onehot_mux, reg, slice};
 
-pub fn operand_collector(prefix: &str, g: &Geometry) -> Module {
+pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool) -> Module {
     let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
     let n = SLOTS_PER_COLLECTOR;
     let mut body = String::new();
     body += &reg("pending", n);
     body += &reg("inflight", n);
     body += "\n  // Control state. A slot is pending until its bank read is granted, then in flight for\n";
-    body += "  // one cycle while the bank delivers the data.\n";
+    body += if delivered {
+        "  // the cycles until its bank group delivers the decompressed data.\n"
+    } else {
+        "  // one cycle while the bank delivers the data.\n"
+    };
     body += "  always @(posedge clk) begin\n";
     body += &format!("    if (rst) begin\n      busy <= 1'b0;\n      pending <= {n}'b0;\n      inflight <= {n}'b0;\n");
     body += &format!(
         "    end else if (alloc) begin\n      busy <= 1'b1;\n      pending <= alloc_src_valid;\n      inflight <= {n}'b0;\n"
     );
     body += "    end else begin\n      if (dispatch) busy <= 1'b0;\n";
-    body += "      pending <= pending & ~slot_grant;\n      inflight <= pending & slot_grant;\n    end\n  end\n\n";
+    body += "      pending <= pending & ~slot_grant;\n";
+    body += if delivered {
+        "      inflight <= (inflight | (pending & slot_grant)) & ~slot_deliver;\n"
+    } else {
+        "      inflight <= pending & slot_grant;\n"
+    };
+    body += "    end\n  end\n\n";
     body += "  // Instruction fields, captured at allocation (not reset: only read while busy).\n";
     body += "  always @(posedge clk) begin\n    if (alloc) begin\n";
     body += "      warp <= alloc_warp;\n      tag <= alloc_tag;\n      src_valid <= alloc_src_valid;\n";
     body += "      slot_group <= alloc_group;\n      slot_row <= alloc_row;\n    end\n  end\n\n";
-    body += "  // Operand capture: an in-flight slot takes its bank group's read data.\n";
+    body += if delivered {
+        "  // Operand capture: a slot takes its bank group's read data when the group delivers it.\n"
+    } else {
+        "  // Operand capture: an in-flight slot takes its bank group's read data.\n"
+    };
+    let capture = if delivered { "slot_deliver" } else { "inflight" };
     for s in 0..n {
         let data = if g.groups == 1 {
             "group_rd_data".to_string()
@@ -35,7 +52,7 @@ pub fn operand_collector(prefix: &str, g: &Geometry) -> Module {
                 .collect();
             onehot_mux(&terms, wr)
         };
-        body += &format!("  always @(posedge clk) begin\n    if (inflight[{s}]) src{s}_data <= {data};\n  end\n");
+        body += &format!("  always @(posedge clk) begin\n    if ({capture}[{s}]) src{s}_data <= {data};\n  end\n");
     }
     body += "\n  assign ready = busy & ~(|pending) & ~(|inflight);\n  assign slot_req = pending;\n";
     let mut ports = vec![
@@ -48,6 +65,11 @@ pub fn operand_collector(prefix: &str, g: &Geometry) -> Module {
         Port::input("alloc_group", n * gb, "bank group of each source, slot i at [i*G+G-1:i*G]"),
         Port::input("alloc_row", n * ab, "bank row of each source, slot i at [i*A+A-1:i*A]"),
         Port::input("slot_grant", n, "bank read granted to the slot this cycle").vector(),
+    ];
+    if delivered {
+        ports.push(Port::input("slot_deliver", n, "the slot's register is on its group's read data").vector());
+    }
+    ports.extend([
         Port::input("group_rd_data", g.groups * wr, "read data of every bank group, group j at [j*R+R-1:j*R]"),
         Port::input("dispatch", 1, "the collected instruction leaves this cycle"),
         Port::output("busy", 1, "holds an instruction").reg(),
@@ -58,7 +80,7 @@ pub fn operand_collector(prefix: &str, g: &Geometry) -> Module {
         Port::output("slot_req", n, "slot requests a bank read").vector(),
         Port::output("slot_group", n * gb, "bank group each slot reads").reg(),
         Port::output("slot_row", n * ab, "bank row each slot reads").reg(),
-    ];
+    ]);
     for s in 0..n {
         ports.push(Port::output(&format!("src{s}_data"), wr, &format!("collected source operand {s}")).reg());
     }

@@ -1,37 +1,74 @@
-//! The banked main register file with operand collectors (SPEC §0).
+//! The banked main register file with operand collectors (SPEC §0), optionally with BDI
+//! register compression (SPEC §4).
 
 mod arbiter;
 mod bank_group;
+mod bank_power;
 mod collector;
+mod compressed_bank_group;
+mod range_table;
 mod reg_map;
 mod top;
+mod write_port;
 
+use crate::bdi::Layout;
+use crate::blocks::bdi::{compressor, decompressor};
 use crate::blocks::sram::sram;
 use crate::emit::SramKind;
 use crate::geometry::Geometry;
 use crate::verilog::Module;
 
-/// The MRF subsystem's modules, leaves first; the last one is the top (`<prefix>_mrf`).
-pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind) -> Vec<Module> {
+/// The MRF subsystem's modules, leaves first; the last one is the top (`<prefix>_mrf`). With a
+/// compression layout, the compressed MRF.
+pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind, compression: Option<&Layout>) -> Vec<Module> {
     let sram = sram(prefix, g.entries, g.entry_bits(), sram_kind);
     let reg_map = reg_map::reg_map(prefix, g);
     let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots());
     // One collector needs no dispatch arbiter.
     let dispatch_arbiter = (g.collectors > 1).then(|| arbiter::rr_arbiter(prefix, g.collectors));
-    let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
-    let collector = collector::operand_collector(prefix, g);
-    let top = top::mrf(
-        prefix,
-        g,
-        top::Parts {
-            reg_map: &reg_map,
-            bank_group: &bank_group,
-            collector: &collector,
-            dispatch_arbiter: dispatch_arbiter.as_ref(),
-        },
-    );
-    let mut modules = vec![sram, reg_map, bank_arbiter];
-    modules.extend(dispatch_arbiter);
-    modules.extend([bank_group, collector, top]);
+    let collector = collector::operand_collector(prefix, g, compression.is_some());
+    let mut modules = vec![sram.clone(), reg_map.clone(), bank_arbiter.clone()];
+    modules.extend(dispatch_arbiter.clone());
+    let top = match compression {
+        None => {
+            let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
+            let parts = top::Parts {
+                reg_map: &reg_map,
+                bank_group: &bank_group,
+                collector: &collector,
+                dispatch_arbiter: dispatch_arbiter.as_ref(),
+                compressed: None,
+            };
+            let top = top::mrf(prefix, g, parts);
+            modules.push(bank_group);
+            top
+        }
+        Some(l) => {
+            let compressor = compressor(prefix, l);
+            let decompressor = decompressor(prefix, l);
+            let range_table = range_table::range_table(prefix, g, l);
+            let bank_power = bank_power::bank_power(prefix, l);
+            let group_parts = compressed_bank_group::Parts {
+                sram: &sram,
+                arbiter: &bank_arbiter,
+                range_table: &range_table,
+                bank_power: &bank_power,
+                decompressor: &decompressor,
+            };
+            let bank_group = compressed_bank_group::compressed_bank_group(prefix, g, l, group_parts);
+            let write_port = write_port::write_port(prefix, g, l, &reg_map, &compressor);
+            let parts = top::Parts {
+                reg_map: &reg_map,
+                bank_group: &bank_group,
+                collector: &collector,
+                dispatch_arbiter: dispatch_arbiter.as_ref(),
+                compressed: Some((l, &write_port)),
+            };
+            let top = top::mrf(prefix, g, parts);
+            modules.extend([compressor, decompressor, range_table, bank_power, bank_group, write_port]);
+            top
+        }
+    };
+    modules.extend([collector, top]);
     modules
 }

@@ -1,6 +1,9 @@
 //! The MRF subsystem top: issue port → operand collectors → bank groups → dispatch port,
-//! plus the write-back port. Cycle behaviour is specified by `cosim::model::mrf::Mrf`.
+//! plus the write-back port. Cycle behaviour is specified by `cosim::model::mrf::Mrf`. With
+//! compression, the write-back goes through the write port (compressor, wake-up, dummy MOV) and
+//! the top also drives the banks' power-gating and access strobes out.
 
+use crate::bdi::Layout;
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Module, Port, lit, onehot_mux, slice, vector_wire, wire};
 
@@ -10,6 +13,8 @@ pub struct Parts<'a> {
     pub collector: &'a Module,
     /// None with a single collector.
     pub dispatch_arbiter: Option<&'a Module>,
+    /// The compressed MRF's write port, with its layout.
+    pub compressed: Option<(&'a Layout, &'a Module)>,
 }
 
 pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
@@ -17,7 +22,7 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
     let (wb, rb, tb, gb, ab, wr) =
         (g.warp_bits(), g.reg_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
     let mut b = String::new();
-    for (name, w) in [
+    let mut wires = vec![
         ("cu_busy", n),
         ("cu_ready", n),
         ("cu_alloc", n),
@@ -34,12 +39,36 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
         ("wb_group", gb),
         ("wb_row", ab),
         ("group_rd_data", g.groups * wr),
-    ] {
+    ];
+    if let Some((l, _)) = parts.compressed {
+        wires.retain(|(name, _)| !name.starts_with("wb_"));
+        let c = l.clusters;
+        wires.extend([
+            ("slot_deliver", s),
+            ("head_group", gb),
+            ("head_row", ab),
+            ("group_compressed", g.groups),
+            ("group_usable", g.groups * c),
+            ("group_mov_done", g.groups),
+            ("wake_req", c),
+            ("wr_ri", l.ri_bits()),
+            ("wr_mask", g.lanes),
+            ("wr_data", wr),
+        ]);
+    }
+    for (name, w) in wires {
         b += &vector_wire(name, w);
+    }
+    if parts.compressed.is_some() {
+        b += &wire("mov_rd", 1);
+        b += &wire("wr_en", 1);
     }
     for grp in 0..g.groups {
         b += &wire(&format!("group{grp}_req"), s);
         b += &wire(&format!("group{grp}_grant"), s);
+        if parts.compressed.is_some() {
+            b += &wire(&format!("group{grp}_deliver"), s);
+        }
     }
     for c in 0..n {
         b += &wire(&format!("cu{c}_warp"), wb);
@@ -50,7 +79,10 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
         }
     }
 
-    b += "\n  // Register-to-bank mapping of the issued sources and of the write-back.\n";
+    b += match parts.compressed {
+        None => "\n  // Register-to-bank mapping of the issued sources and of the write-back.\n",
+        Some(_) => "\n  // Register-to-bank mapping of the issued sources (the write port maps its own).\n",
+    };
     for o in 0..k {
         b += &parts.reg_map.instance(
             &format!("u_map_src{o}"),
@@ -62,15 +94,17 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
             ],
         );
     }
-    b += &parts.reg_map.instance(
-        "u_map_wb",
-        &[
-            ("warp", "wb_warp".into()),
-            ("reg_id", "wb_reg".into()),
-            ("group", "wb_group".into()),
-            ("row", "wb_row".into()),
-        ],
-    );
+    if parts.compressed.is_none() {
+        b += &parts.reg_map.instance(
+            "u_map_wb",
+            &[
+                ("warp", "wb_warp".into()),
+                ("reg_id", "wb_reg".into()),
+                ("group", "wb_group".into()),
+                ("row", "wb_row".into()),
+            ],
+        );
+    }
 
     b += "\n  // Issue: the lowest-numbered free collector takes the instruction.\n";
     b += "  assign free = ~cu_busy;\n";
@@ -85,24 +119,12 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
         b += &format!("  assign group{grp}_req = slot_req & {{{}}};\n", sel.join(", "));
     }
     let grants: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_grant")).collect();
-    b += &format!("  assign slot_grant = {};\n\n", grants.join(" | "));
-
-    for grp in 0..g.groups {
-        b += &parts.bank_group.instance(
-            &format!("u_group{grp}"),
-            &[
-                ("clk", "clk".into()),
-                ("rst", "rst".into()),
-                ("slot_req", format!("group{grp}_req")),
-                ("slot_row", "slot_row".into()),
-                ("slot_grant", format!("group{grp}_grant")),
-                ("rd_data", slice("group_rd_data", grp, wr)),
-                ("wr_en", format!("wb_valid & (wb_group == {})", lit(gb, grp as u64))),
-                ("wr_row", "wb_row".into()),
-                ("wr_mask", "wb_mask".into()),
-                ("wr_data", "wb_data".into()),
-            ],
-        );
+    b += &format!("  assign slot_grant = {};\n", grants.join(" | "));
+    if let Some((l, write_port)) = parts.compressed {
+        b += &compressed_groups(g, l, write_port, parts.bank_group);
+    } else {
+        b += "\n";
+        b += &groups(g, parts.bank_group);
     }
 
     b += "\n";
@@ -117,6 +139,11 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
             ("alloc_group", "issue_group".into()),
             ("alloc_row", "issue_row".into()),
             ("slot_grant", slice("slot_grant", c, k)),
+        ];
+        if parts.compressed.is_some() {
+            conns.push(("slot_deliver", slice("slot_deliver", c, k)));
+        }
+        conns.extend([
             ("group_rd_data", "group_rd_data".into()),
             ("dispatch", format!("cu_dispatch[{c}]")),
             ("busy", format!("cu_busy[{c}]")),
@@ -127,7 +154,7 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
             ("slot_req", slice("slot_req", c, k)),
             ("slot_group", slice("slot_group", c, k * gb)),
             ("slot_row", slice("slot_row", c, k * ab)),
-        ];
+        ]);
         let data_ports = ["src0_data", "src1_data", "src2_data"];
         for (o, port) in data_ports.iter().enumerate() {
             conns.push((port, format!("cu{c}_src{o}_data")));
@@ -191,27 +218,147 @@ pub fn mrf(prefix: &str, g: &Geometry, parts: Parts) -> Module {
             &format!("source {o}, lane i at [32i+31:32i] (valid with disp_src_valid[{o}])"),
         ));
     }
-    ports.extend([
-        Port::input("wb_valid", 1, "write a warp register this cycle (never blocked)"),
-        Port::input("wb_warp", wb, "warp id"),
-        Port::input("wb_reg", rb, "register id"),
-        Port::input("wb_mask", g.lanes, "per-lane write enable (active mask)").vector(),
-        Port::input("wb_data", wr, "value, lane i at [32i+31:32i]"),
-    ]);
-    Module {
-        name: format!("{prefix}_mrf"),
-        doc: vec![
-            format!(
-                "Banked main register file: {} warps x {} registers x {} lanes in {} clusters x {} banks x {} rows,",
-                g.warps, g.registers, g.lanes, g.clusters, g.groups, g.entries
-            ),
-            format!("{n} operand collector units x {k} slots, per-bank round-robin read arbitration, 1R1W banks."),
-            "Timing: issue accepted in cycle t, reads arbitrated from t+1, data captured one cycle".into(),
-            "after its grant; a conflict-free instruction is offered for dispatch in cycle t+3.".into(),
-            "See docs/mrf.md.".into(),
-        ],
-        ports,
-        body: b,
-        memory: None,
+    let mut doc = vec![
+        format!(
+            "Banked main register file: {} warps x {} registers x {} lanes in {} clusters x {} banks x {} rows,",
+            g.warps, g.registers, g.lanes, g.clusters, g.groups, g.entries
+        ),
+        format!("{n} operand collector units x {k} slots, per-bank round-robin read arbitration, 1R1W banks."),
+    ];
+    match parts.compressed {
+        None => {
+            ports.extend([
+                Port::input("wb_valid", 1, "write a warp register this cycle (never blocked)"),
+                Port::input("wb_warp", wb, "warp id"),
+                Port::input("wb_reg", rb, "register id"),
+                Port::input("wb_mask", g.lanes, "per-lane write enable (active mask)").vector(),
+                Port::input("wb_data", wr, "value, lane i at [32i+31:32i]"),
+            ]);
+            doc.extend([
+                "Timing: issue accepted in cycle t, reads arbitrated from t+1, data captured one cycle".into(),
+                "after its grant; a conflict-free instruction is offered for dispatch in cycle t+3.".into(),
+                "See docs/mrf.md.".into(),
+            ]);
+        }
+        Some((l, _)) => {
+            let banks = g.groups * l.clusters;
+            ports.extend([
+                Port::input("wb_valid", 1, "a write-back is offered (hold it until wb_ready)"),
+                Port::output("wb_ready", 1, "the write port takes the offer this cycle"),
+                Port::input("wb_warp", wb, "warp id"),
+                Port::input("wb_reg", rb, "register id"),
+                Port::input("wb_mask", g.lanes, "per-lane write enable (active mask); partial: stored uncompressed")
+                    .vector(),
+                Port::input("wb_data", wr, "value, lane i at [32i+31:32i]"),
+                Port::output("bank_gated", banks, "bank power-gated; group j cluster c at bit jC+c").vector(),
+                Port::output("bank_rd_en", banks, "bank read this cycle; group j cluster c at bit jC+c").vector(),
+                Port::output("bank_wr_en", banks, "bank written this cycle; group j cluster c at bit jC+c").vector(),
+            ]);
+            let (lc, ld) = (l.compress_latency, l.decompress_latency);
+            doc.extend([
+                format!(
+                    "BDI compression: {lc}-cycle compressor on the write port, {ld}-cycle decompressor per bank group,"
+                ),
+                format!(
+                    "bank power gating with {}-cycle wake-up. Timing: issue accepted in cycle t, offered for",
+                    l.wakeup_cycles
+                ),
+                format!(
+                    "dispatch in t+{} without conflicts; a write-back taken in cycle t commits in t+{lc} at the",
+                    3 + ld
+                ),
+                "earliest. See docs/bdi.md and docs/mrf.md.".into(),
+            ]);
+        }
     }
+    Module { name: format!("{prefix}_mrf"), doc, ports, body: b, memory: None }
+}
+
+/// The bank groups, written by the write-back port directly.
+fn groups(g: &Geometry, bank_group: &Module) -> String {
+    let (gb, wr) = (g.group_bits(), g.warp_reg_bits());
+    let mut b = String::new();
+    for grp in 0..g.groups {
+        b += &bank_group.instance(
+            &format!("u_group{grp}"),
+            &[
+                ("clk", "clk".into()),
+                ("rst", "rst".into()),
+                ("slot_req", format!("group{grp}_req")),
+                ("slot_row", "slot_row".into()),
+                ("slot_grant", format!("group{grp}_grant")),
+                ("rd_data", slice("group_rd_data", grp, wr)),
+                ("wr_en", format!("wb_valid & (wb_group == {})", lit(gb, grp as u64))),
+                ("wr_row", "wb_row".into()),
+                ("wr_mask", "wb_mask".into()),
+                ("wr_data", "wb_data".into()),
+            ],
+        );
+    }
+    b
+}
+
+/// The compressed MRF's write port and bank groups, wired to the collectors' request and
+/// delivery vectors and to the bank strobes.
+fn compressed_groups(g: &Geometry, l: &Layout, write_port: &Module, bank_group: &Module) -> String {
+    let (gb, w, c) = (g.group_bits(), g.warp_reg_bits(), l.clusters);
+    let mut b = String::new();
+    let delivers: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_deliver")).collect();
+    b += &format!("  assign slot_deliver = {};\n\n", delivers.join(" | "));
+    b += "  // Write-back through the compressor; the head commits to its bank group.\n";
+    b += &write_port.instance(
+        "u_write",
+        &[
+            ("clk", "clk".into()),
+            ("rst", "rst".into()),
+            ("wb_valid", "wb_valid".into()),
+            ("wb_ready", "wb_ready".into()),
+            ("wb_warp", "wb_warp".into()),
+            ("wb_reg", "wb_reg".into()),
+            ("wb_mask", "wb_mask".into()),
+            ("wb_data", "wb_data".into()),
+            ("head_group", "head_group".into()),
+            ("head_row", "head_row".into()),
+            ("group_compressed", "group_compressed".into()),
+            ("group_usable", "group_usable".into()),
+            ("group_mov_done", "group_mov_done".into()),
+            ("group_rd_data", "group_rd_data".into()),
+            ("wake_req", "wake_req".into()),
+            ("mov_rd", "mov_rd".into()),
+            ("wr_en", "wr_en".into()),
+            ("wr_ri", "wr_ri".into()),
+            ("wr_mask", "wr_mask".into()),
+            ("wr_data", "wr_data".into()),
+        ],
+    );
+    b += "\n";
+    for grp in 0..g.groups {
+        let here = format!("(head_group == {})", lit(gb, grp as u64));
+        b += &bank_group.instance(
+            &format!("u_group{grp}"),
+            &[
+                ("clk", "clk".into()),
+                ("rst", "rst".into()),
+                ("slot_req", format!("group{grp}_req")),
+                ("slot_row", "slot_row".into()),
+                ("slot_grant", format!("group{grp}_grant")),
+                ("deliver", format!("group{grp}_deliver")),
+                ("rd_data", slice("group_rd_data", grp, w)),
+                ("mov_rd", format!("mov_rd & {here}")),
+                ("mov_done", format!("group_mov_done[{grp}]")),
+                ("wr_row", "head_row".into()),
+                ("wr_compressed", format!("group_compressed[{grp}]")),
+                ("wr_en", format!("wr_en & {here}")),
+                ("wr_ri", "wr_ri".into()),
+                ("wr_mask", "wr_mask".into()),
+                ("wr_data", "wr_data".into()),
+                ("wake_req", format!("{{{c}{{{here}}}}} & wake_req")),
+                ("usable", slice("group_usable", grp, c)),
+                ("gated", slice("bank_gated", grp, c)),
+                ("bank_rd_en", slice("bank_rd_en", grp, c)),
+                ("bank_wr_en", slice("bank_wr_en", grp, c)),
+            ],
+        );
+    }
+    b
 }

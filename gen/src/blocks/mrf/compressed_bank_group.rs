@@ -1,0 +1,166 @@
+//! One bank group of the compressed MRF: the banks of one position in every cluster, their
+//! arbiter, the range table read in parallel with arbitration, power gating, and a
+//! decompressor on the read data. A read touches only the banks holding the register's chunks;
+//! a dummy MOV read takes the read port ahead of the operand slots.
+
+use crate::bdi::Layout;
+use crate::geometry::Geometry;
+use crate::verilog::{Module, Port, onehot_mux, reg, slice, vector_reg, vector_wire, wire};
+
+pub struct Parts<'a> {
+    pub sram: &'a Module,
+    pub arbiter: &'a Module,
+    pub range_table: &'a Module,
+    pub bank_power: &'a Module,
+    pub decompressor: &'a Module,
+}
+
+pub fn compressed_bank_group(prefix: &str, g: &Geometry, l: &Layout, parts: Parts) -> Module {
+    let (s, ab, w, ew, lpc, c) =
+        (g.slots(), g.row_bits(), g.warp_reg_bits(), g.entry_bits(), g.lanes_per_cluster, l.clusters);
+    let (rb, ld) = (l.ri_bits(), l.decompress_latency);
+    let mut b = String::new();
+    b += &vector_wire("req", s);
+    b += &wire("grant_valid", 1);
+    b += &wire("rd_row", ab);
+    b += &wire("rd_ri", rb);
+    for name in ["rd_occ", "wr_occ", "empty"] {
+        b += &vector_wire(name, c);
+    }
+    b += &wire("chunks", w);
+    b += &wire("dec_valid", 1);
+    b += &reg("fetch_valid", 1);
+    b += &reg("fetch_ri", rb);
+    for k in 0..=ld {
+        b += &vector_reg(&format!("tag{k}"), s + 1);
+    }
+
+    b += "\n  // Arbitration; a dummy MOV read takes the port this cycle and no slot is granted.\n";
+    b += &format!("  assign req = slot_req & {{{s}{{~mov_rd}}}};\n");
+    b += &parts.arbiter.instance(
+        "u_arbiter",
+        &[
+            ("clk", "clk".into()),
+            ("rst", "rst".into()),
+            ("req", "req".into()),
+            ("advance", "1'b1".into()),
+            ("grant", "slot_grant".into()),
+            ("grant_valid", "grant_valid".into()),
+        ],
+    );
+    let terms: Vec<(String, String)> = (0..s).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, ab))).collect();
+    b += &format!("  assign rd_row = mov_rd ? wr_row : {};\n", onehot_mux(&terms, ab));
+
+    b += "\n  // Range indicators, read in parallel with the banks; valid counts; power gating.\n";
+    b += &parts.range_table.instance(
+        "u_table",
+        &[
+            ("clk", "clk".into()),
+            ("rst", "rst".into()),
+            ("rd_row", "rd_row".into()),
+            ("rd_ri", "rd_ri".into()),
+            ("rd_occ", "rd_occ".into()),
+            ("wr_row", "wr_row".into()),
+            ("wr_compressed", "wr_compressed".into()),
+            ("wr_en", "wr_en".into()),
+            ("wr_ri", "wr_ri".into()),
+            ("wr_occ", "wr_occ".into()),
+            ("empty", "empty".into()),
+        ],
+    );
+    b += &parts.bank_power.instance(
+        "u_power",
+        &[
+            ("clk", "clk".into()),
+            ("rst", "rst".into()),
+            ("empty", "empty".into()),
+            ("wake_req", "wake_req".into()),
+            ("usable", "usable".into()),
+            ("gated", "gated".into()),
+        ],
+    );
+
+    b += "\n  // A read enables only the banks holding chunks of the register; a write only the banks\n";
+    b += "  // of its chunks that have an active lane.\n";
+    b += &format!("  assign bank_rd_en = {{{c}{{grant_valid | mov_rd}}}} & rd_occ;\n");
+    for k in 0..c {
+        let mask = slice("wr_mask", k, lpc);
+        let any = if lpc == 1 { mask } else { format!("(|{mask})") };
+        b += &format!("  assign bank_wr_en[{k}] = wr_en & wr_occ[{k}] & {any};\n");
+    }
+    for k in 0..c {
+        b += &format!("  // Cluster {k}: chunk {k}.\n");
+        b += &parts.sram.instance(
+            &format!("u_bank_c{k}"),
+            &[
+                ("clk", "clk".into()),
+                ("rd_en", format!("bank_rd_en[{k}]")),
+                ("rd_addr", "rd_row".into()),
+                ("rd_data", slice("chunks", k, ew)),
+                ("wr_en", format!("bank_wr_en[{k}]")),
+                ("wr_addr", "wr_row".into()),
+                ("wr_mask", slice("wr_mask", k, lpc)),
+                ("wr_data", slice("wr_data", k, ew)),
+            ],
+        );
+    }
+
+    b += "\n  // The read's range indicator and its reader (slot one-hot, MOV on top) go along with the\n";
+    b += &format!("  // bank read and the {ld}-stage decompressor.\n");
+    b += "  always @(posedge clk) begin\n    if (rst) fetch_valid <= 1'b0;\n    else fetch_valid <= grant_valid | mov_rd;\n  end\n";
+    b += "  always @(posedge clk) begin\n    fetch_ri <= rd_ri;\n    tag0 <= {mov_rd, slot_grant};\n";
+    for k in 1..=ld {
+        b += &format!("    tag{k} <= tag{};\n", k - 1);
+    }
+    b += "  end\n";
+    b += &parts.decompressor.instance(
+        "u_decompressor",
+        &[
+            ("clk", "clk".into()),
+            ("rst", "rst".into()),
+            ("in_valid", "fetch_valid".into()),
+            ("in_ri", "fetch_ri".into()),
+            ("in_chunks", "chunks".into()),
+            ("out_valid", "dec_valid".into()),
+            ("out_data", "rd_data".into()),
+        ],
+    );
+    b += &format!("  assign deliver = {{{s}{{dec_valid}}}} & tag{ld}[{}:0];\n", s - 1);
+    b += &format!("  assign mov_done = dec_valid & tag{ld}[{s}];\n");
+
+    Module {
+        name: format!("{prefix}_mrf_bank_group"),
+        doc: vec![
+            format!(
+                "One compressed MRF bank group: {c} banks (one per cluster) of {} x {ew} bit, a round-robin",
+                g.entries
+            ),
+            format!("arbiter over {s} operand slots, range indicators, power gating, and a decompressor:"),
+            format!("data granted in cycle t is delivered in cycle t+{}. See docs/bdi.md.", 1 + ld),
+        ],
+        ports: vec![
+            Port::input("clk", 1, "clock"),
+            Port::input("rst", 1, "synchronous reset, active high"),
+            Port::input("slot_req", s, "operand slots requesting a read of this group").vector(),
+            Port::input("slot_row", s * ab, "row wanted by each slot, slot i at bits [i*W+W-1:i*W]"),
+            Port::output("slot_grant", s, "one-hot: slot whose read is issued this cycle").vector(),
+            Port::output("deliver", s, "one-hot: slot whose decompressed register is on rd_data").vector(),
+            Port::output("rd_data", w, "decompressed register, lane i at [32i+31:32i]"),
+            Port::input("mov_rd", 1, "dummy MOV: read wr_row this cycle instead of granting a slot"),
+            Port::output("mov_done", 1, "the dummy MOV's register is on rd_data"),
+            Port::input("wr_row", ab, "row of the write port's register"),
+            Port::output("wr_compressed", 1, "that register holds a compressed value"),
+            Port::input("wr_en", 1, "write wr_row"),
+            Port::input("wr_ri", rb, "range indicator of the write"),
+            Port::input("wr_mask", g.lanes, "per-lane write enable").vector(),
+            Port::input("wr_data", w, "chunks to write (uncompressed: lanes)"),
+            Port::input("wake_req", c, "banks the write port's register needs awake").vector(),
+            Port::output("usable", c, "banks powered and awake").vector(),
+            Port::output("gated", c, "banks power-gated").vector(),
+            Port::output("bank_rd_en", c, "banks read this cycle").vector(),
+            Port::output("bank_wr_en", c, "banks written this cycle").vector(),
+        ],
+        body: b,
+        memory: None,
+    }
+}

@@ -1,0 +1,153 @@
+//! The write-back port of the compressed MRF: every write goes through the compressor (a
+//! partial-mask write bypasses compression but keeps its place in the pipeline); the register
+//! leaving it — the head — commits to its bank group once the banks it needs are awake. A
+//! partial write whose register is compressed first has a dummy MOV decompress it (seed 004
+//! §5.2). Cycle rules: `cosim::model::mrf::Mrf` and docs/bdi.md.
+
+use crate::bdi::Layout;
+use crate::geometry::Geometry;
+use crate::verilog::{Module, Port, lit, onehot_mux, reg, slice, vector_reg, vector_wire, wire};
+
+pub fn write_port(prefix: &str, g: &Geometry, l: &Layout, reg_map: &Module, compressor: &Module) -> Module {
+    let (gb, ab, rb, c, n) = (g.group_bits(), g.row_bits(), l.ri_bits(), l.clusters, l.compress_latency);
+    let (lanes, w, groups) = (g.lanes, g.warp_reg_bits(), g.groups);
+    let mut b = String::new();
+    for (name, width) in [("in_group", gb), ("in_row", ab), ("head_ri", rb), ("unused_head_banks", l.banks_bits())] {
+        b += &wire(name, width);
+    }
+    b += &wire("in_partial", 1);
+    b += &wire("head_valid", 1);
+    b += &vector_wire("head_bank_en", c);
+    b += &wire("head_chunks", w);
+    for (name, width) in [("head_compressed", 1), ("head_mov_done", 1), ("need_mov", 1), ("banks_awake", 1)] {
+        b += &wire(name, width);
+    }
+    b += &wire("commit", 1);
+    b += &wire("mov_commit", 1);
+    b += &wire("advance", 1);
+    b += &vector_wire("head_usable", c);
+    b += &vector_wire("needs", c);
+    b += &wire("head_rd_data", w);
+    b += &reg("mov_wait", 1);
+
+    b += "\n  // A write enters the compressor; a partial mask keeps it uncompressed.\n";
+    b += &reg_map.instance(
+        "u_map",
+        &[
+            ("warp", "wb_warp".into()),
+            ("reg_id", "wb_reg".into()),
+            ("group", "in_group".into()),
+            ("row", "in_row".into()),
+        ],
+    );
+    b += "  assign in_partial = ~(&wb_mask);\n";
+    b += &compressor.instance(
+        "u_compressor",
+        &[
+            ("clk", "clk".into()),
+            ("rst", "rst".into()),
+            ("en", "advance".into()),
+            ("in_valid", "wb_valid".into()),
+            ("in_bypass", "in_partial".into()),
+            ("in_data", "wb_data".into()),
+            ("out_valid", "head_valid".into()),
+            ("out_ri", "head_ri".into()),
+            // The MRF uses the equivalent bank-enable mask.
+            ("out_banks", "unused_head_banks".into()),
+            ("out_bank_en", "head_bank_en".into()),
+            ("out_chunks", "head_chunks".into()),
+        ],
+    );
+
+    b += &format!("\n  // Address and mask travel beside the compressor's {n} stages.\n");
+    let side =
+        [("group", gb, "in_group"), ("row", ab, "in_row"), ("mask", lanes, "wb_mask"), ("partial", 1, "in_partial")];
+    for st in 1..=n {
+        for (name, width, _) in side {
+            b += &if name == "mask" {
+                vector_reg(&format!("s{st}_{name}"), width)
+            } else {
+                reg(&format!("s{st}_{name}"), width)
+            };
+        }
+    }
+    b += "  always @(posedge clk) begin\n    if (advance) begin\n";
+    for st in 1..=n {
+        for (name, _, input) in side {
+            let from = if st == 1 { input.to_string() } else { format!("s{}_{name}", st - 1) };
+            b += &format!("      s{st}_{name} <= {from};\n");
+        }
+    }
+    b += "    end\n  end\n";
+    b += &format!("  assign head_group = s{n}_group;\n  assign head_row = s{n}_row;\n");
+
+    b += "\n  // What the head's bank group reports about it.\n";
+    let pick = |bus: &str, width: u32| {
+        if groups == 1 {
+            bus.to_string()
+        } else {
+            let terms: Vec<(String, String)> = (0..groups)
+                .map(|grp| (format!("(head_group == {})", lit(gb, grp as u64)), slice(bus, grp, width)))
+                .collect();
+            onehot_mux(&terms, width)
+        }
+    };
+    b += &format!("  assign head_compressed = {};\n", pick("group_compressed", 1));
+    b += &format!("  assign head_mov_done = {};\n", pick("group_mov_done", 1));
+    b += &format!("  assign head_usable = {};\n", pick("group_usable", c));
+    b += &format!("  assign head_rd_data = {};\n", pick("group_rd_data", w));
+
+    b += "\n  // The head commits once every bank it needs is awake: all of them for a partial write\n";
+    b += "  // (stored uncompressed), those of its chunks otherwise. A partial write to a compressed\n";
+    b += "  // register first reads it (dummy MOV, priority on the group's read port) and writes it\n";
+    b += "  // back decompressed when the read leaves the decompressor.\n";
+    b += &format!("  assign needs = s{n}_partial ? {{{c}{{1'b1}}}} : head_bank_en;\n");
+    b += "  assign wake_req = {";
+    b += &format!("{c}{{head_valid}}}} & needs;\n");
+    b += "  assign banks_awake = &(head_usable | ~needs);\n";
+    b += &format!("  assign need_mov = head_valid & s{n}_partial & head_compressed;\n");
+    b += "  assign mov_rd = need_mov & banks_awake & ~mov_wait;\n";
+    b += "  assign mov_commit = mov_wait & head_mov_done;\n";
+    b += "  assign commit = head_valid & ~need_mov & banks_awake;\n";
+    b += "  assign advance = ~head_valid | commit;\n";
+    b += "  assign wb_ready = advance;\n";
+    b += "  assign wr_en = commit | mov_commit;\n";
+    b += &format!("  assign wr_ri = {{{rb}{{~mov_commit}}}} & head_ri;\n");
+    b += &format!("  assign wr_mask = s{n}_mask | {{{lanes}{{mov_commit}}}};\n");
+    b += "  assign wr_data = mov_commit ? head_rd_data : head_chunks;\n";
+    b += "  always @(posedge clk) begin\n    if (rst) mov_wait <= 1'b0;\n";
+    b += "    else if (mov_rd) mov_wait <= 1'b1;\n    else if (mov_commit) mov_wait <= 1'b0;\n  end\n";
+
+    Module {
+        name: format!("{prefix}_mrf_write_port"),
+        doc: vec![
+            format!("Write-back port of the compressed MRF: a {n}-stage compressor, commit to the bank group"),
+            "once its banks are awake, and the dummy MOV that decompresses a register before a".into(),
+            "partial-mask write. See docs/bdi.md.".into(),
+        ],
+        ports: vec![
+            Port::input("clk", 1, "clock"),
+            Port::input("rst", 1, "synchronous reset, active high"),
+            Port::input("wb_valid", 1, "a write-back is offered (held until wb_ready)"),
+            Port::output("wb_ready", 1, "the offer is taken this cycle"),
+            Port::input("wb_warp", g.warp_bits(), "warp id"),
+            Port::input("wb_reg", g.reg_bits(), "register id"),
+            Port::input("wb_mask", lanes, "per-lane write enable; not all lanes: a partial write").vector(),
+            Port::input("wb_data", w, "value, lane i at [32i+31:32i]"),
+            Port::output("head_group", gb, "bank group of the register waiting to commit"),
+            Port::output("head_row", ab, "its row"),
+            Port::input("group_compressed", groups, "per group: the register at head_row is compressed").vector(),
+            Port::input("group_usable", groups * c, "per group: its banks that are awake, group j at [jC+C-1:jC]"),
+            Port::input("group_mov_done", groups, "per group: the dummy MOV's read leaves the decompressor").vector(),
+            Port::input("group_rd_data", groups * w, "per group: decompressed read data"),
+            Port::output("wake_req", c, "banks of head_group the head needs awake").vector(),
+            Port::output("mov_rd", 1, "dummy MOV: read head_row in head_group this cycle"),
+            Port::output("wr_en", 1, "write head_row in head_group this cycle"),
+            Port::output("wr_ri", rb, "its range indicator"),
+            Port::output("wr_mask", lanes, "per-lane write enable").vector(),
+            Port::output("wr_data", w, "chunks (uncompressed: lanes) to write"),
+        ],
+        body: b,
+        memory: None,
+    }
+}

@@ -1,0 +1,12 @@
+isca15_bdi_sram_1r1w_256x128.v
+isca15_bdi_reg_map.v
+isca15_bdi_rr_arbiter_12.v
+isca15_bdi_rr_arbiter_4.v
+isca15_bdi_compressor.v
+isca15_bdi_decompressor.v
+isca15_bdi_range_table.v
+isca15_bdi_bank_power.v
+isca15_bdi_mrf_bank_group.v
+isca15_bdi_mrf_write_port.v
+isca15_bdi_operand_collector.v
+isca15_bdi_mrf.v
