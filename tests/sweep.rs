@@ -173,7 +173,10 @@ fn bad_input_exits_2_with_a_message() {
     let o = out.to_str().unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["--param", "mrf.banks", "--out", o], "--param mrf.banks: expected PATH=LIST, e.g. mrf.collectors=2,4,8"),
-        (&["--param", "mrf.bank=2", "--out", o], "unknown config key `bank` in [mrf] (allowed: banks, collectors, entries"),
+        (
+            &["--param", "mrf.bank=2", "--out", o],
+            "unknown config key `bank` in [mrf] (allowed: banks, collectors, entries",
+        ),
         (&["--param", "mfr.banks=2", "--out", o], "unknown config key `mfr` in the top level (allowed:"),
         (&["--param", "mrf=2", "--out", o], "`mrf` is a section; name a key inside it"),
         (&["--param", "name=a,b", "--out", o], "the design name is set per point"),
@@ -182,7 +185,8 @@ fn bad_input_exits_2_with_a_message() {
         (&["--param", "mrf.banks=4", "--param", "mrf.banks=8", "--out", o], "given twice"),
         (&["--param", "mrf.banks=4", "--out", o, "--jobs", "0"], "--jobs must be at least 1"),
         (&["--param", "mrf.banks=4", "--out", o, "--cosim", "0"], "--cosim must be at least 1 cycle"),
-        (&["--param", "mrf.banks=4", "--out", o, "--liberty", "x.lib"], "--liberty needs --synth"),
+        (&["--param", "mrf.banks=4", "--out", o, "--liberty", "x.lib"], "--target and --liberty need --synth"),
+        (&["--param", "mrf.banks=4", "--out", o, "--target", "ice40"], "--target and --liberty need --synth"),
         (&["--param", "mrf.banks=4", "--out", o, "--synth", "--target", "fpga"], "invalid value 'fpga' for '--target"),
         (&["--param", "mrf.banks=4", "--out", o, "--synth", "--liberty", "/no/cells.lib"], "cannot read Liberty file"),
         (&["--param", "mrf.banks=4"], "--out <DIR>"),

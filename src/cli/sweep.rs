@@ -3,6 +3,7 @@
 use super::synth::{SynthFlags, pool, table};
 use super::{ConfigSource, bad_input};
 use crate::sweep::{CosimSettings, Job, Param, Row, Status, points, show, write_results};
+use crate::synth::Target;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -65,8 +66,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             return Err(bad_input(format!("--param {}: given twice; list all its values in one --param", p.path)));
         }
     }
-    if !args.synth && args.flags.liberty.is_some() {
-        return Err(bad_input("--liberty needs --synth"));
+    if !args.synth && (args.flags.liberty.is_some() || args.flags.target != Target::Generic) {
+        return Err(bad_input("--target and --liberty need --synth"));
     }
     if args.cosim == Some(0) {
         return Err(bad_input("--cosim must be at least 1 cycle"));

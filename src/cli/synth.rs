@@ -49,7 +49,7 @@ pub struct SynthFlags {
     /// Liberty file (.lib or .lib.gz): map the generic gates to its cells and report µm²
     #[arg(long, value_name = "FILE")]
     pub liberty: Option<PathBuf>,
-    /// SRAM model: µm² per bit of a black-boxed memory leaf (default: FakeRAM45, docs/area.md)
+    /// SRAM model: µm² per bit of a black-boxed memory leaf (FakeRAM45, 45 nm: docs/area.md)
     #[arg(long, value_name = "UM2", default_value_t = FAKERAM45_UM2_PER_BIT)]
     pub sram_um2_per_bit: f64,
     /// SRAM model: µm² added per memory macro (periphery)

@@ -75,8 +75,37 @@ impl<'a> Synth<'a> {
         }
 
         let base = format!("{module}.{}", self.opts.flow());
+        let script_file = format!("{base}.ys");
+        std::fs::write(self.dir.join(&script_file), self.script(module, &base))
+            .context("cannot write the Yosys script")?;
+        let log = format!("{base}.log");
+        yosys::run(&self.dir, &script_file, &log).with_context(|| format!("synthesis of {module}"))?;
+
+        let read = |file: String| -> Result<Stat> {
+            let text = std::fs::read_to_string(self.dir.join(&file)).unwrap_or_default();
+            stat::parse(&text).ok_or_else(|| {
+                anyhow!("Yosys wrote no statistics to {file} for {module}; log: {}", self.dir.join(&log).display())
+            })
+        };
+        let gates = read(format!("{base}.gates.stat"))?;
+        let mapped = self.opts.liberty.as_ref().map(|_| read(format!("{base}.mapped.stat"))).transpose()?;
+
+        // Black-box instances left in the netlist are the memory leaves.
+        let mut sram = SramCost::default();
+        for m in manifest.modules.iter().filter(|_| asic) {
+            if let (Some(mem), Some(&n)) = (m.memory, mapped.as_ref().unwrap_or(&gates).cells.get(&m.name)) {
+                self.opts.sram.add(&mut sram, n, mem.words as u64 * mem.width as u64);
+            }
+        }
+        Ok(self.area(module, &gates, mapped.as_ref(), sram))
+    }
+
+    /// The Yosys script for `module`; it writes its statistics to `<base>.gates.stat` (and
+    /// `<base>.mapped.stat` with a Liberty file).
+    fn script(&self, module: &str, base: &str) -> String {
+        let asic = !self.opts.target.is_fpga();
         let mut script = String::new();
-        for m in &manifest.modules {
+        for m in &self.design.manifest.modules {
             let lib = if asic && m.memory.is_some() { "-lib " } else { "" };
             script += &format!("read_verilog {lib}rtl/{}\n", m.file);
         }
@@ -99,28 +128,7 @@ impl<'a> Synth<'a> {
                 "dfflibmap -liberty {lib}\nabc -liberty {lib}\nopt_clean\ntee -q -o {base}.mapped.stat stat -liberty {lib}\n"
             );
         }
-        let script_file = format!("{base}.ys");
-        std::fs::write(self.dir.join(&script_file), script).context("cannot write the Yosys script")?;
-        let log = format!("{base}.log");
-        yosys::run(&self.dir, &script_file, &log).with_context(|| format!("synthesis of {module}"))?;
-
-        let read = |file: String| -> Result<Stat> {
-            let text = std::fs::read_to_string(self.dir.join(&file)).unwrap_or_default();
-            stat::parse(&text).ok_or_else(|| {
-                anyhow!("Yosys wrote no statistics to {file} for {module}; log: {}", self.dir.join(&log).display())
-            })
-        };
-        let gates = read(format!("{base}.gates.stat"))?;
-        let mapped = self.opts.liberty.as_ref().map(|_| read(format!("{base}.mapped.stat"))).transpose()?;
-
-        // Black-box instances left in the netlist are the memory leaves.
-        let mut sram = SramCost::default();
-        for m in manifest.modules.iter().filter(|_| asic) {
-            if let (Some(mem), Some(&n)) = (m.memory, mapped.as_ref().unwrap_or(&gates).cells.get(&m.name)) {
-                self.opts.sram.add(&mut sram, n, mem.words as u64 * mem.width as u64);
-            }
-        }
-        Ok(self.area(module, &gates, mapped.as_ref(), sram))
+        script
     }
 
     fn area(&self, module: &str, gates: &Stat, mapped: Option<&Stat>, sram: SramCost) -> ModuleArea {
