@@ -377,11 +377,10 @@ impl Mrf {
         }
         let Some(b) = &self.bdi else { return };
         let c = b.clusters;
+        // `C` is a power of two, so a group's bits never straddle two words.
         let put = |bits: &mut [u64], grp: usize, mask: u64| {
-            for k in 0..c {
-                let i = grp * c + k;
-                bits[i / 64] = bits[i / 64] & !(1 << (i % 64)) | (mask >> k & 1) << (i % 64);
-            }
+            let (word, shift) = (grp * c / 64, grp * c % 64);
+            bits[word] = bits[word] & !(low_bits(c as u32) << shift) | mask << shift;
         };
         for grp in 0..self.g.groups as usize {
             let read = p.read[grp];
@@ -507,8 +506,12 @@ impl Mrf {
         let (lpc, c) = (self.g.lanes_per_cluster, self.g.clusters as usize);
         let action = self.plan.action;
         let b = self.bdi.as_mut().expect("compressed");
-        for (bank, n) in self.stats.gated_cycles.iter_mut().enumerate() {
-            *n += u64::from(b.is_gated(bank));
+        for grp in 0..self.g.groups {
+            let mut gated = b.gated(grp);
+            while gated != 0 {
+                self.stats.gated_cycles[grp as usize * c + gated.trailing_zeros() as usize] += 1;
+                gated &= gated - 1;
+            }
         }
         self.stats.wb_stall_cycles += u64::from(!wb_ready);
         self.stats.bank_wakeups += b.power_edge();

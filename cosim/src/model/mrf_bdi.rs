@@ -40,8 +40,11 @@ pub(crate) struct Compression {
     valid: Vec<bool>,
     /// Valid entries per bank, `[group * C + cluster]`.
     count: Vec<u32>,
-    /// Bank powered, and cycles left until it is awake.
-    on: Vec<bool>,
+    /// Per group, one bit per cluster: banks holding a valid entry, powered, waking up.
+    nonempty: Vec<u64>,
+    on: Vec<u64>,
+    waking: Vec<u64>,
+    /// Cycles left until a waking bank is awake, `[group * C + cluster]`.
     timer: Vec<u32>,
     /// Banks occupied by each range indicator (thermometer masks).
     occupancy: Vec<u64>,
@@ -66,7 +69,9 @@ impl Compression {
             ri: vec![0; regs],
             valid: vec![false; regs],
             count: vec![0; banks],
-            on: vec![false; banks],
+            nonempty: vec![0; g.groups as usize],
+            on: vec![0; g.groups as usize],
+            waking: vec![0; g.groups as usize],
             timer: vec![0; banks],
             occupancy: (0..codes as u32).map(|ri| low_bits(layout.banks(ri))).collect(),
             compressor: Compressor::new(layout),
@@ -84,8 +89,9 @@ impl Compression {
     pub fn reset(&mut self) {
         self.valid.fill(false);
         self.count.fill(0);
-        self.on.fill(false);
-        self.timer.fill(0);
+        self.nonempty.fill(0);
+        self.on.fill(0);
+        self.waking.fill(0);
         self.compressor.reset();
         self.mov_wait = false;
     }
@@ -110,22 +116,12 @@ impl Compression {
 
     /// Awake banks of a group.
     pub fn usable(&self, group: u32) -> u64 {
-        self.mask(group, |b| self.on[b] && self.timer[b] == 0)
-    }
-
-    /// Whether bank `group * C + cluster` is power-gated.
-    pub fn is_gated(&self, bank: usize) -> bool {
-        !self.on[bank]
+        self.on[group as usize] & !self.waking[group as usize]
     }
 
     /// Power-gated banks of a group.
     pub fn gated(&self, group: u32) -> u64 {
-        self.mask(group, |b| !self.on[b])
-    }
-
-    fn mask(&self, group: u32, f: impl Fn(usize) -> bool) -> u64 {
-        let base = group as usize * self.clusters;
-        (0..self.clusters).fold(0, |m, c| m | (f(base + c) as u64) << c)
+        !self.on[group as usize] & low_bits(self.clusters as u32)
     }
 
     /// The register leaving the compressor and its address, if any.
@@ -161,20 +157,33 @@ impl Compression {
     /// head does not need is gated; a gated bank the head needs starts waking. Returns the
     /// number of banks that started waking.
     pub fn power_edge(&mut self) -> u64 {
-        let (group, needs) = self.head().map_or((u32::MAX, 0), |(_, s)| (s.group, self.needs()));
+        let (head_group, needs) = self.head().map_or((usize::MAX, 0), |(_, s)| (s.group as usize, self.needs()));
+        let all = low_bits(self.clusters as u32);
         let mut woken = 0;
-        for b in 0..self.on.len() {
-            let wanted = b / self.clusters == group as usize && needs >> (b % self.clusters) & 1 == 1;
-            if self.count[b] == 0 && !wanted {
-                self.on[b] = false;
-                self.timer[b] = 0;
-            } else if !self.on[b] && wanted {
-                self.on[b] = true;
-                self.timer[b] = self.layout.wakeup_cycles;
-                woken += 1;
-            } else if self.timer[b] > 0 {
+        for g in 0..self.on.len() {
+            let wanted = if g == head_group { needs } else { 0 };
+            let off = !self.nonempty[g] & !wanted & all;
+            let start = !self.on[g] & wanted;
+            let mut count_down = self.waking[g] & !off & !start;
+            self.on[g] = (self.on[g] & !off) | start;
+            self.waking[g] &= !off;
+            while count_down != 0 {
+                let b = g * self.clusters + count_down.trailing_zeros() as usize;
+                count_down &= count_down - 1;
                 self.timer[b] -= 1;
+                if self.timer[b] == 0 {
+                    self.waking[g] &= !(1 << (b % self.clusters));
+                }
             }
+            if start != 0 && self.layout.wakeup_cycles > 0 {
+                self.waking[g] |= start;
+                let mut bits = start;
+                while bits != 0 {
+                    self.timer[g * self.clusters + bits.trailing_zeros() as usize] = self.layout.wakeup_cycles;
+                    bits &= bits - 1;
+                }
+            }
+            woken += u64::from(start.count_ones());
         }
         woken
     }
@@ -182,13 +191,16 @@ impl Compression {
     /// A commit changes a register's range indicator: it leaves its old banks for its new ones.
     pub fn store(&mut self, reg: usize, ri: u32) {
         let (old, new) = (self.occupied(reg), self.occupancy[ri as usize]);
-        let base = reg / self.entries * self.clusters;
+        let group = reg / self.entries;
+        let base = group * self.clusters;
         for c in 0..self.clusters {
+            let count = &mut self.count[base + c];
             match (old >> c & 1, new >> c & 1) {
-                (0, 1) => self.count[base + c] += 1,
-                (1, 0) => self.count[base + c] -= 1,
-                _ => {}
+                (0, 1) => *count += 1,
+                (1, 0) => *count -= 1,
+                _ => continue,
             }
+            self.nonempty[group] = self.nonempty[group] & !(1 << c) | ((*count != 0) as u64) << c;
         }
         self.ri[reg] = ri as u8;
         self.valid[reg] = true;

@@ -35,9 +35,10 @@ impl PortSlot {
 
     /// Mask words covering exactly the port's bits.
     pub fn full_mask(&self, mask: &mut [u32]) {
-        for (i, m) in mask[self.range()].iter_mut().enumerate() {
-            let bits = (self.width as usize).saturating_sub(i * 32).min(32);
-            *m = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
+        let words = &mut mask[self.range()];
+        words.fill(u32::MAX);
+        if self.width % 32 != 0 {
+            words[self.words - 1] = (1u32 << (self.width % 32)) - 1;
         }
     }
 }

@@ -136,10 +136,10 @@ impl Pattern {
             7 => Pattern::Ramp64 { base: base | r() << 32, stride: stride as u64 },
             8..=10 => Pattern::Noise { base: base as u32, bits: 1 + (r() % 17) as u32, seed: r() },
             11..=15 => {
-                let wide = r() % 3 == 0;
+                let wide = r().is_multiple_of(3);
                 let k = [7, 15, 31][(r() % if wide { 3 } else { 2 }) as usize];
                 let values = if wide { lanes / 2 } else { lanes };
-                let outside = (r() % 2 == 0 && values > 1).then(|| 1 + (r() % (values as u64 - 1)) as u32);
+                let outside = (r().is_multiple_of(2) && values > 1).then(|| 1 + (r() % (values as u64 - 1)) as u32);
                 Pattern::Boundary { base, k, wide, outside, seed: r() }
             }
             _ => Pattern::Uniform(r()),
