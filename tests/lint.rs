@@ -117,5 +117,4 @@ fn compressed_mrfs_lint_and_synthesize_clean() {
         lint_design(&rfgen_gen::generate(&compressed(name), SramKind::Behavioural), true);
     }
     lint_design(&rfgen_gen::generate(&isca15_bdi(), SramKind::Behavioural), true);
-    lint_design(&rfgen_gen::generate(&isca15_bdi(), SramKind::Blackbox), false);
 }

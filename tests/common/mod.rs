@@ -32,23 +32,24 @@ pub fn stderr(o: &Output) -> String {
 }
 
 /// Small configurations covering the corners of the geometry: one cluster, one bank per
-/// cluster, non-power-of-two warps and collectors, 64 lanes (two-word masks).
+/// cluster, non-power-of-two warps and collectors, 64 lanes (two-word masks). Execution
+/// throughputs may not exceed the lanes, so narrow configs set them.
 pub const SMALL: &[(&str, &str)] = &[
     (
         "tiny",
-        "name = \"tiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\ncollectors = 1\ntag_bits = 1\n",
+        "name = \"tiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\ncollectors = 1\ntag_bits = 1\n[throughput]\nalu = 4\nsfu = 4\n",
     ),
     (
         "small",
-        "name = \"small\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 16\ncollectors = 2\ntag_bits = 4\n",
+        "name = \"small\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 16\ncollectors = 2\ntag_bits = 4\n[throughput]\nalu = 4\nsfu = 4\n",
     ),
     (
         "odd",
-        "name = \"odd\"\n[sm]\nwarps = 6\nlanes = 16\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16\ncollectors = 3\ntag_bits = 3\n",
+        "name = \"odd\"\n[sm]\nwarps = 6\nlanes = 16\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16\ncollectors = 3\ntag_bits = 3\n[throughput]\nalu = 4\nsfu = 4\n",
     ),
     (
         "onebank",
-        "name = \"onebank\"\n[sm]\nwarps = 3\nlanes = 2\nclusters = 2\nregisters_per_thread = 2\n[mrf]\nbanks = 2\nentries = 8\ncollectors = 2\n",
+        "name = \"onebank\"\n[sm]\nwarps = 3\nlanes = 2\nclusters = 2\nregisters_per_thread = 2\n[mrf]\nbanks = 2\nentries = 8\ncollectors = 2\n[throughput]\nalu = 2\nsfu = 2\ntexture = 2\n",
     ),
     (
         "wide",
