@@ -18,11 +18,11 @@ module isca15_bdi_compressor (
   output reg     [7:0] out_bank_en,  // bank c holds chunk c: the low out_banks bits set
   output reg  [1023:0] out_chunks    // chunk c at [128c+127:128c]; payload from bit 0, zero above
 );
+  wire s0_valid;
   wire s0_bypass;
   wire [1023:0] s0_data;
   wire [2:0] s0_fit;
   wire [495:0] s0_lo4;
-  wire s0_valid;
   assign s0_valid = in_valid;
   assign s0_bypass = in_bypass;
   assign s0_data = in_data;

@@ -2,7 +2,7 @@
 //! count, bank-enable mask and chunks out `compress_latency` cycles later; one register per cycle.
 //! Modelled by `cosim::model::bdi::Compressor`; payload layout and timing in docs/bdi.md.
 
-use super::{Field, declare_stage, stage};
+use super::{Field, declare_stage, declare_wires, stage};
 use crate::bdi::Layout;
 use crate::geometry::LANE_BITS;
 use crate::verilog::{Module, Port, lit, onehot_mux, slice, vector_wire, wire};
@@ -25,14 +25,7 @@ pub fn compressor(prefix: &str, l: &Layout) -> Module {
             front.push(Field::new(&format!("lo{base}"), (values - 1) * lo));
         }
     }
-    for f in &front {
-        b += &if f.vector {
-            vector_wire(&format!("s0_{}", f.name), f.width)
-        } else {
-            wire(&format!("s0_{}", f.name), f.width)
-        };
-    }
-    b += &wire("s0_valid", 1);
+    b += &declare_wires("s0_", &front);
     b += "  assign s0_valid = in_valid;\n  assign s0_bypass = in_bypass;\n  assign s0_data = in_data;\n";
 
     b += "\n  // Stage 1 logic: subtract the base (value 0) from every other value, then check by sign\n";
@@ -100,14 +93,7 @@ pub fn compressor(prefix: &str, l: &Layout) -> Module {
     ];
     b += &vector_wire("sel", k);
     b += &wire("keep", 1);
-    b += &wire("c_valid", 1);
-    for f in &out {
-        b += &if f.vector {
-            vector_wire(&format!("c_{}", f.name), f.width)
-        } else {
-            wire(&format!("c_{}", f.name), f.width)
-        };
-    }
+    b += &declare_wires("c_", &out);
     b += &format!("  assign c_valid = {s}valid;\n");
     let mut higher: Vec<String> = Vec::new();
     for &i in &l.priority {

@@ -9,7 +9,7 @@ pub use compressor::compressor;
 pub use decompressor::decompressor;
 
 use crate::bdi::Layout;
-use crate::verilog::{Module, reg, vector_reg};
+use crate::verilog::{Module, reg, vector_reg, vector_wire, wire};
 
 /// The codec design's modules, leaves first: compressor, decompressor, `<prefix>_bdi_codec`.
 pub fn codec_modules(prefix: &str, l: &Layout) -> Vec<Module> {
@@ -34,6 +34,16 @@ impl Field {
     fn vector(name: &str, width: u32) -> Field {
         Field { name: name.into(), width, vector: true }
     }
+}
+
+/// Declares wires `<at><field>`: the signals a stage loads from.
+fn declare_wires(at: &str, fields: &[Field]) -> String {
+    let mut s = wire(&format!("{at}valid"), 1);
+    for f in fields {
+        let name = format!("{at}{}", f.name);
+        s += &if f.vector { vector_wire(&name, f.width) } else { wire(&name, f.width) };
+    }
+    s
 }
 
 /// Declares the registers `<at>valid` and `<at><field>` of one stage.
