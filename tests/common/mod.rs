@@ -32,24 +32,23 @@ pub fn stderr(o: &Output) -> String {
 }
 
 /// Small configurations covering the corners of the geometry: one cluster, one bank per
-/// cluster, non-power-of-two warps and collectors, 64 lanes (two-word masks). Execution
-/// throughputs may not exceed the lanes, so narrow configs set them.
+/// cluster, non-power-of-two warps and collectors, 64 lanes (two-word masks).
 pub const SMALL: &[(&str, &str)] = &[
     (
         "tiny",
-        "name = \"tiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\ncollectors = 1\ntag_bits = 1\n[throughput]\nalu = 4\nsfu = 4\n",
+        "name = \"tiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\ncollectors = 1\ntag_bits = 1\n",
     ),
     (
         "small",
-        "name = \"small\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 16\ncollectors = 2\ntag_bits = 4\n[throughput]\nalu = 4\nsfu = 4\n",
+        "name = \"small\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 16\ncollectors = 2\ntag_bits = 4\n",
     ),
     (
         "odd",
-        "name = \"odd\"\n[sm]\nwarps = 6\nlanes = 16\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16\ncollectors = 3\ntag_bits = 3\n[throughput]\nalu = 4\nsfu = 4\n",
+        "name = \"odd\"\n[sm]\nwarps = 6\nlanes = 16\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16\ncollectors = 3\ntag_bits = 3\n",
     ),
     (
         "onebank",
-        "name = \"onebank\"\n[sm]\nwarps = 3\nlanes = 2\nclusters = 2\nregisters_per_thread = 2\n[mrf]\nbanks = 2\nentries = 8\ncollectors = 2\n[throughput]\nalu = 2\nsfu = 2\ntexture = 2\n",
+        "name = \"onebank\"\n[sm]\nwarps = 3\nlanes = 2\nclusters = 2\nregisters_per_thread = 2\n[mrf]\nbanks = 2\nentries = 8\ncollectors = 2\n",
     ),
     (
         "wide",
@@ -76,11 +75,11 @@ pub fn build(design: &Design) -> Arc<RtlLib> {
 pub const COMPRESSED: &[(&str, &str)] = &[
     (
         "ctiny",
-        "name = \"ctiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[compression]\nenabled = true\nmodes = [\"8,0\", \"4,1\", \"4,0\"]\ncompress_latency = 1\nwakeup_cycles = 0\n[throughput]\nalu = 4\nsfu = 4\n",
+        "name = \"ctiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[compression]\nenabled = true\nmodes = [\"8,0\", \"4,1\", \"4,0\"]\ncompress_latency = 1\nwakeup_cycles = 0\n",
     ),
     (
         "csmall",
-        "name = \"csmall\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 8\nentries = 16\ncollectors = 2\ntag_bits = 4\n[compression]\nenabled = true\nmodes = [\"4,0\", \"4,1\", \"4,2\", \"8,0\", \"8,1\", \"8,2\", \"8,4\"]\nwakeup_cycles = 3\n[throughput]\nalu = 4\nsfu = 4\n",
+        "name = \"csmall\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 8\nentries = 16\ncollectors = 2\ntag_bits = 4\n[compression]\nenabled = true\nmodes = [\"4,0\", \"4,1\", \"4,2\", \"8,0\", \"8,1\", \"8,2\", \"8,4\"]\nwakeup_cycles = 3\n",
     ),
     (
         "cwide",
@@ -88,7 +87,7 @@ pub const COMPRESSED: &[(&str, &str)] = &[
     ),
     (
         "conegroup",
-        "name = \"conegroup\"\n[sm]\nwarps = 3\nlanes = 16\nclusters = 4\nregisters_per_thread = 2\n[mrf]\nbanks = 4\nentries = 8\ncollectors = 3\n[compression]\nenabled = true\nmodes = [\"4,2\", \"4,1\"]\ncompress_latency = 1\ndecompress_latency = 2\nwakeup_cycles = 2\n[throughput]\nalu = 4\nsfu = 4\n",
+        "name = \"conegroup\"\n[sm]\nwarps = 3\nlanes = 16\nclusters = 4\nregisters_per_thread = 2\n[mrf]\nbanks = 4\nentries = 8\ncollectors = 3\n[compression]\nenabled = true\nmodes = [\"4,2\", \"4,1\"]\ncompress_latency = 1\ndecompress_latency = 2\nwakeup_cycles = 2\n",
     ),
 ];
 

@@ -152,7 +152,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
 
     let t = &cfg.throughput;
     for (path, v) in [("throughput.alu", t.alu), ("throughput.sfu", t.sfu), ("throughput.texture", t.texture)] {
-        range(path, v, 1, sm.lanes)?;
+        range(path, v, 1, 1024)?;
     }
     let m = &cfg.memory;
     range("memory.shared_bytes_per_cycle", m.shared_bytes_per_cycle, 1, 4096)?;
