@@ -80,7 +80,7 @@ const BAD: &[(&str, &str)] = &[
         "`compression.modes` = \"4,2\": needs 2 of the 2 banks of a register, saving none (sm.lanes = 32, sm.clusters = 2) (allowed: 4,0 4,1 8,0 8,1 8,2)",
     ),
     (
-        "[sm]\nlanes = 2\nclusters = 2\n[throughput]\nalu = 2\nsfu = 2\ntexture = 2\n[compression]\nenabled = true\nmodes = [\"4,0\", \"8,0\"]",
+        "[sm]\nlanes = 2\nclusters = 2\n[compression]\nenabled = true\nmodes = [\"4,0\", \"8,0\"]",
         "`compression.modes` = \"8,0\": cuts a register of 2 lanes into fewer than 2 values (allowed: 4,0)",
     ),
     (
