@@ -304,3 +304,48 @@ fn war_hazards_are_detected_when_left_unhandled() {
     // The paper latencies leave no such window.
     assert_eq!(run(&baseline(), &k).stats().operand_mismatches, 0);
 }
+
+/// The default SM with BDI compression: every library kernel still reaches its reference with
+/// the compressed MRF in the loop, and the compression report adds up.
+#[test]
+fn compressed_mrf_runs_the_library_and_reports_seed_004_figures() {
+    let c = config("name = \"bdi\"\n[compression]\nenabled = true\n");
+    for lk in KERNELS {
+        let k = lk.parse().unwrap();
+        let sm = run(&c, &k);
+        let s = sm.stats();
+        check(lk.name, &k, sm.memory()).unwrap_or_else(|e| panic!("{} compressed: {e}", lk.name));
+        assert_eq!(s.operand_mismatches, 0, "{}: {:?}", lk.name, s.mismatch_examples);
+        let z = s.compression.as_ref().expect("compression counters");
+        let full: u64 = z.full_writes_by_ri.iter().sum();
+        assert_eq!(full + z.partial_writes, s.mrf.writes, "{}: every write commits", lk.name);
+        assert!(s.mrf.bank_reads <= s.mrf.reads * 8 + z.dummy_movs * 8, "{}", lk.name);
+    }
+    let k = KERNELS.iter().find(|k| k.name == "stencil").unwrap().parse().unwrap();
+    let r = rfgen_cosim::sim::simulate(&c, &k, 50_000_000, &mut |_| {}).unwrap();
+    let z = r.compression.expect("a compression report");
+    let ratio = z.ratio_non_divergent.unwrap();
+    assert!(ratio > 1.0 && ratio <= 8.0, "{ratio}");
+    assert!(z.banks_per_read < 8.0 && z.banks_per_write < 8.0);
+    let t = &z.energy;
+    let sum = t.dynamic_pj + t.wire_pj + t.leakage_pj + t.compressor_pj + t.decompressor_pj;
+    assert!((sum - t.total_pj).abs() < 1e-6);
+    assert!(z.reduction > 0.0, "compression saves energy on stencil: {}", z.reduction);
+    // The reference is the same config without compression.
+    let plain = run(&baseline(), &k);
+    assert_eq!(z.uncompressed_cycles, plain.stats().cycles);
+    assert_eq!(z.uncompressed.compressor_pj, 0.0);
+}
+
+/// Registers whose lanes are all equal compress to one bank: a ratio of exactly 8.
+#[test]
+fn uniform_registers_compress_to_one_bank() {
+    let k = kernel::parse(".kernel uniform\n.grid 2 256\n mov r1, 5\n add r2, r1, 3\n st.global [0x100], r2\n exit\n")
+        .unwrap();
+    let c = config("name = \"bdi\"\n[compression]\nenabled = true\n");
+    let sm = run(&c, &k);
+    let z = sm.stats().compression.clone().unwrap();
+    assert_eq!(z.full_writes_by_ri.iter().sum::<u64>(), z.full_writes_by_ri[1], "all <4,0>");
+    assert_eq!(z.ratio_non_divergent(), Some(8.0));
+    assert_eq!(z.ratio_divergent(), None);
+}

@@ -191,6 +191,54 @@ fn print_text(r: &SimReport) {
         }
         None => row("vs baseline preset", "n/a (the kernel does not fit the baseline SM)".into()),
     }
+    if let Some(c) = &r.compression {
+        use rfgen_cosim::sim::{
+            PAPER_DUMMY_MOV_SHARE, PAPER_ENERGY_REDUCTION, PAPER_RATIO_DIVERGENT, PAPER_RATIO_NON_DIVERGENT,
+        };
+        println!("compression (seed 004; paper figures in brackets)");
+        let ratio = |r: Option<f64>| r.map_or("n/a (no such writes)".to_string(), |r| format!("{r:.2}"));
+        row("ratio, non-divergent writes", format!("{}  [{PAPER_RATIO_NON_DIVERGENT}]", ratio(c.ratio_non_divergent)));
+        row("ratio, divergent writes", format!("{}  [{PAPER_RATIO_DIVERGENT}]", ratio(c.ratio_divergent)));
+        row("banks per read / write", format!("{:.2} / {:.2}", c.banks_per_read, c.banks_per_write));
+        row(
+            "power-gated bank-cycles",
+            format!("{} ({:.1}% of all bank-cycles)", c.gated_bank_cycles, 100.0 * c.gated_share),
+        );
+        row(
+            "dummy MOVs",
+            format!(
+                "{} ({:.2}% of instructions)  [< {:.0}%]",
+                c.dummy_movs,
+                100.0 * c.dummy_mov_share,
+                100.0 * PAPER_DUMMY_MOV_SHARE
+            ),
+        );
+        let t = &c.energy;
+        row(
+            "energy (Table 3)",
+            format!(
+                "{:.1} nJ: banks {:.1}, wires {:.1}, leakage {:.1}, compressors {:.1}, decompressors {:.1}",
+                t.total_pj / 1000.0,
+                t.dynamic_pj / 1000.0,
+                t.wire_pj / 1000.0,
+                t.leakage_pj / 1000.0,
+                t.compressor_pj / 1000.0,
+                t.decompressor_pj / 1000.0
+            ),
+        );
+        row(
+            "vs without compression",
+            format!(
+                "{:+.1}% energy ({:+.1}% dynamic, {:+.1}% leakage), {} vs {} cycles  [{:+.0}%]",
+                -100.0 * c.reduction,
+                -100.0 * c.dynamic_reduction,
+                -100.0 * c.leakage_reduction,
+                s.cycles,
+                c.uncompressed_cycles,
+                -100.0 * PAPER_ENERGY_REDUCTION
+            ),
+        );
+    }
     println!("correctness");
     row("operand mismatches", s.operand_mismatches.to_string());
     if s.undefined_reads > 0 {

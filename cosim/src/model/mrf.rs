@@ -334,6 +334,17 @@ impl Mrf {
         }
     }
 
+    /// Compressed MRF: the write port commits its oldest write-back at this edge, so the
+    /// register is readable from the next cycle (writes commit in the order they were taken).
+    /// The SM model's scoreboard releases on it; the generated write port decides the same.
+    pub fn commits_this_edge(&self) -> bool {
+        self.bdi.is_some() && self.plan.action == WriteAction::Commit
+    }
+
+    pub fn is_compressed(&self) -> bool {
+        self.bdi.is_some()
+    }
+
     fn wb_ready(&self) -> bool {
         self.bdi.as_ref().is_none_or(|b| b.head().is_none() || self.plan.action == WriteAction::Commit)
     }

@@ -22,3 +22,33 @@ pub fn energy(s: &SimStats, e: &EnergyTable) -> Energy {
     let wire = (m.read_values + m.written_values) as f64 * e.wire_pj_per_mm * e.mrf_wire_mm;
     Energy { mrf_access_pj: access, mrf_wire_pj: wire, total_pj: access + wire, terms: vec!["mrf access", "mrf wire"] }
 }
+
+/// Register-file energy per seed 004 Table 3, the model of the compression report: dynamic bank
+/// accesses and their 128-bit wires, leakage of every powered bank-cycle, compressor and
+/// decompressor activations. Without compression no bank is ever gated.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Table3 {
+    pub dynamic_pj: f64,
+    pub wire_pj: f64,
+    pub leakage_pj: f64,
+    pub compressor_pj: f64,
+    pub decompressor_pj: f64,
+    pub total_pj: f64,
+}
+
+pub fn table3(s: &SimStats, banks: u64, e: &EnergyTable) -> Table3 {
+    let accesses = (s.mrf.bank_reads + s.mrf.bank_writes) as f64;
+    let c = s.compression.as_ref();
+    let gated = c.map_or(0, |c| c.gated_bank_cycles);
+    let powered = (s.cycles * banks).saturating_sub(gated) as f64;
+    let t = Table3 {
+        dynamic_pj: accesses * e.bdi_bank_access_pj,
+        wire_pj: accesses * e.bdi_wire_pj_per_mm * e.mrf_wire_mm,
+        // mW for one cycle of 1/clock_ghz ns is mW / GHz = pJ.
+        leakage_pj: powered * e.bank_leakage_mw / e.clock_ghz,
+        compressor_pj: c.map_or(0, |c| c.compressions) as f64 * e.compressor_pj,
+        decompressor_pj: c.map_or(0, |c| c.decompressions) as f64 * e.decompressor_pj,
+        total_pj: 0.0,
+    };
+    Table3 { total_pj: t.dynamic_pj + t.wire_pj + t.leakage_pj + t.compressor_pj + t.decompressor_pj, ..t }
+}

@@ -22,6 +22,72 @@ pub struct SimReport {
     /// The same kernel on the `baseline` preset (absent when this is the baseline or the kernel
     /// does not fit it).
     pub baseline: Option<Baseline>,
+    /// With a compressed MRF: seed 004's figures, against this config without compression.
+    pub compression: Option<CompressionReport>,
+}
+
+/// Seed 004's measures, beside the paper's numbers.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompressionReport {
+    /// Absent without such writes.
+    pub ratio_non_divergent: Option<f64>,
+    pub ratio_divergent: Option<f64>,
+    pub banks_per_read: f64,
+    pub banks_per_write: f64,
+    pub gated_bank_cycles: u64,
+    /// Share of all bank-cycles spent power-gated.
+    pub gated_share: f64,
+    pub dummy_movs: u64,
+    /// Dummy MOVs per warp instruction.
+    pub dummy_mov_share: f64,
+    pub energy: energy::Table3,
+    /// The same kernel on this config with compression disabled.
+    pub uncompressed: energy::Table3,
+    pub uncompressed_cycles: u64,
+    /// `1 - energy / uncompressed`, total, dynamic (accesses, wires, units) and leakage.
+    pub reduction: f64,
+    pub dynamic_reduction: f64,
+    pub leakage_reduction: f64,
+}
+
+/// Seed 004's headline figures.
+pub const PAPER_RATIO_NON_DIVERGENT: f64 = 2.5;
+pub const PAPER_RATIO_DIVERGENT: f64 = 1.3;
+pub const PAPER_ENERGY_REDUCTION: f64 = 0.25;
+pub const PAPER_DUMMY_MOV_SHARE: f64 = 0.02;
+
+fn compression_report(
+    checked: &Checked,
+    kernel: &Kernel,
+    stats: &SimStats,
+    max_cycles: u64,
+) -> Result<Option<CompressionReport>, SimError> {
+    let Some(c) = &stats.compression else { return Ok(None) };
+    let mut plain = checked.config.clone();
+    plain.compression.enabled = false;
+    let plain = rfgen_gen::config::check(plain).expect("disabling compression keeps a config valid");
+    let (u, _) = run(&plain, kernel, max_cycles, &mut |_| {})?;
+    let e = &checked.config.energy;
+    let banks = c.banks as u64;
+    let (mine, theirs) = (energy::table3(stats, banks, e), energy::table3(&u, banks, e));
+    let dynamic = |t: &energy::Table3| t.dynamic_pj + t.wire_pj + t.compressor_pj + t.decompressor_pj;
+    let full: u64 = c.full_writes_by_ri.iter().sum();
+    Ok(Some(CompressionReport {
+        ratio_non_divergent: c.ratio_non_divergent(),
+        ratio_divergent: c.ratio_divergent(),
+        banks_per_read: stats.mrf.bank_reads as f64 / (stats.mrf.reads + c.dummy_movs).max(1) as f64,
+        banks_per_write: stats.mrf.bank_writes as f64 / (full + c.partial_writes + c.dummy_movs).max(1) as f64,
+        gated_bank_cycles: c.gated_bank_cycles,
+        gated_share: c.gated_bank_cycles as f64 / (stats.cycles * banks).max(1) as f64,
+        dummy_movs: c.dummy_movs,
+        dummy_mov_share: c.dummy_movs as f64 / stats.warp_instructions.max(1) as f64,
+        reduction: 1.0 - mine.total_pj / theirs.total_pj,
+        dynamic_reduction: 1.0 - dynamic(&mine) / dynamic(&theirs),
+        leakage_reduction: 1.0 - mine.leakage_pj / theirs.leakage_pj,
+        energy: mine,
+        uncompressed: theirs,
+        uncompressed_cycles: u.cycles,
+    }))
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -67,6 +133,7 @@ pub fn simulate(
             }
         }
     };
+    let compression = compression_report(checked, kernel, &stats, max_cycles)?;
     Ok(SimReport {
         kernel: kernel.name.clone(),
         config: checked.config.name.clone(),
@@ -79,6 +146,7 @@ pub fn simulate(
         stats,
         energy,
         baseline,
+        compression,
     })
 }
 

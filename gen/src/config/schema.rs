@@ -310,6 +310,14 @@ pub struct Energy {
     pub orf_private_wire_mm: f64,
     pub orf_shared_wire_mm: f64,
     pub lrf_wire_mm: f64,
+    /// Seed 004 Table 3 (45 nm), for the compression report: 128-bit bank access, wire per mm
+    /// per 128 bit, leakage per powered bank, compressor and decompressor activations, clock.
+    pub bdi_bank_access_pj: f64,
+    pub bdi_wire_pj_per_mm: f64,
+    pub bank_leakage_mw: f64,
+    pub compressor_pj: f64,
+    pub decompressor_pj: f64,
+    pub clock_ghz: f64,
 }
 
 impl Default for Energy {
@@ -326,6 +334,12 @@ impl Default for Energy {
             orf_private_wire_mm: 0.2,
             orf_shared_wire_mm: 0.4,
             lrf_wire_mm: 0.05,
+            bdi_bank_access_pj: 7.0,
+            bdi_wire_pj_per_mm: 9.6,
+            bank_leakage_mw: 5.8,
+            compressor_pj: 23.0,
+            decompressor_pj: 21.0,
+            clock_ghz: 1.4,
         }
     }
 }

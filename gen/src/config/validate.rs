@@ -181,7 +181,19 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         ("energy.orf_private_wire_mm", e.orf_private_wire_mm),
         ("energy.orf_shared_wire_mm", e.orf_shared_wire_mm),
         ("energy.lrf_wire_mm", e.lrf_wire_mm),
+        ("energy.bdi_bank_access_pj", e.bdi_bank_access_pj),
+        ("energy.bdi_wire_pj_per_mm", e.bdi_wire_pj_per_mm),
+        ("energy.bank_leakage_mw", e.bank_leakage_mw),
+        ("energy.compressor_pj", e.compressor_pj),
+        ("energy.decompressor_pj", e.decompressor_pj),
     ];
+    require(
+        e.clock_ghz.is_finite() && e.clock_ghz > 0.0,
+        "energy.clock_ghz",
+        e.clock_ghz,
+        "must be a positive number",
+        "above 0",
+    )?;
     let tables = e.small_rf_read_pj.iter().chain(&e.small_rf_write_pj).map(|&v| ("energy.small_rf_*_pj", v));
     for (path, v) in scalars.into_iter().chain(tables) {
         require(v.is_finite() && v >= 0.0, path, v, "must be a finite number", "0 or more")?;

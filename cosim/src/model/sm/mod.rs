@@ -32,6 +32,7 @@ use rfgen_gen::Checked;
 use scheduler::Scheduler;
 pub use stats::SimStats;
 use stats::{OperandMismatch, ValueLife};
+use std::collections::VecDeque;
 use std::fmt;
 use units::Units;
 
@@ -148,6 +149,10 @@ pub struct Sm<'k> {
     issues: Option<Vec<(u64, u32, u32)>>,
     due: Vec<usize>,
     completed: Vec<usize>,
+    /// Compressed MRF: write-backs taken by the write port and not yet committed, oldest first.
+    uncommitted: VecDeque<usize>,
+    /// Compressed MRF: banks per range indicator, for the statistics.
+    bdi: Option<rfgen_gen::bdi::Layout>,
 }
 
 const MISMATCH_EXAMPLES: usize = 8;
@@ -195,7 +200,7 @@ impl<'k> Sm<'k> {
             k,
             lanes: g.lanes as usize,
             clusters: g.clusters as usize,
-            mrf: Mrf::new(g),
+            mrf: Mrf::for_config(c),
             inp: MrfIn::new(g),
             global: func::initial_memory(k),
             info,
@@ -223,6 +228,10 @@ impl<'k> Sm<'k> {
             issues: None,
             due: Vec::new(),
             completed: Vec::new(),
+            uncommitted: VecDeque::new(),
+            bdi: c.config.compression.enabled.then(|| {
+                rfgen_gen::bdi::Layout::new(g, &c.config.compression).expect("a validated config has a layout")
+            }),
         };
         sm.launch_blocks();
         Ok(sm)
@@ -344,29 +353,34 @@ impl<'k> Sm<'k> {
         let now = self.cycle;
         let out = self.mrf.outputs();
 
-        // 1. Write-back.
+        // 1. Write-back. A compressed MRF's write port may refuse (`wb_ready`) and commits later:
+        // the scoreboard is released when the write commits, in the order writes were taken.
         self.inp.wb_valid = false;
         self.completed.clear();
+        if self.mrf.commits_this_edge() {
+            self.completed.extend(self.uncommitted.pop_front());
+        }
         self.units.due(now, &mut self.due);
         for &q in &self.due {
             while let Some(id) = self.units.head(q, now) {
                 let f = &self.flights[id];
                 if let Some(dst) = self.k.code[f.pc as usize].dst {
-                    if self.inp.wb_valid {
-                        break; // the write port is taken this cycle
+                    if self.inp.wb_valid || !out.wb_ready {
+                        break; // the write port is taken or busy this cycle
                     }
                     self.inp.wb_valid = true;
                     self.inp.wb_warp = f.slot as u32;
                     self.inp.wb_reg = dst as u32;
                     self.inp.wb_mask = f.mask;
                     self.inp.wb_data.copy_from_slice(f.vals.dst());
-                    let per = self.lanes / self.clusters;
-                    let clusters = (0..self.clusters).filter(|c| f.mask >> (c * per) & lane_mask(per) != 0).count();
-                    self.stats.mrf.writes += 1;
-                    self.stats.mrf.bank_writes += clusters as u64;
-                    self.stats.mrf.written_values += f.mask.count_ones() as u64;
+                    self.units.pop(q);
+                    if self.mrf.is_compressed() {
+                        self.uncommitted.push_back(id);
+                        continue;
+                    }
+                } else {
+                    self.units.pop(q);
                 }
-                self.units.pop(q);
                 self.completed.push(id);
             }
         }
@@ -597,13 +611,15 @@ impl<'k> Sm<'k> {
     fn finish_stats(&mut self) {
         let m = self.mrf.stats();
         let t = &mut self.stats.mrf;
+        let per_bank = (self.lanes / self.clusters) as u64;
         t.reads = m.operand_reads;
-        t.bank_reads = m.operand_reads * self.clusters as u64;
-        t.read_values = m.operand_reads * self.lanes as u64;
+        t.writes = m.writes;
+        t.bank_reads = m.bank_reads;
+        t.bank_writes = m.bank_writes;
+        t.read_values = m.bank_reads * per_bank;
+        t.written_values = m.bank_writes * per_bank;
         t.bank_conflicts = m.bank_conflicts;
+        self.stats.compression =
+            self.bdi.as_ref().map(|layout| stats::CompressionStats::new(m, layout, self.clusters as u32));
     }
-}
-
-fn lane_mask(n: usize) -> u64 {
-    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
 }

@@ -133,6 +133,8 @@ pub struct SimStats {
     /// The first few mismatches, for the report.
     pub mismatch_examples: Vec<OperandMismatch>,
     pub values: ValueStats,
+    /// Present with a compressed MRF.
+    pub compression: Option<CompressionStats>,
 }
 
 /// The value a register of a warp holds, for the value statistics.
@@ -188,5 +190,68 @@ impl ValueStats {
             self.non_divergent_writes += 1;
             self.writes_within_2_15 += (worst <= 2) as u64;
         }
+    }
+}
+
+/// The compressed MRF's counters (seed 004), with the banks each range indicator occupies.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CompressionStats {
+    /// Banks per warp register uncompressed (the clusters).
+    pub clusters: u32,
+    /// Banks a register occupies, by range indicator (index 0: uncompressed).
+    pub banks_by_ri: Vec<u32>,
+    /// Full-mask writes committed, by range indicator.
+    pub full_writes_by_ri: Vec<u64>,
+    /// Divergent (partial-mask) writes, stored uncompressed.
+    pub partial_writes: u64,
+    /// What each divergent write's register would compress to after the write (seed 004 Fig. 8).
+    pub partial_merged_by_ri: Vec<u64>,
+    pub compressions: u64,
+    pub decompressions: u64,
+    pub dummy_movs: u64,
+    pub gated_bank_cycles: u64,
+    pub bank_wakeups: u64,
+    /// Cycles the write port refused a write-back.
+    pub wb_stall_cycles: u64,
+    /// Banks in the MRF.
+    pub banks: u32,
+}
+
+impl CompressionStats {
+    pub fn new(m: &crate::model::mrf::MrfStats, layout: &rfgen_gen::bdi::Layout, clusters: u32) -> Self {
+        let n = m.full_writes_by_ri.len() as u32;
+        CompressionStats {
+            clusters,
+            banks_by_ri: (0..n).map(|ri| layout.banks(ri)).collect(),
+            full_writes_by_ri: m.full_writes_by_ri.clone(),
+            partial_writes: m.partial_writes,
+            partial_merged_by_ri: m.partial_merged_by_ri.clone(),
+            compressions: m.compressions,
+            decompressions: m.decompressions,
+            dummy_movs: m.dummy_movs,
+            gated_bank_cycles: m.gated_bank_cycles(),
+            bank_wakeups: m.bank_wakeups,
+            wb_stall_cycles: m.wb_stall_cycles,
+            banks: m.gated_cycles.len() as u32,
+        }
+    }
+
+    /// Banks the writes would occupy uncompressed, over the banks they occupy: the paper's
+    /// compression ratio.
+    /// `None` without writes.
+    fn ratio(&self, writes_by_ri: &[u64]) -> Option<f64> {
+        let writes: u64 = writes_by_ri.iter().sum();
+        let banks: u64 = writes_by_ri.iter().zip(&self.banks_by_ri).map(|(&w, &b)| w * b as u64).sum();
+        (writes > 0).then(|| (writes * self.clusters as u64) as f64 / banks as f64)
+    }
+
+    /// Compression ratio of full-mask writes.
+    pub fn ratio_non_divergent(&self) -> Option<f64> {
+        self.ratio(&self.full_writes_by_ri)
+    }
+
+    /// Compression ratio divergent writes would reach (seed 004 Fig. 8).
+    pub fn ratio_divergent(&self) -> Option<f64> {
+        self.ratio(&self.partial_merged_by_ri)
     }
 }
