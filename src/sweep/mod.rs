@@ -59,6 +59,7 @@ impl Job {
         };
         let cosim = match &self.cosim {
             Some(c) => {
+                std::fs::create_dir_all(&work)?;
                 let opts = CosimOptions {
                     block: c.block.clone(),
                     cycles: c.cycles,
