@@ -135,15 +135,6 @@ fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description
 }
 
 impl Design {
-    /// The same files with another of its modules as top, to cosimulate or synthesize one block
-    /// of a design on its own.
-    pub fn with_top(&self, module: &str) -> Option<Design> {
-        self.manifest.module(module)?;
-        let mut d = self.clone();
-        d.manifest.top = module.to_string();
-        Some(d)
-    }
-
     /// Verilog sources in dependency order.
     pub fn sources(&self) -> impl Iterator<Item = &(String, String)> {
         self.files.iter().filter(|(f, _)| f.ends_with(".v"))
