@@ -58,7 +58,8 @@ pub struct SynthFlags {
 }
 
 impl SynthFlags {
-    /// Checks the flags and opens the Liberty file; every problem is bad input.
+    /// Checks the flags and opens the Liberty file (every problem there is bad input), then
+    /// asks Yosys for its version.
     pub fn options(&self) -> anyhow::Result<Options> {
         if self.liberty.is_some() && self.target.is_fpga() {
             return Err(bad_input(format!(
@@ -75,7 +76,7 @@ impl SynthFlags {
         }
         let liberty = self.liberty.as_deref().map(Liberty::open).transpose().map_err(bad_input)?;
         let sram = SramModel { um2_per_bit: self.sram_um2_per_bit, um2_per_macro: self.sram_um2_per_macro };
-        Ok(Options { target: self.target, liberty, sram })
+        Ok(Options { target: self.target, liberty, sram, flow: crate::synth::flow()? })
     }
 }
 
@@ -151,6 +152,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
             let report = JsonReport {
                 config: &checked.config.name,
                 config_hash: checked.hash(),
+                flow: &opts.flow,
                 target: opts.target,
                 liberty: args.flags.liberty.as_deref(),
                 sram_model: (!opts.target.is_fpga()).then_some(opts.sram),
@@ -166,6 +168,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
 struct JsonReport<'a> {
     config: &'a str,
     config_hash: String,
+    flow: &'a str,
     target: Target,
     liberty: Option<&'a std::path::Path>,
     sram_model: Option<SramModel>,

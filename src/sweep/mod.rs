@@ -34,6 +34,7 @@ impl Job {
     pub fn settings(&self) -> Settings {
         Settings {
             synth: self.synth.as_ref().map(|o| SynthSettings {
+                flow: o.flow.clone(),
                 target: o.target,
                 liberty: o.liberty.as_ref().map(|l| l.digest().to_string()),
                 sram: (!o.target.is_fpga()).then_some(o.sram),

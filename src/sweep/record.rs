@@ -14,6 +14,8 @@ pub struct Settings {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SynthSettings {
+    /// rfgen's flow revision and the Yosys version.
+    pub flow: String,
     pub target: Target,
     /// Content hash of the Liberty file.
     pub liberty: Option<String>,

@@ -23,6 +23,15 @@ use stat::Stat;
 use std::path::{Path, PathBuf};
 use target::Class;
 
+/// Revision of the Yosys scripts and of how their output is read: bump it whenever either
+/// changes, so that results stored by sweeps are measured again.
+const FLOW_REVISION: u32 = 1;
+
+/// Names the synthesis flow (rfgen's scripts and the installed Yosys) for stored results.
+pub fn flow() -> Result<String> {
+    Ok(format!("rfgen flow {FLOW_REVISION}, {}", yosys::version()?))
+}
+
 /// How to synthesize.
 #[derive(Debug)]
 pub struct Options {
@@ -30,6 +39,8 @@ pub struct Options {
     /// Map the gates to this library and report µm² (`generic` only).
     pub liberty: Option<Liberty>,
     pub sram: SramModel,
+    /// [`flow`], recorded with the results.
+    pub flow: String,
 }
 
 impl Options {
