@@ -10,8 +10,7 @@ use std::process::Command;
 
 /// 2 warps of 4 lanes in 2 clusters, 4 banks of 8 x 64 bit, 2 collectors (6 operand slots).
 const CONFIG: &str = "name = \"syn\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 8\n\
-                      [mrf]\nbanks = 4\nentries = 8\ncollectors = 2\ntag_bits = 2\n\
-                      [throughput]\nalu = 4\nsfu = 4\ntexture = 4\n";
+                      [mrf]\nbanks = 4\nentries = 8\ncollectors = 2\ntag_bits = 2\n";
 
 fn config(dir: &Path) -> String {
     let path = dir.join("syn.toml");
