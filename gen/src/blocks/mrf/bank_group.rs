@@ -10,19 +10,9 @@ pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -
     body += &wire("grant_valid", 1);
     body += &wire("rd_row", ab);
     body += "\n";
-    body += &arbiter.instance(
-        "u_arbiter",
-        &[
-            ("clk", "clk".into()),
-            ("rst", "rst".into()),
-            ("req", "slot_req".into()),
-            ("advance", "1'b1".into()),
-            ("grant", "slot_grant".into()),
-            ("grant_valid", "grant_valid".into()),
-        ],
-    );
-    let terms: Vec<(String, String)> = (0..s).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, ab))).collect();
-    body += &format!("\n  // Row of the granted slot.\n  assign rd_row = {};\n\n", onehot_mux(&terms, ab));
+    let (instance, granted_row) = slot_arbiter(arbiter, "slot_req", s, ab);
+    body += &instance;
+    body += &format!("\n  // Row of the granted slot.\n  assign rd_row = {granted_row};\n\n");
     for c in 0..g.clusters {
         let mask = slice("wr_mask", c, lpc);
         body += &format!("  // Cluster {c}: lanes {}..{}.\n", c * lpc, (c + 1) * lpc - 1);
@@ -64,4 +54,23 @@ pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -
         body,
         memory: None,
     }
+}
+
+/// The round-robin arbiter granting one of `slots` requests (`req`) to drive `slot_grant` and
+/// `grant_valid`, and the expression of the granted slot's row (from `slot_row`).
+pub(super) fn slot_arbiter(arbiter: &Module, req: &str, slots: u32, row_bits: u32) -> (String, String) {
+    let instance = arbiter.instance(
+        "u_arbiter",
+        &[
+            ("clk", "clk".into()),
+            ("rst", "rst".into()),
+            ("req", req.into()),
+            ("advance", "1'b1".into()),
+            ("grant", "slot_grant".into()),
+            ("grant_valid", "grant_valid".into()),
+        ],
+    );
+    let terms: Vec<(String, String)> =
+        (0..slots).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, row_bits))).collect();
+    (instance, onehot_mux(&terms, row_bits))
 }

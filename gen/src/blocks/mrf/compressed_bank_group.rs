@@ -5,7 +5,7 @@
 
 use crate::bdi::Layout;
 use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, onehot_mux, reg, slice, vector_reg, vector_wire, wire};
+use crate::verilog::{Module, Port, reg, slice, vector_reg, vector_wire, wire};
 
 pub struct Parts<'a> {
     pub sram: &'a Module,
@@ -37,19 +37,9 @@ pub fn compressed_bank_group(prefix: &str, g: &Geometry, l: &Layout, parts: Part
 
     b += "\n  // Arbitration; a dummy MOV read takes the port this cycle and no slot is granted.\n";
     b += &format!("  assign req = slot_req & {{{s}{{~mov_rd}}}};\n");
-    b += &parts.arbiter.instance(
-        "u_arbiter",
-        &[
-            ("clk", "clk".into()),
-            ("rst", "rst".into()),
-            ("req", "req".into()),
-            ("advance", "1'b1".into()),
-            ("grant", "slot_grant".into()),
-            ("grant_valid", "grant_valid".into()),
-        ],
-    );
-    let terms: Vec<(String, String)> = (0..s).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, ab))).collect();
-    b += &format!("  assign rd_row = mov_rd ? wr_row : {};\n", onehot_mux(&terms, ab));
+    let (instance, granted_row) = super::bank_group::slot_arbiter(parts.arbiter, "req", s, ab);
+    b += &instance;
+    b += &format!("  assign rd_row = mov_rd ? wr_row : {granted_row};\n");
 
     b += "\n  // Range indicators, read in parallel with the banks; valid counts; power gating.\n";
     b += &parts.range_table.instance(
