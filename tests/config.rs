@@ -9,7 +9,18 @@ const BAD: &[(&str, &str)] = &[
         "`mrf.bankz`: unknown field `bankz`, expected one of `banks`, `entries`, `ports`, `collectors`, `tag_bits`",
     ),
     ("[mrf]\nbanks = \"many\"", "`mrf.banks`: invalid type: string \"many\", expected a non-negative integer"),
-    ("[sm]\nwarps = -3", "`sm.warps`: invalid value: integer `-3`, expected a non-negative integer"),
+    ("[sm]\nwarps = -3", "`sm.warps` = -3: out of range (allowed: 2 to 64)"),
+    ("[sm]\nwarps = 99999999999", "`sm.warps` = 99999999999: out of range (allowed: 2 to 64)"),
+    (
+        "[mrf]\nentries = 99999999999999999999999",
+        "`mrf.entries` = 99999999999999999999999: out of range (allowed: powers of two from 2 to 65536)",
+    ),
+    ("[sm]\nwarps = 4\nwarps = 5", "line 3, column 1: invalid TOML: duplicate key `warps`"),
+    ("[sm]\nwarps = 4\n[sm]\nlanes = 8", "line 3, column 2: invalid TOML: duplicate key `sm`"),
+    (
+        "[mrf]\ntag_bits = 1",
+        "`mrf.tag_bits` = 1: too narrow: every instruction in an operand collector needs its own tag, and mrf.collectors = 4 (allowed: 2 to 32)",
+    ),
     ("[mrf]\ntag_bits = 1.5", "`mrf.tag_bits`: invalid type: floating point `1.5`, expected a non-negative integer"),
     ("[energy]\nmrf_read_pj = \"8\"", "`energy.mrf_read_pj`: invalid type: string \"8\", expected a number"),
     ("[rfc]\nenabled = 1", "`rfc.enabled`: invalid type: integer `1`, expected a boolean"),
@@ -66,6 +77,11 @@ const BAD: &[(&str, &str)] = &[
         "`energy.small_rf_read_pj` = 1 values: needs one value per size (allowed: 8 values (1 to 8 entries per thread))",
     ),
     ("[energy]\nmrf_read_pj = -1.0", "`energy.mrf_read_pj` = -1: must be a finite number (allowed: 0 or more)"),
+    ("[energy]\nmrf_read_pj = -1e308", "`energy.mrf_read_pj` = -1e308: must be a finite number (allowed: 0 or more)"),
+    (
+        "[energy]\nsmall_rf_write_pj = [1, 2, 3, -4, 5, 6, 7, 8]",
+        "`energy.small_rf_write_pj[3]` = -4: must be a finite number (allowed: 0 or more)",
+    ),
     ("[latency]\ndram = 0", "`latency.dram` = 0: out of range (allowed: 1 to 10000)"),
     (
         "[rfc]\nenabled = true",
@@ -89,7 +105,11 @@ const BAD: &[(&str, &str)] = &[
     ),
     (
         "[warpboard]\npolicy = \"bloom1\"",
-        "`warpboard.policy` = bloom1: the warpboard is not generated yet (allowed: \"none\" (the default))",
+        "`warpboard.policy` = \"bloom1\": the warpboard is not generated yet (allowed: \"none\" (the default))",
+    ),
+    (
+        "[warpboard]\npolicy = \"release_on_commit\"",
+        "`warpboard.policy` = \"release_on_commit\": the warpboard is not generated yet (allowed: \"none\" (the default))",
     ),
 ];
 
@@ -98,6 +118,27 @@ fn every_bad_config_gets_its_exact_message() {
     for (text, message) in BAD {
         let err = config::parse(text).expect_err(text);
         assert_eq!(err.to_string(), *message, "for config:\n{text}");
+    }
+}
+
+/// Fields of a switched-off section are accepted but named as having no effect.
+#[test]
+fn ignored_fields_are_reported() {
+    let c = config::parse("[rename]\ntrws = true\nthr_acc = 12\n[rfc]\nentries = 4\n[scheduler]\nactive_warps = 4")
+        .unwrap();
+    assert_eq!(
+        c.warnings,
+        [
+            "`rfc.entries` = 4 has no effect while `rfc.enabled` = false",
+            "`rename.thr_acc` = 12 has no effect while `rename.enabled` = false",
+            "`rename.trws` = true has no effect while `rename.enabled` = false",
+            "`scheduler.active_warps` = 4 has no effect while `scheduler.policy` is not \"two_level\"",
+        ]
+    );
+    let two_level = config::parse("[scheduler]\npolicy = \"two_level\"\nactive_warps = 4").unwrap();
+    assert!(two_level.warnings.is_empty(), "{:?}", two_level.warnings);
+    for name in config::preset_names() {
+        assert!(config::preset(name).unwrap().warnings.is_empty(), "preset {name}");
     }
 }
 

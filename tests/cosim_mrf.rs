@@ -9,7 +9,7 @@ use rfgen_cosim::blocks::bdi::Pattern;
 use rfgen_cosim::blocks::mrf::{
     Knobs, MrfLockstep, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
 };
-use rfgen_cosim::lockstep::{self, RunOptions};
+use rfgen_cosim::lockstep::{self, Expected, Lockstep, RunOptions};
 use rfgen_gen::{Checked, Geometry, SramKind};
 
 fn script(g: &Geometry, max_cycles: usize) -> impl Strategy<Value = Script> {
@@ -73,6 +73,35 @@ fn random_lockstep_has_conflicts_and_agrees() {
         assert!(s.bank_conflicts > 5_000, "{}: only {} bank conflicts", checked.config.name, s.bank_conflicts);
         assert!(s.issued - s.dispatched <= g.collectors as u64);
     }
+}
+
+/// A block that leaves one output port undecided fails the run at once, naming the port: a
+/// forgotten port can never go unchecked.
+#[test]
+fn an_output_port_the_block_forgets_fails_the_run() {
+    struct Forgetful {
+        outputs: Vec<rfgen_cosim::verilator::PortSlot>,
+    }
+    impl Lockstep for Forgetful {
+        fn reset(&mut self) {}
+        fn step(&mut self, _: u64, _: &mut [u32], exp: &mut Expected) {
+            for p in self.outputs.iter().filter(|p| p.name != "disp_tag") {
+                exp.skip(p);
+            }
+        }
+        fn tick(&mut self) {}
+        fn stats(&self) -> Vec<(&'static str, u64)> {
+            Vec::new()
+        }
+    }
+    let lib = build(&rfgen_gen::generate(&small("small"), SramKind::Behavioural));
+    let mut block = Forgetful { outputs: lib.layout().outputs.clone() };
+    let opts = RunOptions { cycles: 10, x_seed: 1, waveform: None };
+    let e = lockstep::run(&lib, &mut block, &opts, &mut |_| {}).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cycle 0: the lockstep block decided nothing for output port `disp_tag`; every output must be compared or skipped"
+    );
 }
 
 #[test]

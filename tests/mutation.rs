@@ -129,18 +129,22 @@ fn mismatch_writes_a_waveform_of_the_last_cycles() {
     assert!(!vcd.contains(&format!("\n#{}\n", first - 10)), "and not earlier");
 }
 
+/// Verilator's randomization of uninitialized state really reaches the outputs (the RTL's raw
+/// outputs, unwritten registers' data among them, differ between x-seeds), and yet every
+/// compared bit agrees with the model under both seeds.
 #[test]
 fn results_do_not_depend_on_uninitialized_state() {
     for checked in [small("small"), small("odd")] {
         let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
         let a = random_run(&checked, &design, 8, 1, 30_000);
         let b = random_run(&checked, &design, 8, 0xdead_beef, 30_000);
-        assert!(a.mismatch.is_none() && b.mismatch.is_none());
-        assert_eq!(a.digest, b.digest, "{}: outputs differ between x-seeds", checked.config.name);
+        assert!(a.mismatch.is_none() && b.mismatch.is_none(), "{}", checked.config.name);
+        assert_ne!(a.raw_digest, b.raw_digest, "{}: the x-seed changes uncompared output bits", checked.config.name);
     }
 }
 
-/// The X-independence check above can fail: without the reset of `busy`, two x-seeds differ.
+/// The X-independence check above can fail: without the reset of `busy`, some x-seed makes the
+/// collectors start busy with garbage, and lockstep reports it.
 #[test]
 fn x_independence_check_detects_unreset_state() {
     let checked = small("small");
@@ -152,12 +156,9 @@ fn x_independence_check_detects_unreset_state() {
         to: "pending",
     };
     let broken = mutate(&design, &m);
-    let outcomes: Vec<(bool, u64)> = [1u32, 2, 3, 4]
-        .iter()
-        .map(|&x| random_run(&checked, &broken, 8, x, 2_000))
-        .map(|r| (r.mismatch.is_some(), r.digest))
-        .collect();
-    assert!(outcomes.windows(2).any(|w| w[0] != w[1]), "uninitialized busy bits change the results: {outcomes:?}");
+    let caught =
+        [1u32, 2, 3, 4].iter().filter(|&&x| random_run(&checked, &broken, 8, x, 2_000).mismatch.is_some()).count();
+    assert!(caught > 0, "an unreset busy bit is caught under some x-seed");
 }
 
 /// For the compressed `csmall` config: 8 lanes in 4 clusters, all seven modes, 2-cycle

@@ -150,10 +150,32 @@ const BAD_KERNELS: &[(&str, &str)] = &[
         ".kernel k\n.grid 1 32\n  mov r1, 2\n",
         "3:3: control can run past the last instruction: end the kernel with `exit` or `bra`",
     ),
-    (".kernel k\n.grid 0 32\n  exit\n", "2:7: the grid needs at least one block"),
+    (".kernel k\n.grid 0 32\n  exit\n", "2:7: blocks in the grid 0 is out of range (allowed: 1 to 4096)"),
+    (".kernel k\n.grid 4097 32\n  exit\n", "2:7: blocks in the grid 4097 is out of range (allowed: 1 to 4096)"),
+    (".kernel k\n.grid -1 32\n  exit\n", "2:7: blocks in the grid cannot be negative (allowed: 1 to 4096)"),
+    (".kernel k\n.grid 1 5000\n  exit\n", "2:9: threads per block 5000 is out of range (allowed: 1 to 4096)"),
+    (
+        ".kernel k\n.grid 1 32\n.fill 0 0xFFFFFFFF 7\n  exit\n",
+        "3:9: the word count 4294967295 is out of range (allowed: 1 to 4194304)",
+    ),
+    (
+        ".kernel k\n.grid 1 32\n.fill 0 4000000 7\n.fill 0x1000000 200000 7\n  exit\n",
+        "4:17: the word count 200000 is out of range (allowed: 1 to 194304)",
+    ),
+    (
+        ".kernel k\n.grid 1 32\n.data 0xFFFFFFFC 1 2\n  exit\n",
+        "3:1: the words run past the end of the 4 GiB address space",
+    ),
+    (".kernel k\n.kernel j\n.grid 1 32\n  exit\n", "2:1: `.kernel` is given twice (first on line 1)"),
+    (".kernel k\n.const N 1\n.const N 2\n.grid 1 32\n  exit\n", "3:8: constant `N` is already defined on line 2"),
+    (".kernel k\n.grid 1 32\n  mov r1, \0\n  exit\n", "3:11: unexpected character `\\u{0}`"),
     (".kernel k\n.grid 1 32\n@p9 add r1, r1, 1\n  exit\n", "3:2: expected a predicate p0..p7, found `p9`"),
     (".kernel k\n.grid 1 32\nA:\nA:\n  exit\n", "4:1: label `A` is already defined on line 3"),
-    (".kernel k\n.grid 1 32\n.shared 6\n  exit\n", "3:1: shared memory must be a multiple of 4 bytes, at most 1 MiB"),
+    (".kernel k\n.grid 1 32\n.shared 6\n  exit\n", "3:1: shared memory must be a multiple of 4 bytes"),
+    (
+        ".kernel k\n.grid 1 32\n.shared 0x200000\n  exit\n",
+        "3:9: shared memory bytes 2097152 is out of range (allowed: 0 to 1048576)",
+    ),
     (".kernel k\n.grid 1 32\n  mov r1, $3\n  exit\n", "3:11: unexpected character `$`"),
     (".kernel k\n.grid 1 32\n  mov r1, UNDEF\n  exit\n", "3:11: unknown constant `UNDEF` (define it with .const)"),
     (
@@ -230,6 +252,7 @@ fn cli_sim_text_json_and_errors() {
         (&["sim", "--kernel", "nope"], "`nope` is neither a library kernel".into()),
         (&["sim"], "give --kernel NAME|FILE or --synthetic KNOBS".into()),
         (&["sim", "--synthetic", "speed=2"], "--synthetic: unknown knob `speed`".into()),
+        (&["sim", "--synthetic", "length=5,length=6"], "--synthetic: knob `length` is given twice".into()),
         (&["sim", "--kernel", "vecadd", "--format", "xml"], "invalid value 'xml'".into()),
     ];
     for (args, message) in cases {
@@ -237,6 +260,13 @@ fn cli_sim_text_json_and_errors() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(message.as_str()), "{args:?}: {}", stderr(&out));
     }
+
+    // A fault found while running is a failure (1), not bad input (2).
+    let faulty = dir.path().join("faulty.kir");
+    std::fs::write(&faulty, ".kernel k\n.grid 1 32\n  ld.global r1, [r2 + 2]\n  exit\n").unwrap();
+    let out = rfgen(&["sim", "--kernel", faulty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("kernel k faulted at line 3: misaligned global address"), "{}", stderr(&out));
 }
 
 /// The synthetic generator's defaults land near SPEC §7, and each knob moves its statistic.

@@ -201,4 +201,26 @@ fn bad_input_exits_2_with_a_message() {
         assert!(stderr(&output).contains(message), "{args:?}: expected {message:?} in {}", stderr(&output));
     }
     assert!(!out.exists(), "bad input writes nothing");
+
+    // A folder holding anything but an earlier sweep is refused and left as it was.
+    let mine = dir.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("results.csv"), "my data").unwrap();
+    let output = sweep(&["--param", "sm.warps=16,32", "--out", mine.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("a folder with other content"), "{}", stderr(&output));
+    assert_eq!(std::fs::read_dir(&mine).unwrap().count(), 1);
+    assert_eq!(std::fs::read_to_string(mine.join("results.csv")).unwrap(), "my data");
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let output = sweep(&["--param", "sm.warps=16,32", "--out", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("is not a folder"), "{}", stderr(&output));
+    // An empty folder is taken, and the same sweep folder again.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for _ in 0..2 {
+        let output = sweep(&["--param", "sm.warps=16,32", "--out", empty.to_str().unwrap()]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
 }

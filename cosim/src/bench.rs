@@ -3,7 +3,7 @@
 //! eval/tick loop; (c) runs the block's model side (stimulus, model, port encoding) without RTL.
 
 use crate::blocks;
-use crate::lockstep::{self, RESET_CYCLES, RunOptions};
+use crate::lockstep::{self, Expected, RESET_CYCLES, RunOptions};
 use crate::session::{Event, load};
 use crate::verilator::{Rtl, TraceKind};
 use anyhow::{Result, ensure};
@@ -35,23 +35,22 @@ pub fn bench_cosim(
     // (c) model side alone, into one reused frame.
     let mut model = (info.random)(checked, &layout, seed);
     let mut frame = vec![0u32; layout.in_words];
-    let mut exp = vec![0u32; layout.out_words];
-    let mut mask = vec![0u32; layout.out_words];
+    let mut exp = Expected::new(&layout);
     model.reset();
     let t = Instant::now();
     for c in 0..cycles {
-        model.step(c, &mut frame, &mut exp, &mut mask);
+        model.step(c, &mut frame, &mut exp);
         model.tick();
     }
     let model_secs = t.elapsed().as_secs_f64();
-    std::hint::black_box((&frame, &exp, &mask));
+    std::hint::black_box((&frame, &exp.values, &exp.mask));
 
     // The same stimulus recorded as input frames for (b), untimed.
     let mut recorder = (info.random)(checked, &layout, seed);
     let mut frames = vec![0u32; layout.in_words * cycles as usize];
     recorder.reset();
     for (c, f) in frames.chunks_mut(layout.in_words).enumerate() {
-        recorder.step(c as u64, f, &mut exp, &mut mask);
+        recorder.step(c as u64, f, &mut exp);
         recorder.tick();
     }
 

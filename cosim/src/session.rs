@@ -42,7 +42,6 @@ pub struct CosimReport {
     pub stats: Vec<(&'static str, u64)>,
     pub mismatch: Option<Mismatch>,
     pub waveform: Option<PathBuf>,
-    pub digest: u64,
 }
 
 /// Builds (or finds in the cache) and loads the library of a design's top module.
@@ -97,6 +96,5 @@ pub fn cosim_design(
         stats: block.stats(),
         mismatch: result.mismatch,
         waveform,
-        digest: result.digest,
     })
 }

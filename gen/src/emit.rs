@@ -3,10 +3,11 @@
 
 use crate::blocks;
 use crate::config::{Checked, Config, ConfigError};
+use crate::output::{self, OutputError};
 use crate::templates::render;
 use crate::verilog::{Memory, Module, Port};
 use serde::{Deserialize, Serialize};
-use std::io;
+use std::collections::BTreeMap;
 use std::path::Path;
 use tera::Context;
 
@@ -34,6 +35,8 @@ pub struct Manifest {
     pub top: String,
     pub modules: Vec<ManifestModule>,
     pub config: Config,
+    /// SHA-256 of every other file of the folder: how rfgen recognizes an unchanged output.
+    pub files: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -120,6 +123,7 @@ fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description
     files.push((format!("{top}.f"), render("filelist.f", &ctx)));
     files.push((format!("{}.core", checked.prefix()), render("core", &ctx)));
 
+    let hashes = files.iter().map(|(f, text)| (f.clone(), output::digest(text.as_bytes()))).collect();
     let manifest = Manifest {
         generator: format!("rfgen {VERSION}"),
         config_name: name.clone(),
@@ -128,9 +132,10 @@ fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description
         top,
         modules: manifest_modules,
         config: checked.config.clone(),
+        files: hashes,
     };
     let json = serde_json::to_string_pretty(&manifest).expect("the manifest serializes") + "\n";
-    files.push(("manifest.json".into(), json));
+    files.push((output::MANIFEST.into(), json));
     Design { manifest, files }
 }
 
@@ -140,33 +145,8 @@ impl Design {
         self.files.iter().filter(|(f, _)| f.ends_with(".v"))
     }
 
-    /// Writes every file into `out`, replacing its previous contents atomically: the files go to
-    /// a temporary sibling folder that is renamed into place, so `out` is never half-written.
-    pub fn write(&self, out: &Path) -> io::Result<()> {
-        let parent = match out.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => Path::new(".").to_path_buf(),
-        };
-        std::fs::create_dir_all(&parent)?;
-        let tmp = tempfile::Builder::new().prefix(".rfgen-new-").tempdir_in(&parent)?;
-        for (name, text) in &self.files {
-            std::fs::write(tmp.path().join(name), text)?;
-        }
-        let tmp = tmp.keep();
-        if out.exists() {
-            let old = tempfile::Builder::new().prefix(".rfgen-old-").tempdir_in(&parent)?.keep();
-            std::fs::remove_dir(&old)?;
-            std::fs::rename(out, &old)?;
-            if let Err(e) = std::fs::rename(&tmp, out) {
-                let _ = std::fs::rename(&old, out);
-                let _ = std::fs::remove_dir_all(&tmp);
-                return Err(e);
-            }
-            std::fs::remove_dir_all(&old)?;
-        } else if let Err(e) = std::fs::rename(&tmp, out) {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
-        Ok(())
+    /// Writes every file into the folder `out` (see [`output`] for what may be replaced).
+    pub fn write(&self, out: &Path, force: bool) -> Result<(), OutputError> {
+        output::write_folder(out, &self.files, force)
     }
 }

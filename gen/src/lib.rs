@@ -6,6 +6,7 @@ pub mod blocks;
 pub mod config;
 pub mod emit;
 pub mod geometry;
+pub mod output;
 pub mod templates;
 pub mod verilog;
 

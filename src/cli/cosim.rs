@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rfgen_cosim::blocks::{self, BLOCKS};
 use rfgen_cosim::session::{self, CosimOptions, Event};
 use rfgen_cosim::verilator::default_cache_dir;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Cosimulate generated RTL against the golden model, cycle by cycle
@@ -28,7 +28,7 @@ pub struct CosimArgs {
     /// List the blocks and exit
     #[arg(long)]
     list: bool,
-    /// Cycles to run after reset
+    /// Cycles to run after reset (1 to 10^10)
     #[arg(long, default_value_t = 100_000)]
     cycles: u64,
     /// Stimulus seed (default: random, printed)
@@ -56,15 +56,20 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
-    if args.cycles == 0 {
-        return Err(bad_input("--cycles must be at least 1"));
+    if !(1..=MAX_CYCLES).contains(&args.cycles) {
+        return Err(bad_input(format!(
+            "--cycles {}: allowed 1 to {MAX_CYCLES} (a billion cycles take about an hour)",
+            args.cycles
+        )));
     }
     if let Some(t) = &args.trace {
         let ext = t.extension().and_then(|e| e.to_str()).unwrap_or("");
         if ext != "vcd" && ext != "fst" {
             return Err(bad_input(format!("--trace {}: the file name must end in .vcd or .fst", t.display())));
         }
+        writable_file("--trace", t)?;
     }
+    writable_folder("--wave-dir", &args.wave_dir)?;
     let checked = args.source.load()?;
     // A config the block cannot be built from is bad input, like any other config error.
     (blocks::find(&args.block)?.design)(&checked).map_err(|e| bad_input(format!("{}: {e}", args.source.flags())))?;
@@ -97,6 +102,11 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         Event::Progress(c) => bar.set_position(c),
     })?;
     bar.finish_and_clear();
+    if let Some(t) = &args.trace {
+        if !t.is_file() {
+            anyhow::bail!("the waveform {} was not written", t.display());
+        }
+    }
 
     println!("  {:<26} {}", "top", report.top);
     println!("  {:<26} {}", "cycles", report.cycles);
@@ -125,6 +135,32 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
             println!("FAIL: RTL and model differ");
             Ok(ExitCode::from(1))
         }
+    }
+}
+
+/// Longest run `--cycles` accepts.
+const MAX_CYCLES: u64 = 10_000_000_000;
+
+/// An output file's folder exists, and the path is not a folder.
+pub fn writable_file(flag: &str, path: &Path) -> anyhow::Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    writable_folder(flag, parent)?;
+    if path.is_dir() {
+        return Err(bad_input(format!("{flag} {}: is a folder, not a file name", path.display())));
+    }
+    Ok(())
+}
+
+/// A folder rfgen will write into exists and is a folder.
+pub fn writable_folder(flag: &str, dir: &Path) -> anyhow::Result<()> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() && !m.permissions().readonly() => Ok(()),
+        Ok(m) if m.is_dir() => Err(bad_input(format!("{flag}: folder {} is read-only", dir.display()))),
+        Ok(_) => Err(bad_input(format!("{flag}: {} is not a folder", dir.display()))),
+        Err(e) => Err(bad_input(format!("{flag}: folder {} does not exist ({e})", dir.display()))),
     }
 }
 

@@ -1,8 +1,9 @@
 //! `rfgen gen`: emit the RTL of a configuration.
 
-use super::ConfigSource;
+use super::{ConfigSource, bad_input};
 use clap::{Args, ValueEnum};
 use rfgen_gen::SramKind;
+use rfgen_gen::output::OutputError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -11,13 +12,20 @@ use std::process::ExitCode;
 #[command(after_help = "Examples:
   rfgen gen                                   # default SM into rtl-out/baseline/
   rfgen gen --preset baseline --out build/rtl
-  rfgen gen --config my.toml --sram blackbox  # SRAM leaves as stubs for a macro flow")]
+  rfgen gen --config my.toml --sram blackbox  # SRAM leaves as stubs for a macro flow
+  rfgen gen --force                           # also replace rtl-out/baseline after hand edits
+
+--out replaces only a folder rfgen wrote (recognized by its manifest.json); a file, a link or a
+folder with other content is refused and left untouched.")]
 pub struct GenArgs {
     #[command(flatten)]
     source: ConfigSource,
-    /// Output folder (default: rtl-out/<name>); replaced atomically
+    /// Output folder (default: rtl-out/<name>): created, or replaced atomically when rfgen wrote it
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Also replace an rfgen output folder whose files were edited since (never anything else)
+    #[arg(long)]
+    force: bool,
     /// How memory leaves are emitted
     #[arg(long, value_enum, default_value_t = Sram::Behavioural)]
     sram: Sram,
@@ -39,7 +47,10 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     };
     let design = rfgen_gen::generate(&checked, kind);
     let out = args.out.unwrap_or_else(|| PathBuf::from("rtl-out").join(&checked.config.name));
-    design.write(&out).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+    design.write(&out, args.force).map_err(|e| match e {
+        OutputError::Refused(m) => bad_input(m),
+        e => anyhow::anyhow!(e),
+    })?;
     println!(
         "wrote {} files to {} (top {}, config hash {})",
         design.files.len(),

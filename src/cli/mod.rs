@@ -81,7 +81,11 @@ impl ConfigSource {
 pub fn load_file(path: &std::path::Path) -> anyhow::Result<Checked> {
     let text =
         std::fs::read_to_string(path).map_err(|e| bad_input(format!("cannot read config {}: {e}", path.display())))?;
-    cfg::parse(&text).map_err(|e| bad_input(format!("invalid config {}: {e}", path.display())))
+    let checked = cfg::parse(&text).map_err(|e| bad_input(format!("invalid config {}: {e}", path.display())))?;
+    for w in &checked.warnings {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(checked)
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {

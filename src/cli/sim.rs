@@ -82,7 +82,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let report = simulate(&checked, &kernel, args.max_cycles, &mut |c| bar.set_message(format!("{c} cycles")))
         .map_err(|e| match e {
             rfgen_cosim::model::sm::SimError::DoesNotFit(m) => bad_input(m),
-            rfgen_cosim::model::sm::SimError::Exec(e) => bad_input(format!("kernel {} faulted at {e}", kernel.name)),
+            // Found while running: a failure of the kernel, not bad input.
+            rfgen_cosim::model::sm::SimError::Exec(e) => anyhow::anyhow!("kernel {} faulted at {e}", kernel.name),
             other => anyhow::Error::new(other),
         })
         .with_context(|| format!("simulating {} on {}", kernel.name, checked.config.name))?;

@@ -73,7 +73,7 @@ fn tokenize(text: &str, line: u32) -> Result<Vec<Token>, ParseError> {
             out.push(Token { tok: Tok::Sym(c), col });
             i += 1;
         } else {
-            return err(line, col, format!("unexpected character `{c}`"));
+            return err(line, col, format!("unexpected character `{}`", c.escape_default()));
         }
     }
     Ok(out)
@@ -185,7 +185,8 @@ struct Cursor<'a> {
     i: usize,
     line: u32,
     end_col: u32,
-    consts: &'a HashMap<String, u32>,
+    /// Value and line of each `.const`.
+    consts: &'a HashMap<String, (u32, u32)>,
 }
 
 impl Cursor<'_> {
@@ -241,7 +242,7 @@ impl Cursor<'_> {
         let col = self.col();
         let v = match self.next() {
             Some(Tok::Num(n)) => n as u32,
-            Some(Tok::Word(w)) if self.consts.contains_key(&w) => self.consts[&w],
+            Some(Tok::Word(w)) if self.consts.contains_key(&w) => self.consts[&w].0,
             Some(Tok::Word(w)) if register(&w, 'r', u32::MAX).is_some() => {
                 return err(self.line, col, format!("expected a number or a constant, found register `{w}`"));
             }
@@ -269,6 +270,19 @@ impl Cursor<'_> {
             Some(p) => Ok(p as u8),
             None => err(self.line, col, format!("expected a predicate p0..p7, found `{w}`")),
         }
+    }
+
+    /// A count or size (a number or constant, not negative) within `lo..=hi`.
+    fn size(&mut self, what: &str, lo: u32, hi: u32) -> Result<u32, ParseError> {
+        let col = self.col();
+        if matches!(self.peek(), Some(Tok::Sym('-'))) {
+            return err(self.line, col, format!("{what} cannot be negative (allowed: {lo} to {hi})"));
+        }
+        let v = self.constant()?;
+        if !(lo..=hi).contains(&v) {
+            return err(self.line, col, format!("{what} {v} is out of range (allowed: {lo} to {hi})"));
+        }
+        Ok(v)
     }
 
     /// A value operand: register, special register, number or constant.
@@ -319,6 +333,15 @@ impl Cursor<'_> {
     }
 }
 
+/// Limits of a kernel file (docs/kernel-ir.md).
+pub const MAX_BLOCKS: u32 = 4096;
+pub const MAX_THREADS: u32 = 4096;
+pub const MAX_SHARED_BYTES: u32 = 1 << 20;
+/// Global-memory words `.data` and `.fill` may initialize together (16 MiB).
+pub const MAX_DATA_WORDS: u32 = 1 << 22;
+/// Directives a kernel gives at most once.
+const ONCE: [&str; 3] = [".kernel", ".grid", ".shared"];
+
 struct Fixup {
     instr: usize,
     label: String,
@@ -334,7 +357,9 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
     let mut data = Vec::new();
     let mut code: Vec<Instr> = Vec::new();
     let mut pos = Vec::new();
-    let mut consts = HashMap::new();
+    let mut consts: HashMap<String, (u32, u32)> = HashMap::new();
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut data_words = 0u32;
     let mut labels: HashMap<String, (usize, u32)> = HashMap::new();
     let mut fixups = Vec::new();
 
@@ -361,23 +386,21 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
         match first {
             Tok::Word(w) if w.starts_with('.') => {
                 c.i += 1;
+                if let Some(first) = seen.get(w.as_str()).filter(|_| ONCE.contains(&w.as_str())) {
+                    return err(line, col, format!("`{w}` is given twice (first on line {first})"));
+                }
+                seen.insert(w.clone(), line);
                 match w.as_str() {
                     ".kernel" => name = Some(c.word("a kernel name")?),
                     ".grid" => {
-                        let (blocks_col, blocks) = (c.col(), c.constant()?);
-                        let (threads_col, threads) = (c.col(), c.constant()?);
-                        if blocks == 0 {
-                            return err(line, blocks_col, "the grid needs at least one block");
-                        }
-                        if threads == 0 || threads > 4096 {
-                            return err(line, threads_col, "threads per block must be 1 to 4096");
-                        }
+                        let blocks = c.size("blocks in the grid", 1, MAX_BLOCKS)?;
+                        let threads = c.size("threads per block", 1, MAX_THREADS)?;
                         grid = Some((blocks, threads));
                     }
                     ".shared" => {
-                        let bytes = c.constant()?;
-                        if bytes % 4 != 0 || bytes > 1 << 20 {
-                            return err(line, col, "shared memory must be a multiple of 4 bytes, at most 1 MiB");
+                        let bytes = c.size("shared memory bytes", 0, MAX_SHARED_BYTES)?;
+                        if bytes % 4 != 0 {
+                            return err(line, col, "shared memory must be a multiple of 4 bytes");
                         }
                         shared_bytes = bytes;
                     }
@@ -390,6 +413,9 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
                         {
                             return err(line, name_col, format!("`{k}` cannot be a constant name"));
                         }
+                        if let Some((_, first)) = consts.get(&k) {
+                            return err(line, name_col, format!("constant `{k}` is already defined on line {first}"));
+                        }
                         new_const = Some((k, c.constant()?));
                     }
                     ".data" | ".fill" => {
@@ -397,17 +423,27 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
                         if addr % 4 != 0 {
                             return err(line, col, format!("data address 0x{addr:x} is not a multiple of 4"));
                         }
+                        let left = MAX_DATA_WORDS - data_words;
                         let words = if w == ".data" {
                             let mut words = Vec::new();
                             while c.peek().is_some() {
+                                if words.len() as u32 == left {
+                                    return c.fail(format!(
+                                        "more than {MAX_DATA_WORDS} initialized words in the kernel (`.data` and `.fill` together)"
+                                    ));
+                                }
                                 words.push(c.constant()?);
                             }
                             words
                         } else {
-                            let count = c.constant()?;
+                            let count = c.size("the word count", 1, left.max(1))?;
                             let value = c.constant()?;
                             vec![value; count as usize]
                         };
+                        if addr as u64 + 4 * words.len() as u64 > 1 << 32 {
+                            return err(line, col, "the words run past the end of the 4 GiB address space");
+                        }
+                        data_words += words.len() as u32;
                         data.push(DataInit { addr, words });
                     }
                     _ => {
@@ -420,7 +456,7 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
                 }
                 c.done()?;
                 if let Some((k, v)) = new_const {
-                    consts.insert(k, v);
+                    consts.insert(k, (v, line));
                 }
             }
             _ => {

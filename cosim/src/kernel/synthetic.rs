@@ -67,9 +67,14 @@ impl Knobs {
     /// Parses `key=value,key=value`; unspecified knobs keep their defaults.
     pub fn parse(text: &str) -> Result<Knobs, String> {
         let mut k = Knobs::default();
+        let mut given: Vec<&str> = Vec::new();
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (key, value) =
                 item.split_once('=').ok_or_else(|| format!("`{item}` is not key=value (keys: {KEYS})"))?;
+            if given.contains(&key) {
+                return Err(format!("knob `{key}` is given twice"));
+            }
+            given.push(key);
             let int = |lo: u32, hi: u32| -> Result<u32, String> {
                 value
                     .parse::<u32>()
@@ -87,8 +92,8 @@ impl Knobs {
             match key {
                 "length" => k.length = int(1, 100_000)?,
                 "iterations" => k.iterations = int(1, 1_000_000)?,
-                "blocks" => k.blocks = int(1, 65_536)?,
-                "threads" => k.threads = int(1, 4096)?,
+                "blocks" => k.blocks = int(1, super::parse::MAX_BLOCKS)?,
+                "threads" => k.threads = int(1, super::parse::MAX_THREADS)?,
                 "reads" => k.reads = frac(0.0, 3.0)?,
                 "lifetime" => k.lifetime = frac(1.0, 100.0)?,
                 "long_latency" => k.long_latency = frac(0.0, 1.0)?,

@@ -113,6 +113,7 @@ impl<'a> BuildPlan<'a> {
         if self.is_built() {
             return Ok(self.library()); // built by someone else while we waited
         }
+        remove_dead_builds(cache);
         let work = tempfile::Builder::new().prefix(".build-").tempdir_in(cache)?;
         for (name, text) in self.design.sources() {
             fs::write(work.path().join(name), text)?;
@@ -153,5 +154,42 @@ impl<'a> BuildPlan<'a> {
         fs::remove_dir_all(work.path().join("obj"))?;
         fs::rename(work.keep(), &self.dir).with_context(|| format!("cannot store {}", self.dir.display()))?;
         Ok(self.library())
+    }
+}
+
+/// Build folders of runs that died mid-build. Every build holds the cache lock, so while we
+/// hold it no `.build-*` folder belongs to a live run.
+fn remove_dead_builds(cache: &Path) {
+    let Ok(entries) = fs::read_dir(cache) else { return };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with(".build-") && e.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dead_build_folders_are_removed_and_nothing_else() {
+        let cache = tempfile::tempdir().unwrap();
+        let dead = cache.path().join(".build-AbC123");
+        fs::create_dir_all(dead.join("obj")).unwrap();
+        fs::write(dead.join("obj").join("x.o"), "").unwrap();
+        let kept = ["baseline_mrf-0123456789", "top-key.failed", ".build.lock"];
+        fs::create_dir(cache.path().join(kept[0])).unwrap();
+        fs::create_dir(cache.path().join(kept[1])).unwrap();
+        fs::write(cache.path().join(kept[2]), "").unwrap();
+        remove_dead_builds(cache.path());
+        let mut left: Vec<String> = fs::read_dir(cache.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut want = kept.map(String::from).to_vec();
+        want.sort();
+        assert_eq!(left, want);
     }
 }

@@ -8,6 +8,8 @@ use rfgen_gen::verilog::Dir;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortSlot {
     pub name: String,
+    /// Position among the ports of its direction (manifest order, `clk` left out).
+    pub index: usize,
     pub width: u32,
     /// First word in its buffer.
     pub offset: usize,
@@ -65,7 +67,7 @@ impl Layout {
                 Dir::Input => (&mut inputs, &mut in_words),
                 Dir::Output => (&mut outputs, &mut out_words),
             };
-            list.push(PortSlot { name: p.name.clone(), width: p.width, offset: *next, words });
+            list.push(PortSlot { name: p.name.clone(), index: list.len(), width: p.width, offset: *next, words });
             *next += words;
         }
         Layout { inputs, outputs, in_words, out_words }

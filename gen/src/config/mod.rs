@@ -37,6 +37,8 @@ pub enum ConfigError {
 pub struct Checked {
     pub config: Config,
     pub geometry: Geometry,
+    /// Fields that have no effect in this config (set in a section that is switched off).
+    pub warnings: Vec<String>,
 }
 
 impl Checked {
@@ -62,7 +64,13 @@ pub fn parse(text: &str) -> Result<Checked, ConfigError> {
     let de = toml::Deserializer::parse(text).map_err(|e| syntax_error(text, &e))?;
     let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        let message = e.into_inner().message().replace("expected u32", "expected a non-negative integer");
+        let message = e.into_inner().message().to_string();
+        // An integer that does not fit the field's type: say what the field accepts.
+        if let (true, Some(value)) = (message.contains("expected u32"), integer_in(&message)) {
+            let allowed = validate::allowed_integers(&path);
+            return ConfigError::Rule { path, value, rule: "out of range".into(), allowed };
+        }
+        let message = message.replace("expected u32", "expected a non-negative integer");
         ConfigError::Field { path, message: message.replace("expected f64", "expected a number") }
     })?;
     validate::validate(config)
@@ -88,10 +96,22 @@ pub fn default_toml() -> String {
     toml::to_string(&Config::default()).expect("the default config serializes")
 }
 
+/// The integer serde quotes in "invalid value: integer `N`, ...".
+fn integer_in(message: &str) -> Option<String> {
+    let rest = &message[message.find("integer `")? + "integer `".len()..];
+    Some(rest[..rest.find('`')?].to_string())
+}
+
 fn syntax_error(text: &str, e: &toml::de::Error) -> ConfigError {
-    let offset = e.span().map(|s| s.start).unwrap_or(0).min(text.len());
+    let span = e.span().unwrap_or(0..0);
+    let offset = span.start.min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let column = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
-    ConfigError::Syntax { line, column, message: e.message().trim().to_string() }
+    let mut message = e.message().trim().to_string();
+    if message == "duplicate key" {
+        let key = text.get(span).unwrap_or("").trim();
+        message = format!("duplicate key `{}`", key.escape_default());
+    }
+    ConfigError::Syntax { line, column, message }
 }

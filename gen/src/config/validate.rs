@@ -26,18 +26,87 @@ fn require(
     }
 }
 
-fn range(path: &str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
-    require((lo..=hi).contains(&v), path, v, "out of range", format!("{lo} to {hi}"))
+/// The fixed bounds of every integer field, `(path, lowest, highest, power of two)`. Some rules
+/// below narrow them with other fields (clusters up to the lanes, active warps up to the warps).
+const LIMITS: &[(&str, u32, u32, bool)] = &[
+    ("sm.warps", 2, 64, false),
+    ("sm.lanes", 1, 64, true),
+    ("sm.clusters", 1, 64, true),
+    ("sm.registers_per_thread", 2, 256, false),
+    ("mrf.banks", 1, 2048, true),
+    ("mrf.entries", 2, 65536, true),
+    ("mrf.collectors", 1, 16, false),
+    ("mrf.tag_bits", 1, 32, false),
+    ("scheduler.active_warps", 1, 64, false),
+    ("rfc.entries", 1, 8, false),
+    ("orf.entries", 1, 8, false),
+    ("compression.compress_latency", 1, 8, false),
+    ("compression.decompress_latency", 1, 8, false),
+    ("compression.compressors", 1, 16, false),
+    ("compression.decompressors", 1, 16, false),
+    ("compression.wakeup_cycles", 0, 1000, false),
+    ("rename.cmos_rows", 0, 65536, false),
+    ("rename.thr_acc", 0, 2047, false),
+    ("rename.ref_acc", 1, 1024, true),
+    ("latency.alu", 1, 10000, false),
+    ("latency.sfu", 1, 10000, false),
+    ("latency.shared", 1, 10000, false),
+    ("latency.texture", 1, 10000, false),
+    ("latency.dram", 1, 10000, false),
+    ("throughput.alu", 1, 1024, false),
+    ("throughput.sfu", 1, 1024, false),
+    ("throughput.texture", 1, 1024, false),
+    ("memory.shared_bytes_per_cycle", 1, 4096, false),
+    ("memory.dram_bytes_per_cycle", 1, 4096, false),
+    ("memory.segment_bytes", 4, 4096, true),
+];
+
+fn limits(path: &str) -> (u32, u32, bool) {
+    let &(_, lo, hi, pow) = LIMITS.iter().find(|l| l.0 == path).unwrap_or_else(|| panic!("no limits for {path}"));
+    (lo, hi, pow)
 }
 
-fn pow2(path: &str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
-    require(
-        v.is_power_of_two() && (lo..=hi).contains(&v),
-        path,
-        v,
-        "must be a power of two in range",
-        powers_of_two(lo, hi),
-    )
+/// What an integer field accepts, in words (for values that do not even fit its type).
+pub(super) fn allowed_integers(path: &str) -> String {
+    match LIMITS.iter().find(|l| l.0 == path) {
+        Some(&(_, lo, hi, true)) => powers_of_two(lo, hi),
+        Some(&(_, lo, hi, false)) => format!("{lo} to {hi}"),
+        None => format!("0 to {}", u32::MAX),
+    }
+}
+
+/// `path` within its fixed bounds, narrowed to at most `hi` when given.
+fn range_to(path: &str, v: u32, hi: Option<u32>) -> Result<(), ConfigError> {
+    let (lo, max, pow) = limits(path);
+    let hi = hi.map_or(max, |h| h.min(max));
+    if pow {
+        require(
+            v.is_power_of_two() && (lo..=hi).contains(&v),
+            path,
+            v,
+            "must be a power of two in range",
+            powers_of_two(lo, hi),
+        )
+    } else {
+        require((lo..=hi).contains(&v), path, v, "out of range", format!("{lo} to {hi}"))
+    }
+}
+
+fn range(path: &str, v: u32) -> Result<(), ConfigError> {
+    range_to(path, v, None)
+}
+
+/// A float as a person would write it: no 300-digit expansions.
+pub(super) fn show_float(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e9).contains(&v.abs()) { format!("{v:e}") } else { v.to_string() }
+}
+
+/// The name a config file uses for an enum value.
+fn serde_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => format!("{s:?}"),
+        _ => "?".into(),
+    }
 }
 
 fn powers_of_two(lo: u32, hi: u32) -> String {
@@ -77,9 +146,9 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     )?;
 
     let sm = &cfg.sm;
-    range("sm.warps", sm.warps, 2, 64)?;
-    pow2("sm.lanes", sm.lanes, 1, 64)?;
-    pow2("sm.clusters", sm.clusters, 1, sm.lanes)?;
+    range("sm.warps", sm.warps)?;
+    range("sm.lanes", sm.lanes)?;
+    range_to("sm.clusters", sm.clusters, Some(sm.lanes))?;
     let mrf = &cfg.mrf;
     require(
         mrf.banks.is_power_of_two() && mrf.banks % sm.clusters == 0 && mrf.banks / sm.clusters <= 32,
@@ -98,7 +167,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         ),
         format!("multiples of {groups} up to 256"),
     )?;
-    pow2("mrf.entries", mrf.entries, 2, 65536)?;
+    range("mrf.entries", mrf.entries)?;
     let needed = sm.warps * sm.registers_per_thread / groups;
     require(
         mrf.entries >= needed,
@@ -110,14 +179,26 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         ),
         powers_of_two(needed, 65536),
     )?;
-    range("mrf.collectors", mrf.collectors, 1, 16)?;
-    range("mrf.tag_bits", mrf.tag_bits, 1, 32)?;
+    range("mrf.collectors", mrf.collectors)?;
+    range("mrf.tag_bits", mrf.tag_bits)?;
+    // The SM tells apart the instructions waiting in operand collectors by their tag.
+    let tag_bits_needed = crate::geometry::index_bits(mrf.collectors);
+    require(
+        mrf.tag_bits >= tag_bits_needed,
+        "mrf.tag_bits",
+        mrf.tag_bits,
+        &format!(
+            "too narrow: every instruction in an operand collector needs its own tag, and mrf.collectors = {}",
+            mrf.collectors
+        ),
+        format!("{tag_bits_needed} to 32"),
+    )?;
 
     if cfg.scheduler.policy == SchedulerPolicy::TwoLevel {
-        range("scheduler.active_warps", cfg.scheduler.active_warps, 1, sm.warps)?;
+        range_to("scheduler.active_warps", cfg.scheduler.active_warps, Some(sm.warps))?;
     }
-    range("rfc.entries", cfg.rfc.entries, 1, 8)?;
-    range("orf.entries", cfg.orf.entries, 1, 8)?;
+    range("rfc.entries", cfg.rfc.entries)?;
+    range("orf.entries", cfg.orf.entries)?;
 
     let c = &cfg.compression;
     let modes = crate::bdi::MODES.map(|m| m.name()).join(" ");
@@ -126,38 +207,35 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         require(crate::bdi::Mode::parse(m).is_some(), "compression.modes", format!("{m:?}"), "unknown mode", &modes)?;
         require(!c.modes[..i].contains(m), "compression.modes", format!("{m:?}"), "listed twice", "each mode once")?;
     }
-    range("compression.compress_latency", c.compress_latency, 1, 8)?;
-    range("compression.decompress_latency", c.decompress_latency, 1, 8)?;
-    range("compression.compressors", c.compressors, 1, 16)?;
-    range("compression.decompressors", c.decompressors, 1, 16)?;
-    range("compression.wakeup_cycles", c.wakeup_cycles, 0, 1000)?;
+    range("compression.compress_latency", c.compress_latency)?;
+    range("compression.decompress_latency", c.decompress_latency)?;
+    range("compression.compressors", c.compressors)?;
+    range("compression.decompressors", c.decompressors)?;
+    range("compression.wakeup_cycles", c.wakeup_cycles)?;
 
     let r = &cfg.rename;
     if r.enabled {
-        range("rename.cmos_rows", r.cmos_rows, 0, mrf.entries)?;
+        range_to("rename.cmos_rows", r.cmos_rows, Some(mrf.entries))?;
     }
-    pow2("rename.ref_acc", r.ref_acc, 1, 1024)?;
-    range("rename.thr_acc", r.thr_acc, 0, 2047)?;
+    range("rename.ref_acc", r.ref_acc)?;
+    range("rename.thr_acc", r.thr_acc)?;
 
-    let l = &cfg.latency;
+    let (l, t, m) = (&cfg.latency, &cfg.throughput, &cfg.memory);
     for (path, v) in [
         ("latency.alu", l.alu),
         ("latency.sfu", l.sfu),
         ("latency.shared", l.shared),
         ("latency.texture", l.texture),
         ("latency.dram", l.dram),
+        ("throughput.alu", t.alu),
+        ("throughput.sfu", t.sfu),
+        ("throughput.texture", t.texture),
+        ("memory.shared_bytes_per_cycle", m.shared_bytes_per_cycle),
+        ("memory.dram_bytes_per_cycle", m.dram_bytes_per_cycle),
+        ("memory.segment_bytes", m.segment_bytes),
     ] {
-        range(path, v, 1, 10000)?;
+        range(path, v)?;
     }
-
-    let t = &cfg.throughput;
-    for (path, v) in [("throughput.alu", t.alu), ("throughput.sfu", t.sfu), ("throughput.texture", t.texture)] {
-        range(path, v, 1, 1024)?;
-    }
-    let m = &cfg.memory;
-    range("memory.shared_bytes_per_cycle", m.shared_bytes_per_cycle, 1, 4096)?;
-    range("memory.dram_bytes_per_cycle", m.dram_bytes_per_cycle, 1, 4096)?;
-    pow2("memory.segment_bytes", m.segment_bytes, 4, 4096)?;
 
     let e = &cfg.energy;
     for (path, table) in
@@ -190,13 +268,15 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     require(
         e.clock_ghz.is_finite() && e.clock_ghz > 0.0,
         "energy.clock_ghz",
-        e.clock_ghz,
+        show_float(e.clock_ghz),
         "must be a positive number",
         "above 0",
     )?;
-    let tables = e.small_rf_read_pj.iter().chain(&e.small_rf_write_pj).map(|&v| ("energy.small_rf_*_pj", v));
-    for (path, v) in scalars.into_iter().chain(tables) {
-        require(v.is_finite() && v >= 0.0, path, v, "must be a finite number", "0 or more")?;
+    let tables = [("energy.small_rf_read_pj", &e.small_rf_read_pj), ("energy.small_rf_write_pj", &e.small_rf_write_pj)]
+        .into_iter()
+        .flat_map(|(path, t)| t.iter().enumerate().map(move |(i, &v)| (format!("{path}[{i}]"), v)));
+    for (path, v) in scalars.into_iter().map(|(p, v)| (p.to_string(), v)).chain(tables) {
+        require(v.is_finite() && v >= 0.0, &path, show_float(v), "must be a finite number", "0 or more")?;
     }
 
     // Blocks whose RTL does not exist yet: refuse rather than silently ignore.
@@ -212,7 +292,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     if cfg.warpboard.policy != WarPolicy::None {
         return Err(ConfigError::Rule {
             path: "warpboard.policy".into(),
-            value: format!("{:?}", cfg.warpboard.policy).to_lowercase(),
+            value: serde_name(&cfg.warpboard.policy),
             rule: "the warpboard is not generated yet".into(),
             allowed: "\"none\" (the default)".into(),
         });
@@ -222,5 +302,30 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     if cfg.compression.enabled {
         crate::bdi::Layout::new(&geometry, &cfg.compression)?;
     }
-    Ok(Checked { config: cfg, geometry })
+    let warnings = ignored_fields(&cfg);
+    Ok(Checked { config: cfg, geometry, warnings })
+}
+
+/// Fields set away from their default in a section that is switched off, so they have no effect.
+fn ignored_fields(cfg: &Config) -> Vec<String> {
+    fn table<T: serde::Serialize>(v: &T) -> toml::Table {
+        toml::Table::try_from(v).expect("a config section serializes as a table")
+    }
+    let d = Config::default();
+    let two_level = cfg.scheduler.policy == SchedulerPolicy::TwoLevel;
+    let sections = [
+        ("rfc", table(&cfg.rfc), table(&d.rfc), cfg.rfc.enabled, "`rfc.enabled` = false"),
+        ("orf", table(&cfg.orf), table(&d.orf), cfg.orf.enabled, "`orf.enabled` = false"),
+        ("rename", table(&cfg.rename), table(&d.rename), cfg.rename.enabled, "`rename.enabled` = false"),
+        ("scheduler", table(&cfg.scheduler), table(&d.scheduler), two_level, "`scheduler.policy` is not \"two_level\""),
+    ];
+    let mut warnings = Vec::new();
+    for (name, mine, default, on, why) in sections {
+        for (key, value) in
+            mine.iter().filter(|(k, v)| !on && *k != "enabled" && *k != "policy" && default.get(*k) != Some(v))
+        {
+            warnings.push(format!("`{name}.{key}` = {value} has no effect while {why}"));
+        }
+    }
+    warnings
 }

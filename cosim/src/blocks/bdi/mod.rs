@@ -7,7 +7,7 @@ mod values;
 
 pub use values::Pattern;
 
-use crate::lockstep::Lockstep;
+use crate::lockstep::{Expected, Lockstep};
 use crate::model::bdi::Codec;
 use crate::verilator::{Layout as PortLayout, PortSlot};
 use rand::{RngCore, SeedableRng};
@@ -191,7 +191,7 @@ impl<S: CodecStimulus> Lockstep for CodecLockstep<S> {
         self.count = 0;
     }
 
-    fn step(&mut self, cycle: u64, inp: &mut [u32], exp: &mut [u32], mask: &mut [u32]) {
+    fn step(&mut self, cycle: u64, inp: &mut [u32], exp: &mut Expected) {
         self.stimulus.next(cycle, &mut self.inp);
         let (p, i) = (&self.ports, &self.inp);
         p.en.put(inp, i.en as u64);
@@ -200,28 +200,22 @@ impl<S: CodecStimulus> Lockstep for CodecLockstep<S> {
         inp[p.in_data.range()].copy_from_slice(&i.data);
 
         let (cmp_valid, packed) = self.model.compressor.output();
-        p.cmp_valid.put(exp, cmp_valid as u64);
-        p.cmp_valid.full_mask(mask);
-        p.cmp_ri.put(exp, packed.ri as u64);
-        p.cmp_banks.put(exp, packed.banks as u64);
-        p.cmp_bank_en.put(exp, packed.bank_en());
-        exp[p.cmp_chunks.range()].copy_from_slice(&packed.chunks);
-        for port in [&p.cmp_ri, &p.cmp_banks, &p.cmp_bank_en, &p.cmp_chunks] {
-            if cmp_valid {
-                port.full_mask(mask);
-            } else {
-                mask[port.range()].fill(0);
-            }
+        exp.set(&p.cmp_valid, cmp_valid as u64);
+        exp.set_if(cmp_valid, &p.cmp_ri, packed.ri as u64);
+        exp.set_if(cmp_valid, &p.cmp_banks, packed.banks as u64);
+        exp.set_if(cmp_valid, &p.cmp_bank_en, packed.bank_en());
+        if cmp_valid {
+            exp.set_words(&p.cmp_chunks, &packed.chunks)
+        } else {
+            exp.skip(&p.cmp_chunks)
         }
 
         let (out_valid, _) = self.model.decompressor.output();
-        p.out_valid.put(exp, out_valid as u64);
-        p.out_valid.full_mask(mask);
+        exp.set(&p.out_valid, out_valid as u64);
         if out_valid && self.count > 0 {
-            exp[p.out_data.range()].copy_from_slice(&self.inside[self.oldest]);
-            p.out_data.full_mask(mask);
+            exp.set_words(&p.out_data, &self.inside[self.oldest])
         } else {
-            mask[p.out_data.range()].fill(0);
+            exp.skip(&p.out_data)
         }
     }
 

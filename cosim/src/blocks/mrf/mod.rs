@@ -6,7 +6,7 @@ mod stimulus;
 
 pub use stimulus::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
 
-use crate::lockstep::Lockstep;
+use crate::lockstep::{Expected, Lockstep};
 use crate::model::mrf::{Mrf, MrfIn, MrfOut, lane_mask};
 use crate::verilator::{Layout, PortSlot};
 use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
@@ -119,7 +119,7 @@ impl<S: MrfStimulus> Lockstep for MrfLockstep<S> {
         self.model.reset();
     }
 
-    fn step(&mut self, cycle: u64, inp: &mut [u32], exp: &mut [u32], mask: &mut [u32]) {
+    fn step(&mut self, cycle: u64, inp: &mut [u32], exp: &mut Expected) {
         let out = self.model.outputs();
         self.stimulus.next(cycle, &out, &mut self.inp);
         let (p, i) = (&self.ports, &self.inp);
@@ -139,39 +139,21 @@ impl<S: MrfStimulus> Lockstep for MrfLockstep<S> {
             inp[p.wb_data.range()].copy_from_slice(&i.wb_data);
         }
 
-        p.issue_ready.put(exp, out.issue_ready as u64);
-        p.issue_ready.full_mask(mask);
-        p.disp_valid.put(exp, out.disp_valid as u64);
-        p.disp_valid.full_mask(mask);
-        p.disp_warp.put(exp, out.disp_warp as u64);
-        p.disp_tag.put(exp, out.disp_tag as u64);
-        p.disp_src_valid.put(exp, bits(&out.disp_src_valid));
-        for port in [&p.disp_warp, &p.disp_tag, &p.disp_src_valid] {
-            if out.disp_valid {
-                port.full_mask(mask);
-            } else {
-                mask[port.range()].fill(0);
-            }
-        }
+        exp.set(&p.issue_ready, out.issue_ready as u64);
+        exp.set(&p.disp_valid, out.disp_valid as u64);
+        exp.set_if(out.disp_valid, &p.disp_warp, out.disp_warp as u64);
+        exp.set_if(out.disp_valid, &p.disp_tag, out.disp_tag as u64);
+        exp.set_if(out.disp_valid, &p.disp_src_valid, bits(&out.disp_src_valid));
         let all = lane_mask(i.wb_data.len());
         for s in 0..SLOTS {
-            let port = &p.disp_src_data[s];
             let known = if out.disp_valid && out.disp_src_valid[s] { out.disp_src_known[s] & all } else { 0 };
-            if known != 0 {
-                exp[port.range()].copy_from_slice(out.disp_src_data[s]);
-            }
-            for (lane, m) in mask[port.range()].iter_mut().enumerate() {
-                *m = 0u32.wrapping_sub((known >> lane) as u32 & 1);
-            }
+            exp.set_lanes(&p.disp_src_data[s], out.disp_src_data[s], known);
         }
         if let Some([ready, rd_en, wr_en, gated]) = &p.compressed {
-            ready.put(exp, out.wb_ready as u64);
-            ready.full_mask(mask);
+            exp.set(ready, out.wb_ready as u64);
             for (port, bits) in [(rd_en, out.bank_rd_en), (wr_en, out.bank_wr_en), (gated, out.bank_gated)] {
-                for (i, e) in exp[port.range()].iter_mut().enumerate() {
-                    *e = (bits[i / 2] >> (32 * (i % 2))) as u32;
-                }
-                port.full_mask(mask);
+                let words: Vec<u32> = (0..port.words).map(|i| (bits[i / 2] >> (32 * (i % 2))) as u32).collect();
+                exp.set_words(port, &words);
             }
         }
     }
