@@ -541,7 +541,7 @@ impl<'k> Sm<'k> {
                 }
             }
         } else {
-            let tag = self.free_tags.pop().expect("tags outnumber operand collectors");
+            let tag = self.free_tags.pop().expect("validation gives every operand collector a tag");
             self.tags[tag as usize] = id;
             let inp = &mut self.inp;
             inp.issue_valid = true;
