@@ -3,7 +3,8 @@
 //! and the range-indicator codes: config validation, the compressor and decompressor generators
 //! and the golden model all read it. `docs/bdi.md` explains the layout.
 
-use crate::config::{Compression, ConfigError};
+use crate::config::error::ConfigError;
+use crate::config::schema::Compression;
 use crate::geometry::{Geometry, LANE_BITS, index_bits};
 
 /// A `<base, delta>` mode, sizes in bytes: the register is cut into `base`-byte values; the first
@@ -93,7 +94,14 @@ impl Layout {
         let banks = |m: &Mode| m.payload_bits(lanes).div_ceil(chunk_bits);
         let usable = |m: &Mode| m.values(lanes) >= 2 && banks(m) < clusters;
         for text in &c.modes {
-            let mode = Mode::parse(text).expect("validation checks mode names first");
+            let Some(mode) = Mode::parse(text) else {
+                return Err(ConfigError::Rule {
+                    path: "compression.modes".into(),
+                    value: format!("{text:?}"),
+                    rule: "unknown mode".into(),
+                    allowed: MODES.map(|m| m.name()).join(" "),
+                });
+            };
             if !usable(&mode) {
                 let useful: Vec<String> = MODES.iter().filter(|m| usable(m)).map(Mode::name).collect();
                 let rule = if mode.values(lanes) < 2 {

@@ -2,6 +2,7 @@
 //! FuseSoC core, `manifest.json`) and their atomic write to an output folder.
 
 use crate::blocks;
+pub use crate::blocks::sram::SramKind;
 use crate::config::{Checked, Config, ConfigError};
 use crate::output::{self, OutputError};
 use crate::templates::render;
@@ -13,17 +14,6 @@ use tera::Context;
 
 /// Version of the generator, written into every file header and the manifest.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// How memory leaves are emitted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SramKind {
-    /// Behavioural array, for simulation and FPGA inference.
-    #[default]
-    Behavioural,
-    /// Port-compatible stub to be replaced by an SRAM macro.
-    Blackbox,
-}
 
 /// Everything `manifest.json` records; the cosim bridge reads ports from here.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,13 +59,8 @@ pub struct Design {
 /// Generates the RTL of a validated config.
 pub fn generate(checked: &Checked, sram: SramKind) -> Design {
     let prefix = checked.prefix();
-    let compression = checked
-        .config
-        .compression
-        .enabled
-        .then(|| crate::bdi::Layout::new(&checked.geometry, &checked.config.compression).expect("validated"));
-    let modules = blocks::mrf::modules(&prefix, &checked.geometry, sram, compression.as_ref());
-    let description = match compression {
+    let modules = blocks::mrf::modules(&prefix, &checked.geometry, sram, checked.compression.as_ref());
+    let description = match checked.compression {
         None => "Banked main register file with operand collectors",
         Some(_) => "Banked main register file with operand collectors and BDI register compression",
     };
@@ -86,7 +71,7 @@ pub fn generate(checked: &Checked, sram: SramKind) -> Design {
 /// its `[compression]` section whether or not the MRF is compressed. Fails when a mode cannot
 /// save a bank in this geometry.
 pub fn generate_bdi_codec(checked: &Checked) -> Result<Design, ConfigError> {
-    let layout = crate::bdi::Layout::new(&checked.geometry, &checked.config.compression)?;
+    let layout = checked.codec_layout()?;
     let modules = blocks::bdi::codec_modules(&checked.prefix(), &layout);
     Ok(assemble(checked, SramKind::Behavioural, modules, "BDI register compressor feeding a decompressor"))
 }

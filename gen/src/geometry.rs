@@ -3,7 +3,7 @@
 //! [`Geometry::map`] is the one definition of where a warp register lives: the golden model
 //! calls it, and the generated `reg_map` module is its RTL twin (checked by the MRF cosim).
 
-use crate::config::Config;
+use crate::config::schema::{Mrf, Sm};
 
 /// Bits needed to index `n` things (at least 1, so every index port has a width).
 pub fn index_bits(n: u32) -> u32 {
@@ -38,17 +38,18 @@ pub struct BankAddr {
 }
 
 impl Geometry {
-    pub fn new(cfg: &Config) -> Self {
+    /// The sizes of validated `[sm]` and `[mrf]` sections.
+    pub fn new(sm: &Sm, mrf: &Mrf) -> Self {
         Geometry {
-            warps: cfg.sm.warps,
-            lanes: cfg.sm.lanes,
-            clusters: cfg.sm.clusters,
-            lanes_per_cluster: cfg.sm.lanes / cfg.sm.clusters,
-            registers: cfg.sm.registers_per_thread,
-            groups: cfg.mrf.banks / cfg.sm.clusters,
-            entries: cfg.mrf.entries,
-            collectors: cfg.mrf.collectors,
-            tag_bits: cfg.mrf.tag_bits,
+            warps: sm.warps,
+            lanes: sm.lanes,
+            clusters: sm.clusters,
+            lanes_per_cluster: sm.lanes / sm.clusters,
+            registers: sm.registers_per_thread,
+            groups: mrf.banks / sm.clusters,
+            entries: mrf.entries,
+            collectors: mrf.collectors,
+            tag_bits: mrf.tag_bits,
         }
     }
 

@@ -14,7 +14,7 @@ mod results;
 pub use params::{Param, points, show};
 use record::{CosimOutcome, SynthSettings};
 pub use record::{CosimSettings, Record, Settings};
-pub use results::{Row, Status, metric_columns, write_results};
+pub use results::{Row, Status, metric_columns};
 
 use crate::synth::{Options, Synth};
 use anyhow::Result;
@@ -86,6 +86,19 @@ impl Job {
         record::save(&record_path(out, checked), &record)?;
         Ok(record)
     }
+}
+
+/// Writes the summary of a sweep: `results.csv`, `results.json` and the plots; returns the files.
+pub fn write_results(
+    out: &Path,
+    base: &str,
+    params: &[Param],
+    settings: &Settings,
+    rows: &[Row],
+) -> Result<Vec<PathBuf>> {
+    let mut written = results::write_tables(out, base, params, settings, rows)?;
+    written.extend(plot::write(out, params, rows, &metric_columns(rows))?);
+    Ok(written)
 }
 
 fn record_path(out: &Path, checked: &Checked) -> PathBuf {

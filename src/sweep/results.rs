@@ -1,8 +1,7 @@
 //! The summary of a sweep, one row per point in cross-product order: `results.csv`,
-//! `results.json` and the plots, each written atomically.
+//! `results.json`, each written atomically.
 
 use super::params::{Param, show};
-use super::plot;
 use super::record::{CosimOutcome, Record, Settings, write_atomic};
 use crate::synth::{Metric, ModuleArea};
 use serde::Serialize;
@@ -86,8 +85,8 @@ pub fn metric_columns(rows: &[Row]) -> Vec<(&'static str, &'static str)> {
     cols
 }
 
-/// Writes the CSV, the JSON and the plots; returns the files written.
-pub fn write_results(
+/// Writes the CSV and the JSON; returns the files written.
+pub fn write_tables(
     out: &Path,
     base: &str,
     params: &[Param],
@@ -131,7 +130,5 @@ pub fn write_results(
     let json_path = out.join("results.json");
     write_atomic(&json_path, (serde_json::to_string_pretty(&json)? + "\n").as_bytes())?;
 
-    let mut written = vec![csv_path, json_path];
-    written.extend(plot::write(out, params, rows, &metrics)?);
-    Ok(written)
+    Ok(vec![csv_path, json_path])
 }

@@ -45,7 +45,7 @@ pub const BLOCKS: &[BlockInfo] = &[
 
 /// The compressed layout of a config's `[compression]` section.
 pub fn bdi_layout(checked: &Checked) -> Result<rfgen_gen::bdi::Layout, rfgen_gen::ConfigError> {
-    rfgen_gen::bdi::Layout::new(&checked.geometry, &checked.config.compression)
+    checked.codec_layout()
 }
 
 pub fn find(name: &str) -> Result<&'static BlockInfo> {

@@ -225,12 +225,7 @@ impl Mrf {
 
     /// The MRF a config describes: compressed when `compression.enabled`.
     pub fn for_config(checked: &Checked) -> Self {
-        let layout = checked
-            .config
-            .compression
-            .enabled
-            .then(|| Layout::new(&checked.geometry, &checked.config.compression).expect("validated"));
-        Mrf::build(&checked.geometry, layout.as_ref())
+        Mrf::build(&checked.geometry, checked.compression.as_ref())
     }
 
     /// The MRF of a geometry, compressed with `layout` if given.

@@ -2,11 +2,22 @@
 //! (template `sram_1r1w.v`), or a black-box stub with the same ports for ASIC flows
 //! (`sram_blackbox.v`). Its shape is recorded in the manifest for area models.
 
-use crate::emit::SramKind;
 use crate::geometry::{LANE_BITS, index_bits};
 use crate::templates::render;
 use crate::verilog::{Memory, Module, Port};
+use serde::{Deserialize, Serialize};
 use tera::Context;
+
+/// How memory leaves are emitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SramKind {
+    /// Behavioural array, for simulation and FPGA inference.
+    #[default]
+    Behavioural,
+    /// Port-compatible stub to be replaced by an SRAM macro.
+    Blackbox,
+}
 
 /// A `depth` x `width` leaf; `depth` is a power of two and `width` a multiple of 32.
 pub fn sram(prefix: &str, depth: u32, width: u32, kind: SramKind) -> Module {

@@ -1,10 +1,13 @@
 //! Configuration: TOML text → typed [`Config`] (serde) → validated [`Checked`] config.
 
-mod schema;
+pub mod error;
+pub mod schema;
 mod validate;
 
+pub use error::ConfigError;
 pub use schema::*;
 
+use crate::bdi::Layout;
 use crate::geometry::Geometry;
 use sha2::{Digest, Sha256};
 
@@ -15,28 +18,13 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("isca15-bdi", include_str!("../../../configs/isca15-bdi.toml")),
 ];
 
-/// Why a configuration was refused. Each variant renders as one line naming the field.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ConfigError {
-    /// The text is not valid TOML.
-    #[error("line {line}, column {column}: invalid TOML: {message}")]
-    Syntax { line: usize, column: usize, message: String },
-    /// A key is unknown or a value has the wrong type.
-    #[error("`{path}`: {message}")]
-    Field { path: String, message: String },
-    /// A value breaks a rule of the schema.
-    #[error("`{path}` = {value}: {rule} (allowed: {allowed})")]
-    Rule { path: String, value: String, rule: String, allowed: String },
-    /// No preset of that name.
-    #[error("unknown preset `{0}` (allowed: {list})", list = preset_names().join(", "))]
-    UnknownPreset(String),
-}
-
-/// A configuration that passed validation, with its derived geometry.
+/// A configuration that passed validation, with what validation derived from it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checked {
     pub config: Config,
     pub geometry: Geometry,
+    /// The compressed layout, when `compression.enabled`.
+    pub compression: Option<Layout>,
     /// Fields that have no effect in this config (set in a section that is switched off).
     pub warnings: Vec<String>,
 }
@@ -51,6 +39,15 @@ impl Checked {
     /// The full configuration as TOML, defaults included.
     pub fn to_toml(&self) -> String {
         toml::to_string(&self.config).expect("a config always serializes")
+    }
+
+    /// The compressed layout of the `[compression]` section whether or not the MRF is compressed
+    /// (the BDI codec is built from it): fails when a mode cannot save a bank in this geometry.
+    pub fn codec_layout(&self) -> Result<Layout, ConfigError> {
+        match &self.compression {
+            Some(l) => Ok(l.clone()),
+            None => Layout::new(&self.geometry, &self.config.compression),
+        }
     }
 
     /// Verilog module-name prefix: the design name with `-` replaced by `_`.
@@ -83,7 +80,10 @@ pub fn check(config: Config) -> Result<Checked, ConfigError> {
 
 /// Loads a preset by name.
 pub fn preset(name: &str) -> Result<Checked, ConfigError> {
-    let (_, text) = PRESETS.iter().find(|(n, _)| *n == name).ok_or_else(|| ConfigError::UnknownPreset(name.into()))?;
+    let (_, text) = PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| ConfigError::UnknownPreset { name: name.into(), allowed: preset_names().join(", ") })?;
     parse(text)
 }
 

@@ -2,9 +2,11 @@
 //! Rules are checked in a fixed order, base fields before the rules that combine them, so one
 //! mistake yields exactly one message.
 
+use super::Checked;
+use super::error::ConfigError;
 use super::schema::*;
-use super::{Checked, ConfigError};
-use crate::geometry::Geometry;
+use crate::bdi::{Layout, MODES, Mode};
+use crate::geometry::{Geometry, index_bits};
 
 /// Checks one rule; `allowed` says what values would be accepted.
 fn require(
@@ -182,7 +184,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     range("mrf.collectors", mrf.collectors)?;
     range("mrf.tag_bits", mrf.tag_bits)?;
     // The SM tells apart the instructions waiting in operand collectors by their tag.
-    let tag_bits_needed = crate::geometry::index_bits(mrf.collectors);
+    let tag_bits_needed = index_bits(mrf.collectors);
     require(
         mrf.tag_bits >= tag_bits_needed,
         "mrf.tag_bits",
@@ -201,10 +203,10 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     range("orf.entries", cfg.orf.entries)?;
 
     let c = &cfg.compression;
-    let modes = crate::bdi::MODES.map(|m| m.name()).join(" ");
+    let modes = MODES.map(|m| m.name()).join(" ");
     require(!c.modes.is_empty(), "compression.modes", "[]", "must not be empty", &modes)?;
     for (i, m) in c.modes.iter().enumerate() {
-        require(crate::bdi::Mode::parse(m).is_some(), "compression.modes", format!("{m:?}"), "unknown mode", &modes)?;
+        require(Mode::parse(m).is_some(), "compression.modes", format!("{m:?}"), "unknown mode", &modes)?;
         require(!c.modes[..i].contains(m), "compression.modes", format!("{m:?}"), "listed twice", "each mode once")?;
     }
     range("compression.compress_latency", c.compress_latency)?;
@@ -298,12 +300,10 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         });
     }
 
-    let geometry = Geometry::new(&cfg);
-    if cfg.compression.enabled {
-        crate::bdi::Layout::new(&geometry, &cfg.compression)?;
-    }
+    let geometry = Geometry::new(&cfg.sm, &cfg.mrf);
+    let compression = if cfg.compression.enabled { Some(Layout::new(&geometry, &cfg.compression)?) } else { None };
     let warnings = ignored_fields(&cfg);
-    Ok(Checked { config: cfg, geometry, warnings })
+    Ok(Checked { config: cfg, geometry, compression, warnings })
 }
 
 /// Fields set away from their default in a section that is switched off, so they have no effect.

@@ -229,9 +229,7 @@ impl<'k> Sm<'k> {
             due: Vec::new(),
             completed: Vec::new(),
             uncommitted: VecDeque::new(),
-            bdi: c.config.compression.enabled.then(|| {
-                rfgen_gen::bdi::Layout::new(g, &c.config.compression).expect("a validated config has a layout")
-            }),
+            bdi: c.compression.clone(),
         };
         sm.launch_blocks();
         Ok(sm)

@@ -13,8 +13,8 @@ mod write_port;
 
 use crate::bdi::Layout;
 use crate::blocks::bdi::{compressor, decompressor};
+use crate::blocks::sram::SramKind;
 use crate::blocks::sram::sram;
-use crate::emit::SramKind;
 use crate::geometry::Geometry;
 use crate::verilog::Module;
 
