@@ -12,9 +12,9 @@ use rfgen_cosim::blocks::bdi::{
     CodecKnobs, CodecLockstep, CodecStep, Pattern, RandomCodecStimulus, ScriptedCodecStimulus,
 };
 use rfgen_cosim::lockstep::{self, RunOptions};
-use rfgen_cosim::model::bdi::{Packed, compress, decompress, fits};
 use rfgen_gen::bdi::{Layout, MODES, Mode};
 use rfgen_gen::config::Checked;
+use rfgen_model::blocks::bdi::{Packed, compress, decompress, fits};
 
 fn layout(checked: &Checked) -> Layout {
     rfgen_gen::bdi::Layout::new(&checked.geometry, &checked.config.compression).unwrap()

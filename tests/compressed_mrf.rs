@@ -12,8 +12,8 @@ use rfgen_cosim::blocks::mrf::{
     Knobs, MrfLockstep, MrfStimulus, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
 };
 use rfgen_cosim::lockstep::{self, RunOptions};
-use rfgen_cosim::model::mrf::{MrfIn, MrfOut};
 use rfgen_gen::{Checked, Geometry, SramKind};
+use rfgen_model::blocks::mrf::{MrfIn, MrfOut};
 
 /// Scripts that mostly touch a few registers, so writes compress, get partially overwritten
 /// (dummy MOVs) and are read back.

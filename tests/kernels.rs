@@ -5,9 +5,9 @@
 mod common;
 
 use common::kernels::check;
-use rfgen_cosim::func::{GlobalMemory, Values, Warp, initial_memory, run};
-use rfgen_cosim::kernel::library::{KERNELS, find};
-use rfgen_cosim::kernel::{Kernel, Op};
+use rfgen_model::func::{GlobalMemory, Values, Warp, initial_memory, run};
+use rfgen_model::kernel::library::{KERNELS, find};
+use rfgen_model::kernel::{Kernel, Op};
 
 /// Lanes of the default SM.
 const LANES: u32 = 32;
@@ -134,7 +134,7 @@ fn no_kernel_reads_a_register_it_did_not_write() {
     }
     // Without its initialization, pathfinder's columns outside the grid read r7 unwritten.
     let source = find("pathfinder").unwrap().source.replacen("mov       r7, 0", "", 1);
-    assert!(profile(&rfgen_cosim::kernel::parse(&source).unwrap()).undefined_reads > 0);
+    assert!(profile(&rfgen_model::kernel::parse(&source).unwrap()).undefined_reads > 0);
 }
 
 #[test]
@@ -183,12 +183,12 @@ fn unknown_kernels_and_changed_grids_are_rejected() {
 fn data_sections_override_default_inputs() {
     // The reference reads inputs as the executor lays them out: .data words, else default_word.
     let source = find("vecadd").unwrap().source.replace(".grid", ".data 0x100004 5 6\n.grid");
-    let k = rfgen_cosim::kernel::parse(&source).unwrap();
+    let k = rfgen_model::kernel::parse(&source).unwrap();
     let memory = final_memory(&k);
     check("vecadd", &k, &memory).unwrap();
     assert_ne!(
         memory.read(0x30_0004),
-        rfgen_cosim::func::default_word(0x10_0004).wrapping_add(rfgen_cosim::func::default_word(0x20_0004))
+        rfgen_model::func::default_word(0x10_0004).wrapping_add(rfgen_model::func::default_word(0x20_0004))
     );
     let stale = final_memory(&kernel("vecadd"));
     assert!(check("vecadd", &k, &stale).unwrap_err().starts_with("vecadd: output word 1 "));
@@ -211,7 +211,7 @@ fn broken_kernels_fail_their_check() {
     for lib in KERNELS {
         let (_, from, to) = mutations.iter().find(|m| m.0 == lib.name).expect("every kernel has a mutation here");
         assert!(lib.source.contains(from), "{}: `{from}` is not in the source", lib.name);
-        let k = rfgen_cosim::kernel::parse(&lib.source.replacen(from, to, 1)).unwrap();
+        let k = rfgen_model::kernel::parse(&lib.source.replacen(from, to, 1)).unwrap();
         let err = check(lib.name, &k, &final_memory(&k)).unwrap_err();
         assert!(err.starts_with(&format!("{}: output word ", lib.name)), "{err}");
     }

@@ -6,10 +6,10 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use rfgen_cosim::kernel::{self, synthetic};
-use rfgen_cosim::model::sm::{SimError, Sm};
 use rfgen_cosim::session::{CosimOptions, cosim};
 use rfgen_gen::{Checked, SramKind};
+use rfgen_model::kernel::{self, synthetic};
+use rfgen_model::sm::{SimError, Sm};
 
 /// A configuration with every section drawn at random inside (and near) its limits.
 /// `small` keeps the geometry small enough for a quick Verilator build.

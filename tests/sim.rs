@@ -5,10 +5,10 @@ mod common;
 
 use common::kernels::check;
 use common::*;
-use rfgen_cosim::func;
-use rfgen_cosim::kernel::{self, library::KERNELS, synthetic};
-use rfgen_cosim::model::sm::Sm;
 use rfgen_gen::Checked;
+use rfgen_model::func;
+use rfgen_model::kernel::{self, library::KERNELS, synthetic};
+use rfgen_model::sm::Sm;
 
 fn config(toml: &str) -> Checked {
     rfgen_gen::config::parse(toml).unwrap()
@@ -352,7 +352,7 @@ fn compressed_mrf_runs_the_library_and_reports_seed_004_figures() {
         assert!(s.mrf.bank_reads <= s.mrf.reads * 8 + z.dummy_movs * 8, "{}", lk.name);
     }
     let k = KERNELS.iter().find(|k| k.name == "stencil").unwrap().parse().unwrap();
-    let r = rfgen_cosim::sim::simulate(&c, &k, 50_000_000, &mut |_| {}).unwrap();
+    let r = rfgen_model::sim::simulate(&c, &k, 50_000_000, &mut |_| {}).unwrap();
     let z = r.compression.expect("a compression report");
     let ratio = z.ratio_non_divergent.unwrap();
     assert!(ratio > 1.0 && ratio <= 8.0, "{ratio}");

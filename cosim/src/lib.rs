@@ -1,12 +1,9 @@
-//! rfgen's golden cycle model of the SM (`model`) and the Verilator lockstep cosimulation
-//! that checks the generated RTL against it (`verilator`, `lockstep`, `blocks`, `session`).
+//! rfgen's Verilator lockstep cosimulation: the generated RTL runs beside the golden model
+//! (`rfgen-model`) and every output is compared every cycle (`verilator`, `lockstep`,
+//! `blocks`, `session`).
 
 pub mod bench;
 pub mod blocks;
-pub mod func;
-pub mod kernel;
 pub mod lockstep;
-pub mod model;
 pub mod session;
-pub mod sim;
 pub mod verilator;

@@ -50,7 +50,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.what {
         BenchWhat::Sim { source, kernel, seconds } => {
             let checked = source.load()?;
-            let k = rfgen_cosim::kernel::library::find(&kernel)
+            let k = rfgen_model::kernel::library::find(&kernel)
                 .ok_or_else(|| {
                     super::bad_input(format!("unknown library kernel `{kernel}` (rfgen sim --list-kernels)"))
                 })?
@@ -58,7 +58,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             let (mut cycles, mut instructions, mut runs) = (0u64, 0u64, 0u32);
             let start = std::time::Instant::now();
             while start.elapsed().as_secs_f64() < seconds || runs == 0 {
-                let (stats, _) = rfgen_cosim::sim::run(&checked, &k, u64::MAX, &mut |_| {})?;
+                let (stats, _) = rfgen_model::sim::run(&checked, &k, u64::MAX, &mut |_| {})?;
                 cycles += stats.cycles;
                 instructions += stats.warp_instructions;
                 runs += 1;

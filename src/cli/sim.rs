@@ -4,9 +4,9 @@ use super::{ConfigSource, bad_input};
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use rfgen_cosim::kernel::{Kernel, library, synthetic};
-use rfgen_cosim::model::sm::stats::Histogram;
-use rfgen_cosim::sim::{SimReport, simulate};
+use rfgen_model::kernel::{Kernel, library, synthetic};
+use rfgen_model::sim::{SimReport, simulate};
+use rfgen_model::sm::stats::Histogram;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -65,7 +65,7 @@ fn load_kernel(args: &SimArgs) -> anyhow::Result<Kernel> {
         return Err(bad_input(format!("`{name}` is neither a library kernel ({}) nor a file", names.join(", "))));
     }
     let text = std::fs::read_to_string(&path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
-    rfgen_cosim::kernel::parse(&text).map_err(|e| bad_input(format!("{}:{e}", path.display())))
+    rfgen_model::kernel::parse(&text).map_err(|e| bad_input(format!("{}:{e}", path.display())))
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
@@ -81,9 +81,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("valid template"));
     let report = simulate(&checked, &kernel, args.max_cycles, &mut |c| bar.set_message(format!("{c} cycles")))
         .map_err(|e| match e {
-            rfgen_cosim::model::sm::SimError::DoesNotFit(m) => bad_input(m),
+            rfgen_model::sm::SimError::DoesNotFit(m) => bad_input(m),
             // Found while running: a failure of the kernel, not bad input.
-            rfgen_cosim::model::sm::SimError::Exec(e) => anyhow::anyhow!("kernel {} faulted at {e}", kernel.name),
+            rfgen_model::sm::SimError::Exec(e) => anyhow::anyhow!("kernel {} faulted at {e}", kernel.name),
             other => anyhow::Error::new(other),
         })
         .with_context(|| format!("simulating {} on {}", kernel.name, checked.config.name))?;
@@ -193,7 +193,7 @@ fn print_text(r: &SimReport) {
         None => row("vs baseline preset", "n/a (the kernel does not fit the baseline SM)".into()),
     }
     if let Some(c) = &r.compression {
-        use rfgen_cosim::sim::{
+        use rfgen_model::sim::{
             PAPER_DUMMY_MOV_SHARE, PAPER_ENERGY_REDUCTION, PAPER_RATIO_DIVERGENT, PAPER_RATIO_NON_DIVERGENT,
         };
         println!("compression (seed 004; paper figures in brackets)");

@@ -6,8 +6,8 @@
 //! how inputs derive from `default_word`). The grid is checked too, so a kernel whose shape was
 //! edited without its reference fails instead of being compared against the wrong layout.
 
-use rfgen_cosim::func::{GlobalMemory, default_word};
-use rfgen_cosim::kernel::Kernel;
+use rfgen_model::func::{GlobalMemory, default_word};
+use rfgen_model::kernel::Kernel;
 
 /// Compares every output word of library kernel `name` in `memory`, the global memory after the
 /// kernel ran to completion (by any model), against the plain-Rust result. `Err` names the

@@ -8,11 +8,11 @@ mod values;
 pub use values::Pattern;
 
 use crate::lockstep::{Expected, Lockstep};
-use crate::model::bdi::Codec;
 use crate::verilator::{Layout as PortLayout, PortSlot};
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::bdi::{Layout, MODES};
+use rfgen_model::blocks::bdi::Codec;
 
 /// Inputs of one codec cycle.
 #[derive(Clone, Debug, PartialEq, Eq)]

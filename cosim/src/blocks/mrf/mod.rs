@@ -7,10 +7,10 @@ mod stimulus;
 pub use stimulus::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
 
 use crate::lockstep::{Expected, Lockstep};
-use crate::model::mrf::{Mrf, MrfIn, MrfOut, lane_mask};
 use crate::verilator::{Layout, PortSlot};
 use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
 use rfgen_gen::{Checked, Geometry};
+use rfgen_model::blocks::mrf::{Mrf, MrfIn, MrfOut, lane_mask};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
 

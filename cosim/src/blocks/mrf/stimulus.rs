@@ -4,10 +4,10 @@
 
 use super::MrfStimulus;
 use crate::blocks::bdi::Pattern;
-use crate::model::mrf::{MrfIn, MrfOut, lane_mask};
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::Geometry;
+use rfgen_model::blocks::mrf::{MrfIn, MrfOut, lane_mask};
 
 /// Probabilities of the random stimulus.
 #[derive(Clone, Debug)]

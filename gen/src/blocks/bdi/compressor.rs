@@ -1,6 +1,6 @@
 //! The BDI compressor (seed 004 §5.1, Fig. 7): a warp register in; its range indicator, bank
 //! count, bank-enable mask and chunks out `compress_latency` cycles later; one register per cycle.
-//! Modelled by `cosim::model::bdi::Compressor`; payload layout and timing in docs/bdi.md.
+//! Modelled by `model::blocks::bdi::Compressor`; payload layout and timing in docs/bdi.md.
 
 use super::{Field, declare_stage, declare_wires, stage};
 use crate::bdi::Layout;

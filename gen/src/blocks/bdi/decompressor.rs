@@ -1,6 +1,6 @@
 //! The BDI decompressor (seed 004 §4): chunks and range indicator in, the warp register out
 //! `decompress_latency` cycles later, one register per cycle: every value is the base plus its
-//! sign-extended delta. Modelled by `cosim::model::bdi::Decompressor`; see docs/bdi.md.
+//! sign-extended delta. Modelled by `model::blocks::bdi::Decompressor`; see docs/bdi.md.
 
 use super::{Field, declare_stage, stage};
 use crate::bdi::Layout;

@@ -1,5 +1,5 @@
 //! Round-robin arbiter over `n` requesters (one-hot grant), as modelled by
-//! `cosim::model::arbiter::RoundRobin`.
+//! `model::blocks::arbiter::RoundRobin`.
 
 use crate::geometry::index_bits;
 use crate::verilog::{Module, Port, lit, reg, vector_wire, wire};

@@ -1,5 +1,5 @@
 //! The MRF subsystem top: issue port → operand collectors → bank groups → dispatch port,
-//! plus the write-back port. Cycle behaviour is specified by `cosim::model::mrf::Mrf`. With
+//! plus the write-back port. Cycle behaviour is specified by `model::blocks::mrf::Mrf`. With
 //! compression, the write-back goes through the write port (compressor, wake-up, dummy MOV) and
 //! the top also drives the banks' power-gating and access strobes out.
 

@@ -2,7 +2,7 @@
 //! partial-mask write bypasses compression but keeps its place in the pipeline); the register
 //! leaving it — the head — commits to its bank group once the banks it needs are awake. A
 //! partial write whose register is compressed first has a dummy MOV decompress it (seed 004
-//! §5.2). Cycle rules: `cosim::model::mrf::Mrf` and docs/bdi.md.
+//! §5.2). Cycle rules: `model::blocks::mrf::Mrf` and docs/bdi.md.
 
 use crate::bdi::Layout;
 use crate::geometry::Geometry;

@@ -5,7 +5,7 @@
 pub mod energy;
 
 use crate::kernel::Kernel;
-use crate::model::sm::{SimError, SimStats, Sm};
+use crate::sm::{SimError, SimStats, Sm};
 use energy::Energy;
 use rfgen_gen::Checked;
 use serde::Serialize;

@@ -64,9 +64,11 @@
 //!   `wakeup_cycles` more edges; otherwise the wake-up countdown runs. Reset gates every bank.
 //!   Needed banks are never gated, so a bank holding a valid entry is always awake.
 
-use crate::model::arbiter::RoundRobin;
-use crate::model::bdi::{choose, decompress};
-use crate::model::mrf_bdi::{Compression, Side, WriteAction, low_bits};
+mod compressed;
+
+use crate::blocks::arbiter::RoundRobin;
+use crate::blocks::bdi::{choose, decompress};
+use compressed::{Compression, Side, WriteAction, low_bits};
 use rfgen_gen::Checked;
 use rfgen_gen::bdi::Layout;
 use rfgen_gen::geometry::{Geometry, SLOTS_PER_COLLECTOR};

@@ -3,7 +3,7 @@
 //! commit, dummy MOV). The rules are written in `model::mrf`'s doc comment; the RTL twins are
 //! `range_table`, `bank_power`, `mrf_write_port` and `mrf_bank_group`.
 
-use crate::model::bdi::{Compressor, Packed};
+use crate::blocks::bdi::{Compressor, Packed};
 use rfgen_gen::Geometry;
 use rfgen_gen::bdi::Layout;
 

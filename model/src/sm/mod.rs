@@ -25,9 +25,9 @@ pub mod scheduler;
 pub mod stats;
 pub mod units;
 
+use crate::blocks::mrf::{Mrf, MrfIn};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
-use crate::model::mrf::{Mrf, MrfIn};
 use rfgen_gen::Checked;
 use scheduler::Scheduler;
 pub use stats::SimStats;

@@ -3,7 +3,7 @@
 //! every 32-bit value moved between the MRF and the units travels `mrf_wire_mm` at
 //! `wire_pj_per_mm`.
 
-use crate::model::sm::SimStats;
+use crate::sm::SimStats;
 use rfgen_gen::config::Energy as EnergyTable;
 use serde::Serialize;
 

@@ -1,0 +1,7 @@
+//! One cycle model per generated block, with the block's ports and timing. Each computes its
+//! outputs from the current state and commits one clock edge from the current state and
+//! inputs, exactly like the RTL.
+
+pub mod arbiter;
+pub mod bdi;
+pub mod mrf;

@@ -1,0 +1,9 @@
+//! rfgen's golden model, the executable specification of the generated hardware: the kernel IR
+//! and its functional executor, one cycle model per generated block (`blocks`), the SM built
+//! from them, and the energy accounting of `rfgen sim`. It knows nothing of Verilator.
+
+pub mod blocks;
+pub mod func;
+pub mod kernel;
+pub mod sim;
+pub mod sm;
