@@ -28,6 +28,11 @@ pub struct Port {
 }
 
 impl Port {
+    /// The port as a signal of its module's body.
+    pub fn sig(&self) -> Sig {
+        Sig::new(&self.name, self.width)
+    }
+
     pub fn input(name: &str, width: u32, comment: &str) -> Port {
         Port { name: name.into(), dir: Dir::Input, width, comment: comment.into(), is_reg: false, vector: width > 1 }
     }
@@ -43,6 +48,58 @@ impl Port {
     pub fn reg(mut self) -> Port {
         self.is_reg = true;
         self
+    }
+}
+
+/// A Verilog expression with its width: what an instance port is connected to. The width is
+/// the generator's claim about the expression; [`Module::instance`] checks it against the port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sig {
+    pub expr: String,
+    pub width: u32,
+}
+
+impl Sig {
+    pub fn new(expr: impl Into<String>, width: u32) -> Sig {
+        Sig { expr: expr.into(), width }
+    }
+
+    /// A sized decimal literal.
+    pub fn lit(width: u32, value: u64) -> Sig {
+        Sig::new(lit(width, value), width)
+    }
+
+    /// Bit `i` of a named vector.
+    pub fn bit(&self, i: u32) -> Sig {
+        assert!(i < self.width, "bit {i} of {} ({} bits)", self.expr, self.width);
+        Sig::new(format!("{}[{i}]", self.expr), 1)
+    }
+
+    /// Element `i` of a named vector of `width`-bit elements (see [`slice`]).
+    pub fn slice(&self, i: u32, width: u32) -> Sig {
+        assert!((i + 1) * width <= self.width, "element {i} x {width} of {} ({} bits)", self.expr, self.width);
+        Sig::new(slice(&self.expr, i, width), width)
+    }
+
+    /// The signal replicated `n` times: `{n{expr}}`.
+    pub fn repeat(&self, n: u32) -> Sig {
+        Sig::new(format!("{{{n}{{{}}}}}", self.expr), n * self.width)
+    }
+}
+
+impl std::fmt::Display for Sig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.expr)
+    }
+}
+
+/// Where element `i` of a port made of equal elements sits, with the numbers of this design:
+/// `"lane i at [32i+31:32i]"`, `"slot i at bit i"`.
+pub fn packing(element: &str, width: u32) -> String {
+    if width == 1 {
+        format!("{element} i at bit i")
+    } else {
+        format!("{element} i at [{width}i+{}:{width}i]", width - 1)
     }
 }
 
@@ -159,14 +216,20 @@ impl Module {
         s
     }
 
-    /// An instance of this module; every port must be connected exactly once.
-    pub fn instance(&self, inst: &str, conns: &[(&str, String)]) -> String {
+    /// An instance of this module; every port must be connected exactly once, to a signal of
+    /// its width.
+    pub fn instance(&self, inst: &str, conns: &[(&str, Sig)]) -> String {
         for p in &self.ports {
             let n = conns.iter().filter(|(name, _)| *name == p.name).count();
             assert_eq!(n, 1, "instance {inst} of {}: port {} connected {n} times", self.name, p.name);
         }
-        for (name, _) in conns {
-            self.port(name);
+        for (name, sig) in conns {
+            let p = self.port(name);
+            assert_eq!(
+                p.width, sig.width,
+                "instance {inst} of {}: port {name} is {} bits, connected to `{sig}` of {} bits",
+                self.name, p.width, sig.width
+            );
         }
         let w = conns.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
         let lines: Vec<String> = conns.iter().map(|(n, e)| format!("    .{n:<w$} ({e})")).collect();
@@ -196,6 +259,25 @@ mod tests {
             body: String::new(),
             memory: None,
         };
-        m.instance("u", &[("a", "x".into())]);
+        m.instance("u", &[("a", Sig::new("x", 1))]);
+    }
+
+    #[test]
+    #[should_panic(expected = "instance u of m: port a is 4 bits, connected to `x` of 3 bits")]
+    fn instance_rejects_a_connection_of_another_width() {
+        let m = Module {
+            name: "m".into(),
+            doc: vec![],
+            ports: vec![Port::input("a", 4, "")],
+            body: String::new(),
+            memory: None,
+        };
+        m.instance("u", &[("a", Sig::new("x", 3))]);
+    }
+
+    #[test]
+    fn packing_names_concrete_bits() {
+        assert_eq!(packing("lane", 32), "lane i at [32i+31:32i]");
+        assert_eq!(packing("source", 1), "source i at bit i");
     }
 }

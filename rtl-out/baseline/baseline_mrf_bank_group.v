@@ -9,9 +9,9 @@ module baseline_mrf_bank_group (
   input  wire          clk,         // clock
   input  wire          rst,         // synchronous reset, active high
   input  wire   [11:0] slot_req,    // operand slots requesting a read of this group
-  input  wire   [95:0] slot_row,    // row wanted by each slot, slot i at bits [i*W+W-1:i*W]
+  input  wire   [95:0] slot_row,    // row wanted by each slot, slot i at [8i+7:8i]
   output wire   [11:0] slot_grant,  // one-hot: slot whose read is issued this cycle
-  output wire [1023:0] rd_data,     // warp register read in the previous cycle; cluster c at [c*E+E-1:c*E]
+  output wire [1023:0] rd_data,     // warp register read in the previous cycle, cluster i at [128i+127:128i]
   input  wire          wr_en,       // write a warp register
   input  wire    [7:0] wr_row,      // row to write
   input  wire   [31:0] wr_mask,     // per-lane write enable

@@ -15,7 +15,7 @@ module isca15_bdi_mrf (
   input  wire          issue_valid,      // an instruction is offered (hold it and its fields until accepted)
   output wire          issue_ready,      // a collector is free: the offer is accepted this cycle
   input  wire    [5:0] issue_warp,       // warp id
-  input  wire    [2:0] issue_src_valid,  // which of the 3 source operands exist
+  input  wire    [2:0] issue_src_valid,  // which of the 3 source operands exist, source i at bit i
   input  wire    [4:0] issue_src0_reg,   // register id of source 0
   input  wire    [4:0] issue_src1_reg,   // register id of source 1
   input  wire    [4:0] issue_src2_reg,   // register id of source 2
@@ -24,7 +24,7 @@ module isca15_bdi_mrf (
   input  wire          disp_ready,       // execution takes the offered instruction this cycle
   output wire    [5:0] disp_warp,        // warp id (valid with disp_valid)
   output wire    [7:0] disp_tag,         // tag given at issue (valid with disp_valid)
-  output wire    [2:0] disp_src_valid,   // which sources exist (valid with disp_valid)
+  output wire    [2:0] disp_src_valid,   // which sources exist, source i at bit i (valid with disp_valid)
   output wire [1023:0] disp_src0_data,   // source 0, lane i at [32i+31:32i] (valid with disp_src_valid[0])
   output wire [1023:0] disp_src1_data,   // source 1, lane i at [32i+31:32i] (valid with disp_src_valid[1])
   output wire [1023:0] disp_src2_data,   // source 2, lane i at [32i+31:32i] (valid with disp_src_valid[2])
@@ -32,11 +32,12 @@ module isca15_bdi_mrf (
   output wire          wb_ready,         // the write port takes the offer this cycle
   input  wire    [5:0] wb_warp,          // warp id
   input  wire    [4:0] wb_reg,           // register id
-  input  wire   [31:0] wb_mask,          // per-lane write enable (active mask); partial: stored uncompressed
+  input  wire   [31:0] wb_mask,          // per-lane write enable (active mask), lane i at bit i; partial: stored uncompressed
   input  wire [1023:0] wb_data,          // value, lane i at [32i+31:32i]
-  output wire   [31:0] bank_gated,       // bank power-gated; group j cluster c at bit jC+c
-  output wire   [31:0] bank_rd_en,       // bank read this cycle; group j cluster c at bit jC+c
-  output wire   [31:0] bank_wr_en        // bank written this cycle; group j cluster c at bit jC+c
+  output wire          wb_commit,        // the oldest write-back taken is stored at this edge (read by grants from the next cycle)
+  output wire   [31:0] bank_gated,       // bank power-gated; group j cluster c at bit 8j+c
+  output wire   [31:0] bank_rd_en,       // bank read this cycle; group j cluster c at bit 8j+c
+  output wire   [31:0] bank_wr_en        // bank written this cycle; group j cluster c at bit 8j+c
 );
   wire [3:0] cu_busy;
   wire [3:0] cu_ready;
@@ -147,6 +148,7 @@ module isca15_bdi_mrf (
     .wb_data          (wb_data),
     .head_group       (head_group),
     .head_row         (head_row),
+    .head_commit      (wb_commit),
     .group_compressed (group_compressed),
     .group_usable     (group_usable),
     .group_mov_done   (group_mov_done),

@@ -10,7 +10,7 @@ module isca15_bdi_mrf_bank_group (
   input  wire          clk,            // clock
   input  wire          rst,            // synchronous reset, active high
   input  wire   [11:0] slot_req,       // operand slots requesting a read of this group
-  input  wire   [95:0] slot_row,       // row wanted by each slot, slot i at bits [i*W+W-1:i*W]
+  input  wire   [95:0] slot_row,       // row wanted by each slot, slot i at [8i+7:8i]
   output wire   [11:0] slot_grant,     // one-hot: slot whose read is issued this cycle
   output wire   [11:0] deliver,        // one-hot: slot whose decompressed register is on rd_data
   output wire [1023:0] rd_data,        // decompressed register, lane i at [32i+31:32i]

@@ -17,10 +17,11 @@ module isca15_bdi_mrf_write_port (
   input  wire [1023:0] wb_data,           // value, lane i at [32i+31:32i]
   output wire    [1:0] head_group,        // bank group of the register waiting to commit
   output wire    [7:0] head_row,          // its row
-  input  wire    [3:0] group_compressed,  // per group: the register at head_row is compressed
-  input  wire   [31:0] group_usable,      // per group: its banks that are awake, group j at [jC+C-1:jC]
+  output wire          head_commit,       // the head is stored at this edge
+  input  wire    [3:0] group_compressed,  // per group (group j at bit j): the register at head_row is compressed
+  input  wire   [31:0] group_usable,      // per group: its banks that are awake, group i at [8i+7:8i]
   input  wire    [3:0] group_mov_done,    // per group: the dummy MOV's read leaves the decompressor
-  input  wire [4095:0] group_rd_data,     // per group: decompressed read data
+  input  wire [4095:0] group_rd_data,     // per group: decompressed read data, group i at [1024i+1023:1024i]
   output wire    [7:0] wake_req,          // banks of head_group the head needs awake
   output wire          mov_rd,            // dummy MOV: read head_row in head_group this cycle
   output wire          wr_en,             // write head_row in head_group this cycle
@@ -125,6 +126,7 @@ module isca15_bdi_mrf_write_port (
   assign commit = head_valid & ~need_mov & banks_awake;
   assign advance = ~head_valid | commit;
   assign wb_ready = advance;
+  assign head_commit = commit;
   assign wr_en = commit | mov_commit;
   assign wr_ri = {2{~mov_commit}} & head_ri;
   assign wr_mask = s2_mask | {32{mov_commit}};

@@ -11,11 +11,11 @@ module isca15_bdi_operand_collector (
   input  wire    [5:0] alloc_warp,       // warp id
   input  wire    [7:0] alloc_tag,        // opaque instruction tag
   input  wire    [2:0] alloc_src_valid,  // which source operands exist
-  input  wire    [5:0] alloc_group,      // bank group of each source, slot i at [i*G+G-1:i*G]
-  input  wire   [23:0] alloc_row,        // bank row of each source, slot i at [i*A+A-1:i*A]
+  input  wire    [5:0] alloc_group,      // bank group of each source, slot i at [2i+1:2i]
+  input  wire   [23:0] alloc_row,        // bank row of each source, slot i at [8i+7:8i]
   input  wire    [2:0] slot_grant,       // bank read granted to the slot this cycle
   input  wire    [2:0] slot_deliver,     // the slot's register is on its group's read data
-  input  wire [4095:0] group_rd_data,    // read data of every bank group, group j at [j*R+R-1:j*R]
+  input  wire [4095:0] group_rd_data,    // read data of every bank group, group i at [1024i+1023:1024i]
   input  wire          dispatch,         // the collected instruction leaves this cycle
   output reg           busy,             // holds an instruction
   output wire          ready,            // busy and every operand collected

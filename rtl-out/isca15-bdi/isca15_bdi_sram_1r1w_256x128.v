@@ -12,7 +12,7 @@ module isca15_bdi_sram_1r1w_256x128 (
   output reg  [127:0] rd_data,  // word read in the previous cycle (held until the next read)
   input  wire         wr_en,    // write enable
   input  wire   [7:0] wr_addr,  // write address
-  input  wire   [3:0] wr_mask,  // per-lane write enable, lane i = bits [32i+31:32i]
+  input  wire   [3:0] wr_mask,  // per-lane write enable, lane i (data bits [32i+31:32i]) at bit i
   input  wire [127:0] wr_data   // write data
 );
 

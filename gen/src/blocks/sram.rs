@@ -52,7 +52,7 @@ pub fn sram(prefix: &str, depth: u32, width: u32, kind: SramKind) -> Module {
             rd_data,
             Port::input("wr_en", 1, "write enable"),
             Port::input("wr_addr", a, "write address"),
-            Port::input("wr_mask", lanes, "per-lane write enable, lane i = bits [32i+31:32i]").vector(),
+            Port::input("wr_mask", lanes, "per-lane write enable, lane i (data bits [32i+31:32i]) at bit i").vector(),
             Port::input("wr_data", width, "write data"),
         ],
         body: render(template, &ctx),

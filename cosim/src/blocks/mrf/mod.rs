@@ -41,8 +41,8 @@ struct Ports {
     wb_reg: PortSlot,
     wb_mask: PortSlot,
     wb_data: PortSlot,
-    /// Compressed MRF only: `wb_ready`, `bank_rd_en`, `bank_wr_en`, `bank_gated`.
-    compressed: Option<[PortSlot; 4]>,
+    /// Compressed MRF only: `wb_ready`, `wb_commit`, `bank_rd_en`, `bank_wr_en`, `bank_gated`.
+    compressed: Option<[PortSlot; 5]>,
 }
 
 impl Ports {
@@ -71,7 +71,7 @@ impl Ports {
                 .outputs
                 .iter()
                 .any(|p| p.name == "wb_ready")
-                .then(|| ["wb_ready", "bank_rd_en", "bank_wr_en", "bank_gated"].map(o)),
+                .then(|| ["wb_ready", "wb_commit", "bank_rd_en", "bank_wr_en", "bank_gated"].map(o)),
         }
     }
 }
@@ -149,8 +149,9 @@ impl<S: MrfStimulus> Lockstep for MrfLockstep<S> {
             let known = if out.disp_valid && out.disp_src_valid[s] { out.disp_src_known[s] & all } else { 0 };
             exp.set_lanes(&p.disp_src_data[s], out.disp_src_data[s], known);
         }
-        if let Some([ready, rd_en, wr_en, gated]) = &p.compressed {
+        if let Some([ready, commit, rd_en, wr_en, gated]) = &p.compressed {
             exp.set(ready, out.wb_ready as u64);
+            exp.set(commit, self.model.commits_this_edge() as u64);
             for (port, bits) in [(rd_en, out.bank_rd_en), (wr_en, out.bank_wr_en), (gated, out.bank_gated)] {
                 let words: Vec<u32> = (0..port.words).map(|i| (bits[i / 2] >> (32 * (i % 2))) as u32).collect();
                 exp.set_words(port, &words);

@@ -4,6 +4,7 @@
 mod codec;
 mod compressor;
 mod decompressor;
+pub mod interface;
 
 pub use compressor::compressor;
 pub use decompressor::decompressor;

@@ -2,7 +2,7 @@
 //! with the round-robin arbiter that picks which operand slot reads it this cycle.
 
 use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, onehot_mux, slice, wire};
+use crate::verilog::{Module, Port, Sig, onehot_mux, packing, slice, wire};
 
 pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -> Module {
     let (s, ab, wr, ew, lpc) = (g.slots(), g.row_bits(), g.warp_reg_bits(), g.entry_bits(), g.lanes_per_cluster);
@@ -14,19 +14,20 @@ pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -
     body += &instance;
     body += &format!("\n  // Row of the granted slot.\n  assign rd_row = {granted_row};\n\n");
     for c in 0..g.clusters {
-        let mask = slice("wr_mask", c, lpc);
+        let mask = Sig::new("wr_mask", g.lanes).slice(c, lpc);
+        let any = if lpc == 1 { format!("wr_en & {mask}") } else { format!("wr_en & (|{mask})") };
         body += &format!("  // Cluster {c}: lanes {}..{}.\n", c * lpc, (c + 1) * lpc - 1);
         body += &sram.instance(
             &format!("u_bank_c{c}"),
             &[
-                ("clk", "clk".into()),
-                ("rd_en", "grant_valid".into()),
-                ("rd_addr", "rd_row".into()),
-                ("rd_data", slice("rd_data", c, ew)),
-                ("wr_en", if lpc == 1 { format!("wr_en & {mask}") } else { format!("wr_en & (|{mask})") }),
-                ("wr_addr", "wr_row".into()),
+                ("clk", Sig::new("clk", 1)),
+                ("rd_en", Sig::new("grant_valid", 1)),
+                ("rd_addr", Sig::new("rd_row", ab)),
+                ("rd_data", Sig::new("rd_data", wr).slice(c, ew)),
+                ("wr_en", Sig::new(any, 1)),
+                ("wr_addr", Sig::new("wr_row", ab)),
                 ("wr_mask", mask),
-                ("wr_data", slice("wr_data", c, ew)),
+                ("wr_data", Sig::new("wr_data", wr).slice(c, ew)),
             ],
         );
     }
@@ -43,9 +44,13 @@ pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -
             Port::input("clk", 1, "clock"),
             Port::input("rst", 1, "synchronous reset, active high"),
             Port::input("slot_req", s, "operand slots requesting a read of this group").vector(),
-            Port::input("slot_row", s * ab, "row wanted by each slot, slot i at bits [i*W+W-1:i*W]"),
+            Port::input("slot_row", s * ab, &format!("row wanted by each slot, {}", packing("slot", ab))),
             Port::output("slot_grant", s, "one-hot: slot whose read is issued this cycle").vector(),
-            Port::output("rd_data", wr, "warp register read in the previous cycle; cluster c at [c*E+E-1:c*E]"),
+            Port::output(
+                "rd_data",
+                wr,
+                &format!("warp register read in the previous cycle, {}", packing("cluster", ew)),
+            ),
             Port::input("wr_en", 1, "write a warp register"),
             Port::input("wr_row", ab, "row to write"),
             Port::input("wr_mask", g.lanes, "per-lane write enable").vector(),
@@ -62,12 +67,12 @@ pub(super) fn slot_arbiter(arbiter: &Module, req: &str, slots: u32, row_bits: u3
     let instance = arbiter.instance(
         "u_arbiter",
         &[
-            ("clk", "clk".into()),
-            ("rst", "rst".into()),
-            ("req", req.into()),
-            ("advance", "1'b1".into()),
-            ("grant", "slot_grant".into()),
-            ("grant_valid", "grant_valid".into()),
+            ("clk", Sig::new("clk", 1)),
+            ("rst", Sig::new("rst", 1)),
+            ("req", Sig::new(req, slots)),
+            ("advance", Sig::new("1'b1", 1)),
+            ("grant", Sig::new("slot_grant", slots)),
+            ("grant_valid", Sig::new("grant_valid", 1)),
         ],
     );
     let terms: Vec<(String, String)> =

@@ -4,7 +4,7 @@
 //! bank group says when it is there (`slot_deliver`); otherwise it comes one cycle after the grant.
 
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::verilog::{Module, Port, onehot_mux, reg, slice};
+use crate::verilog::{Module, Port, onehot_mux, packing, reg, slice};
 
 pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool) -> Module {
     let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
@@ -62,15 +62,19 @@ pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool) -> Module 
         Port::input("alloc_warp", wb, "warp id"),
         Port::input("alloc_tag", tb, "opaque instruction tag"),
         Port::input("alloc_src_valid", n, "which source operands exist").vector(),
-        Port::input("alloc_group", n * gb, "bank group of each source, slot i at [i*G+G-1:i*G]"),
-        Port::input("alloc_row", n * ab, "bank row of each source, slot i at [i*A+A-1:i*A]"),
+        Port::input("alloc_group", n * gb, &format!("bank group of each source, {}", packing("slot", gb))),
+        Port::input("alloc_row", n * ab, &format!("bank row of each source, {}", packing("slot", ab))),
         Port::input("slot_grant", n, "bank read granted to the slot this cycle").vector(),
     ];
     if delivered {
         ports.push(Port::input("slot_deliver", n, "the slot's register is on its group's read data").vector());
     }
     ports.extend([
-        Port::input("group_rd_data", g.groups * wr, "read data of every bank group, group j at [j*R+R-1:j*R]"),
+        Port::input(
+            "group_rd_data",
+            g.groups * wr,
+            &format!("read data of every bank group, {}", packing("group", wr)),
+        ),
         Port::input("dispatch", 1, "the collected instruction leaves this cycle"),
         Port::output("busy", 1, "holds an instruction").reg(),
         Port::output("ready", 1, "busy and every operand collected"),

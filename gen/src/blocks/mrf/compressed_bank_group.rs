@@ -5,7 +5,7 @@
 
 use crate::bdi::Layout;
 use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, reg, slice, vector_reg, vector_wire, wire};
+use crate::verilog::{Module, Port, Sig, packing, reg, vector_reg, vector_wire, wire};
 
 pub struct Parts<'a> {
     pub sram: &'a Module,
@@ -42,31 +42,32 @@ pub fn compressed_bank_group(prefix: &str, g: &Geometry, l: &Layout, parts: Part
     b += &format!("  assign rd_row = mov_rd ? wr_row : {granted_row};\n");
 
     b += "\n  // Range indicators, read in parallel with the banks; valid counts; power gating.\n";
+    let v = |name: &str, width: u32| Sig::new(name, width);
     b += &parts.range_table.instance(
         "u_table",
         &[
-            ("clk", "clk".into()),
-            ("rst", "rst".into()),
-            ("rd_row", "rd_row".into()),
-            ("rd_ri", "rd_ri".into()),
-            ("rd_occ", "rd_occ".into()),
-            ("wr_row", "wr_row".into()),
-            ("wr_compressed", "wr_compressed".into()),
-            ("wr_en", "wr_en".into()),
-            ("wr_ri", "wr_ri".into()),
-            ("wr_occ", "wr_occ".into()),
-            ("empty", "empty".into()),
+            ("clk", v("clk", 1)),
+            ("rst", v("rst", 1)),
+            ("rd_row", v("rd_row", ab)),
+            ("rd_ri", v("rd_ri", rb)),
+            ("rd_occ", v("rd_occ", c)),
+            ("wr_row", v("wr_row", ab)),
+            ("wr_compressed", v("wr_compressed", 1)),
+            ("wr_en", v("wr_en", 1)),
+            ("wr_ri", v("wr_ri", rb)),
+            ("wr_occ", v("wr_occ", c)),
+            ("empty", v("empty", c)),
         ],
     );
     b += &parts.bank_power.instance(
         "u_power",
         &[
-            ("clk", "clk".into()),
-            ("rst", "rst".into()),
-            ("empty", "empty".into()),
-            ("wake_req", "wake_req".into()),
-            ("usable", "usable".into()),
-            ("gated", "gated".into()),
+            ("clk", v("clk", 1)),
+            ("rst", v("rst", 1)),
+            ("empty", v("empty", c)),
+            ("wake_req", v("wake_req", c)),
+            ("usable", v("usable", c)),
+            ("gated", v("gated", c)),
         ],
     );
 
@@ -74,8 +75,8 @@ pub fn compressed_bank_group(prefix: &str, g: &Geometry, l: &Layout, parts: Part
     b += "  // of its chunks that have an active lane.\n";
     b += &format!("  assign bank_rd_en = {{{c}{{grant_valid | mov_rd}}}} & rd_occ;\n");
     for k in 0..c {
-        let mask = slice("wr_mask", k, lpc);
-        let any = if lpc == 1 { mask } else { format!("(|{mask})") };
+        let mask = v("wr_mask", g.lanes).slice(k, lpc);
+        let any = if lpc == 1 { mask.to_string() } else { format!("(|{mask})") };
         b += &format!("  assign bank_wr_en[{k}] = wr_en & wr_occ[{k}] & {any};\n");
     }
     for k in 0..c {
@@ -83,14 +84,14 @@ pub fn compressed_bank_group(prefix: &str, g: &Geometry, l: &Layout, parts: Part
         b += &parts.sram.instance(
             &format!("u_bank_c{k}"),
             &[
-                ("clk", "clk".into()),
-                ("rd_en", format!("bank_rd_en[{k}]")),
-                ("rd_addr", "rd_row".into()),
-                ("rd_data", slice("chunks", k, ew)),
-                ("wr_en", format!("bank_wr_en[{k}]")),
-                ("wr_addr", "wr_row".into()),
-                ("wr_mask", slice("wr_mask", k, lpc)),
-                ("wr_data", slice("wr_data", k, ew)),
+                ("clk", v("clk", 1)),
+                ("rd_en", v("bank_rd_en", c).bit(k)),
+                ("rd_addr", v("rd_row", ab)),
+                ("rd_data", v("chunks", w).slice(k, ew)),
+                ("wr_en", v("bank_wr_en", c).bit(k)),
+                ("wr_addr", v("wr_row", ab)),
+                ("wr_mask", v("wr_mask", g.lanes).slice(k, lpc)),
+                ("wr_data", v("wr_data", w).slice(k, ew)),
             ],
         );
     }
@@ -106,13 +107,13 @@ pub fn compressed_bank_group(prefix: &str, g: &Geometry, l: &Layout, parts: Part
     b += &parts.decompressor.instance(
         "u_decompressor",
         &[
-            ("clk", "clk".into()),
-            ("rst", "rst".into()),
-            ("in_valid", "fetch_valid".into()),
-            ("in_ri", "fetch_ri".into()),
-            ("in_chunks", "chunks".into()),
-            ("out_valid", "dec_valid".into()),
-            ("out_data", "rd_data".into()),
+            ("clk", v("clk", 1)),
+            ("rst", v("rst", 1)),
+            ("in_valid", v("fetch_valid", 1)),
+            ("in_ri", v("fetch_ri", rb)),
+            ("in_chunks", v("chunks", w)),
+            ("out_valid", v("dec_valid", 1)),
+            ("out_data", v("rd_data", w)),
         ],
     );
     b += &format!("  assign deliver = {{{s}{{dec_valid}}}} & tag{ld}[{}:0];\n", s - 1);
@@ -132,7 +133,7 @@ pub fn compressed_bank_group(prefix: &str, g: &Geometry, l: &Layout, parts: Part
             Port::input("clk", 1, "clock"),
             Port::input("rst", 1, "synchronous reset, active high"),
             Port::input("slot_req", s, "operand slots requesting a read of this group").vector(),
-            Port::input("slot_row", s * ab, "row wanted by each slot, slot i at bits [i*W+W-1:i*W]"),
+            Port::input("slot_row", s * ab, &format!("row wanted by each slot, {}", packing("slot", ab))),
             Port::output("slot_grant", s, "one-hot: slot whose read is issued this cycle").vector(),
             Port::output("deliver", s, "one-hot: slot whose decompressed register is on rd_data").vector(),
             Port::output("rd_data", w, "decompressed register, lane i at [32i+31:32i]"),

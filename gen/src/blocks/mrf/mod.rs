@@ -6,6 +6,7 @@ mod bank_group;
 mod bank_power;
 mod collector;
 mod compressed_bank_group;
+pub mod interface;
 mod range_table;
 mod reg_map;
 mod top;
@@ -17,6 +18,8 @@ use crate::blocks::sram::SramKind;
 use crate::blocks::sram::sram;
 use crate::geometry::Geometry;
 use crate::verilog::Module;
+use interface::MrfPorts;
+use top::WritePath;
 
 /// The MRF subsystem's modules, leaves first; the last one is the top (`<prefix>_mrf`). With a
 /// compression layout, the compressed MRF.
@@ -29,17 +32,18 @@ pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind, compression: Opt
     let collector = collector::operand_collector(prefix, g, compression.is_some());
     let mut modules = vec![sram.clone(), reg_map.clone(), bank_arbiter.clone()];
     modules.extend(dispatch_arbiter.clone());
+    let ports = MrfPorts::new(g, compression);
     let top = match compression {
         None => {
             let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
+            let write = WritePath::Direct { bank_group: &bank_group };
             let parts = top::Parts {
                 reg_map: &reg_map,
-                bank_group: &bank_group,
                 collector: &collector,
                 dispatch_arbiter: dispatch_arbiter.as_ref(),
-                compressed: None,
+                write,
             };
-            let top = top::mrf(prefix, g, parts);
+            let top = top::mrf(prefix, g, &ports, parts);
             modules.push(bank_group);
             top
         }
@@ -57,14 +61,14 @@ pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind, compression: Opt
             };
             let bank_group = compressed_bank_group::compressed_bank_group(prefix, g, l, group_parts);
             let write_port = write_port::write_port(prefix, g, l, &reg_map, &compressor);
+            let write = WritePath::Compressed { layout: l, write_port: &write_port, bank_group: &bank_group };
             let parts = top::Parts {
                 reg_map: &reg_map,
-                bank_group: &bank_group,
                 collector: &collector,
                 dispatch_arbiter: dispatch_arbiter.as_ref(),
-                compressed: Some((l, &write_port)),
+                write,
             };
-            let top = top::mrf(prefix, g, parts);
+            let top = top::mrf(prefix, g, &ports, parts);
             modules.extend([compressor, decompressor, range_table, bank_power, bank_group, write_port]);
             top
         }

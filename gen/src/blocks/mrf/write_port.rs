@@ -6,7 +6,7 @@
 
 use crate::bdi::Layout;
 use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, lit, onehot_mux, reg, slice, vector_reg, vector_wire, wire};
+use crate::verilog::{Module, Port, Sig, lit, onehot_mux, packing, reg, slice, vector_reg, vector_wire, wire};
 
 pub fn write_port(prefix: &str, g: &Geometry, l: &Layout, reg_map: &Module, compressor: &Module) -> Module {
     let (gb, ab, rb, c, n) = (g.group_bits(), g.row_bits(), l.ri_bits(), l.clusters, l.compress_latency);
@@ -31,34 +31,34 @@ pub fn write_port(prefix: &str, g: &Geometry, l: &Layout, reg_map: &Module, comp
     b += &reg("mov_wait", 1);
 
     b += "\n  // A write enters the compressor; a partial mask keeps it uncompressed.\n";
+    let v = |name: &str, width: u32| Sig::new(name, width);
     b += &reg_map.instance(
         "u_map",
         &[
-            ("warp", "wb_warp".into()),
-            ("reg_id", "wb_reg".into()),
-            ("group", "in_group".into()),
-            ("row", "in_row".into()),
+            ("warp", v("wb_warp", g.warp_bits())),
+            ("reg_id", v("wb_reg", g.reg_bits())),
+            ("group", v("in_group", gb)),
+            ("row", v("in_row", ab)),
         ],
     );
     b += "  assign in_partial = ~(&wb_mask);\n";
     b += &compressor.instance(
         "u_compressor",
         &[
-            ("clk", "clk".into()),
-            ("rst", "rst".into()),
-            ("en", "advance".into()),
-            ("in_valid", "wb_valid".into()),
-            ("in_bypass", "in_partial".into()),
-            ("in_data", "wb_data".into()),
-            ("out_valid", "head_valid".into()),
-            ("out_ri", "head_ri".into()),
+            ("clk", v("clk", 1)),
+            ("rst", v("rst", 1)),
+            ("en", v("advance", 1)),
+            ("in_valid", v("wb_valid", 1)),
+            ("in_bypass", v("in_partial", 1)),
+            ("in_data", v("wb_data", w)),
+            ("out_valid", v("head_valid", 1)),
+            ("out_ri", v("head_ri", rb)),
             // The MRF uses the equivalent bank-enable mask.
-            ("out_banks", "unused_head_banks".into()),
-            ("out_bank_en", "head_bank_en".into()),
-            ("out_chunks", "head_chunks".into()),
+            ("out_banks", v("unused_head_banks", l.banks_bits())),
+            ("out_bank_en", v("head_bank_en", c)),
+            ("out_chunks", v("head_chunks", w)),
         ],
     );
-
     b += &format!("\n  // Address and mask travel beside the compressor's {n} stages.\n");
     let side =
         [("group", gb, "in_group"), ("row", ab, "in_row"), ("mask", lanes, "wb_mask"), ("partial", 1, "in_partial")];
@@ -110,7 +110,7 @@ pub fn write_port(prefix: &str, g: &Geometry, l: &Layout, reg_map: &Module, comp
     b += "  assign mov_commit = mov_wait & head_mov_done;\n";
     b += "  assign commit = head_valid & ~need_mov & banks_awake;\n";
     b += "  assign advance = ~head_valid | commit;\n";
-    b += "  assign wb_ready = advance;\n";
+    b += "  assign wb_ready = advance;\n  assign head_commit = commit;\n";
     b += "  assign wr_en = commit | mov_commit;\n";
     b += &format!("  assign wr_ri = {{{rb}{{~mov_commit}}}} & head_ri;\n");
     b += &format!("  assign wr_mask = s{n}_mask | {{{lanes}{{mov_commit}}}};\n");
@@ -136,10 +136,24 @@ pub fn write_port(prefix: &str, g: &Geometry, l: &Layout, reg_map: &Module, comp
             Port::input("wb_data", w, "value, lane i at [32i+31:32i]"),
             Port::output("head_group", gb, "bank group of the register waiting to commit"),
             Port::output("head_row", ab, "its row"),
-            Port::input("group_compressed", groups, "per group: the register at head_row is compressed").vector(),
-            Port::input("group_usable", groups * c, "per group: its banks that are awake, group j at [jC+C-1:jC]"),
+            Port::output("head_commit", 1, "the head is stored at this edge"),
+            Port::input(
+                "group_compressed",
+                groups,
+                "per group (group j at bit j): the register at head_row is compressed",
+            )
+            .vector(),
+            Port::input(
+                "group_usable",
+                groups * c,
+                &format!("per group: its banks that are awake, {}", packing("group", c)),
+            ),
             Port::input("group_mov_done", groups, "per group: the dummy MOV's read leaves the decompressor").vector(),
-            Port::input("group_rd_data", groups * w, "per group: decompressed read data"),
+            Port::input(
+                "group_rd_data",
+                groups * w,
+                &format!("per group: decompressed read data, {}", packing("group", w)),
+            ),
             Port::output("wake_req", c, "banks of head_group the head needs awake").vector(),
             Port::output("mov_rd", 1, "dummy MOV: read head_row in head_group this cycle"),
             Port::output("wr_en", 1, "write head_row in head_group this cycle"),

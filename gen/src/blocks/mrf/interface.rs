@@ -1,0 +1,225 @@
+//! The ports of the MRF subsystem top (`<prefix>_mrf`), declared once: the generator declares
+//! the module from [`MrfPorts::new`], the golden model's `MrfIn`/`MrfOut` have one field per
+//! port, and the cosim glue binds each field to its place in the Verilated model with
+//! [`MrfPorts::map`]. A port renamed here is renamed everywhere, or the code does not compile.
+
+use crate::bdi::Layout;
+use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::verilog::{Port, packing};
+
+const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
+
+/// Every port of the MRF top, in declaration order; `P` is what each port is for the user: a
+/// [`Port`] declaration in the generator, a buffer slot in the cosim bridge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MrfPorts<P> {
+    pub clk: P,
+    pub rst: P,
+    pub issue_valid: P,
+    pub issue_ready: P,
+    pub issue_warp: P,
+    pub issue_src_valid: P,
+    pub issue_src_reg: [P; SLOTS],
+    pub issue_tag: P,
+    pub disp_valid: P,
+    pub disp_ready: P,
+    pub disp_warp: P,
+    pub disp_tag: P,
+    pub disp_src_valid: P,
+    pub disp_src_data: [P; SLOTS],
+    pub wb_valid: P,
+    pub wb_warp: P,
+    pub wb_reg: P,
+    pub wb_mask: P,
+    pub wb_data: P,
+    /// The compressed MRF's write port handshake and bank strobes.
+    pub compressed: Option<CompressedPorts<P>>,
+}
+
+/// Ports only the compressed MRF has: the write port may refuse a write-back and commits it
+/// later, and the banks' strobes are outputs (bit `j·C + c` is group `j`, cluster `c`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompressedPorts<P> {
+    pub wb_ready: P,
+    pub wb_commit: P,
+    pub bank_gated: P,
+    pub bank_rd_en: P,
+    pub bank_wr_en: P,
+}
+
+/// Bit of bank (group `group`, cluster `cluster`) in the bank strobe ports.
+pub fn bank_bit(group: u32, cluster: u32, clusters: u32) -> u32 {
+    group * clusters + cluster
+}
+
+impl MrfPorts<Port> {
+    pub fn new(g: &Geometry, compression: Option<&Layout>) -> Self {
+        let (wb, rb, k) = (g.warp_bits(), g.reg_bits(), SLOTS_PER_COLLECTOR);
+        let lanes = packing("lane", 32);
+        let valid_with = |s: usize| format!("source {s}, {lanes} (valid with disp_src_valid[{s}])");
+        let compressed = compression.map(|l| {
+            let banks = g.groups * l.clusters;
+            let strobe = |name: &str, what: &str| {
+                Port::output(name, banks, &format!("{what}; group j cluster c at bit {}j+c", l.clusters)).vector()
+            };
+            CompressedPorts {
+                wb_ready: Port::output("wb_ready", 1, "the write port takes the offer this cycle"),
+                wb_commit: Port::output(
+                    "wb_commit",
+                    1,
+                    "the oldest write-back taken is stored at this edge (read by grants from the next cycle)",
+                ),
+                bank_gated: strobe("bank_gated", "bank power-gated"),
+                bank_rd_en: strobe("bank_rd_en", "bank read this cycle"),
+                bank_wr_en: strobe("bank_wr_en", "bank written this cycle"),
+            }
+        });
+        let (wb_valid, wb_mask) = match compression {
+            None => (
+                "write a warp register this cycle (never blocked)",
+                "per-lane write enable (active mask), lane i at bit i",
+            ),
+            Some(_) => (
+                "a write-back is offered (hold it until wb_ready)",
+                "per-lane write enable (active mask), lane i at bit i; partial: stored uncompressed",
+            ),
+        };
+        MrfPorts {
+            clk: Port::input("clk", 1, "clock"),
+            rst: Port::input("rst", 1, "synchronous reset, active high"),
+            issue_valid: Port::input(
+                "issue_valid",
+                1,
+                "an instruction is offered (hold it and its fields until accepted)",
+            ),
+            issue_ready: Port::output("issue_ready", 1, "a collector is free: the offer is accepted this cycle"),
+            issue_warp: Port::input("issue_warp", wb, "warp id"),
+            issue_src_valid: Port::input(
+                "issue_src_valid",
+                k,
+                &format!("which of the 3 source operands exist, {}", packing("source", 1)),
+            )
+            .vector(),
+            issue_src_reg: std::array::from_fn(|s| {
+                Port::input(&format!("issue_src{s}_reg"), rb, &format!("register id of source {s}"))
+            }),
+            issue_tag: Port::input("issue_tag", g.tag_bits, "opaque tag, returned with the instruction at dispatch"),
+            disp_valid: Port::output("disp_valid", 1, "a collected instruction is offered (held until accepted)"),
+            disp_ready: Port::input("disp_ready", 1, "execution takes the offered instruction this cycle"),
+            disp_warp: Port::output("disp_warp", wb, "warp id (valid with disp_valid)"),
+            disp_tag: Port::output("disp_tag", g.tag_bits, "tag given at issue (valid with disp_valid)"),
+            disp_src_valid: Port::output(
+                "disp_src_valid",
+                k,
+                &format!("which sources exist, {} (valid with disp_valid)", packing("source", 1)),
+            )
+            .vector(),
+            disp_src_data: std::array::from_fn(|s| {
+                Port::output(&format!("disp_src{s}_data"), g.warp_reg_bits(), &valid_with(s))
+            }),
+            wb_valid: Port::input("wb_valid", 1, wb_valid),
+            wb_warp: Port::input("wb_warp", wb, "warp id"),
+            wb_reg: Port::input("wb_reg", rb, "register id"),
+            wb_mask: Port::input("wb_mask", g.lanes, wb_mask).vector(),
+            wb_data: Port::input("wb_data", g.warp_reg_bits(), &format!("value, {lanes}")),
+            compressed,
+        }
+    }
+}
+
+impl<P> MrfPorts<P> {
+    /// The same ports, each turned into something else by `f` (in declaration order).
+    pub fn map<Q>(&self, mut f: impl FnMut(&P) -> Q) -> MrfPorts<Q> {
+        let MrfPorts {
+            clk,
+            rst,
+            issue_valid,
+            issue_ready,
+            issue_warp,
+            issue_src_valid,
+            issue_src_reg,
+            issue_tag,
+            disp_valid,
+            disp_ready,
+            disp_warp,
+            disp_tag,
+            disp_src_valid,
+            disp_src_data,
+            wb_valid,
+            wb_warp,
+            wb_reg,
+            wb_mask,
+            wb_data,
+            compressed,
+        } = self;
+        MrfPorts {
+            clk: f(clk),
+            rst: f(rst),
+            issue_valid: f(issue_valid),
+            issue_ready: f(issue_ready),
+            issue_warp: f(issue_warp),
+            issue_src_valid: f(issue_src_valid),
+            issue_src_reg: issue_src_reg.each_ref().map(&mut f),
+            issue_tag: f(issue_tag),
+            disp_valid: f(disp_valid),
+            disp_ready: f(disp_ready),
+            disp_warp: f(disp_warp),
+            disp_tag: f(disp_tag),
+            disp_src_valid: f(disp_src_valid),
+            disp_src_data: disp_src_data.each_ref().map(&mut f),
+            wb_valid: f(wb_valid),
+            wb_warp: f(wb_warp),
+            wb_reg: f(wb_reg),
+            wb_mask: f(wb_mask),
+            wb_data: f(wb_data),
+            compressed: compressed.as_ref().map(|c| CompressedPorts {
+                wb_ready: f(&c.wb_ready),
+                wb_commit: f(&c.wb_commit),
+                bank_gated: f(&c.bank_gated),
+                bank_rd_en: f(&c.bank_rd_en),
+                bank_wr_en: f(&c.bank_wr_en),
+            }),
+        }
+    }
+
+    /// Every port in declaration order (the compressed write handshake sits beside `wb_valid`).
+    pub fn list(&self) -> Vec<&P> {
+        let mut v = vec![&self.clk, &self.rst, &self.issue_valid, &self.issue_ready, &self.issue_warp];
+        v.push(&self.issue_src_valid);
+        v.extend(&self.issue_src_reg);
+        v.extend([&self.issue_tag, &self.disp_valid, &self.disp_ready, &self.disp_warp, &self.disp_tag]);
+        v.push(&self.disp_src_valid);
+        v.extend(&self.disp_src_data);
+        v.push(&self.wb_valid);
+        if let Some(c) = &self.compressed {
+            v.push(&c.wb_ready);
+        }
+        v.extend([&self.wb_warp, &self.wb_reg, &self.wb_mask, &self.wb_data]);
+        if let Some(c) = &self.compressed {
+            v.extend([&c.wb_commit, &c.bank_gated, &c.bank_rd_en, &c.bank_wr_en]);
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `list` names every port `map` visits, once.
+    #[test]
+    fn list_covers_every_field() {
+        for text in ["", "[compression]\nenabled = true"] {
+            let c = crate::config::parse(text).unwrap();
+            let ports = MrfPorts::new(&c.geometry, c.compression.as_ref());
+            let mut mapped = Vec::new();
+            ports.map(|p| mapped.push(p.name.clone()));
+            let mut listed: Vec<String> = ports.list().iter().map(|p| p.name.clone()).collect();
+            listed.sort();
+            mapped.sort();
+            assert_eq!(listed, mapped);
+            listed.dedup();
+            assert_eq!(listed.len(), mapped.len());
+        }
+    }
+}
