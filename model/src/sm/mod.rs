@@ -25,7 +25,7 @@ pub mod scheduler;
 pub mod stats;
 pub mod units;
 
-use crate::blocks::mrf::{Mrf, MrfIn};
+use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use rfgen_gen::Checked;
@@ -116,11 +116,13 @@ struct Flight {
     vals: Values,
 }
 
-pub struct Sm<'k> {
+/// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
+/// ports and timing (the cosim's lockstep adapter runs the Verilated RTL beside it).
+pub struct Sm<'k, M: MrfBlock = Mrf> {
     k: &'k Kernel,
     lanes: usize,
     clusters: usize,
-    mrf: Mrf,
+    mrf: M,
     inp: MrfIn,
     global: GlobalMemory,
     info: Vec<StaticInfo>,
@@ -158,7 +160,15 @@ pub struct Sm<'k> {
 const MISMATCH_EXAMPLES: usize = 8;
 
 impl<'k> Sm<'k> {
+    /// The SM a config describes, with its MRF model.
     pub fn new(c: &Checked, k: &'k Kernel) -> Result<Sm<'k>, SimError> {
+        Sm::with_mrf(c, k, Mrf::for_config(c))
+    }
+}
+
+impl<'k, M: MrfBlock> Sm<'k, M> {
+    /// The SM a config describes, with `mrf` as its register file.
+    pub fn with_mrf(c: &Checked, k: &'k Kernel, mrf: M) -> Result<Sm<'k, M>, SimError> {
         let g = &c.geometry;
         let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
         fit(
@@ -200,7 +210,7 @@ impl<'k> Sm<'k> {
             k,
             lanes: g.lanes as usize,
             clusters: g.clusters as usize,
-            mrf: Mrf::for_config(c),
+            mrf,
             inp: MrfIn::new(g),
             global: func::initial_memory(k),
             info,
@@ -255,6 +265,11 @@ impl<'k> Sm<'k> {
 
     pub fn cycle(&self) -> u64 {
         self.cycle
+    }
+
+    /// The register file.
+    pub fn mrf(&self) -> &M {
+        &self.mrf
     }
 
     /// The kernel has finished: every block ran and every instruction completed.
@@ -355,7 +370,7 @@ impl<'k> Sm<'k> {
         // the scoreboard is released when the write commits, in the order writes were taken.
         self.inp.wb_valid = false;
         self.completed.clear();
-        if self.mrf.commits_this_edge() {
+        if out.wb_commit {
             self.completed.extend(self.uncommitted.pop_front());
         }
         self.units.due(now, &mut self.due);
@@ -372,7 +387,7 @@ impl<'k> Sm<'k> {
                     self.inp.wb_mask = f.mask;
                     self.inp.wb_data.copy_from_slice(f.vals.dst());
                     self.units.pop(q);
-                    if self.mrf.is_compressed() {
+                    if self.bdi.is_some() {
                         self.uncommitted.push_back(id);
                         continue;
                     }

@@ -10,6 +10,7 @@ use crate::lockstep::{Expected, Lockstep};
 use crate::verilator::{Layout, PortSlot};
 use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
 use rfgen_gen::{Checked, Geometry};
+use rfgen_model::block::Block;
 use rfgen_model::blocks::mrf::{Mrf, MrfIn, MrfOut, lane_mask};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
@@ -151,7 +152,7 @@ impl<S: MrfStimulus> Lockstep for MrfLockstep<S> {
         }
         if let Some([ready, commit, rd_en, wr_en, gated]) = &p.compressed {
             exp.set(ready, out.wb_ready as u64);
-            exp.set(commit, self.model.commits_this_edge() as u64);
+            exp.set(commit, out.wb_commit as u64);
             for (port, bits) in [(rd_en, out.bank_rd_en), (wr_en, out.bank_wr_en), (gated, out.bank_gated)] {
                 let words: Vec<u32> = (0..port.words).map(|i| (bits[i / 2] >> (32 * (i % 2))) as u32).collect();
                 exp.set_words(port, &words);

@@ -3,12 +3,15 @@
 //! executable specification; `docs/mrf.md` and `docs/bdi.md` show the same rules as port
 //! tables and timing diagrams.
 //!
-//! # Structure
-//! - `G = banks / clusters` bank groups. A warp register lives in one group, same row in every
+//! # Structure (one struct per generated module)
+//! - `G = banks / clusters` bank groups ([`BankGroup`], or [`CompressedBankGroup`] with its
+//!   [`RangeTable`] and [`BankPower`]). A warp register lives in one group, same row in every
 //!   cluster ([`Geometry::map`]), so a group acts as one logical bank of `lanes × 32` bits with
 //!   one read and one write port.
-//! - `N` collector units, each with 3 operand slots; slot `s` of unit `c` is requester
-//!   `3c + s` of every bank arbiter.
+//! - `N` operand collector units ([`OperandCollector`]), each with 3 operand slots; slot `s` of
+//!   unit `c` is requester `3c + s` of every bank arbiter ([`RoundRobin`]).
+//! - The write path is a variant ([`WritePath`]): write-backs go straight to their bank group,
+//!   or, compressed, through the [`WritePort`].
 //!
 //! # One clock cycle
 //! Outputs depend only on the state (no input reaches an output combinationally):
@@ -48,7 +51,8 @@
 //!   granted there that cycle and the arbiter pointer stays; every request to that group waits
 //!   (each counted as a bank conflict).
 //! - **Write port** (rule 5): `wb_ready` = the *head* (the register leaving the compressor) is
-//!   absent or commits this cycle. A taken write enters the compressor, whose stages advance
+//!   absent or commits this cycle; `wb_commit` = the head commits this cycle (writes commit in
+//!   the order they were taken, so the SM releases its oldest uncommitted write-back). A taken write enters the compressor, whose stages advance
 //!   only with `wb_ready`; a partial mask (any lane off) bypasses compression. A write taken in
 //!   cycle `t` commits in `t + compress_latency` at the earliest and is read by grants after that.
 //! - **Commit**: the head needs banks awake: all `C` for a partial write (stored
@@ -64,16 +68,28 @@
 //!   `wakeup_cycles` more edges; otherwise the wake-up countdown runs. Reset gates every bank.
 //!   Needed banks are never gated, so a bank holding a valid entry is always awake.
 
-mod compressed;
+mod bank_group;
+mod bank_power;
+mod collector;
+mod compressed_bank_group;
+mod range_table;
+mod write_port;
 
+pub use bank_group::BankGroup;
+pub use bank_power::BankPower;
+pub use collector::OperandCollector;
+pub use compressed_bank_group::CompressedBankGroup;
+pub use range_table::RangeTable;
+pub use write_port::{Side, WriteAction, WritePort};
+
+use crate::block::Block;
 use crate::blocks::arbiter::RoundRobin;
-use crate::blocks::bdi::{choose, decompress};
-use compressed::{Compression, Side, WriteAction, low_bits};
+use crate::blocks::bdi::choose;
+use collector::SLOTS;
 use rfgen_gen::Checked;
 use rfgen_gen::bdi::Layout;
-use rfgen_gen::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use rfgen_gen::geometry::Geometry;
 
-const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
 /// Bank groups per cluster are at most 32 (validated).
 const MAX_GROUPS: usize = 32;
 const NONE: u32 = u32::MAX;
@@ -117,6 +133,9 @@ pub struct MrfOut<'a> {
     pub disp_src_known: [u64; SLOTS],
     /// A write-back offered this cycle is taken (always, without compression).
     pub wb_ready: bool,
+    /// Compressed MRF: the oldest write-back taken is stored at this edge (never without
+    /// compression, where a write-back is stored at the edge it is offered).
+    pub wb_commit: bool,
     /// Compressed MRF: banks read, written and power-gated this cycle, one bit per bank, group
     /// `j` cluster `c` at bit `j·C + c` of the 64-bit words. Empty without compression.
     pub bank_rd_en: &'a [u64],
@@ -175,46 +194,34 @@ impl MrfStats {
 struct Plan {
     /// Per bank group: the slot granted, or `NONE`.
     winner: [u32; MAX_GROUPS],
-    /// Per bank group: the register (`group * entries + row`) read this cycle, or `NONE`.
+    /// Per bank group: the row read this cycle, or `NONE`.
     read: [u32; MAX_GROUPS],
     granted: u64,
     conflicts: u64,
     action: WriteAction,
+    wb_ready: bool,
     bank_rd_en: Vec<u64>,
     bank_wr_en: Vec<u64>,
     bank_gated: Vec<u64>,
 }
 
-/// The MRF subsystem model. Control state is kept as bit vectors, one bit per operand slot
-/// (`3c + s`) or per collector unit, like the RTL's registers.
+/// How write-backs reach the banks.
+#[derive(Clone, Debug)]
+pub enum WritePath {
+    /// Straight into the bank group holding the register, at the edge it is offered.
+    Direct(Vec<BankGroup>),
+    /// Through the write port's compressor into compressed bank groups.
+    Compressed { layout: Layout, groups: Vec<CompressedBankGroup>, port: WritePort },
+}
+
+/// The MRF subsystem model.
 #[derive(Clone, Debug)]
 pub struct Mrf {
     g: Geometry,
     lanes: usize,
-    /// `[group][row][lane]`: the banks' contents (compressed registers as chunks).
-    mem: Vec<u32>,
-    /// `[group][row]`, bit per lane (word)
-    mem_known: Vec<u64>,
-    bank_arb: Vec<RoundRobin>,
-    disp_arb: RoundRobin,
-    /// Units holding an instruction.
-    busy: u64,
-    /// Slots waiting for a bank grant.
-    pending: u64,
-    /// `flight[k]`: slots granted `k + 1` edges ago whose data has not arrived; the last stage
-    /// arrives at the next edge. One stage, plus one per decompressor stage.
-    flight: Vec<u64>,
-    /// Per unit: warp, tag, source-valid bits.
-    warp: Vec<u32>,
-    tag: Vec<u32>,
-    src_valid: Vec<[bool; SLOTS]>,
-    /// Per slot: bank group and row of its register, its data (read at the grant: the banks are
-    /// read-first and the path to the slot only delays it) and the data's known lanes.
-    group: Vec<u32>,
-    row: Vec<u32>,
-    data: Vec<u32>,
-    known: Vec<u64>,
-    bdi: Option<Compression>,
+    collectors: Vec<OperandCollector>,
+    dispatch: RoundRobin,
+    write: WritePath,
     plan: Plan,
     stats: MrfStats,
 }
@@ -233,43 +240,44 @@ impl Mrf {
     /// The MRF of a geometry, compressed with `layout` if given.
     pub fn build(g: &Geometry, layout: Option<&Layout>) -> Self {
         let lanes = g.lanes as usize;
-        let (units, slots) = (g.collectors as usize, g.slots() as usize);
-        let regs = (g.groups * g.entries) as usize;
-        let bdi = layout.map(|l| Compression::new(g, l));
-        let bank_words = layout.map_or(0, |l| (g.groups * l.clusters).div_ceil(64) as usize);
+        let write = match layout {
+            None => WritePath::Direct((0..g.groups).map(|_| BankGroup::new(g.slots(), g.entries, lanes)).collect()),
+            Some(l) => {
+                let occupancy: Vec<u64> = (0..1u32 << l.ri_bits()).map(|ri| low_bits(l.banks(ri))).collect();
+                WritePath::Compressed {
+                    layout: l.clone(),
+                    groups: (0..g.groups)
+                        .map(|_| CompressedBankGroup::new(g.slots(), g.entries, lanes, l, &occupancy))
+                        .collect(),
+                    port: WritePort::new(l),
+                }
+            }
+        };
+        let banks = layout.map_or(0, |l| (g.groups * l.clusters) as usize);
+        let codes = layout.map_or(0, |l| l.modes.len() + 1);
         let stats = MrfStats {
-            full_writes_by_ri: vec![0; layout.map_or(0, |l| l.modes.len() + 1)],
-            partial_merged_by_ri: vec![0; layout.map_or(0, |l| l.modes.len() + 1)],
-            gated_cycles: vec![0; layout.map_or(0, |l| (g.groups * l.clusters) as usize)],
+            full_writes_by_ri: vec![0; codes],
+            partial_merged_by_ri: vec![0; codes],
+            gated_cycles: vec![0; banks],
             ..MrfStats::default()
         };
+        let words = banks.div_ceil(64);
         let mut m = Mrf {
             g: g.clone(),
             lanes,
-            mem: vec![0; regs * lanes],
-            mem_known: vec![0; regs],
-            bank_arb: (0..g.groups).map(|_| RoundRobin::new(g.slots())).collect(),
-            disp_arb: RoundRobin::new(g.collectors),
-            busy: 0,
-            pending: 0,
-            flight: vec![0; 1 + layout.map_or(0, |l| l.decompress_latency as usize)],
-            warp: vec![0; units],
-            tag: vec![0; units],
-            src_valid: vec![[false; SLOTS]; units],
-            group: vec![0; slots],
-            row: vec![0; slots],
-            data: vec![0; slots * lanes],
-            known: vec![0; slots],
-            bdi,
+            collectors: (0..g.collectors).map(|_| OperandCollector::new(lanes)).collect(),
+            dispatch: RoundRobin::new(g.collectors),
+            write,
             plan: Plan {
                 winner: [NONE; MAX_GROUPS],
                 read: [NONE; MAX_GROUPS],
                 granted: 0,
                 conflicts: 0,
                 action: WriteAction::Wait,
-                bank_rd_en: vec![0; bank_words],
-                bank_wr_en: vec![0; bank_words],
-                bank_gated: vec![0; bank_words],
+                wb_ready: true,
+                bank_rd_en: vec![0; words],
+                bank_wr_en: vec![0; words],
+                bank_gated: vec![0; words],
             },
             stats,
         };
@@ -287,118 +295,92 @@ impl Mrf {
 
     /// The compression layout, for a compressed MRF.
     pub fn layout(&self) -> Option<&Layout> {
-        self.bdi.as_ref().map(|b| &b.layout)
-    }
-
-    /// Synchronous reset: control state (and, compressed, the range table's valid bits and the
-    /// banks' power state); bank contents and statistics are kept.
-    pub fn reset(&mut self) {
-        self.busy = 0;
-        self.pending = 0;
-        self.flight.fill(0);
-        self.bank_arb.iter_mut().for_each(RoundRobin::reset);
-        self.disp_arb.reset();
-        if let Some(b) = &mut self.bdi {
-            b.reset();
-        }
-        self.replan();
-    }
-
-    /// Units that are busy with no slot pending or in flight.
-    fn complete_mask(&self) -> u64 {
-        let open = self.flight.iter().fold(self.pending, |m, f| m | f);
-        (0..self.g.collectors as usize).fold(0, |m, c| m | (((open >> (c * SLOTS)) & 0b111 == 0) as u64) << c)
-            & self.busy
-    }
-
-    pub fn outputs(&self) -> MrfOut<'_> {
-        let offered = self.disp_arb.pick(self.complete_mask());
-        let c = offered.unwrap_or(0) as usize;
-        let lanes = self.lanes;
-        let p = &self.plan;
-        MrfOut {
-            issue_ready: !self.busy & lane_mask(self.g.collectors as usize) != 0,
-            disp_valid: offered.is_some(),
-            disp_warp: self.warp[c],
-            disp_tag: self.tag[c],
-            disp_src_valid: self.src_valid[c],
-            disp_src_data: std::array::from_fn(|s| &self.data[(c * SLOTS + s) * lanes..][..lanes]),
-            disp_src_known: std::array::from_fn(|s| self.known[c * SLOTS + s]),
-            wb_ready: self.wb_ready(),
-            bank_rd_en: &p.bank_rd_en,
-            bank_wr_en: &p.bank_wr_en,
-            bank_gated: &p.bank_gated,
+        match &self.write {
+            WritePath::Direct(_) => None,
+            WritePath::Compressed { layout, .. } => Some(layout),
         }
     }
 
-    /// Compressed MRF: the write port commits its oldest write-back at this edge, so the
-    /// register is readable from the next cycle (writes commit in the order they were taken).
-    /// The SM model's scoreboard releases on it; the generated write port decides the same.
-    pub fn commits_this_edge(&self) -> bool {
-        self.bdi.is_some() && self.plan.action == WriteAction::Commit
+    /// Units ready for dispatch, bit per unit.
+    fn ready_mask(&self) -> u64 {
+        self.collectors.iter().enumerate().fold(0, |m, (c, u)| m | (u.ready() as u64) << c)
     }
 
-    pub fn is_compressed(&self) -> bool {
-        self.bdi.is_some()
-    }
-
-    fn wb_ready(&self) -> bool {
-        self.bdi.as_ref().is_none_or(|b| b.head().is_none() || self.plan.action == WriteAction::Commit)
+    /// Edges from a grant until the data is in the slot: the bank read, then the decompressor.
+    fn read_latency(&self) -> u32 {
+        1 + self.layout().map_or(0, |l| l.decompress_latency)
     }
 
     /// Derives this cycle's decisions from the state (see [`Plan`]).
     fn replan(&mut self) {
         let p = &mut self.plan;
-        p.action = self.bdi.as_ref().map_or(WriteAction::Wait, |b| b.action());
-        // The dummy MOV reads its register on its group's read port.
-        let mov = match (&self.bdi, p.action) {
-            (Some(b), WriteAction::MovRead) => b.head().map(|(_, s)| (s.group, b.reg(s.group, s.row))),
-            _ => None,
+        let (action, mov) = match &self.write {
+            WritePath::Direct(_) => (WriteAction::Wait, None),
+            WritePath::Compressed { groups, port, .. } => {
+                let action = port.action(groups);
+                // The dummy MOV reads its register on its group's read port.
+                let mov =
+                    (action == WriteAction::MovRead).then(|| port.head().map(|(_, s)| (s.group, s.row))).flatten();
+                (action, mov)
+            }
         };
+        p.action = action;
         let mut requests = [0u64; MAX_GROUPS];
-        let mut open = self.pending;
-        while open != 0 {
-            let slot = open.trailing_zeros() as usize;
-            open &= open - 1;
-            requests[self.group[slot] as usize] |= 1 << slot;
+        for (c, unit) in self.collectors.iter().enumerate() {
+            let mut open = unit.pending;
+            while open != 0 {
+                let s = open.trailing_zeros() as usize;
+                open &= open - 1;
+                requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
+            }
         }
         p.granted = 0;
         p.conflicts = 0;
+        let arbiter = |grp: usize| match &self.write {
+            WritePath::Direct(groups) => &groups[grp].arbiter,
+            WritePath::Compressed { groups, .. } => &groups[grp].arbiter,
+        };
         for grp in 0..self.g.groups as usize {
             let req = requests[grp];
             p.winner[grp] = NONE;
             p.read[grp] = NONE;
             match mov {
-                Some((mg, reg)) if mg as usize == grp => {
+                Some((mg, row)) if mg as usize == grp => {
                     p.conflicts += u64::from(req.count_ones());
-                    p.read[grp] = reg as u32;
+                    p.read[grp] = row;
                 }
                 _ => {
                     p.conflicts += u64::from(req.count_ones().saturating_sub(1));
-                    if let Some(w) = self.bank_arb[grp].pick(req) {
+                    if let Some(w) = arbiter(grp).pick(req) {
                         p.winner[grp] = w;
                         p.granted |= 1 << w;
-                        p.read[grp] = grp as u32 * self.g.entries + self.row[w as usize];
+                        p.read[grp] = self.collectors[w as usize / SLOTS].row[w as usize % SLOTS];
                     }
                 }
             }
         }
-        let Some(b) = &self.bdi else { return };
-        let c = b.clusters;
+        let WritePath::Compressed { layout, groups, port } = &self.write else {
+            p.wb_ready = true;
+            return;
+        };
+        let c = layout.clusters as usize;
+        p.wb_ready = port.head().is_none() || action == WriteAction::Commit;
         // `C` is a power of two, so a group's bits never straddle two words.
         let put = |bits: &mut [u64], grp: usize, mask: u64| {
             let (word, shift) = (grp * c / 64, grp * c % 64);
             bits[word] = bits[word] & !(low_bits(c as u32) << shift) | mask << shift;
         };
-        for grp in 0..self.g.groups as usize {
+        for (grp, group) in groups.iter().enumerate() {
             let read = p.read[grp];
-            put(&mut p.bank_rd_en, grp, if read == NONE { 0 } else { b.occupied(read as usize) });
-            put(&mut p.bank_gated, grp, b.gated(grp as u32));
+            put(&mut p.bank_rd_en, grp, if read == NONE { 0 } else { group.table.occupied(read) });
+            put(&mut p.bank_gated, grp, group.power.gated());
             put(&mut p.bank_wr_en, grp, 0);
         }
-        if let Some((packed, side)) = b.head() {
-            let written = match p.action {
-                WriteAction::Commit => b.occupancy(packed.ri) & active_clusters(side.mask, self.g.lanes_per_cluster, c),
+        if let Some((packed, side)) = port.head() {
+            let written = match action {
+                WriteAction::Commit => {
+                    low_bits(layout.banks(packed.ri)) & active_clusters(side.mask, self.g.lanes_per_cluster, c)
+                }
                 WriteAction::MovCommit => low_bits(c as u32),
                 _ => 0,
             };
@@ -406,208 +388,210 @@ impl Mrf {
         }
     }
 
-    /// One clock edge (see the module documentation for the order of events).
-    pub fn tick(&mut self, inp: &MrfIn) {
-        let lanes = self.lanes;
-        self.stats.cycles += 1;
-        // Decisions that depend on the state before the edge, sampled before anything changes.
-        let free = !self.busy & lane_mask(self.g.collectors as usize);
-        let offered = self.disp_arb.pick(self.complete_mask());
-        let wb_ready = self.wb_ready();
-
-        // 1. Bank reads: the granted slots (and a dummy MOV) read their registers.
+    /// The bank reads of this edge: every granted slot (and a dummy MOV) reads its register.
+    fn read_banks(&mut self) {
+        let latency = self.read_latency();
         let granted = self.plan.granted;
         self.stats.bank_conflicts += self.plan.conflicts;
         self.stats.operand_reads += u64::from(granted.count_ones());
+        for unit in &mut self.collectors {
+            unit.edge();
+        }
         for grp in 0..self.g.groups as usize {
-            let (winner, read) = (self.plan.winner[grp], self.plan.read[grp]);
-            self.bank_arb[grp].update((winner != NONE).then_some(winner), true);
-            if read == NONE {
+            let (winner, row) = (self.plan.winner[grp], self.plan.read[grp]);
+            match &mut self.write {
+                WritePath::Direct(groups) => groups[grp].arbiter.update((winner != NONE).then_some(winner), true),
+                WritePath::Compressed { groups, .. } => {
+                    groups[grp].arbiter.update((winner != NONE).then_some(winner), true)
+                }
+            }
+            if row == NONE {
                 continue;
             }
-            let reg = read as usize;
-            if winner == NONE {
-                // The dummy MOV's read, kept for its write-back.
-                let b = self.bdi.as_mut().expect("only a dummy MOV reads without a slot");
-                let mut buf = std::mem::take(&mut b.mov_data);
-                let known = read_register(&self.mem, &self.mem_known, self.bdi.as_ref(), lanes, reg, &mut buf);
-                let b = self.bdi.as_mut().expect("compressed");
-                (b.mov_data, b.mov_known) = (buf, known);
-            } else {
-                let w = winner as usize;
-                let dst = &mut self.data[w * lanes..][..lanes];
-                self.known[w] = read_register(&self.mem, &self.mem_known, self.bdi.as_ref(), lanes, reg, dst);
-            }
-            match &self.bdi {
-                None => self.stats.bank_reads += u64::from(self.g.clusters),
-                Some(b) => {
-                    self.stats.bank_reads += u64::from(b.occupied(reg).count_ones());
-                    self.stats.decompressions += u64::from(b.range(reg).is_some_and(|ri| ri != 0));
+            match &mut self.write {
+                WritePath::Direct(groups) => {
+                    let unit = &mut self.collectors[winner as usize / SLOTS];
+                    let (data, known) = unit.grant(winner as usize % SLOTS, latency);
+                    *known = groups[grp].read(row, data);
+                    self.stats.bank_reads += u64::from(self.g.clusters);
+                }
+                WritePath::Compressed { layout, groups, port } => {
+                    let group = &groups[grp];
+                    if winner == NONE {
+                        // The dummy MOV's read, kept for its write-back.
+                        port.mov_known = group.read(layout, row, &mut port.mov_data);
+                    } else {
+                        let unit = &mut self.collectors[winner as usize / SLOTS];
+                        let (data, known) = unit.grant(winner as usize % SLOTS, latency);
+                        *known = group.read(layout, row, data);
+                    }
+                    self.stats.bank_reads += u64::from(group.table.occupied(row).count_ones());
+                    self.stats.decompressions += u64::from(group.table.compressed(row));
                 }
             }
         }
-        // 2. The oldest flights arrive; this cycle's grants take off.
-        let last = self.flight.len() - 1;
-        self.flight.copy_within(..last, 1);
-        self.flight[0] = granted;
-        self.pending &= !granted;
-
-        // 3. Dispatch; 4. issue into the lowest unit that was free before the edge.
-        self.disp_arb.update(offered, inp.disp_ready);
-        if let (Some(c), true) = (offered, inp.disp_ready) {
-            self.busy &= !(1 << c);
-            self.stats.dispatched += 1;
-        }
-        if free != 0 && inp.issue_valid {
-            let c = free.trailing_zeros() as usize;
-            self.busy |= 1 << c;
-            self.warp[c] = inp.issue_warp;
-            self.tag[c] = inp.issue_tag;
-            self.src_valid[c] = inp.issue_src_valid;
-            for s in 0..SLOTS {
-                let slot = c * SLOTS + s;
-                let addr = self.g.map(inp.issue_warp, inp.issue_src_reg[s]);
-                self.group[slot] = addr.group;
-                self.row[slot] = addr.row;
-                self.pending |= (inp.issue_src_valid[s] as u64) << slot;
-            }
-            self.stats.issued += 1;
-        }
-
-        // 5. Write-back (after the reads above: read-first).
-        match self.bdi.is_some() {
-            false => self.write_through(inp),
-            true => self.write_compressed(inp, wb_ready),
-        }
-        self.replan();
     }
 
     /// Uncompressed write-back: the masked lanes are written at this edge.
-    fn write_through(&mut self, inp: &MrfIn) {
+    fn write_direct(&mut self, inp: &MrfIn) {
+        let WritePath::Direct(groups) = &mut self.write else { unreachable!("the direct write path") };
         if !inp.wb_valid {
             return;
         }
-        let lanes = self.lanes;
         let addr = self.g.map(inp.wb_warp, inp.wb_reg);
-        let reg = (addr.group * self.g.entries + addr.row) as usize;
-        let mask = inp.wb_mask & lane_mask(lanes);
-        let word = &mut self.mem[reg * lanes..][..lanes];
-        if mask == lane_mask(lanes) {
-            word.copy_from_slice(&inp.wb_data);
-        } else {
-            for (lane, w) in word.iter_mut().enumerate() {
-                if mask >> lane & 1 == 1 {
-                    *w = inp.wb_data[lane];
-                }
-            }
-        }
-        self.mem_known[reg] |= mask;
+        let mask = inp.wb_mask & lane_mask(self.lanes);
+        groups[addr.group as usize].write(addr.row, mask, &inp.wb_data);
         self.stats.writes += 1;
         self.stats.bank_writes +=
             u64::from(active_clusters(mask, self.g.lanes_per_cluster, self.g.clusters as usize).count_ones());
     }
 
-    /// Compressed write port at an edge: power gating, the head's commit or the dummy MOV, then
+    /// Compressed write path at an edge: power gating, the head's commit or the dummy MOV, then
     /// the compressor advances (taking the offered write when `wb_ready`).
-    fn write_compressed(&mut self, inp: &MrfIn, wb_ready: bool) {
-        let lanes = self.lanes;
-        let (lpc, c) = (self.g.lanes_per_cluster, self.g.clusters as usize);
-        let action = self.plan.action;
-        let b = self.bdi.as_mut().expect("compressed");
-        for grp in 0..self.g.groups {
-            let mut gated = b.gated(grp);
+    fn write_compressed(&mut self, inp: &MrfIn) {
+        let (lanes, lpc) = (self.lanes, self.g.lanes_per_cluster);
+        let (action, wb_ready) = (self.plan.action, self.plan.wb_ready);
+        let WritePath::Compressed { layout, groups, port } = &mut self.write else {
+            unreachable!("the compressed write path")
+        };
+        let c = layout.clusters as usize;
+        let st = &mut self.stats;
+        for (grp, group) in groups.iter().enumerate() {
+            let mut gated = group.power.gated();
             while gated != 0 {
-                self.stats.gated_cycles[grp as usize * c + gated.trailing_zeros() as usize] += 1;
+                st.gated_cycles[grp * c + gated.trailing_zeros() as usize] += 1;
                 gated &= gated - 1;
             }
         }
-        self.stats.wb_stall_cycles += u64::from(!wb_ready);
-        self.stats.bank_wakeups += b.power_edge();
+        st.wb_stall_cycles += u64::from(!wb_ready);
+        let (head_group, needs) = port.head().map_or((NONE, 0), |(_, s)| (s.group, port.needs()));
+        for (grp, group) in groups.iter_mut().enumerate() {
+            let wake = if grp as u32 == head_group { needs } else { 0 };
+            st.bank_wakeups += u64::from(group.power.edge(group.table.empty(), wake));
+        }
 
-        let head = b.head().map(|(p, side)| (p.ri, side));
-        match (action, head) {
-            (WriteAction::Commit, Some((ri, side))) => {
-                let reg = b.reg(side.group, side.row);
-                let (_, packed) = b.compressor.output();
-                let written = b.occupancy(ri) & active_clusters(side.mask, lpc, c);
-                let words = &mut self.mem[reg * lanes..][..lanes];
-                for (lane, w) in words.iter_mut().enumerate() {
-                    if written >> (lane as u32 / lpc) & 1 == 1 && side.mask >> lane & 1 == 1 {
-                        *w = packed.chunks[lane];
-                        self.mem_known[reg] |= 1 << lane;
+        if let Some((packed, side)) = port.head() {
+            let group = &mut groups[side.group as usize];
+            match action {
+                WriteAction::Commit => {
+                    let written = low_bits(layout.banks(packed.ri)) & active_clusters(side.mask, lpc, c);
+                    group.write(side.row, cluster_lanes(written, lpc, lanes) & side.mask, &packed.chunks);
+                    st.bank_writes += u64::from(written.count_ones());
+                    group.table.store(side.row, packed.ri);
+                    if side.partial {
+                        st.partial_writes += 1;
+                        let merged = choose(layout, group.raw(side.row).0).map_or(0, |m| m.ri);
+                        st.partial_merged_by_ri[merged as usize] += 1;
+                    } else {
+                        st.full_writes_by_ri[packed.ri as usize] += 1;
                     }
                 }
-                self.stats.bank_writes += u64::from(written.count_ones());
-                b.store(reg, ri);
-                if side.partial {
-                    self.stats.partial_writes += 1;
-                    let merged = choose(&b.layout, &self.mem[reg * lanes..][..lanes]).map_or(0, |m| m.ri);
-                    self.stats.partial_merged_by_ri[merged as usize] += 1;
-                } else {
-                    self.stats.full_writes_by_ri[ri as usize] += 1;
+                WriteAction::MovCommit => {
+                    group.replace(side.row, &port.mov_data, port.mov_known);
+                    st.bank_writes += c as u64;
+                    group.table.store(side.row, 0);
                 }
+                WriteAction::MovRead => st.dummy_movs += 1,
+                WriteAction::Wait => {}
             }
-            (WriteAction::MovCommit, Some((_, side))) => {
-                let reg = b.reg(side.group, side.row);
-                self.mem[reg * lanes..][..lanes].copy_from_slice(&b.mov_data);
-                self.mem_known[reg] = b.mov_known;
-                self.stats.bank_writes += c as u64;
-                b.store(reg, 0);
-            }
-            _ => {}
         }
-        if action == WriteAction::MovRead {
-            b.start_mov();
-            self.stats.dummy_movs += 1;
-        } else {
-            b.mov_edge(action == WriteAction::MovCommit);
-        }
+        port.mov_edge(action);
 
         let mask = inp.wb_mask & lane_mask(lanes);
-        let taken = inp.wb_valid && wb_ready;
-        if taken {
+        if inp.wb_valid && wb_ready {
             let addr = self.g.map(inp.wb_warp, inp.wb_reg);
             let side = Side { group: addr.group, row: addr.row, mask, partial: mask != lane_mask(lanes) };
-            self.stats.writes += 1;
-            self.stats.compressions += u64::from(!side.partial);
-            b.advance(true, true, side, &inp.wb_data);
+            st.writes += 1;
+            st.compressions += u64::from(!side.partial);
+            port.advance(true, true, side, &inp.wb_data);
         } else {
-            b.advance(wb_ready, false, Side::default(), &inp.wb_data);
+            port.advance(wb_ready, false, Side::default(), &inp.wb_data);
         }
     }
 }
 
-/// Reads register `reg` as the read path delivers it into `out`; returns its known lanes. A
-/// compressed register is decompressed; one holding no value reads as unknown.
-fn read_register(
-    mem: &[u32],
-    mem_known: &[u64],
-    bdi: Option<&Compression>,
-    lanes: usize,
-    reg: usize,
-    out: &mut [u32],
-) -> u64 {
-    let words = &mem[reg * lanes..][..lanes];
-    let known = mem_known[reg];
-    let Some(b) = bdi else {
-        out.copy_from_slice(words);
-        return known;
-    };
-    match b.range(reg) {
-        None => {
-            out.copy_from_slice(words);
-            0
+/// What the SM needs of its register file: the MRF's ports, and its event counts for the
+/// report. The MRF model is one; the cosim's lockstep adapter around it is another.
+pub trait MrfBlock: 'static + Block<In = MrfIn> + for<'a> Block<Out<'a> = MrfOut<'a>> {
+    fn stats(&self) -> &MrfStats;
+}
+
+impl MrfBlock for Mrf {
+    fn stats(&self) -> &MrfStats {
+        &self.stats
+    }
+}
+
+impl Block for Mrf {
+    type In = MrfIn;
+    type Out<'a> = MrfOut<'a>;
+
+    /// Synchronous reset: control state (and, compressed, the range tables' valid bits and the
+    /// banks' power state); bank contents and statistics are kept.
+    fn reset(&mut self) {
+        self.collectors.iter_mut().for_each(OperandCollector::reset);
+        self.dispatch.reset();
+        match &mut self.write {
+            WritePath::Direct(groups) => groups.iter_mut().for_each(|g| g.arbiter.reset()),
+            WritePath::Compressed { groups, port, .. } => {
+                groups.iter_mut().for_each(CompressedBankGroup::reset);
+                port.reset();
+            }
         }
-        Some(0) => {
-            out.copy_from_slice(words);
-            known
+        self.replan();
+    }
+
+    fn outputs(&self) -> MrfOut<'_> {
+        let offered = self.dispatch.pick(self.ready_mask());
+        let unit = &self.collectors[offered.unwrap_or(0) as usize];
+        let p = &self.plan;
+        MrfOut {
+            issue_ready: self.collectors.iter().any(|u| !u.busy),
+            disp_valid: offered.is_some(),
+            disp_warp: unit.warp,
+            disp_tag: unit.tag,
+            disp_src_valid: unit.src_valid,
+            disp_src_data: std::array::from_fn(|s| unit.operand(s).0),
+            disp_src_known: std::array::from_fn(|s| unit.operand(s).1),
+            wb_ready: p.wb_ready,
+            wb_commit: p.action == WriteAction::Commit,
+            bank_rd_en: &p.bank_rd_en,
+            bank_wr_en: &p.bank_wr_en,
+            bank_gated: &p.bank_gated,
         }
-        Some(ri) => {
-            decompress(&b.layout, ri, words, out);
-            // Every lane depends on the base and its delta: known when the payload's words are.
-            let payload = lane_mask(b.layout.banks(ri) as usize * lanes / b.clusters);
-            if known & payload == payload { lane_mask(lanes) } else { 0 }
+    }
+
+    /// One clock edge (see the module documentation for the order of events).
+    fn tick(&mut self, inp: &MrfIn) {
+        self.stats.cycles += 1;
+        // Decisions that depend on the state before the edge, sampled before anything changes.
+        let free = self.collectors.iter().position(|u| !u.busy);
+        let offered = self.dispatch.pick(self.ready_mask());
+
+        // 1.–2. Bank reads; in-flight data moves on.
+        self.read_banks();
+
+        // 3. Dispatch; 4. issue into the lowest unit that was free before the edge.
+        self.dispatch.update(offered, inp.disp_ready);
+        if let (Some(c), true) = (offered, inp.disp_ready) {
+            self.collectors[c as usize].dispatch();
+            self.stats.dispatched += 1;
         }
+        if let (Some(c), true) = (free, inp.issue_valid) {
+            let addr = std::array::from_fn(|s| {
+                let a = self.g.map(inp.issue_warp, inp.issue_src_reg[s]);
+                (a.group, a.row)
+            });
+            self.collectors[c].alloc(inp.issue_warp, inp.issue_tag, inp.issue_src_valid, addr);
+            self.stats.issued += 1;
+        }
+
+        // 5. Write-back (after the reads above: read-first).
+        match self.write {
+            WritePath::Direct(_) => self.write_direct(inp),
+            WritePath::Compressed { .. } => self.write_compressed(inp),
+        }
+        self.replan();
     }
 }
 
@@ -617,9 +601,26 @@ fn active_clusters(mask: u64, lanes_per_cluster: u32, clusters: usize) -> u64 {
     (0..clusters).fold(0, |m, c| m | ((mask >> (c as u32 * lanes_per_cluster) & per != 0) as u64) << c)
 }
 
+/// The lanes of the clusters in `clusters`.
+fn cluster_lanes(clusters: u64, lanes_per_cluster: u32, lanes: usize) -> u64 {
+    let per = lane_mask(lanes_per_cluster as usize);
+    let mut m = 0;
+    let mut bits = clusters;
+    while bits != 0 {
+        m |= per << (bits.trailing_zeros() * lanes_per_cluster);
+        bits &= bits - 1;
+    }
+    m & lane_mask(lanes)
+}
+
 /// Mask with one bit per lane.
 pub fn lane_mask(lanes: usize) -> u64 {
     if lanes >= 64 { u64::MAX } else { (1u64 << lanes) - 1 }
+}
+
+/// Mask of the low `n` bits.
+pub(crate) fn low_bits(n: u32) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
 #[cfg(test)]

@@ -1,0 +1,96 @@
+//! One operand collector unit (generated `<prefix>_operand_collector`): holds an issued
+//! instruction, requests each source operand from its bank group, keeps the data, and is ready
+//! for dispatch when every source has arrived.
+
+use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
+
+pub const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
+
+#[derive(Clone, Debug)]
+pub struct OperandCollector {
+    /// Holds an instruction.
+    pub busy: bool,
+    /// Slots waiting for a bank grant, bit per slot.
+    pub pending: u8,
+    /// Per slot: edges until its granted data arrives (0: not in flight).
+    arriving: [u32; SLOTS],
+    pub warp: u32,
+    pub tag: u32,
+    pub src_valid: [bool; SLOTS],
+    /// Per slot: bank group and row of its register.
+    pub group: [u32; SLOTS],
+    pub row: [u32; SLOTS],
+    /// Per slot: the register's lanes and which of them hold a written value. The data is taken
+    /// at the grant (the banks are read-first and the path to the slot only delays it).
+    data: Vec<u32>,
+    known: [u64; SLOTS],
+}
+
+impl OperandCollector {
+    pub fn new(lanes: usize) -> Self {
+        OperandCollector {
+            busy: false,
+            pending: 0,
+            arriving: [0; SLOTS],
+            warp: 0,
+            tag: 0,
+            src_valid: [false; SLOTS],
+            group: [0; SLOTS],
+            row: [0; SLOTS],
+            data: vec![0; SLOTS * lanes],
+            known: [0; SLOTS],
+        }
+    }
+
+    /// Reset clears the control state; the instruction fields are only read while busy.
+    pub fn reset(&mut self) {
+        self.busy = false;
+        self.pending = 0;
+        self.arriving = [0; SLOTS];
+    }
+
+    /// Busy, with no slot pending or in flight: offered for dispatch.
+    pub fn ready(&self) -> bool {
+        self.busy && self.pending == 0 && self.arriving == [0; SLOTS]
+    }
+
+    /// The data and known lanes of slot `s`.
+    pub fn operand(&self, s: usize) -> (&[u32], u64) {
+        let lanes = self.data.len() / SLOTS;
+        (&self.data[s * lanes..][..lanes], self.known[s])
+    }
+
+    /// Where slot `s`'s granted data is written, with its known lanes; `latency` edges until it
+    /// has arrived.
+    pub fn grant(&mut self, s: usize, latency: u32) -> (&mut [u32], &mut u64) {
+        self.pending &= !(1 << s);
+        self.arriving[s] = latency;
+        let lanes = self.data.len() / SLOTS;
+        (&mut self.data[s * lanes..][..lanes], &mut self.known[s])
+    }
+
+    /// In-flight data moves one edge closer (before this edge's grants).
+    pub fn edge(&mut self) {
+        for a in &mut self.arriving {
+            *a = a.saturating_sub(1);
+        }
+    }
+
+    /// The instruction leaves at this edge.
+    pub fn dispatch(&mut self) {
+        self.busy = false;
+    }
+
+    /// Takes an instruction: each valid source becomes a pending slot.
+    pub fn alloc(&mut self, warp: u32, tag: u32, src_valid: [bool; SLOTS], addr: [(u32, u32); SLOTS]) {
+        self.busy = true;
+        self.warp = warp;
+        self.tag = tag;
+        self.src_valid = src_valid;
+        self.pending = src_valid.iter().enumerate().fold(0, |m, (s, &v)| m | (v as u8) << s);
+        self.arriving = [0; SLOTS];
+        for s in 0..SLOTS {
+            (self.group[s], self.row[s]) = addr[s];
+        }
+    }
+}
