@@ -9,12 +9,28 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use rfgen_cosim::blocks::bdi::{
-    CodecKnobs, CodecLockstep, CodecStep, Pattern, RandomCodecStimulus, ScriptedCodecStimulus,
+    CodecInputs, CodecKnobs, CodecStats, CodecStep, CodecStimulus, Pattern, RandomCodecInputs, ScriptedCodecInputs,
 };
-use rfgen_cosim::lockstep::{self, RunOptions};
+use rfgen_cosim::lockstep::Mismatch;
+use rfgen_cosim::random::{self, RunOptions};
 use rfgen_gen::bdi::{Layout, MODES, Mode};
 use rfgen_gen::config::Checked;
+use rfgen_model::blocks::bdi::{Codec, CodecIn};
 use rfgen_model::blocks::bdi::{Packed, compress, decompress, fits};
+
+/// A lockstep run of the codec against `lib` with `inputs`: its mismatch and the stimulus' counts.
+fn codec_run<I: CodecInputs>(
+    lib: &std::sync::Arc<rfgen_cosim::verilator::RtlLib>,
+    l: &Layout,
+    inputs: I,
+    cycles: u64,
+    x_seed: u32,
+) -> (Option<Mismatch>, CodecStats) {
+    let mut stimulus = CodecStimulus::new(l, inputs);
+    let opts = RunOptions { cycles, x_seed, waveform: None };
+    let r = random::run(lib, Codec::new(l), &mut stimulus, CodecIn::new(l), &opts, &mut |_| {}).unwrap();
+    (r.mismatch, stimulus.stats().clone())
+}
 
 fn layout(checked: &Checked) -> Layout {
     rfgen_gen::bdi::Layout::new(&checked.geometry, &checked.config.compression).unwrap()
@@ -194,11 +210,10 @@ fn codec_scripts(checked: &Checked, cases: u32) {
     proptest!(config, |(mut s in steps(40), x_seed in any::<u32>())| {
         s.extend(flush());
         let cycles = s.len() as u64;
-        let mut block = CodecLockstep::new(&l, lib.layout(), ScriptedCodecStimulus::new(s));
-        let result = lockstep::run(&lib, &mut block, &RunOptions { cycles, x_seed, waveform: None }, &mut |_| {}).unwrap();
-        prop_assert!(result.mismatch.is_none(), "{}: {}", checked.config.name, result.mismatch.unwrap());
-        let st = block.stats();
+        let (mismatch, st) = codec_run(&lib, &l, ScriptedCodecInputs::new(s), cycles, x_seed);
+        prop_assert!(mismatch.is_none(), "{}: {}", checked.config.name, mismatch.unwrap());
         prop_assert_eq!(st.round_trips, st.compressed + st.bypassed, "every register came back");
+        prop_assert_eq!(st.lost, 0);
     });
 }
 
@@ -240,12 +255,9 @@ fn codec_boundary_sweep_through_rtl() {
     let registers = steps.len() as u64;
     steps.extend(flush());
     let cycles = steps.len() as u64;
-    let mut block = CodecLockstep::new(&l, lib.layout(), ScriptedCodecStimulus::new(steps));
-    let result =
-        lockstep::run(&lib, &mut block, &RunOptions { cycles, x_seed: 1, waveform: None }, &mut |_| {}).unwrap();
-    assert!(result.mismatch.is_none(), "{}", result.mismatch.unwrap());
-    let st = block.stats();
-    assert_eq!(st.round_trips, registers);
+    let (mismatch, st) = codec_run(&lib, &l, ScriptedCodecInputs::new(steps), cycles, 1);
+    assert!(mismatch.is_none(), "{}", mismatch.unwrap());
+    assert_eq!((st.round_trips, st.lost), (registers, 0));
     assert!(st.by_ri.iter().all(|&n| n > 20), "every mode and uncompressed occur: {:?}", st.by_ri);
 }
 
@@ -255,12 +267,10 @@ fn codec_random_run_uses_every_mode() {
     for checked in [default_with(ALL_MODES), compressed("csmall"), compressed("cwide")] {
         let l = layout(&checked);
         let lib = build(&rfgen_gen::emit::generate_bdi_codec(&checked).unwrap());
-        let stimulus = RandomCodecStimulus::new(l.lanes, 17, CodecKnobs::default());
-        let mut block = CodecLockstep::new(&l, lib.layout(), stimulus);
-        let opts = RunOptions { cycles: 50_000, x_seed: 3, waveform: None };
-        let result = lockstep::run(&lib, &mut block, &opts, &mut |_| {}).unwrap();
-        assert!(result.mismatch.is_none(), "{}: {}", checked.config.name, result.mismatch.unwrap());
-        let st = block.stats();
+        let inputs = RandomCodecInputs::new(l.lanes, 17, CodecKnobs::default());
+        let (mismatch, st) = codec_run(&lib, &l, inputs, 50_000, 3);
+        assert!(mismatch.is_none(), "{}: {}", checked.config.name, mismatch.unwrap());
+        assert_eq!(st.lost, 0);
         assert!(st.by_ri.iter().all(|&n| n > 50), "{}: {:?}", checked.config.name, st.by_ri);
         assert!(st.bypassed > 1000 && st.round_trips + 8 > st.compressed + st.bypassed);
     }

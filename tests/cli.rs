@@ -14,7 +14,7 @@ fn every_subcommand_has_help_with_examples() {
     }
     for what in ["cosim", "sim"] {
         let out = rfgen(&["bench", what, "--help"]);
-        assert!(stdout(&out).contains("Example:"), "bench {what}");
+        assert!(stdout(&out).contains("Examples:"), "bench {what}");
     }
 }
 

@@ -8,12 +8,10 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use rfgen_cosim::blocks::bdi::Pattern;
-use rfgen_cosim::blocks::mrf::{
-    Knobs, MrfLockstep, MrfStimulus, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
-};
-use rfgen_cosim::lockstep::{self, RunOptions};
+use rfgen_cosim::blocks::mrf::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
+use rfgen_cosim::random::Stimulus;
 use rfgen_gen::{Checked, Geometry, SramKind};
-use rfgen_model::blocks::mrf::{MrfIn, MrfOut};
+use rfgen_model::blocks::mrf::{Mrf, MrfIn, MrfOut};
 
 /// Scripts that mostly touch a few registers, so writes compress, get partially overwritten
 /// (dummy MOVs) and are read back.
@@ -42,8 +40,7 @@ fn lockstep_scripts(checked: &Checked, cases: u32, max_cycles: usize) {
     let config = ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() };
     proptest!(config, |(s in script(&g, max_cycles), x_seed in any::<u32>())| {
         let cycles = s.cycles.len() as u64;
-        let mut block = MrfLockstep::for_config(checked, lib.layout(), ScriptedStimulus::new(s));
-        let result = lockstep::run(&lib, &mut block, &RunOptions { cycles, x_seed, waveform: None }, &mut |_| {}).unwrap();
+        let result = mrf_run(&lib, Mrf::for_config(checked), &mut ScriptedStimulus::new(s), cycles, x_seed);
         prop_assert!(result.mismatch.is_none(), "{}: {}", checked.config.name, result.mismatch.unwrap());
     });
 }
@@ -69,7 +66,7 @@ struct Observed<S> {
     stalls: u64,
 }
 
-impl<S: MrfStimulus> MrfStimulus for Observed<S> {
+impl<S: Stimulus<Mrf>> Stimulus<Mrf> for Observed<S> {
     fn next(&mut self, cycle: u64, out: &MrfOut, inp: &mut MrfIn) {
         let ones = |v: &[u64]| v.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
         self.rd += ones(out.bank_rd_en);
@@ -90,12 +87,10 @@ fn random_runs_cover_divergence_movs_and_wake_up() {
         let name = checked.config.name.clone();
         let lib = build(&rfgen_gen::generate(&checked, SramKind::Behavioural));
         let stimulus = RandomStimulus::new(&checked.geometry, 7, Knobs::compressed());
-        let observed = Observed { inner: stimulus, rd: 0, wr: 0, gated: 0, stalls: 0 };
-        let mut block = MrfLockstep::for_config(&checked, lib.layout(), observed);
-        let result =
-            lockstep::run(&lib, &mut block, &RunOptions { cycles, x_seed: 3, waveform: None }, &mut |_| {}).unwrap();
+        let mut o = Observed { inner: stimulus, rd: 0, wr: 0, gated: 0, stalls: 0 };
+        let result = mrf_run(&lib, Mrf::for_config(&checked), &mut o, cycles, 3);
         assert!(result.mismatch.is_none(), "{name}: {}", result.mismatch.unwrap());
-        let (s, o) = (block.model().stats(), block.stimulus());
+        let s = result.block.model().stats();
         assert_eq!(
             (s.bank_reads, s.bank_writes, s.gated_bank_cycles(), s.wb_stall_cycles),
             (o.rd, o.wr, o.gated, o.stalls),
@@ -139,11 +134,9 @@ fn documented_timing_example_through_rtl() {
         })
         .collect();
     let script = Script { instrs: vec![instr(0xC), instr(0xD)], cycles };
-    let mut block = MrfLockstep::for_config(&checked, lib.layout(), ScriptedStimulus::new(script));
-    let result =
-        lockstep::run(&lib, &mut block, &RunOptions { cycles: 36, x_seed: 9, waveform: None }, &mut |_| {}).unwrap();
+    let result = mrf_run(&lib, Mrf::for_config(&checked), &mut ScriptedStimulus::new(script), 36, 9);
     assert!(result.mismatch.is_none(), "{}", result.mismatch.unwrap());
-    let s = block.model().stats();
+    let s = result.block.model().stats();
     assert_eq!((s.dummy_movs, s.bank_wakeups, s.dispatched), (1, 8, 2));
 }
 
@@ -154,11 +147,8 @@ fn results_do_not_depend_on_uninitialized_state() {
     let raw: Vec<u64> = [1u32, 0xdead_beef]
         .iter()
         .map(|&x_seed| {
-            let stimulus = RandomStimulus::new(&checked.geometry, 8, Knobs::compressed());
-            let mut block = MrfLockstep::for_config(&checked, lib.layout(), stimulus);
-            let r =
-                lockstep::run(&lib, &mut block, &RunOptions { cycles: 30_000, x_seed, waveform: None }, &mut |_| {})
-                    .unwrap();
+            let mut stimulus = RandomStimulus::new(&checked.geometry, 8, Knobs::compressed());
+            let r = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 30_000, x_seed);
             assert!(r.mismatch.is_none());
             r.raw_digest
         })

@@ -6,11 +6,12 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use rfgen_cosim::blocks::bdi::Pattern;
-use rfgen_cosim::blocks::mrf::{
-    Knobs, MrfLockstep, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
-};
-use rfgen_cosim::lockstep::{self, Expected, Lockstep, RunOptions};
+use rfgen_cosim::blocks::mrf::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
+use rfgen_cosim::lockstep::{Expected, Glue};
+use rfgen_cosim::random::{self, RunOptions};
 use rfgen_gen::{Checked, Geometry, SramKind};
+use rfgen_model::block::Block;
+use rfgen_model::blocks::mrf::Mrf;
 
 fn script(g: &Geometry, max_cycles: usize) -> impl Strategy<Value = Script> {
     let (w, r, tags, lanes) = (g.warps, g.registers, 1u32 << g.tag_bits.min(16), g.lanes);
@@ -38,9 +39,7 @@ fn lockstep_scripts(checked: &Checked, cases: u32, max_cycles: usize) {
     let config = ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() };
     proptest!(config, |(s in script(&g, max_cycles), x_seed in any::<u32>())| {
         let cycles = s.cycles.len() as u64;
-        let mut block = MrfLockstep::new(&g, lib.layout(), ScriptedStimulus::new(s));
-        let opts = RunOptions { cycles, x_seed, waveform: None };
-        let result = lockstep::run(&lib, &mut block, &opts, &mut |_| {}).unwrap();
+        let result = mrf_run(&lib, Mrf::new(&g), &mut ScriptedStimulus::new(s), cycles, x_seed);
         prop_assert!(result.mismatch.is_none(), "{}", result.mismatch.unwrap());
         prop_assert_eq!(result.cycles, cycles);
     });
@@ -64,11 +63,10 @@ fn random_lockstep_has_conflicts_and_agrees() {
     for checked in [small("small"), small("odd"), small("wide"), baseline()] {
         let g = checked.geometry.clone();
         let lib = build(&rfgen_gen::generate(&checked, SramKind::Behavioural));
-        let mut block = MrfLockstep::new(&g, lib.layout(), RandomStimulus::new(&g, 11, Knobs::default()));
-        let opts = RunOptions { cycles: 100_000, x_seed: 5, waveform: None };
-        let result = lockstep::run(&lib, &mut block, &opts, &mut |_| {}).unwrap();
+        let mut stimulus = RandomStimulus::new(&g, 11, Knobs::default());
+        let result = mrf_run(&lib, Mrf::new(&g), &mut stimulus, 100_000, 5);
         assert!(result.mismatch.is_none(), "{}: {}", checked.config.name, result.mismatch.unwrap());
-        let s = block.model().stats();
+        let s = result.block.model().stats();
         assert!(s.dispatched > 30_000, "{}: only {} dispatched", checked.config.name, s.dispatched);
         assert!(s.bank_conflicts > 5_000, "{}: only {} bank conflicts", checked.config.name, s.bank_conflicts);
         assert!(s.issued - s.dispatched <= g.collectors as u64);
@@ -79,25 +77,44 @@ fn random_lockstep_has_conflicts_and_agrees() {
 /// forgotten port can never go unchecked.
 #[test]
 fn an_output_port_the_block_forgets_fails_the_run() {
-    struct Forgetful {
-        outputs: Vec<rfgen_cosim::verilator::PortSlot>,
+    /// The MRF model with glue that never mentions `disp_tag`.
+    struct Forgetful(Mrf);
+    impl Block for Forgetful {
+        type In = <Mrf as Block>::In;
+        type Out<'a> = <Mrf as Block>::Out<'a>;
+        fn reset(&mut self) {
+            self.0.reset()
+        }
+        fn outputs(&self) -> Self::Out<'_> {
+            self.0.outputs()
+        }
+        fn tick(&mut self, inp: &Self::In) {
+            self.0.tick(inp)
+        }
     }
-    impl Lockstep for Forgetful {
-        fn reset(&mut self) {}
-        fn step(&mut self, _: u64, _: &mut [u32], exp: &mut Expected) {
-            for p in self.outputs.iter().filter(|p| p.name != "disp_tag") {
+    impl Glue for Forgetful {
+        type Ports = Vec<rfgen_cosim::verilator::PortSlot>;
+        fn bind(&self, layout: &rfgen_cosim::verilator::Layout) -> anyhow::Result<Self::Ports> {
+            Ok(layout.outputs.clone())
+        }
+        fn drive(&self, _: &Self::Ports, _: &Self::In, _: &mut [u32]) {}
+        fn expect(&self, outputs: &Self::Ports, _: &Self::Out<'_>, exp: &mut Expected) {
+            for p in outputs.iter().filter(|p| p.name != "disp_tag") {
                 exp.skip(p);
             }
         }
-        fn tick(&mut self) {}
-        fn stats(&self) -> Vec<(&'static str, u64)> {
-            Vec::new()
-        }
     }
-    let lib = build(&rfgen_gen::generate(&small("small"), SramKind::Behavioural));
-    let mut block = Forgetful { outputs: lib.layout().outputs.clone() };
+    struct Idle;
+    impl random::Stimulus<Forgetful> for Idle {
+        fn next(&mut self, _: u64, _: &<Mrf as Block>::Out<'_>, _: &mut <Mrf as Block>::In) {}
+    }
+    let checked = small("small");
+    let lib = build(&rfgen_gen::generate(&checked, SramKind::Behavioural));
+    let idle = rfgen_model::blocks::mrf::MrfIn::new(&checked.geometry);
     let opts = RunOptions { cycles: 10, x_seed: 1, waveform: None };
-    let e = lockstep::run(&lib, &mut block, &opts, &mut |_| {}).unwrap_err();
+    let e = random::run(&lib, Forgetful(Mrf::new(&checked.geometry)), &mut Idle, idle, &opts, &mut |_| {})
+        .err()
+        .expect("the run fails");
     assert_eq!(
         e.to_string(),
         "cycle 0: the lockstep block decided nothing for output port `disp_tag`; every output must be compared or skipped"

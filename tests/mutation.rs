@@ -5,11 +5,13 @@
 mod common;
 
 use common::*;
-use rfgen_cosim::blocks::bdi::{CodecKnobs, CodecLockstep, RandomCodecStimulus};
-use rfgen_cosim::blocks::mrf::{Knobs, MrfLockstep, RandomStimulus};
-use rfgen_cosim::lockstep::{self, RunOptions, RunResult};
+use rfgen_cosim::blocks::bdi::{CodecKnobs, CodecStimulus, RandomCodecInputs};
+use rfgen_cosim::blocks::mrf::{Knobs, RandomStimulus};
+use rfgen_cosim::random::{self, RunOptions, RunResult};
 use rfgen_cosim::session::{CosimOptions, cosim_design};
 use rfgen_gen::{Checked, Design, SramKind};
+use rfgen_model::blocks::bdi::{Codec, CodecIn};
+use rfgen_model::blocks::mrf::Mrf;
 
 /// A named edit of one generated file: every occurrence of `from` becomes `to`.
 struct Mutation {
@@ -75,11 +77,10 @@ fn mutate(design: &Design, m: &Mutation) -> Design {
     d
 }
 
-fn random_run(checked: &Checked, design: &Design, seed: u64, x_seed: u32, cycles: u64) -> RunResult {
+fn random_run(checked: &Checked, design: &Design, seed: u64, x_seed: u32, cycles: u64) -> RunResult<Mrf> {
     let g = &checked.geometry;
     let lib = build(design);
-    let mut block = MrfLockstep::new(g, lib.layout(), RandomStimulus::new(g, seed, Knobs::default()));
-    lockstep::run(&lib, &mut block, &RunOptions { cycles, x_seed, waveform: None }, &mut |_| {}).unwrap()
+    mrf_run(&lib, Mrf::new(g), &mut RandomStimulus::new(g, seed, Knobs::default()), cycles, x_seed)
 }
 
 #[test]
@@ -226,11 +227,10 @@ const COMPRESSED_MUTATIONS: &[Mutation] = &[
     },
 ];
 
-fn compressed_run(checked: &Checked, design: &Design, seed: u64, cycles: u64) -> RunResult {
+fn compressed_run(checked: &Checked, design: &Design, seed: u64, cycles: u64) -> RunResult<Mrf> {
     let lib = build(design);
-    let stimulus = RandomStimulus::new(&checked.geometry, seed, Knobs::compressed());
-    let mut block = MrfLockstep::for_config(checked, lib.layout(), stimulus);
-    lockstep::run(&lib, &mut block, &RunOptions { cycles, x_seed: 1, waveform: None }, &mut |_| {}).unwrap()
+    let mut stimulus = RandomStimulus::new(&checked.geometry, seed, Knobs::compressed());
+    mrf_run(&lib, Mrf::for_config(checked), &mut stimulus, cycles, 1)
 }
 
 #[test]
@@ -256,9 +256,9 @@ fn lockstep_reports_codec_mutations() {
     let layout = rfgen_gen::bdi::Layout::new(&checked.geometry, &checked.config.compression).unwrap();
     let run = |design: &Design| {
         let lib = build(design);
-        let stimulus = RandomCodecStimulus::new(32, 5, CodecKnobs::default());
-        let mut block = CodecLockstep::new(&layout, lib.layout(), stimulus);
-        lockstep::run(&lib, &mut block, &RunOptions { cycles: 5_000, x_seed: 1, waveform: None }, &mut |_| {}).unwrap()
+        let mut stimulus = CodecStimulus::new(&layout, RandomCodecInputs::new(32, 5, CodecKnobs::default()));
+        let opts = RunOptions { cycles: 5_000, x_seed: 1, waveform: None };
+        random::run(&lib, Codec::new(&layout), &mut stimulus, CodecIn::new(&layout), &opts, &mut |_| {}).unwrap()
     };
     assert!(run(&design).mismatch.is_none());
     let mutations = [

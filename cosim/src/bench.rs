@@ -1,14 +1,20 @@
 //! Cosim throughput: (a) lockstep, (b) the Verilated RTL alone, (c) the model alone, all on
-//! the same stimulus. (b) replays input frames recorded from the stimulus through a minimal
-//! eval/tick loop; (c) runs the block's model side (stimulus, model, port encoding) without RTL.
+//! the same traffic — random stimulus, or the SM running a kernel. (b) replays the input frames
+//! the model side drove, recorded beforehand, through a minimal eval/tick loop; (c) runs the
+//! model side (stimulus or SM, model, port encoding) without RTL.
 
-use crate::blocks;
-use crate::lockstep::{self, Expected, RESET_CYCLES, RunOptions};
-use crate::session::{Event, load};
-use crate::verilator::{Rtl, TraceKind};
+use crate::blocks::CosimBlock;
+use crate::kernel::{self, KernelOptions};
+use crate::lockstep::{Expected, Glue, RESET_CYCLES};
+use crate::random::{self, RunOptions, Stimulus};
+use crate::verilator::{Rtl, RtlLib};
 use anyhow::{Result, ensure};
 use rfgen_gen::Checked;
-use std::path::Path;
+use rfgen_model::block::Block;
+use rfgen_model::blocks::mrf::{Mrf, MrfBlock, MrfStats};
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::Sm;
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Clone, Debug)]
@@ -19,43 +25,121 @@ pub struct BenchReport {
     pub model_cps: f64,
 }
 
-pub fn bench_cosim(
+/// The model side of lockstep without the RTL: the model and its port encoding, keeping the
+/// input frames it drove when asked to.
+struct Recorder<B: Glue> {
+    model: B,
+    ports: B::Ports,
+    frame: Vec<u32>,
+    exp: Expected,
+    frames: Option<Vec<u32>>,
+}
+
+impl<B: Glue> Recorder<B> {
+    fn new(model: B, lib: &RtlLib, keep: bool) -> Result<Self> {
+        let layout = lib.layout();
+        let ports = model.bind(layout)?;
+        Ok(Recorder {
+            model,
+            ports,
+            frame: vec![0; layout.in_words],
+            exp: Expected::new(layout),
+            frames: keep.then(Vec::new),
+        })
+    }
+}
+
+impl<B: Glue> Block for Recorder<B> {
+    type In = B::In;
+    type Out<'a>
+        = B::Out<'a>
+    where
+        B: 'a;
+
+    fn reset(&mut self) {
+        self.model.reset();
+    }
+
+    fn outputs(&self) -> B::Out<'_> {
+        self.model.outputs()
+    }
+
+    fn tick(&mut self, inp: &B::In) {
+        self.model.expect(&self.ports, &self.model.outputs(), &mut self.exp);
+        self.model.drive(&self.ports, inp, &mut self.frame);
+        if let Some(f) = &mut self.frames {
+            f.extend_from_slice(&self.frame);
+        }
+        self.model.tick(inp);
+    }
+}
+
+impl<B: Glue + MrfBlock> MrfBlock for Recorder<B> {
+    fn stats(&self) -> &MrfStats {
+        self.model.stats()
+    }
+}
+
+/// Random stimulus for `cycles` cycles.
+pub fn bench_random<B: CosimBlock>(
     checked: &Checked,
-    block: &str,
+    lib: &Arc<RtlLib>,
     cycles: u64,
     seed: u64,
-    cache: &Path,
-    events: &mut dyn FnMut(Event),
 ) -> Result<BenchReport> {
-    let info = blocks::find(block)?;
-    let design = (info.design)(checked)?;
-    let lib = load(&design, TraceKind::None, cache, events)?;
-    let layout = lib.layout().clone();
+    let drive = |keep: bool| -> Result<(Recorder<B>, f64)> {
+        let model = B::model(checked)?;
+        let mut inp = model.idle();
+        let mut rec = Recorder::new(model, lib, keep)?;
+        let mut stimulus = B::stimulus(checked, seed);
+        let t = Instant::now();
+        for c in 0..cycles {
+            stimulus.next(c, &rec.outputs(), &mut inp);
+            rec.tick(&inp);
+        }
+        Ok((rec, t.elapsed().as_secs_f64()))
+    };
+    let (_, model_secs) = drive(false)?;
+    let (recorded, _) = drive(true)?;
+    let rtl_secs = replay(lib, recorded.frames.as_deref().unwrap_or_default(), seed as u32);
 
-    // (c) model side alone, into one reused frame.
-    let mut model = (info.random)(checked, &layout, seed);
-    let mut frame = vec![0u32; layout.in_words];
-    let mut exp = Expected::new(&layout);
-    model.reset();
+    let model = B::model(checked)?;
+    let idle = model.idle();
+    let opts = RunOptions { cycles, x_seed: seed as u32, waveform: None };
     let t = Instant::now();
-    for c in 0..cycles {
-        model.step(c, &mut frame, &mut exp);
-        model.tick();
-    }
-    let model_secs = t.elapsed().as_secs_f64();
-    std::hint::black_box((&frame, &exp.values, &exp.mask));
+    let r = random::run(lib, model, &mut B::stimulus(checked, seed), idle, &opts, &mut |_| {})?;
+    let lockstep_secs = t.elapsed().as_secs_f64();
+    ensure!(r.mismatch.is_none(), "the benchmark run found a mismatch: {}", r.mismatch.unwrap());
+    Ok(report(cycles, lockstep_secs, rtl_secs, model_secs))
+}
 
-    // The same stimulus recorded as input frames for (b), untimed.
-    let mut recorder = (info.random)(checked, &layout, seed);
-    let mut frames = vec![0u32; layout.in_words * cycles as usize];
-    recorder.reset();
-    for (c, f) in frames.chunks_mut(layout.in_words).enumerate() {
-        recorder.step(c as u64, f, &mut exp);
-        recorder.tick();
-    }
+/// The SM running `kernel`, with the MRF's RTL in lockstep for (a).
+pub fn bench_kernel(checked: &Checked, lib: &Arc<RtlLib>, kernel: &Kernel) -> Result<BenchReport> {
+    let drive = |keep: bool| -> Result<(Vec<u32>, f64)> {
+        let rec = Recorder::new(Mrf::for_config(checked), lib, keep)?;
+        let mut sm = Sm::with_mrf(checked, kernel, rec).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let t = Instant::now();
+        sm.run(u64::MAX, &mut |_| {})?;
+        let secs = t.elapsed().as_secs_f64();
+        Ok((sm.into_mrf().frames.unwrap_or_default(), secs))
+    };
+    let (_, model_secs) = drive(false)?;
+    let (frames, _) = drive(true)?;
+    let cycles = (frames.len() / lib.layout().in_words.max(1)) as u64;
+    let rtl_secs = replay(lib, &frames, 1);
 
-    // (b) RTL alone: reset, then eval/tick over the recorded frames.
-    let mut rtl = Rtl::new(&lib, seed as u32);
+    let opts = KernelOptions { x_seed: 1, max_cycles: u64::MAX, waveform: None };
+    let t = Instant::now();
+    let outcome = kernel::run(checked, lib, kernel, &opts, &mut |_| {})?;
+    let lockstep_secs = t.elapsed().as_secs_f64();
+    ensure!(outcome.passed(), "the benchmark run failed: {:?}", outcome.mismatch);
+    Ok(report(cycles, lockstep_secs, rtl_secs, model_secs))
+}
+
+/// (b): the RTL alone over recorded input frames, after reset; returns the seconds taken.
+fn replay(lib: &Arc<RtlLib>, frames: &[u32], x_seed: u32) -> f64 {
+    let layout = lib.layout();
+    let mut rtl = Rtl::new(lib, x_seed);
     let mut out = vec![0u32; layout.out_words];
     let mut reset = vec![0u32; layout.in_words];
     layout.input("rst").put(&mut reset, 1);
@@ -68,18 +152,11 @@ pub fn bench_cosim(
         rtl.eval(frame, &mut out);
         rtl.tick();
     }
-    let rtl_secs = t.elapsed().as_secs_f64();
     std::hint::black_box(&out);
-    drop(frames);
+    t.elapsed().as_secs_f64()
+}
 
-    // (a) lockstep.
-    let mut block_model = (info.random)(checked, &layout, seed);
-    let opts = RunOptions { cycles, x_seed: seed as u32, waveform: None };
-    let t = Instant::now();
-    let result = lockstep::run(&lib, block_model.as_mut(), &opts, &mut |_| {})?;
-    let lockstep_secs = t.elapsed().as_secs_f64();
-    ensure!(result.mismatch.is_none(), "the benchmark run found a mismatch: {}", result.mismatch.unwrap());
-
+fn report(cycles: u64, lockstep: f64, rtl: f64, model: f64) -> BenchReport {
     let c = cycles as f64;
-    Ok(BenchReport { cycles, lockstep_cps: c / lockstep_secs, rtl_cps: c / rtl_secs, model_cps: c / model_secs })
+    BenchReport { cycles, lockstep_cps: c / lockstep, rtl_cps: c / rtl, model_cps: c / model }
 }

@@ -4,6 +4,9 @@
 
 pub mod bench;
 pub mod blocks;
+pub mod kernel;
 pub mod lockstep;
+pub mod random;
 pub mod session;
 pub mod verilator;
+pub mod wave;

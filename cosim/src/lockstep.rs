@@ -1,8 +1,13 @@
-//! Lockstep runner: every cycle the same inputs go to the RTL and to the model, and every
-//! output bit the model defines is compared. Stops at the first mismatch.
+//! The lockstep adapter: a block's golden model and its Verilated RTL run as one [`Block`].
+//! Every cycle the inputs go to both, and every output the model defines is compared with the
+//! RTL's; the first difference is kept as the run's [`Failure`]. Anything that drives a block
+//! model — the random stimulus, or the SM model running a kernel — drives the adapter the same
+//! way, so RTL is checked under random and real traffic by the same code.
 
 use crate::verilator::{Layout, PortSlot, Rtl, RtlLib};
+use crate::wave::ExpectedTrace;
 use anyhow::{Result, bail};
+use rfgen_model::block::Block;
 use std::fmt::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,10 +15,24 @@ use std::sync::Arc;
 /// Cycles with `rst` high before cycle 0.
 pub const RESET_CYCLES: u64 = 2;
 
+/// How a block model meets its RTL: the block's typed interface bound to the Verilated model's
+/// buffers, and the encoding of its inputs and outputs onto them.
+pub trait Glue: Block + 'static {
+    /// The block's interface with every port bound to its slot.
+    type Ports;
+    /// Binds the interface this model implies to the RTL's ports; fails naming what is missing.
+    fn bind(&self, layout: &Layout) -> Result<Self::Ports>;
+    /// Writes this cycle's inputs (every input port but `clk` and `rst`).
+    fn drive(&self, ports: &Self::Ports, inp: &Self::In, buf: &mut [u32]);
+    /// Decides every output port for this cycle: what the RTL must show, and which bits count.
+    fn expect(&self, ports: &Self::Ports, out: &Self::Out<'_>, exp: &mut Expected);
+}
+
 /// The model's outputs of one cycle: the expected values, the bits the RTL must match, and
 /// which ports the block decided on. Every output port must be decided every cycle — compared
-/// (fully or lane by lane) or skipped — so a port the block forgets fails the run at once
+/// (fully or lane by lane) or skipped — so a port the glue forgets fails the run at once
 /// instead of going unchecked.
+#[derive(Clone, Debug)]
 pub struct Expected {
     pub values: Vec<u32>,
     pub mask: Vec<u32>,
@@ -58,6 +77,16 @@ impl Expected {
         self.decide(port);
     }
 
+    /// Compares a port given as 64-bit words of bits (bit `i` of the port at bit `i % 64` of
+    /// word `i / 64`).
+    pub fn set_bits(&mut self, port: &PortSlot, bits: &[u64]) {
+        for (i, v) in self.values[port.range()].iter_mut().enumerate() {
+            *v = (bits[i / 2] >> (32 * (i % 2))) as u32;
+        }
+        port.full_mask(&mut self.mask);
+        self.decide(port);
+    }
+
     /// Leaves a port out of this cycle's comparison (its value means nothing now).
     pub fn skip(&mut self, port: &PortSlot) {
         self.mask[port.range()].fill(0);
@@ -75,38 +104,6 @@ impl Expected {
         self.decided.fill(0);
         missing
     }
-}
-
-/// The model side of a lockstep run: a block's golden model plus its stimulus.
-pub trait Lockstep {
-    /// Resets the model; the runner resets the RTL through its `rst` port.
-    fn reset(&mut self);
-    /// Chooses the inputs of `cycle` and writes them into `inp` (every port but `rst`); decides
-    /// every output port in `exp`.
-    fn step(&mut self, cycle: u64, inp: &mut [u32], exp: &mut Expected);
-    /// Clock edge of the model with the inputs of the last `step`.
-    fn tick(&mut self);
-    /// Event counts for the summary.
-    fn stats(&self) -> Vec<(&'static str, u64)>;
-    /// A finite stimulus has run out.
-    fn done(&self) -> bool {
-        false
-    }
-}
-
-/// Record cycles `from..` into a waveform file.
-#[derive(Clone, Debug)]
-pub struct Waveform {
-    pub path: PathBuf,
-    pub from: u64,
-}
-
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    pub cycles: u64,
-    /// Seed for Verilator's randomization of uninitialized state.
-    pub x_seed: u32,
-    pub waveform: Option<Waveform>,
 }
 
 /// One output port that differs.
@@ -133,95 +130,192 @@ impl fmt::Display for Mismatch {
     }
 }
 
+/// Record cycles `from..` into a waveform file: the RTL's signals from Verilator and, with
+/// `expected` and a VCD, the model's expected outputs beside them (scope `rfgen_model`; kept in
+/// memory until the run ends, so meant for short windows).
 #[derive(Clone, Debug)]
-pub struct RunResult {
-    /// Cycles compared (including the failing one).
-    pub cycles: u64,
-    pub mismatch: Option<Mismatch>,
+pub struct Waveform {
+    pub path: PathBuf,
+    pub from: u64,
+    pub expected: bool,
+}
+
+/// A block model and its RTL in lockstep.
+pub struct Lockstep<B: Glue> {
+    model: B,
+    ports: B::Ports,
+    lib: Arc<RtlLib>,
+    rtl: Rtl,
+    inp: Vec<u32>,
+    out: Vec<u32>,
+    exp: Expected,
+    cycle: u64,
+    mismatch: Option<Mismatch>,
+    error: Option<String>,
+    raw_digest: u64,
+    waveform: Option<(Waveform, Option<ExpectedTrace>)>,
+}
+
+impl<B: Glue> Lockstep<B> {
+    /// Binds `model` to a fresh instance of `lib` (uninitialized state from `x_seed`) and resets
+    /// both. With a waveform, its cycles are recorded from `from`.
+    pub fn new(model: B, lib: &Arc<RtlLib>, x_seed: u32, waveform: Option<Waveform>) -> Result<Self> {
+        let layout = lib.layout();
+        let ports = model.bind(layout)?;
+        let mut rtl = Rtl::new(lib, x_seed);
+        let waveform = match waveform {
+            Some(w) => {
+                rtl.trace_open(&w.path)?;
+                rtl.trace_enable(w.from == 0);
+                let trace = w.expected.then(|| ExpectedTrace::new(layout));
+                Some((w, trace))
+            }
+            None => None,
+        };
+        let mut l = Lockstep {
+            ports,
+            rtl,
+            inp: vec![0; layout.in_words],
+            out: vec![0; layout.out_words],
+            exp: Expected::new(layout),
+            lib: lib.clone(),
+            cycle: 0,
+            mismatch: None,
+            error: None,
+            raw_digest: 0xcbf2_9ce4_8422_2325,
+            waveform,
+            model,
+        };
+        l.reset();
+        Ok(l)
+    }
+
+    pub fn model(&self) -> &B {
+        &self.model
+    }
+
+    /// Cycles run since reset.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// The first cycle whose outputs differ, if any.
+    pub fn mismatch(&self) -> Option<&Mismatch> {
+        self.mismatch.as_ref()
+    }
+
+    /// The run is over: a mismatch, or glue that left an output undecided (an error of the
+    /// cosim code, not of the RTL).
+    pub fn failed(&self) -> bool {
+        self.mismatch.is_some() || self.error.is_some()
+    }
+
+    /// Fails with the glue error, if any.
+    pub fn check_glue(&self) -> Result<()> {
+        match &self.error {
+            Some(e) => bail!("{e}"),
+            None => Ok(()),
+        }
+    }
+
     /// Hash of every output bit of the RTL in every cycle, compared or not (reset cycles
     /// included): it changes with the x-seed exactly when uninitialized state reaches an output.
-    pub raw_digest: u64,
+    pub fn raw_digest(&self) -> u64 {
+        self.raw_digest
+    }
+
+    /// Closes the waveform, adding the model's expected outputs to a VCD; returns its path.
+    pub fn finish_waveform(&mut self) -> Result<Option<PathBuf>> {
+        let Some((w, trace)) = self.waveform.take() else { return Ok(None) };
+        self.rtl.trace_close();
+        if let Some(trace) = trace {
+            trace.merge_into(&w.path)?;
+        }
+        Ok(Some(w.path))
+    }
 }
 
-/// Runs `block` against a fresh instance of `lib`. `progress` is called every 65,536 cycles.
-/// Fails (an error, not a mismatch) when the block leaves an output port undecided.
-pub fn run(
-    lib: &Arc<RtlLib>,
-    block: &mut dyn Lockstep,
-    opts: &RunOptions,
-    progress: &mut dyn FnMut(u64),
-) -> Result<RunResult> {
-    let layout = lib.layout();
-    let rst = layout.input("rst").clone();
-    let mut inp = vec![0u32; layout.in_words];
-    let mut out = vec![0u32; layout.out_words];
-    let mut exp = Expected::new(layout);
-    let mut rtl = Rtl::new(lib, opts.x_seed);
-    if let Some(w) = &opts.waveform {
-        rtl.trace_open(&w.path)?;
-        rtl.trace_enable(w.from == 0);
-    }
-    let mut raw_digest: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut fold = |out: &[u32]| {
-        for &o in out {
-            raw_digest = (raw_digest ^ o as u64).wrapping_mul(0x0000_0100_0000_01b3);
+impl<B: Glue> Block for Lockstep<B> {
+    type In = B::In;
+    type Out<'a>
+        = B::Out<'a>
+    where
+        B: 'a;
+
+    /// Resets the model, and the RTL through `rst` for [`RESET_CYCLES`] cycles.
+    fn reset(&mut self) {
+        self.model.reset();
+        let rst = self.lib.layout().input("rst").clone();
+        self.inp.fill(0);
+        rst.put(&mut self.inp, 1);
+        for _ in 0..RESET_CYCLES {
+            self.rtl.eval(&self.inp, &mut self.out);
+            fold(&mut self.raw_digest, &self.out);
+            self.rtl.tick();
         }
-        raw_digest
-    };
-
-    block.reset();
-    rst.put(&mut inp, 1);
-    for _ in 0..RESET_CYCLES {
-        rtl.eval(&inp, &mut out);
-        fold(&out);
-        rtl.tick();
+        rst.put(&mut self.inp, 0);
+        self.cycle = 0;
     }
-    rst.put(&mut inp, 0);
 
-    for cycle in 0..opts.cycles {
-        if let Some(w) = &opts.waveform {
-            if w.from == cycle && cycle > 0 {
-                rtl.trace_enable(true);
+    fn outputs(&self) -> B::Out<'_> {
+        self.model.outputs()
+    }
+
+    fn tick(&mut self, inp: &B::In) {
+        if self.failed() {
+            self.model.tick(inp);
+            return;
+        }
+        let layout = self.lib.layout();
+        if let Some((w, _)) = &self.waveform {
+            if w.from == self.cycle && self.cycle > 0 {
+                self.rtl.trace_enable(true);
             }
         }
-        block.step(cycle, &mut inp, &mut exp);
-        if let Some(port) = exp.undecided(layout) {
-            bail!(
-                "cycle {cycle}: the lockstep block decided nothing for output port `{}`; every output must be compared or skipped",
-                port.name
-            );
+        self.model.expect(&self.ports, &self.model.outputs(), &mut self.exp);
+        if let Some(port) = self.exp.undecided(layout) {
+            self.error = Some(format!(
+                "cycle {}: the lockstep block decided nothing for output port `{}`; every output must be compared or skipped",
+                self.cycle, port.name
+            ));
+            return;
         }
-        rtl.eval(&inp, &mut out);
-        let digest = fold(&out);
-        let differs = out.iter().zip(&exp.values).zip(&exp.mask).any(|((&o, &e), &m)| (o ^ e) & m != 0);
-        if differs {
-            rtl.tick(); // so the waveform shows the failing edge
-            let ports = diff_ports(layout, &exp.values, &out, &exp.mask);
-            return Ok(RunResult { cycles: cycle + 1, mismatch: Some(Mismatch { cycle, ports }), raw_digest: digest });
+        self.model.drive(&self.ports, inp, &mut self.inp);
+        self.rtl.eval(&self.inp, &mut self.out);
+        fold(&mut self.raw_digest, &self.out);
+        if let Some((w, Some(trace))) = &mut self.waveform {
+            if self.cycle >= w.from {
+                trace.record(self.cycle, &self.exp);
+            }
         }
-        block.tick();
-        rtl.tick();
-        if cycle & 0xffff == 0xffff {
-            progress(cycle + 1);
+        let (out, exp) = (&self.out, &self.exp);
+        if out.iter().zip(&exp.values).zip(&exp.mask).any(|((&o, &e), &m)| (o ^ e) & m != 0) {
+            self.mismatch = Some(Mismatch { cycle: self.cycle, ports: diff_ports(layout, exp, out) });
         }
-        if block.done() {
-            return Ok(RunResult { cycles: cycle + 1, mismatch: None, raw_digest: digest });
-        }
+        self.model.tick(inp);
+        self.rtl.tick(); // also after a mismatch, so the waveform shows the failing edge
+        self.cycle += 1;
     }
-    Ok(RunResult { cycles: opts.cycles, mismatch: None, raw_digest })
 }
 
-fn diff_ports(layout: &Layout, exp: &[u32], out: &[u32], mask: &[u32]) -> Vec<PortDiff> {
+fn fold(digest: &mut u64, out: &[u32]) {
+    for &o in out {
+        *digest = (*digest ^ o as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+}
+
+fn diff_ports(layout: &Layout, exp: &Expected, out: &[u32]) -> Vec<PortDiff> {
     let mut diffs = Vec::new();
     for p in &layout.outputs {
         let r = p.range();
-        let bad: Vec<usize> = r.clone().filter(|&i| (exp[i] ^ out[i]) & mask[i] != 0).map(|i| i - p.offset).collect();
+        let bad: Vec<usize> =
+            r.clone().filter(|&i| (exp.values[i] ^ out[i]) & exp.mask[i] != 0).map(|i| i - p.offset).collect();
         if bad.is_empty() {
             continue;
         }
         let (mut expected, mut actual) = (String::new(), String::new());
         if p.words <= 2 {
-            let _ = write!(expected, "0x{:x}", p.get(exp));
+            let _ = write!(expected, "0x{:x}", p.get(&exp.values));
             let _ = write!(actual, "0x{:x}", p.get(out));
         } else {
             // Wide ports: list the differing 32-bit words (lanes, for register data).
@@ -233,7 +327,7 @@ fn diff_ports(layout: &Layout, exp: &[u32], out: &[u32], mask: &[u32]) -> Vec<Po
                     break;
                 }
                 let i = p.offset + w;
-                let _ = write!(expected, "{}word {w} = 0x{:08x}", if n > 0 { ", " } else { "" }, exp[i]);
+                let _ = write!(expected, "{}word {w} = 0x{:08x}", if n > 0 { ", " } else { "" }, exp.values[i]);
                 let _ = write!(actual, "{}word {w} = 0x{:08x}", if n > 0 { ", " } else { "" }, out[i]);
             }
         }

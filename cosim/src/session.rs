@@ -1,12 +1,17 @@
-//! A complete cosim run as `rfgen cosim` performs it: generate the block's RTL, build (or reuse)
-//! its Verilator library, run lockstep with random stimulus, and on a mismatch replay the same
-//! seed with tracing to write a waveform of the last cycles.
+//! A complete cosim run as `rfgen cosim` performs it: take the block's RTL (generated, or a
+//! user's copy checked against the block's interface), build (or reuse) its Verilator library,
+//! run lockstep — random stimulus, or the SM running a kernel — and on a mismatch replay the run
+//! with tracing to write a waveform of its last cycles with the model's expected outputs.
 
-use crate::blocks;
-use crate::lockstep::{self, Mismatch, RunOptions, Waveform};
+use crate::blocks::{self, BlockInfo};
+use crate::kernel::KernelOptions;
+use crate::lockstep::{Mismatch, Waveform};
+use crate::random::RunOptions;
 use crate::verilator::{BuildPlan, Layout, RtlLib, TraceKind};
-use anyhow::Result;
+use anyhow::{Result, bail};
 use rfgen_gen::{Checked, Design};
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::SimError;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,7 +21,9 @@ pub const WAVE_WINDOW: u64 = 64;
 #[derive(Clone, Debug)]
 pub struct CosimOptions {
     pub block: String,
+    /// Random mode: cycles to run. Kernel mode: the SM's cycle limit.
     pub cycles: u64,
+    /// Random mode: the stimulus seed.
     pub seed: u64,
     pub x_seed: u32,
     /// Record the whole run (`.vcd` or `.fst`).
@@ -42,6 +49,16 @@ pub struct CosimReport {
     pub stats: Vec<(&'static str, u64)>,
     pub mismatch: Option<Mismatch>,
     pub waveform: Option<PathBuf>,
+    /// Kernel mode: operands that differ from the kernel's functional values.
+    pub operand_mismatches: u64,
+    /// Kernel mode: the kernel faulted or ran out of cycles.
+    pub kernel_error: Option<SimError>,
+}
+
+impl CosimReport {
+    pub fn passed(&self) -> bool {
+        self.mismatch.is_none() && self.operand_mismatches == 0 && self.kernel_error.is_none()
+    }
 }
 
 /// Builds (or finds in the cache) and loads the library of a design's top module.
@@ -54,47 +71,96 @@ pub fn load(design: &Design, trace: TraceKind, cache: &Path, events: &mut dyn Fn
     RtlLib::load(&path, Layout::new(design.manifest.top_module()))
 }
 
+/// Random-stimulus lockstep of the block's generated RTL.
 pub fn cosim(checked: &Checked, opts: &CosimOptions, events: &mut dyn FnMut(Event)) -> Result<CosimReport> {
     let block = blocks::find(&opts.block)?;
     cosim_design(checked, &(block.design)(checked)?, opts, events)
 }
 
-/// [`cosim`] of a given design of the block (for instance a deliberately broken one).
+/// [`cosim`] of a given design of the block (a user's copy, or a deliberately broken one).
 pub fn cosim_design(
     checked: &Checked,
     design: &Design,
     opts: &CosimOptions,
     events: &mut dyn FnMut(Event),
 ) -> Result<CosimReport> {
-    let block_info = blocks::find(&opts.block)?;
-    let trace = opts.trace.as_deref().map(TraceKind::for_path).unwrap_or(TraceKind::None);
-    let lib = load(design, trace, &opts.cache, events)?;
-    let mut block = (block_info.random)(checked, lib.layout(), opts.seed);
-    let run_opts = RunOptions {
-        cycles: opts.cycles,
-        x_seed: opts.x_seed,
-        waveform: opts.trace.clone().map(|path| Waveform { path, from: 0 }),
+    let block = blocks::find(&opts.block)?;
+    let run = |lib: &Arc<RtlLib>, cycles: u64, waveform: Option<Waveform>, events: &mut dyn FnMut(Event)| {
+        let run_opts = RunOptions { cycles, x_seed: opts.x_seed, waveform };
+        (block.random)(checked, lib, opts.seed, &run_opts, &mut |c| events(Event::Progress(c)))
     };
-    let result = lockstep::run(&lib, block.as_mut(), &run_opts, &mut |c| events(Event::Progress(c)))?;
+    let lib = load(design, trace_kind(opts), &opts.cache, events)?;
+    let outcome = run(&lib, opts.cycles, whole_run(opts), events)?;
     let mut waveform = opts.trace.clone();
-    if let (Some(m), None, Some(dir)) = (&result.mismatch, &opts.trace, &opts.fail_wave_dir) {
+    if let (Some(m), None, Some(dir)) = (&outcome.mismatch, &opts.trace, &opts.fail_wave_dir) {
         let path = dir.join(format!("cosim-{}-seed{}.vcd", opts.block, opts.seed));
         let lib = load(design, TraceKind::Vcd, &opts.cache, events)?;
-        let mut replay = (block_info.random)(checked, lib.layout(), opts.seed);
-        let replay_opts = RunOptions {
-            cycles: m.cycle + 1,
-            x_seed: opts.x_seed,
-            waveform: Some(Waveform { path: path.clone(), from: m.cycle.saturating_sub(WAVE_WINDOW) }),
-        };
-        lockstep::run(&lib, replay.as_mut(), &replay_opts, &mut |_| {})?;
+        run(&lib, m.cycle + 1, Some(window(&path, m)), &mut |_| {})?;
         waveform = Some(path);
     }
     Ok(CosimReport {
         block: opts.block.clone(),
         top: design.manifest.top.clone(),
-        cycles: result.cycles,
-        stats: block.stats(),
-        mismatch: result.mismatch,
+        cycles: outcome.cycles,
+        stats: outcome.stats,
+        mismatch: outcome.mismatch,
         waveform,
+        operand_mismatches: 0,
+        kernel_error: None,
     })
+}
+
+/// Kernel-driven lockstep: the SM model runs `kernel` with the block's RTL in place of its
+/// model (`opts.cycles` is the cycle limit).
+pub fn cosim_kernel(
+    checked: &Checked,
+    design: &Design,
+    kernel: &Kernel,
+    opts: &CosimOptions,
+    events: &mut dyn FnMut(Event),
+) -> Result<CosimReport> {
+    let block = blocks::find(&opts.block)?;
+    let Some(run_kernel) = block.kernel else { bail!(kernel_blocks_only(block)) };
+    let run = |lib: &Arc<RtlLib>, waveform: Option<Waveform>, events: &mut dyn FnMut(Event)| {
+        let k_opts = KernelOptions { x_seed: opts.x_seed, max_cycles: opts.cycles, waveform };
+        run_kernel(checked, lib, kernel, &k_opts, &mut |c| events(Event::Progress(c)))
+    };
+    let lib = load(design, trace_kind(opts), &opts.cache, events)?;
+    let outcome = run(&lib, whole_run(opts), events)?;
+    let mut waveform = opts.trace.clone();
+    if let (Some(m), None, Some(dir)) = (&outcome.mismatch, &opts.trace, &opts.fail_wave_dir) {
+        let path = dir.join(format!("cosim-{}-{}.vcd", opts.block, kernel.name));
+        let lib = load(design, TraceKind::Vcd, &opts.cache, events)?;
+        run(&lib, Some(window(&path, m)), &mut |_| {})?;
+        waveform = Some(path);
+    }
+    Ok(CosimReport {
+        block: opts.block.clone(),
+        top: design.manifest.top.clone(),
+        cycles: outcome.cycles,
+        stats: outcome.stats,
+        mismatch: outcome.mismatch,
+        waveform,
+        operand_mismatches: outcome.sim.operand_mismatches,
+        kernel_error: outcome.error,
+    })
+}
+
+/// The message for a block the SM does not drive.
+pub fn kernel_blocks_only(block: &BlockInfo) -> String {
+    let able: Vec<&str> = blocks::BLOCKS.iter().filter(|b| b.kernel.is_some()).map(|b| b.name).collect();
+    format!("--kernel: the SM model does not drive block `{}` (kernel-driven blocks: {})", block.name, able.join(", "))
+}
+
+fn trace_kind(opts: &CosimOptions) -> TraceKind {
+    opts.trace.as_deref().map(TraceKind::for_path).unwrap_or(TraceKind::None)
+}
+
+fn whole_run(opts: &CosimOptions) -> Option<Waveform> {
+    opts.trace.clone().map(|path| Waveform { path, from: 0, expected: false })
+}
+
+/// The last [`WAVE_WINDOW`] cycles before a mismatch, and the failing one.
+fn window(path: &Path, m: &Mismatch) -> Waveform {
+    Waveform { path: path.to_path_buf(), from: m.cycle.saturating_sub(WAVE_WINDOW), expected: true }
 }

@@ -2,8 +2,10 @@
 
 use super::ConfigSource;
 use clap::{Args, Subcommand};
-use rfgen_cosim::bench::bench_cosim;
-use rfgen_cosim::session::Event;
+use rfgen_cosim::bench::bench_kernel;
+use rfgen_cosim::blocks;
+use rfgen_cosim::session::{Event, load};
+use rfgen_cosim::verilator::TraceKind;
 use rfgen_cosim::verilator::default_cache_dir;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,7 +20,9 @@ pub struct BenchArgs {
 #[derive(Subcommand)]
 enum BenchWhat {
     /// Simulated SM cycles/s and warp instructions/s of the golden model on one thread
-    #[command(after_help = "Example:\n  rfgen bench sim --kernel matmul")]
+    #[command(
+        after_help = "Examples:\n  rfgen bench sim --kernel matmul\n  rfgen bench sim --preset isca15-bdi --kernel pathfinder --seconds 5"
+    )]
     Sim {
         #[command(flatten)]
         source: ConfigSource,
@@ -30,14 +34,20 @@ enum BenchWhat {
         seconds: f64,
     },
     /// Cycles/s of lockstep cosim, of the Verilated RTL alone and of the model alone
-    #[command(after_help = "Example:\n  rfgen bench cosim --preset baseline --cycles 1000000")]
+    #[command(
+        after_help = "Examples:\n  rfgen bench cosim --preset baseline --cycles 1000000\n  rfgen bench cosim --kernel matmul     # the SM model drives the MRF's RTL"
+    )]
     Cosim {
         #[command(flatten)]
         source: ConfigSource,
         #[arg(long, default_value = "mrf")]
         block: String,
+        /// Random mode: cycles to run
         #[arg(long, default_value_t = 1_000_000)]
         cycles: u64,
+        /// Kernel mode: run this library kernel on the SM model (block mrf)
+        #[arg(long, value_name = "NAME|FILE")]
+        kernel: Option<String>,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Verilator build cache (default: $RFGEN_CACHE_DIR or ~/.cache/rfgen)
@@ -74,18 +84,25 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             println!("  peak memory (VmHWM)       {:>12}", peak_memory().unwrap_or_else(|| "unknown".into()));
             Ok(ExitCode::SUCCESS)
         }
-        BenchWhat::Cosim { source, block, cycles, seed, cache_dir } => {
+        BenchWhat::Cosim { source, block, cycles, kernel, seed, cache_dir } => {
             let checked = source.load()?;
+            let info = blocks::find(&block).map_err(|e| super::bad_input(e.to_string()))?;
+            let kernel = kernel.map(|k| super::kernel(&k)).transpose()?;
+            if kernel.is_some() && info.kernel.is_none() {
+                return Err(super::bad_input(rfgen_cosim::session::kernel_blocks_only(info)));
+            }
             let cache = cache_dir.unwrap_or_else(default_cache_dir);
-            let r = bench_cosim(&checked, &block, cycles, seed, &cache, &mut |e| {
+            let design = (info.design)(&checked)?;
+            let lib = load(&design, TraceKind::None, &cache, &mut |e| {
                 if let Event::Building { top, key } = e {
                     eprintln!("building Verilator model of {top} ({key})");
                 }
             })?;
-            println!(
-                "cosim benchmark: block {block}, config {}, {} cycles, seed {seed}",
-                checked.config.name, r.cycles
-            );
+            let (r, traffic) = match &kernel {
+                Some(k) => (bench_kernel(&checked, &lib, k)?, format!("kernel {} on the SM model", k.name)),
+                None => ((info.bench)(&checked, &lib, cycles, seed)?, format!("random stimulus, seed {seed}")),
+            };
+            println!("cosim benchmark: block {block}, config {}, {} cycles, {traffic}", checked.config.name, r.cycles);
             println!(
                 "  (a) lockstep cosim   {:>12.0} cycles/s  ({:.0}% of b)",
                 r.lockstep_cps,

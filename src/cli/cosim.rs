@@ -1,11 +1,14 @@
-//! `rfgen cosim`: lockstep cosimulation of a generated block against its golden model.
+//! `rfgen cosim`: lockstep cosimulation of a block's RTL against its golden model, under random
+//! stimulus or under the traffic of a kernel running on the SM model.
 
 use super::{ConfigSource, bad_input};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rfgen_cosim::blocks::{self, BLOCKS};
-use rfgen_cosim::session::{self, CosimOptions, Event};
+use rfgen_cosim::session::{self, CosimOptions, CosimReport, Event};
 use rfgen_cosim::verilator::default_cache_dir;
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::{SimError, Sm};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -15,8 +18,14 @@ use std::process::ExitCode;
   rfgen cosim --list
   rfgen cosim --cycles 1000000                    # default SM, random seed (printed)
   rfgen cosim --preset baseline --seed 7 --cycles 20000 --trace run.fst
-  rfgen cosim --config small.toml --block mrf
+  rfgen cosim --kernel matmul                     # the SM model runs matmul on the MRF's RTL
+  rfgen cosim --preset isca15-bdi --kernel pathfinder
   rfgen cosim --block bdi --cycles 1000000        # BDI compressor + decompressor
+
+Random mode drives the block with protocol-respecting random stimulus for --cycles cycles.
+Kernel mode (--kernel) runs the kernel on the SM model with the block's RTL in place of its
+model: every output is compared every cycle and every operand is checked against the kernel's
+functional values.
 
 Exit status: 0 when RTL and model agree, 1 on a mismatch or failure, 2 on bad input.")]
 pub struct CosimArgs {
@@ -28,13 +37,18 @@ pub struct CosimArgs {
     /// List the blocks and exit
     #[arg(long)]
     list: bool,
-    /// Cycles to run after reset (1 to 10^10)
-    #[arg(long, default_value_t = 100_000)]
-    cycles: u64,
-    /// Stimulus seed (default: random, printed)
+    /// Random mode: cycles to run after reset (default 100000). Kernel mode: the cycle limit
+    /// (default 200000000). At most 10^10.
     #[arg(long)]
+    cycles: Option<u64>,
+    /// Run this library kernel or .kir file on the SM model, driving the block's RTL
+    #[arg(long, value_name = "NAME|FILE")]
+    kernel: Option<String>,
+    /// Random-stimulus seed (default: random, printed)
+    #[arg(long, conflicts_with = "kernel")]
     seed: Option<u64>,
-    /// Seed for Verilator's randomization of uninitialized state (default: the stimulus seed)
+    /// Seed for Verilator's randomization of uninitialized state (default: the stimulus seed, or
+    /// 1 in kernel mode)
     #[arg(long)]
     x_seed: Option<u32>,
     /// Record a waveform of the whole run (.vcd or .fst)
@@ -48,19 +62,24 @@ pub struct CosimArgs {
     cache_dir: Option<PathBuf>,
 }
 
+/// Longest run `--cycles` accepts.
+const MAX_CYCLES: u64 = 10_000_000_000;
+
 pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     if args.list {
         for b in BLOCKS {
-            println!("{:<8} {}", b.name, b.about);
+            let kernel = if b.kernel.is_some() { " [--kernel]" } else { "" };
+            println!("{:<8} {}{kernel}", b.name, b.about);
         }
         return Ok(ExitCode::SUCCESS);
     }
-    blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
-    if !(1..=MAX_CYCLES).contains(&args.cycles) {
-        return Err(bad_input(format!(
-            "--cycles {}: allowed 1 to {MAX_CYCLES} (a billion cycles take about an hour)",
-            args.cycles
-        )));
+    let block = blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
+    if let Some(c) = args.cycles {
+        if !(1..=MAX_CYCLES).contains(&c) {
+            return Err(bad_input(format!(
+                "--cycles {c}: allowed 1 to {MAX_CYCLES} (a billion cycles take about an hour)"
+            )));
+        }
     }
     if let Some(t) = &args.trace {
         let ext = t.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -71,75 +90,118 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     }
     writable_folder("--wave-dir", &args.wave_dir)?;
     let checked = args.source.load()?;
+    let kernel = match &args.kernel {
+        Some(name) => {
+            if block.kernel.is_none() {
+                return Err(bad_input(session::kernel_blocks_only(block)));
+            }
+            let k = super::kernel(name)?;
+            // A kernel that does not fit is bad input, found before any RTL is built.
+            Sm::new(&checked, &k).map_err(|e| bad_input(e.to_string()))?;
+            Some(k)
+        }
+        None => None,
+    };
     // A config the block cannot be built from is bad input, like any other config error.
-    (blocks::find(&args.block)?.design)(&checked).map_err(|e| bad_input(format!("{}: {e}", args.source.flags())))?;
+    let design = (block.design)(&checked).map_err(|e| bad_input(format!("{}: {e}", args.source.flags())))?;
     let seed = args.seed.unwrap_or_else(random_seed);
-    let x_seed = args.x_seed.unwrap_or(seed as u32);
+    let x_seed = args.x_seed.unwrap_or(if kernel.is_some() { 1 } else { seed as u32 });
     let opts = CosimOptions {
         block: args.block.clone(),
-        cycles: args.cycles,
+        cycles: args.cycles.unwrap_or(if kernel.is_some() { 200_000_000 } else { 100_000 }),
         seed,
         x_seed,
         trace: args.trace.clone(),
         fail_wave_dir: Some(args.wave_dir.clone()),
         cache: args.cache_dir.clone().unwrap_or_else(default_cache_dir),
     };
-    println!(
-        "cosim {}: config {} (hash {}), seed {seed}, x-seed {x_seed}, {} cycles",
-        args.block,
-        checked.config.name,
-        checked.hash(),
-        args.cycles
-    );
-    let bar = ProgressBar::new(args.cycles);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} cycles {per_sec} eta {eta}").expect("valid template"),
-    );
-    let report = session::cosim(&checked, &opts, &mut |e| match e {
+    let what = match &kernel {
+        Some(k) => format!("kernel {} on the SM model, x-seed {x_seed}", k.name),
+        None => format!("seed {seed}, x-seed {x_seed}, {} cycles", opts.cycles),
+    };
+    println!("cosim {}: config {} (hash {}), {what}", args.block, checked.config.name, checked.hash());
+    let bar = match &kernel {
+        Some(_) => ProgressBar::new_spinner()
+            .with_style(ProgressStyle::with_template("{spinner} {pos} cycles {per_sec}").expect("valid template")),
+        None => ProgressBar::new(opts.cycles).with_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} cycles {per_sec} eta {eta}").expect("valid template"),
+        ),
+    };
+    let mut events = |e: Event| match e {
         Event::Building { top, key } => {
             bar.suspend(|| eprintln!("building Verilator model of {top} ({key}); later runs reuse it"))
         }
         Event::Progress(c) => bar.set_position(c),
-    })?;
+    };
+    let report = match &kernel {
+        Some(k) => session::cosim_kernel(&checked, &design, k, &opts, &mut events)?,
+        None => session::cosim_design(&checked, &design, &opts, &mut events)?,
+    };
     bar.finish_and_clear();
     if let Some(t) = &args.trace {
         if !t.is_file() {
             anyhow::bail!("the waveform {} was not written", t.display());
         }
     }
+    print_report(&report, kernel.as_ref());
+    if report.passed() {
+        println!("PASS: RTL and model agree on every compared output in {} cycles", report.cycles);
+        return Ok(ExitCode::SUCCESS);
+    }
+    explain_failure(&args, &report, kernel.as_ref(), seed, x_seed);
+    Ok(ExitCode::from(1))
+}
 
+fn print_report(report: &CosimReport, kernel: Option<&Kernel>) {
     println!("  {:<26} {}", "top", report.top);
     println!("  {:<26} {}", "cycles", report.cycles);
     for (name, v) in &report.stats {
         println!("  {name:<26} {v}");
     }
     println!("  {:<26} {}", "mismatches", report.mismatch.is_some() as u32);
-    match &report.mismatch {
-        None => {
-            println!("PASS: RTL and model agree on every compared output in {} cycles", report.cycles);
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(m) => {
-            print!("{m}");
-            let x = if args.x_seed.is_some() { format!(" --x-seed {x_seed}") } else { String::new() };
-            println!("  seed: {seed}");
-            println!(
-                "  reproduce: rfgen cosim {} --block {} --seed {seed}{x} --cycles {}",
-                args.source.flags(),
-                args.block,
-                m.cycle + 1
-            );
-            if let Some(w) = &report.waveform {
-                println!("  waveform: {}", w.display());
-            }
-            println!("FAIL: RTL and model differ");
-            Ok(ExitCode::from(1))
-        }
+    if kernel.is_some() {
+        println!("  {:<26} {}", "operand mismatches", report.operand_mismatches);
     }
 }
 
-/// Longest run `--cycles` accepts.
-const MAX_CYCLES: u64 = 10_000_000_000;
+fn explain_failure(args: &CosimArgs, report: &CosimReport, kernel: Option<&Kernel>, seed: u64, x_seed: u32) {
+    if let Some(m) = &report.mismatch {
+        print!("{m}");
+    }
+    if report.operand_mismatches > 0 {
+        println!(
+            "  {} operands differ from the kernel's functional values (rfgen sim shows them)",
+            report.operand_mismatches
+        );
+    }
+    match &report.kernel_error {
+        Some(SimError::CycleLimit(c)) => println!("  the kernel did not finish within {c} cycles (raise --cycles)"),
+        Some(e) => println!("  {e}"),
+        None => {}
+    }
+    let x = if args.x_seed.is_some() { format!(" --x-seed {x_seed}") } else { String::new() };
+    match kernel {
+        Some(_) => println!(
+            "  reproduce: rfgen cosim {} --block {} --kernel {}{x}",
+            args.source.flags(),
+            args.block,
+            args.kernel.as_deref().unwrap_or_default()
+        ),
+        None => {
+            let cycles = report.mismatch.as_ref().map_or(report.cycles, |m| m.cycle + 1);
+            println!("  seed: {seed}");
+            println!(
+                "  reproduce: rfgen cosim {} --block {} --seed {seed}{x} --cycles {cycles}",
+                args.source.flags(),
+                args.block
+            );
+        }
+    }
+    if let Some(w) = &report.waveform {
+        println!("  waveform: {}", w.display());
+    }
+    println!("FAIL: RTL and model differ");
+}
 
 /// An output file's folder exists, and the path is not a folder.
 pub fn writable_file(flag: &str, path: &Path) -> anyhow::Result<()> {

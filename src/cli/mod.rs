@@ -99,3 +99,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sim(a) => sim::run(a),
     }
 }
+
+/// A library kernel by name, or a kernel file.
+pub fn kernel(name: &str) -> anyhow::Result<rfgen_model::kernel::Kernel> {
+    use rfgen_model::kernel::library;
+    if let Some(k) = library::find(name) {
+        return k.parse().map_err(|e| anyhow::anyhow!("library kernel {name}: {e}"));
+    }
+    let path = PathBuf::from(name);
+    if !path.exists() {
+        let names: Vec<&str> = library::KERNELS.iter().map(|k| k.name).collect();
+        return Err(bad_input(format!("`{name}` is neither a library kernel ({}) nor a file", names.join(", "))));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
+    rfgen_model::kernel::parse(&text).map_err(|e| bad_input(format!("{}:{e}", path.display())))
+}

@@ -7,7 +7,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rfgen_model::kernel::{Kernel, library, synthetic};
 use rfgen_model::sim::{SimReport, simulate};
 use rfgen_model::sm::stats::Histogram;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Run a kernel on the golden SM model: IPC, stalls, register-file traffic, value statistics, energy
@@ -56,16 +55,7 @@ fn load_kernel(args: &SimArgs) -> anyhow::Result<Kernel> {
             "give --kernel NAME|FILE or --synthetic KNOBS (rfgen sim --list-kernels names the library)",
         ));
     };
-    if let Some(k) = library::find(name) {
-        return k.parse().map_err(|e| anyhow::anyhow!("library kernel {name}: {e}"));
-    }
-    let path = PathBuf::from(name);
-    if !path.exists() {
-        let names: Vec<&str> = library::KERNELS.iter().map(|k| k.name).collect();
-        return Err(bad_input(format!("`{name}` is neither a library kernel ({}) nor a file", names.join(", "))));
-    }
-    let text = std::fs::read_to_string(&path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
-    rfgen_model::kernel::parse(&text).map_err(|e| bad_input(format!("{}:{e}", path.display())))
+    super::kernel(name)
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {

@@ -65,6 +65,19 @@ pub fn baseline() -> Checked {
     rfgen_gen::config::preset("baseline").unwrap()
 }
 
+/// A random or scripted lockstep run of an MRF model against `lib`.
+pub fn mrf_run<S: rfgen_cosim::random::Stimulus<rfgen_model::blocks::mrf::Mrf>>(
+    lib: &Arc<RtlLib>,
+    model: rfgen_model::blocks::mrf::Mrf,
+    stimulus: &mut S,
+    cycles: u64,
+    x_seed: u32,
+) -> rfgen_cosim::random::RunResult<rfgen_model::blocks::mrf::Mrf> {
+    let idle = rfgen_model::blocks::mrf::MrfIn::new(model.geometry());
+    let opts = rfgen_cosim::random::RunOptions { cycles, x_seed, waveform: None };
+    rfgen_cosim::random::run(lib, model, stimulus, idle, &opts, &mut |_| {}).expect("the glue decides every port")
+}
+
 pub fn build(design: &Design) -> Arc<RtlLib> {
     load(design, TraceKind::None, &cache_dir(), &mut |_: Event| {}).expect("the Verilator build succeeds")
 }

@@ -1,52 +1,77 @@
-//! The blocks `rfgen cosim --block` can check. Each entry says which design to build (and its
-//! top module) and how to make the model side of a lockstep run.
+//! The blocks `rfgen cosim --block` can check: one registry entry each. A block joins by
+//! implementing [`Glue`] (its interface bound to the RTL) and [`CosimBlock`] (its design, model
+//! and random stimulus) for its model, and adding a line to [`BLOCKS`]; the runners are shared.
 
 pub mod bdi;
 pub mod mrf;
 
-use crate::lockstep::Lockstep;
-use crate::verilator::Layout;
+use crate::bench::{BenchReport, bench_random};
+use crate::kernel::{KernelOptions, KernelOutcome};
+use crate::lockstep::{Glue, Mismatch};
+use crate::random::{self, RunOptions, Stimulus};
+use crate::verilator::{Layout, PortSlot, RtlLib};
 use anyhow::{Result, bail};
-use rfgen_gen::{Checked, Design, SramKind};
+use rfgen_gen::verilog::Port;
+use rfgen_gen::{Checked, Design};
+use rfgen_model::blocks::bdi::Codec;
+use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::kernel::Kernel;
+use std::sync::Arc;
+
+/// What the shared runners need of a block besides its glue.
+pub trait CosimBlock: Glue + Sized {
+    type Stimulus: Stimulus<Self>;
+    /// The RTL to cosimulate (behavioural memories), with the block's module as top; an error
+    /// when the config does not contain the block.
+    fn design(checked: &Checked) -> Result<Design>;
+    fn model(checked: &Checked) -> Result<Self>;
+    /// Random protocol-respecting stimulus from a seed.
+    fn stimulus(checked: &Checked, seed: u64) -> Self::Stimulus;
+    /// Inputs of an idle cycle, where a run starts.
+    fn idle(&self) -> Self::In;
+    /// Event counts for the summary of a run.
+    fn summary(&self, stimulus: &Self::Stimulus) -> Vec<(&'static str, u64)>;
+}
+
+/// How a random run ended.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub cycles: u64,
+    pub mismatch: Option<Mismatch>,
+    pub stats: Vec<(&'static str, u64)>,
+}
 
 pub struct BlockInfo {
     pub name: &'static str,
     pub about: &'static str,
-    /// The RTL to cosimulate (behavioural memories), with the block's module as top; an error
-    /// when the config does not contain the block.
     pub design: fn(&Checked) -> Result<Design>,
-    /// The model side of a random lockstep run with a seed.
-    pub random: fn(&Checked, &Layout, u64) -> Box<dyn Lockstep>,
+    /// A random-stimulus lockstep run with a seed.
+    pub random: fn(&Checked, &Arc<RtlLib>, u64, &RunOptions, &mut dyn FnMut(u64)) -> Result<Outcome>,
+    /// Throughput of random-stimulus lockstep, the RTL alone and the model alone (`rfgen bench`).
+    pub bench: fn(&Checked, &Arc<RtlLib>, u64, u64) -> Result<BenchReport>,
+    /// A kernel-driven run: the SM model drives the block's RTL (blocks on the SM's path only).
+    pub kernel:
+        Option<fn(&Checked, &Arc<RtlLib>, &Kernel, &KernelOptions, &mut dyn FnMut(u64)) -> Result<KernelOutcome>>,
 }
 
 pub const BLOCKS: &[BlockInfo] = &[
     BlockInfo {
         name: "mrf",
         about: "banked main register file with operand collectors, compressed when the config says so (top <prefix>_mrf)",
-        design: |checked| Ok(rfgen_gen::generate(checked, SramKind::Behavioural)),
-        random: |checked, layout, seed| {
-            let g = &checked.geometry;
-            let knobs =
-                if checked.config.compression.enabled { mrf::Knobs::compressed() } else { mrf::Knobs::default() };
-            Box::new(mrf::MrfLockstep::for_config(checked, layout, mrf::RandomStimulus::new(g, seed, knobs)))
-        },
+        design: Mrf::design,
+        random: random_run::<Mrf>,
+        bench: |c, lib, cycles, seed| bench_random::<Mrf>(c, lib, cycles, seed),
+        kernel: Some(crate::kernel::run),
     },
     BlockInfo {
         name: "bdi",
         about: "BDI compressor feeding a decompressor, from the config's [compression] section (top <prefix>_bdi_codec)",
-        design: |checked| Ok(rfgen_gen::emit::generate_bdi_codec(checked)?),
-        random: |checked, layout, seed| {
-            let l = bdi_layout(checked).expect("the design was generated, so the layout is valid");
-            let stimulus = bdi::RandomCodecStimulus::new(l.lanes, seed, bdi::CodecKnobs::default());
-            Box::new(bdi::CodecLockstep::new(&l, layout, stimulus))
-        },
+        design: Codec::design,
+        random: random_run::<Codec>,
+        bench: |c, lib, cycles, seed| bench_random::<Codec>(c, lib, cycles, seed),
+        kernel: None,
     },
 ];
-
-/// The compressed layout of a config's `[compression]` section.
-pub fn bdi_layout(checked: &Checked) -> Result<rfgen_gen::bdi::Layout, rfgen_gen::ConfigError> {
-    checked.codec_layout()
-}
 
 pub fn find(name: &str) -> Result<&'static BlockInfo> {
     match BLOCKS.iter().find(|b| b.name == name) {
@@ -56,4 +81,38 @@ pub fn find(name: &str) -> Result<&'static BlockInfo> {
             bail!("unknown block `{name}` (allowed: {})", names.join(", "))
         }
     }
+}
+
+fn random_run<B: CosimBlock>(
+    checked: &Checked,
+    lib: &Arc<RtlLib>,
+    seed: u64,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Outcome> {
+    let model = B::model(checked)?;
+    let mut stimulus = B::stimulus(checked, seed);
+    let idle = model.idle();
+    let r = random::run(lib, model, &mut stimulus, idle, opts, progress)?;
+    Ok(Outcome { cycles: r.cycles, mismatch: r.mismatch, stats: r.block.model().summary(&stimulus) })
+}
+
+/// Binds every port of an interface (`map` is its own `map`) to the RTL, or names every port
+/// that does not fit.
+pub fn bind_all<I, O>(
+    iface: &I,
+    layout: &Layout,
+    map: impl FnOnce(&I, &mut dyn FnMut(&Port) -> PortSlot) -> O,
+) -> Result<O> {
+    let mut problems = Vec::new();
+    let bound = map(iface, &mut |p: &Port| {
+        layout.bind(p).unwrap_or_else(|e| {
+            problems.push(e);
+            PortSlot { name: p.name.clone(), index: usize::MAX, width: p.width, offset: 0, words: 0 }
+        })
+    });
+    if !problems.is_empty() {
+        bail!("the RTL does not have the block's interface: {}", problems.join("; "));
+    }
+    Ok(bound)
 }

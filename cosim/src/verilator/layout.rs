@@ -3,7 +3,7 @@
 //! (Verilator's own layout for wide ports). `clk` is driven by the shim and has no slot.
 
 use rfgen_gen::emit::ManifestModule;
-use rfgen_gen::verilog::Dir;
+use rfgen_gen::verilog::{Dir, Port};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortSlot {
@@ -71,6 +71,23 @@ impl Layout {
             *next += words;
         }
         Layout { inputs, outputs, in_words, out_words }
+    }
+
+    /// The slot of a port a block's interface declares, checked against this RTL's direction
+    /// and width. `clk` is driven by the shim and gets an empty slot.
+    pub fn bind(&self, p: &Port) -> Result<PortSlot, String> {
+        if p.name == "clk" {
+            return Ok(PortSlot { name: p.name.clone(), index: usize::MAX, width: 1, offset: 0, words: 0 });
+        }
+        let (list, dir) = match p.dir {
+            Dir::Input => (&self.inputs, "input"),
+            Dir::Output => (&self.outputs, "output"),
+        };
+        let slot = list.iter().find(|s| s.name == p.name).ok_or_else(|| format!("no {dir} port `{}`", p.name))?;
+        if slot.width != p.width {
+            return Err(format!("{dir} port `{}` is {} bits, the interface needs {}", p.name, slot.width, p.width));
+        }
+        Ok(slot.clone())
     }
 
     pub fn input(&self, name: &str) -> &PortSlot {

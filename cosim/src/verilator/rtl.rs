@@ -14,6 +14,7 @@ type EvalFn = unsafe extern "C" fn(*mut c_void, *const u32, *mut u32);
 type TickFn = unsafe extern "C" fn(*mut c_void);
 type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
 type TraceEnableFn = unsafe extern "C" fn(*mut c_void, c_int);
+type TraceCloseFn = unsafe extern "C" fn(*mut c_void);
 type CountFn = unsafe extern "C" fn() -> u32;
 
 /// A shared library built by [`super::cache::BuildPlan`].
@@ -25,6 +26,7 @@ pub struct RtlLib {
     tick: TickFn,
     trace_open: TraceOpenFn,
     trace_enable: TraceEnableFn,
+    trace_close: TraceCloseFn,
     layout: Layout,
 }
 
@@ -51,6 +53,7 @@ impl RtlLib {
                 tick: *lib.get(b"rfgen_tick")?,
                 trace_open: *lib.get(b"rfgen_trace_open")?,
                 trace_enable: *lib.get(b"rfgen_trace_enable")?,
+                trace_close: *lib.get(b"rfgen_trace_close")?,
                 _lib: lib,
                 layout,
             }))
@@ -96,6 +99,12 @@ impl Rtl {
             bail!("this RTL library was built without waveform support");
         }
         Ok(())
+    }
+
+    /// Flushes and closes the open waveform.
+    pub fn trace_close(&mut self) {
+        // SAFETY: the handle is live.
+        unsafe { (self.lib.trace_close)(self.handle) }
     }
 
     /// Starts or stops recording cycles into the open waveform.

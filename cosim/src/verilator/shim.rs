@@ -6,7 +6,7 @@ use rfgen_gen::emit::ManifestModule;
 use std::fmt::Write;
 
 /// Version of the C ABI below; checked when a library is loaded.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 pub fn shim_cpp(top: &ManifestModule, layout: &Layout) -> String {
     let mut set = String::new();
@@ -126,6 +126,16 @@ int rfgen_trace_open(void* p, const char* path) {{
 #else
   (void)p; (void)path;
   return -1;
+#endif
+}}
+
+// Flushes and closes the open waveform, if any.
+void rfgen_trace_close(void* p) {{
+#if RFGEN_TRACE
+  Sim* s = (Sim*)p;
+  if (s->trace) {{ s->trace->close(); delete s->trace; s->trace = nullptr; }}
+#else
+  (void)p;
 #endif
 }}
 

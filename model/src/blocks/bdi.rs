@@ -34,6 +34,7 @@
 //! decompressor has `decompress_latency` stages and always advances. Outputs other than `valid`
 //! mean something only while `valid` is set. Reset clears the valid bits only.
 
+use crate::block::Block;
 use rfgen_gen::bdi::{Layout, Mode, ModeLayout};
 
 /// What the compressor produces for one register.
@@ -253,6 +254,35 @@ impl Decompressor {
     }
 }
 
+/// Inputs of the codec (`<prefix>_bdi_codec`) in one cycle: one field per input port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodecIn {
+    pub en: bool,
+    pub in_valid: bool,
+    pub in_bypass: bool,
+    /// One word per lane.
+    pub in_data: Vec<u32>,
+}
+
+impl CodecIn {
+    pub fn new(l: &Layout) -> Self {
+        CodecIn { en: false, in_valid: false, in_bypass: false, in_data: vec![0; l.lanes as usize] }
+    }
+}
+
+/// Outputs of the codec in one cycle; `cmp_*` mean something while `cmp_valid`, `out_data`
+/// while `out_valid`.
+#[derive(Clone, Debug)]
+pub struct CodecOut<'a> {
+    pub cmp_valid: bool,
+    pub cmp_ri: u32,
+    pub cmp_banks: u32,
+    pub cmp_bank_en: u64,
+    pub cmp_chunks: &'a [u32],
+    pub out_valid: bool,
+    pub out_data: &'a [u32],
+}
+
 /// The codec (`<prefix>_bdi_codec`): a compressor whose output enters a decompressor at every
 /// edge with `en` at which it is valid.
 #[derive(Clone, Debug)]
@@ -266,15 +296,38 @@ impl Codec {
         Codec { compressor: Compressor::new(l), decompressor: Decompressor::new(l) }
     }
 
-    pub fn reset(&mut self) {
+    pub fn layout(&self) -> &Layout {
+        &self.compressor.layout
+    }
+}
+
+impl Block for Codec {
+    type In = CodecIn;
+    type Out<'a> = CodecOut<'a>;
+
+    fn reset(&mut self) {
         self.compressor.reset();
         self.decompressor.reset();
     }
 
-    pub fn tick(&mut self, en: bool, valid: bool, bypass: bool, data: &[u32]) {
+    fn outputs(&self) -> CodecOut<'_> {
+        let (cmp_valid, packed) = self.compressor.output();
+        let (out_valid, out_data) = self.decompressor.output();
+        CodecOut {
+            cmp_valid,
+            cmp_ri: packed.ri,
+            cmp_banks: packed.banks,
+            cmp_bank_en: packed.bank_en(),
+            cmp_chunks: &packed.chunks,
+            out_valid,
+            out_data,
+        }
+    }
+
+    fn tick(&mut self, i: &CodecIn) {
         let (out_valid, packed) = self.compressor.output();
-        self.decompressor.tick(out_valid && en, packed.ri, &packed.chunks);
-        self.compressor.tick(en, valid, bypass, data);
+        self.decompressor.tick(out_valid && i.en, packed.ri, &packed.chunks);
+        self.compressor.tick(i.en, i.in_valid, i.in_bypass, &i.in_data);
     }
 }
 
@@ -315,7 +368,8 @@ mod tests {
             let (out_valid, data) = codec.decompressor.output();
             seen.push((cmp_valid.then_some(packed.chunks[0]), out_valid.then_some(data[0])));
             let input = [Some(&a), Some(&b)].get(cycle).copied().flatten();
-            codec.tick(true, input.is_some(), false, input.unwrap_or(&a));
+            let data = input.unwrap_or(&a).clone();
+            codec.tick(&CodecIn { en: true, in_valid: input.is_some(), in_bypass: false, in_data: data });
         }
         let want = [(None, None), (None, None), (Some(1), None), (Some(2), Some(1)), (None, Some(2))];
         assert_eq!(seen, want);

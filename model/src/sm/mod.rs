@@ -272,6 +272,11 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         &self.mrf
     }
 
+    /// The register file, once the run is over.
+    pub fn into_mrf(self) -> M {
+        self.mrf
+    }
+
     /// The kernel has finished: every block ran and every instruction completed.
     pub fn done(&self) -> bool {
         self.next_block == self.k.blocks && self.blocks.iter().all(Option::is_none) && !self.units.busy()
@@ -288,7 +293,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 progress(self.cycle);
             }
         }
-        self.finish_stats();
+        self.finish();
         Ok(())
     }
 
@@ -621,7 +626,8 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         }
     }
 
-    fn finish_stats(&mut self) {
+    /// Completes the statistics after the last step (`run` does it).
+    pub fn finish(&mut self) {
         let m = self.mrf.stats();
         let t = &mut self.stats.mrf;
         let per_bank = (self.lanes / self.clusters) as u64;

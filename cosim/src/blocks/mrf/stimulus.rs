@@ -2,11 +2,12 @@
 //! MRF, an offered write-back — is held, unchanged, until the MRF accepts it. Random (seeded,
 //! for long runs) or scripted (for proptest).
 
-use super::MrfStimulus;
 use crate::blocks::bdi::Pattern;
+use crate::random::Stimulus;
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::Geometry;
+use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::mrf::{MrfIn, MrfOut, lane_mask};
 
 /// Probabilities of the random stimulus.
@@ -112,7 +113,7 @@ impl RandomStimulus {
     }
 }
 
-impl MrfStimulus for RandomStimulus {
+impl Stimulus<Mrf> for RandomStimulus {
     fn next(&mut self, cycle: u64, out: &MrfOut, inp: &mut MrfIn) {
         if !self.offering && self.chance(self.knobs.issue) {
             self.new_instruction(inp);
@@ -203,7 +204,7 @@ impl ScriptedStimulus {
     }
 }
 
-impl MrfStimulus for ScriptedStimulus {
+impl Stimulus<Mrf> for ScriptedStimulus {
     fn next(&mut self, cycle: u64, out: &MrfOut, inp: &mut MrfIn) {
         self.cycle = cycle as usize + 1;
         let Some(act) = self.script.cycles.get(cycle as usize) else {
