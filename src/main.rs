@@ -8,6 +8,13 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Output piped into `head` and the like ends quietly when the reader goes away, as for
+    // other command-line tools, instead of panicking on the failed write.
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,

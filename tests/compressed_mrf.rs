@@ -9,7 +9,7 @@ use common::*;
 use proptest::prelude::*;
 use rfgen_cosim::blocks::bdi::Pattern;
 use rfgen_cosim::blocks::mrf::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
-use rfgen_cosim::random::Stimulus;
+use rfgen_cosim::glue::Stimulus;
 use rfgen_gen::{Checked, Geometry, SramKind};
 use rfgen_model::blocks::mrf::{Mrf, MrfIn, MrfOut};
 

@@ -7,7 +7,7 @@ use common::*;
 use proptest::prelude::*;
 use rfgen_cosim::blocks::bdi::Pattern;
 use rfgen_cosim::blocks::mrf::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
-use rfgen_cosim::lockstep::{Expected, Glue};
+use rfgen_cosim::glue::{Expected, Glue, Stimulus};
 use rfgen_cosim::random::{self, RunOptions};
 use rfgen_gen::{Checked, Geometry, SramKind};
 use rfgen_model::block::Block;
@@ -105,7 +105,7 @@ fn an_output_port_the_block_forgets_fails_the_run() {
         }
     }
     struct Idle;
-    impl random::Stimulus<Forgetful> for Idle {
+    impl Stimulus<Forgetful> for Idle {
         fn next(&mut self, _: u64, _: &<Mrf as Block>::Out<'_>, _: &mut <Mrf as Block>::In) {}
     }
     let checked = small("small");

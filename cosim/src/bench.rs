@@ -3,10 +3,10 @@
 //! the model side drove, recorded beforehand, through a minimal eval/tick loop; (c) runs the
 //! model side (stimulus or SM, model, port encoding) without RTL.
 
-use crate::blocks::CosimBlock;
+use crate::glue::{CosimBlock, Expected, Glue, Stimulus};
 use crate::kernel::{self, KernelOptions};
-use crate::lockstep::{Expected, Glue, RESET_CYCLES};
-use crate::random::{self, RunOptions, Stimulus};
+use crate::lockstep::RESET_CYCLES;
+use crate::random::{self, RunOptions};
 use crate::verilator::{Rtl, RtlLib};
 use anyhow::{Result, ensure};
 use rfgen_gen::Checked;

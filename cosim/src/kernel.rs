@@ -3,7 +3,8 @@
 //! write-backs, compression — and every output is compared every cycle while the SM keeps
 //! checking every operand against the kernel's functional values.
 
-use crate::lockstep::{Glue, Lockstep, Mismatch, Waveform};
+use crate::glue::Glue;
+use crate::lockstep::{Lockstep, Mismatch, Waveform};
 use crate::verilator::RtlLib;
 use anyhow::Result;
 use rfgen_gen::Checked;

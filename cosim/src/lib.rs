@@ -4,9 +4,12 @@
 
 pub mod bench;
 pub mod blocks;
+pub mod glue;
 pub mod kernel;
 pub mod lockstep;
 pub mod random;
 pub mod session;
+pub mod shrink;
+pub mod user_rtl;
 pub mod verilator;
 pub mod wave;

@@ -4,7 +4,8 @@
 //! model — the random stimulus, or the SM model running a kernel — drives the adapter the same
 //! way, so RTL is checked under random and real traffic by the same code.
 
-use crate::verilator::{Layout, PortSlot, Rtl, RtlLib};
+use crate::glue::{Expected, Glue};
+use crate::verilator::{Layout, Rtl, RtlLib};
 use crate::wave::ExpectedTrace;
 use anyhow::{Result, bail};
 use rfgen_model::block::Block;
@@ -15,95 +16,9 @@ use std::sync::Arc;
 /// Cycles with `rst` high before cycle 0.
 pub const RESET_CYCLES: u64 = 2;
 
-/// How a block model meets its RTL: the block's typed interface bound to the Verilated model's
-/// buffers, and the encoding of its inputs and outputs onto them.
-pub trait Glue: Block + 'static {
-    /// The block's interface with every port bound to its slot.
-    type Ports;
-    /// Binds the interface this model implies to the RTL's ports; fails naming what is missing.
-    fn bind(&self, layout: &Layout) -> Result<Self::Ports>;
-    /// Writes this cycle's inputs (every input port but `clk` and `rst`).
-    fn drive(&self, ports: &Self::Ports, inp: &Self::In, buf: &mut [u32]);
-    /// Decides every output port for this cycle: what the RTL must show, and which bits count.
-    fn expect(&self, ports: &Self::Ports, out: &Self::Out<'_>, exp: &mut Expected);
-}
-
-/// The model's outputs of one cycle: the expected values, the bits the RTL must match, and
-/// which ports the block decided on. Every output port must be decided every cycle — compared
-/// (fully or lane by lane) or skipped — so a port the glue forgets fails the run at once
-/// instead of going unchecked.
-#[derive(Clone, Debug)]
-pub struct Expected {
-    pub values: Vec<u32>,
-    pub mask: Vec<u32>,
-    decided: Vec<u64>,
-}
-
-impl Expected {
-    pub fn new(layout: &Layout) -> Expected {
-        Expected {
-            values: vec![0; layout.out_words],
-            mask: vec![0; layout.out_words],
-            decided: vec![0; layout.outputs.len().div_ceil(64)],
-        }
-    }
-
-    fn decide(&mut self, port: &PortSlot) {
-        self.decided[port.index / 64] |= 1 << (port.index % 64);
-    }
-
-    /// Compares a port of at most 64 bits.
-    pub fn set(&mut self, port: &PortSlot, value: u64) {
-        port.put(&mut self.values, value);
-        port.full_mask(&mut self.mask);
-        self.decide(port);
-    }
-
-    /// Compares a wide port, one 32-bit word per element.
-    pub fn set_words(&mut self, port: &PortSlot, words: &[u32]) {
-        self.values[port.range()].copy_from_slice(words);
-        port.full_mask(&mut self.mask);
-        self.decide(port);
-    }
-
-    /// Compares the words (lanes) of a wide port whose bit is set in `known`; the rest are skipped.
-    pub fn set_lanes(&mut self, port: &PortSlot, words: &[u32], known: u64) {
-        if known != 0 {
-            self.values[port.range()].copy_from_slice(words);
-        }
-        for (lane, m) in self.mask[port.range()].iter_mut().enumerate() {
-            *m = 0u32.wrapping_sub((known >> lane) as u32 & 1);
-        }
-        self.decide(port);
-    }
-
-    /// Compares a port given as 64-bit words of bits (bit `i` of the port at bit `i % 64` of
-    /// word `i / 64`).
-    pub fn set_bits(&mut self, port: &PortSlot, bits: &[u64]) {
-        for (i, v) in self.values[port.range()].iter_mut().enumerate() {
-            *v = (bits[i / 2] >> (32 * (i % 2))) as u32;
-        }
-        port.full_mask(&mut self.mask);
-        self.decide(port);
-    }
-
-    /// Leaves a port out of this cycle's comparison (its value means nothing now).
-    pub fn skip(&mut self, port: &PortSlot) {
-        self.mask[port.range()].fill(0);
-        self.decide(port);
-    }
-
-    /// Compares `value` while `valid`, else skips the port.
-    pub fn set_if(&mut self, valid: bool, port: &PortSlot, value: u64) {
-        if valid { self.set(port, value) } else { self.skip(port) }
-    }
-
-    /// The first output port not decided since the last call; clears the record.
-    fn undecided<'a>(&mut self, layout: &'a Layout) -> Option<&'a PortSlot> {
-        let missing = layout.outputs.iter().find(|p| self.decided[p.index / 64] >> (p.index % 64) & 1 == 0);
-        self.decided.fill(0);
-        missing
-    }
+/// Waveform time of a cycle's evaluation: the shim advances 10 per cycle, reset cycles first.
+pub fn cycle_time(cycle: u64) -> u64 {
+    10 * (cycle + RESET_CYCLES)
 }
 
 /// One output port that differs.
@@ -285,7 +200,7 @@ impl<B: Glue> Block for Lockstep<B> {
         fold(&mut self.raw_digest, &self.out);
         if let Some((w, Some(trace))) = &mut self.waveform {
             if self.cycle >= w.from {
-                trace.record(self.cycle, &self.exp);
+                trace.record(cycle_time(self.cycle), &self.exp.values, &self.exp.mask);
             }
         }
         let (out, exp) = (&self.out, &self.exp);
@@ -298,10 +213,12 @@ impl<B: Glue> Block for Lockstep<B> {
     }
 }
 
+/// Folds one cycle's outputs into the digest (a weighted sum per cycle, so the words fold in
+/// parallel, then one FNV step).
 fn fold(digest: &mut u64, out: &[u32]) {
-    for &o in out {
-        *digest = (*digest ^ o as u64).wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let cycle =
+        out.iter().enumerate().fold(0u64, |a, (i, &o)| a.wrapping_add((o as u64).wrapping_mul(2 * i as u64 + 1)));
+    *digest = (*digest ^ cycle).wrapping_mul(0x0000_0100_0000_01b3);
 }
 
 fn diff_ports(layout: &Layout, exp: &Expected, out: &[u32]) -> Vec<PortDiff> {

@@ -1,20 +1,12 @@
 //! Random-stimulus lockstep: a stimulus that respects a block's protocol chooses its inputs
 //! cycle by cycle, seeing its outputs, and the lockstep adapter checks the RTL against the model.
 
-use crate::lockstep::{Glue, Lockstep, Mismatch, Waveform};
+use crate::glue::{Glue, Stimulus};
+use crate::lockstep::{Lockstep, Mismatch, Waveform};
 use crate::verilator::RtlLib;
 use anyhow::Result;
 use rfgen_model::block::Block;
 use std::sync::Arc;
-
-/// Chooses a block's inputs each cycle, seeing the outputs of that cycle.
-pub trait Stimulus<B: Block> {
-    fn next(&mut self, cycle: u64, out: &B::Out<'_>, inp: &mut B::In);
-    /// A finite stimulus has run out.
-    fn done(&self) -> bool {
-        false
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct RunOptions {

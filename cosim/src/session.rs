@@ -146,6 +146,60 @@ pub fn cosim_kernel(
     })
 }
 
+/// A failing kernel reduced to a small one that still mismatches.
+#[derive(Clone, Debug)]
+pub struct Reduced {
+    pub kernel: Kernel,
+    /// Its source text, also written to `file`.
+    pub text: String,
+    pub file: PathBuf,
+    pub instructions: usize,
+    pub mismatch: Mismatch,
+    /// The reduced run's waveform (its whole run, with the model's expected outputs).
+    pub waveform: PathBuf,
+    pub tries: u32,
+}
+
+/// After a kernel-driven mismatch: shrinks `source` to the smallest kernel that still shows an
+/// RTL mismatch ([`crate::shrink`]), writes it as `cosim-<block>-<kernel>-reduced.kir` and its
+/// run's waveform beside it in `dir`. `progress` gets one line per accepted reduction.
+pub fn reduce(
+    checked: &Checked,
+    design: &Design,
+    source: &str,
+    opts: &CosimOptions,
+    dir: &Path,
+    events: &mut dyn FnMut(Event),
+    progress: &mut dyn FnMut(&str),
+) -> Result<Option<Reduced>> {
+    let lib = load(design, TraceKind::None, &opts.cache, events)?;
+    let k_opts = KernelOptions { x_seed: opts.x_seed, max_cycles: opts.cycles, waveform: None };
+    let fails = |o: &crate::kernel::KernelOutcome| o.mismatch.is_some();
+    let Some(shrunk) = crate::shrink::shrink(checked, &lib, source, &k_opts, &fails, progress)? else {
+        return Ok(None);
+    };
+    let stem = format!("cosim-{}-{}-reduced", opts.block, shrunk.kernel.name);
+    let file = dir.join(format!("{stem}.kir"));
+    std::fs::write(&file, &shrunk.text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", file.display()))?;
+    let waveform = dir.join(format!("{stem}.vcd"));
+    let lib = load(design, TraceKind::Vcd, &opts.cache, events)?;
+    let w_opts =
+        KernelOptions { waveform: Some(Waveform { path: waveform.clone(), from: 0, expected: true }), ..k_opts };
+    let block = blocks::find(&opts.block)?;
+    let Some(run_kernel) = block.kernel else { bail!(kernel_blocks_only(block)) };
+    run_kernel(checked, &lib, &shrunk.kernel, &w_opts, &mut |_| {})?;
+    let mismatch = shrunk.outcome.mismatch.clone().expect("a reduced kernel fails");
+    Ok(Some(Reduced {
+        instructions: crate::shrink::instruction_count(&shrunk.kernel),
+        kernel: shrunk.kernel,
+        text: shrunk.text,
+        file,
+        mismatch,
+        waveform,
+        tries: shrunk.tries,
+    }))
+}
+
 /// The message for a block the SM does not drive.
 pub fn kernel_blocks_only(block: &BlockInfo) -> String {
     let able: Vec<&str> = blocks::BLOCKS.iter().filter(|b| b.kernel.is_some()).map(|b| b.name).collect();

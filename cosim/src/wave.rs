@@ -4,16 +4,10 @@
 //! not compared that cycle. One file then shows the RTL and what it should have done, side by
 //! side, in GTKWave or Surfer. (An FST file keeps the RTL's signals only.)
 
-use crate::lockstep::{Expected, RESET_CYCLES};
 use crate::verilator::{Layout, PortSlot};
 use anyhow::{Context, Result};
 use std::fmt::Write;
 use std::path::Path;
-
-/// Waveform time of a cycle's evaluation: the shim advances 10 per cycle, reset cycles first.
-pub fn cycle_time(cycle: u64) -> u64 {
-    10 * (cycle + RESET_CYCLES)
-}
 
 pub struct ExpectedTrace {
     ports: Vec<PortSlot>,
@@ -37,14 +31,15 @@ impl ExpectedTrace {
         format!("rfgen{i}")
     }
 
-    /// Keeps the expected outputs of `cycle`.
-    pub fn record(&mut self, cycle: u64, exp: &Expected) {
+    /// Keeps the expected outputs (`values`, compared bits `mask`) of the cycle evaluated at
+    /// waveform time `time`.
+    pub fn record(&mut self, time: u64, values: &[u32], mask: &[u32]) {
         let mut text = String::new();
         for (i, p) in self.ports.iter().enumerate() {
             let mut bits = String::with_capacity(p.width as usize);
             for b in (0..p.width as usize).rev() {
                 let (w, s) = (p.offset + b / 32, b % 32);
-                bits.push(match (exp.mask[w] >> s & 1, exp.values[w] >> s & 1) {
+                bits.push(match (mask[w] >> s & 1, values[w] >> s & 1) {
                     (0, _) => 'x',
                     (_, 1) => '1',
                     _ => '0',
@@ -59,7 +54,7 @@ impl ExpectedTrace {
                 self.last[i] = bits;
             }
         }
-        self.changes.push((cycle_time(cycle), text));
+        self.changes.push((time, text));
     }
 
     /// Adds the kept values to the VCD Verilator wrote at `path` (an FST is left as it is).

@@ -6,6 +6,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rfgen_cosim::blocks::{self, BLOCKS};
 use rfgen_cosim::session::{self, CosimOptions, CosimReport, Event};
+use rfgen_cosim::user_rtl;
 use rfgen_cosim::verilator::default_cache_dir;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, Sm};
@@ -21,11 +22,14 @@ use std::process::ExitCode;
   rfgen cosim --kernel matmul                     # the SM model runs matmul on the MRF's RTL
   rfgen cosim --preset isca15-bdi --kernel pathfinder
   rfgen cosim --block bdi --cycles 1000000        # BDI compressor + decompressor
+  rfgen cosim --rtl my-rtl/ --kernel saxpy        # re-verify an edited copy of rtl-out/baseline
 
 Random mode drives the block with protocol-respecting random stimulus for --cycles cycles.
 Kernel mode (--kernel) runs the kernel on the SM model with the block's RTL in place of its
 model: every output is compared every cycle and every operand is checked against the kernel's
-functional values.
+functional values. With --rtl, the RTL in DIR (its filelist <top>.f, else every .v/.sv file)
+replaces the generated one; its top's ports are read from the Verilog and must match the
+block's interface (every difference is listed, exit 2).
 
 Exit status: 0 when RTL and model agree, 1 on a mismatch or failure, 2 on bad input.")]
 pub struct CosimArgs {
@@ -57,6 +61,13 @@ pub struct CosimArgs {
     /// Folder for the waveform written on a mismatch
     #[arg(long, value_name = "DIR", default_value = ".")]
     wave_dir: PathBuf,
+    /// Kernel mode: on a mismatch, do not reduce the kernel to a small one that still mismatches
+    #[arg(long, requires = "kernel")]
+    no_shrink: bool,
+    /// Check a copy of the block's RTL in DIR (hand-edited, SRAM leaf swapped, rewritten by a
+    /// tool) instead of generating it; its top's ports must match the block's interface
+    #[arg(long, value_name = "DIR")]
+    rtl: Option<PathBuf>,
     /// Verilator build cache (default: $RFGEN_CACHE_DIR or ~/.cache/rfgen)
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
@@ -90,20 +101,25 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     }
     writable_folder("--wave-dir", &args.wave_dir)?;
     let checked = args.source.load()?;
-    let kernel = match &args.kernel {
+    let (kernel, source) = match &args.kernel {
         Some(name) => {
             if block.kernel.is_none() {
                 return Err(bad_input(session::kernel_blocks_only(block)));
             }
-            let k = super::kernel(name)?;
+            let (k, source) = super::kernel_with_source(name)?;
             // A kernel that does not fit is bad input, found before any RTL is built.
             Sm::new(&checked, &k).map_err(|e| bad_input(e.to_string()))?;
-            Some(k)
+            (Some(k), source)
         }
-        None => None,
+        None => (None, String::new()),
     };
     // A config the block cannot be built from is bad input, like any other config error.
-    let design = (block.design)(&checked).map_err(|e| bad_input(format!("{}: {e}", args.source.flags())))?;
+    let generated = (block.design)(&checked).map_err(|e| bad_input(format!("{}: {e}", args.source.flags())))?;
+    let design = match &args.rtl {
+        None => generated,
+        Some(dir) => user_rtl::load(dir, &generated)
+            .map_err(|e| if e.is_input_error() { bad_input(e.to_string()) } else { anyhow::anyhow!(e) })?,
+    };
     let seed = args.seed.unwrap_or_else(random_seed);
     let x_seed = args.x_seed.unwrap_or(if kernel.is_some() { 1 } else { seed as u32 });
     let opts = CosimOptions {
@@ -119,7 +135,8 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         Some(k) => format!("kernel {} on the SM model, x-seed {x_seed}", k.name),
         None => format!("seed {seed}, x-seed {x_seed}, {} cycles", opts.cycles),
     };
-    println!("cosim {}: config {} (hash {}), {what}", args.block, checked.config.name, checked.hash());
+    let rtl = args.rtl.as_ref().map_or(String::new(), |d| format!(", RTL from {}", d.display()));
+    println!("cosim {}: config {} (hash {}){rtl}, {what}", args.block, checked.config.name, checked.hash());
     let bar = match &kernel {
         Some(_) => ProgressBar::new_spinner()
             .with_style(ProgressStyle::with_template("{spinner} {pos} cycles {per_sec}").expect("valid template")),
@@ -149,6 +166,38 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     explain_failure(&args, &report, kernel.as_ref(), seed, x_seed);
+    if report.mismatch.is_some() && kernel.is_some() && !args.no_shrink {
+        eprintln!("reducing the kernel to the smallest one that still mismatches (--no-shrink skips this)");
+        let reduced = session::reduce(&checked, &design, &source, &opts, &args.wave_dir, &mut events, &mut |line| {
+            eprintln!("  {line}")
+        })?;
+        if let Some(r) = reduced {
+            println!(
+                "reduced to {} instructions ({} tries); mismatch at cycle {}:",
+                r.instructions, r.tries, r.mismatch.cycle
+            );
+            print!("{}", r.mismatch);
+            println!("  reduced kernel: {}", r.file.display());
+            for line in r.text.lines() {
+                println!("    {line}");
+            }
+            let mut x = format!(" --x-seed {x_seed}");
+            if let Some(dir) = &args.rtl {
+                x += &format!(" --rtl {}", dir.display());
+            }
+            println!(
+                "  reproduce: rfgen cosim {} --block {} --kernel {}{x}",
+                args.source.flags(),
+                args.block,
+                r.file.display()
+            );
+            println!(
+                "  waveform: {} (the RTL beside the model's expected outputs, scope rfgen_model)",
+                r.waveform.display()
+            );
+        }
+    }
+    println!("FAIL: RTL and model differ");
     Ok(ExitCode::from(1))
 }
 
@@ -179,7 +228,10 @@ fn explain_failure(args: &CosimArgs, report: &CosimReport, kernel: Option<&Kerne
         Some(e) => println!("  {e}"),
         None => {}
     }
-    let x = if args.x_seed.is_some() { format!(" --x-seed {x_seed}") } else { String::new() };
+    let mut x = if args.x_seed.is_some() { format!(" --x-seed {x_seed}") } else { String::new() };
+    if let Some(dir) = &args.rtl {
+        x += &format!(" --rtl {}", dir.display());
+    }
     match kernel {
         Some(_) => println!(
             "  reproduce: rfgen cosim {} --block {} --kernel {}{x}",
@@ -200,7 +252,6 @@ fn explain_failure(args: &CosimArgs, report: &CosimReport, kernel: Option<&Kerne
     if let Some(w) = &report.waveform {
         println!("  waveform: {}", w.display());
     }
-    println!("FAIL: RTL and model differ");
 }
 
 /// An output file's folder exists, and the path is not a folder.

@@ -102,9 +102,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// A library kernel by name, or a kernel file.
 pub fn kernel(name: &str) -> anyhow::Result<rfgen_model::kernel::Kernel> {
+    kernel_with_source(name).map(|(k, _)| k)
+}
+
+/// [`kernel`] and its source text.
+pub fn kernel_with_source(name: &str) -> anyhow::Result<(rfgen_model::kernel::Kernel, String)> {
     use rfgen_model::kernel::library;
     if let Some(k) = library::find(name) {
-        return k.parse().map_err(|e| anyhow::anyhow!("library kernel {name}: {e}"));
+        let kernel = k.parse().map_err(|e| anyhow::anyhow!("library kernel {name}: {e}"))?;
+        return Ok((kernel, k.source.to_string()));
     }
     let path = PathBuf::from(name);
     if !path.exists() {
@@ -112,5 +118,6 @@ pub fn kernel(name: &str) -> anyhow::Result<rfgen_model::kernel::Kernel> {
         return Err(bad_input(format!("`{name}` is neither a library kernel ({}) nor a file", names.join(", "))));
     }
     let text = std::fs::read_to_string(&path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
-    rfgen_model::kernel::parse(&text).map_err(|e| bad_input(format!("{}:{e}", path.display())))
+    let kernel = rfgen_model::kernel::parse(&text).map_err(|e| bad_input(format!("{}:{e}", path.display())))?;
+    Ok((kernel, text))
 }

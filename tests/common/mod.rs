@@ -66,7 +66,7 @@ pub fn baseline() -> Checked {
 }
 
 /// A random or scripted lockstep run of an MRF model against `lib`.
-pub fn mrf_run<S: rfgen_cosim::random::Stimulus<rfgen_model::blocks::mrf::Mrf>>(
+pub fn mrf_run<S: rfgen_cosim::glue::Stimulus<rfgen_model::blocks::mrf::Mrf>>(
     lib: &Arc<RtlLib>,
     model: rfgen_model::blocks::mrf::Mrf,
     stimulus: &mut S,

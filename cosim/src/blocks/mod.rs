@@ -6,32 +6,17 @@ pub mod bdi;
 pub mod mrf;
 
 use crate::bench::{BenchReport, bench_random};
+use crate::glue::CosimBlock;
 use crate::kernel::{KernelOptions, KernelOutcome};
-use crate::lockstep::{Glue, Mismatch};
-use crate::random::{self, RunOptions, Stimulus};
-use crate::verilator::{Layout, PortSlot, RtlLib};
+use crate::lockstep::Mismatch;
+use crate::random::{self, RunOptions};
+use crate::verilator::RtlLib;
 use anyhow::{Result, bail};
-use rfgen_gen::verilog::Port;
 use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::bdi::Codec;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::kernel::Kernel;
 use std::sync::Arc;
-
-/// What the shared runners need of a block besides its glue.
-pub trait CosimBlock: Glue + Sized {
-    type Stimulus: Stimulus<Self>;
-    /// The RTL to cosimulate (behavioural memories), with the block's module as top; an error
-    /// when the config does not contain the block.
-    fn design(checked: &Checked) -> Result<Design>;
-    fn model(checked: &Checked) -> Result<Self>;
-    /// Random protocol-respecting stimulus from a seed.
-    fn stimulus(checked: &Checked, seed: u64) -> Self::Stimulus;
-    /// Inputs of an idle cycle, where a run starts.
-    fn idle(&self) -> Self::In;
-    /// Event counts for the summary of a run.
-    fn summary(&self, stimulus: &Self::Stimulus) -> Vec<(&'static str, u64)>;
-}
 
 /// How a random run ended.
 #[derive(Clone, Debug)]
@@ -95,24 +80,4 @@ fn random_run<B: CosimBlock>(
     let idle = model.idle();
     let r = random::run(lib, model, &mut stimulus, idle, opts, progress)?;
     Ok(Outcome { cycles: r.cycles, mismatch: r.mismatch, stats: r.block.model().summary(&stimulus) })
-}
-
-/// Binds every port of an interface (`map` is its own `map`) to the RTL, or names every port
-/// that does not fit.
-pub fn bind_all<I, O>(
-    iface: &I,
-    layout: &Layout,
-    map: impl FnOnce(&I, &mut dyn FnMut(&Port) -> PortSlot) -> O,
-) -> Result<O> {
-    let mut problems = Vec::new();
-    let bound = map(iface, &mut |p: &Port| {
-        layout.bind(p).unwrap_or_else(|e| {
-            problems.push(e);
-            PortSlot { name: p.name.clone(), index: usize::MAX, width: p.width, offset: 0, words: 0 }
-        })
-    });
-    if !problems.is_empty() {
-        bail!("the RTL does not have the block's interface: {}", problems.join("; "));
-    }
-    Ok(bound)
 }

@@ -8,9 +8,7 @@ mod values;
 
 pub use values::Pattern;
 
-use super::{CosimBlock, bind_all};
-use crate::lockstep::{Expected, Glue};
-use crate::random::Stimulus;
+use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
 use crate::verilator::{Layout as PortLayout, PortSlot};
 use anyhow::Result;
 use rand::{RngCore, SeedableRng};

@@ -7,8 +7,8 @@ mod stimulus;
 
 pub use stimulus::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
 
-use super::{CosimBlock, bind_all};
-use crate::lockstep::{Expected, Glue, Lockstep};
+use crate::glue::{CosimBlock, Expected, Glue, bind_all};
+use crate::lockstep::Lockstep;
 use crate::verilator::{Layout, PortSlot};
 use anyhow::Result;
 use rfgen_gen::blocks::mrf::interface::MrfPorts;

@@ -3,7 +3,7 @@
 //! for long runs) or scripted (for proptest).
 
 use crate::blocks::bdi::Pattern;
-use crate::random::Stimulus;
+use crate::glue::Stimulus;
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::Geometry;

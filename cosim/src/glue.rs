@@ -1,0 +1,144 @@
+//! What a block provides to be cosimulated: its [`Glue`] (the typed interface bound to the
+//! Verilated model's buffers, and the encoding of inputs and expected outputs), a [`Stimulus`]
+//! that respects its protocol, and the constructors the shared runners need ([`CosimBlock`]).
+
+use crate::verilator::{Layout, PortSlot};
+use anyhow::{Result, bail};
+use rfgen_gen::verilog::Port;
+use rfgen_gen::{Checked, Design};
+use rfgen_model::block::Block;
+
+/// How a block model meets its RTL: the block's typed interface bound to the Verilated model's
+/// buffers, and the encoding of its inputs and outputs onto them.
+pub trait Glue: Block + 'static {
+    /// The block's interface with every port bound to its slot.
+    type Ports;
+    /// Binds the interface this model implies to the RTL's ports; fails naming what is missing.
+    fn bind(&self, layout: &Layout) -> Result<Self::Ports>;
+    /// Writes this cycle's inputs (every input port but `clk` and `rst`).
+    fn drive(&self, ports: &Self::Ports, inp: &Self::In, buf: &mut [u32]);
+    /// Decides every output port for this cycle: what the RTL must show, and which bits count.
+    fn expect(&self, ports: &Self::Ports, out: &Self::Out<'_>, exp: &mut Expected);
+}
+
+/// The model's outputs of one cycle: the expected values, the bits the RTL must match, and
+/// which ports the block decided on. Every output port must be decided every cycle — compared
+/// (fully or lane by lane) or skipped — so a port the glue forgets fails the run at once
+/// instead of going unchecked.
+#[derive(Clone, Debug)]
+pub struct Expected {
+    pub values: Vec<u32>,
+    pub mask: Vec<u32>,
+    decided: Vec<u64>,
+}
+
+impl Expected {
+    pub fn new(layout: &Layout) -> Expected {
+        Expected {
+            values: vec![0; layout.out_words],
+            mask: vec![0; layout.out_words],
+            decided: vec![0; layout.outputs.len().div_ceil(64)],
+        }
+    }
+
+    fn decide(&mut self, port: &PortSlot) {
+        self.decided[port.index / 64] |= 1 << (port.index % 64);
+    }
+
+    /// Compares a port of at most 64 bits.
+    pub fn set(&mut self, port: &PortSlot, value: u64) {
+        port.put(&mut self.values, value);
+        port.full_mask(&mut self.mask);
+        self.decide(port);
+    }
+
+    /// Compares a wide port, one 32-bit word per element.
+    pub fn set_words(&mut self, port: &PortSlot, words: &[u32]) {
+        self.values[port.range()].copy_from_slice(words);
+        port.full_mask(&mut self.mask);
+        self.decide(port);
+    }
+
+    /// Compares the words (lanes) of a wide port whose bit is set in `known`; the rest are skipped.
+    pub fn set_lanes(&mut self, port: &PortSlot, words: &[u32], known: u64) {
+        if known != 0 {
+            self.values[port.range()].copy_from_slice(words);
+        }
+        for (lane, m) in self.mask[port.range()].iter_mut().enumerate() {
+            *m = 0u32.wrapping_sub((known >> lane) as u32 & 1);
+        }
+        self.decide(port);
+    }
+
+    /// Compares a port given as 64-bit words of bits (bit `i` of the port at bit `i % 64` of
+    /// word `i / 64`).
+    pub fn set_bits(&mut self, port: &PortSlot, bits: &[u64]) {
+        for (i, v) in self.values[port.range()].iter_mut().enumerate() {
+            *v = (bits[i / 2] >> (32 * (i % 2))) as u32;
+        }
+        port.full_mask(&mut self.mask);
+        self.decide(port);
+    }
+
+    /// Leaves a port out of this cycle's comparison (its value means nothing now).
+    pub fn skip(&mut self, port: &PortSlot) {
+        self.mask[port.range()].fill(0);
+        self.decide(port);
+    }
+
+    /// Compares `value` while `valid`, else skips the port.
+    pub fn set_if(&mut self, valid: bool, port: &PortSlot, value: u64) {
+        if valid { self.set(port, value) } else { self.skip(port) }
+    }
+
+    /// The first output port not decided since the last call; clears the record.
+    pub(crate) fn undecided<'a>(&mut self, layout: &'a Layout) -> Option<&'a PortSlot> {
+        let missing = layout.outputs.iter().find(|p| self.decided[p.index / 64] >> (p.index % 64) & 1 == 0);
+        self.decided.fill(0);
+        missing
+    }
+}
+
+/// Chooses a block's inputs each cycle, seeing the outputs of that cycle.
+pub trait Stimulus<B: Block> {
+    fn next(&mut self, cycle: u64, out: &B::Out<'_>, inp: &mut B::In);
+    /// A finite stimulus has run out.
+    fn done(&self) -> bool {
+        false
+    }
+}
+
+/// What the shared runners need of a block besides its glue.
+pub trait CosimBlock: Glue + Sized {
+    type Stimulus: Stimulus<Self>;
+    /// The RTL to cosimulate (behavioural memories), with the block's module as top; an error
+    /// when the config does not contain the block.
+    fn design(checked: &Checked) -> Result<Design>;
+    fn model(checked: &Checked) -> Result<Self>;
+    /// Random protocol-respecting stimulus from a seed.
+    fn stimulus(checked: &Checked, seed: u64) -> Self::Stimulus;
+    /// Inputs of an idle cycle, where a run starts.
+    fn idle(&self) -> Self::In;
+    /// Event counts for the summary of a run.
+    fn summary(&self, stimulus: &Self::Stimulus) -> Vec<(&'static str, u64)>;
+}
+
+/// Binds every port of an interface (`map` is its own `map`) to the RTL, or names every port
+/// that does not fit.
+pub fn bind_all<I, O>(
+    iface: &I,
+    layout: &Layout,
+    map: impl FnOnce(&I, &mut dyn FnMut(&Port) -> PortSlot) -> O,
+) -> Result<O> {
+    let mut problems = Vec::new();
+    let bound = map(iface, &mut |p: &Port| {
+        layout.bind(p).unwrap_or_else(|e| {
+            problems.push(e);
+            PortSlot { name: p.name.clone(), index: usize::MAX, width: p.width, offset: 0, words: 0 }
+        })
+    });
+    if !problems.is_empty() {
+        bail!("the RTL does not have the block's interface: {}", problems.join("; "));
+    }
+    Ok(bound)
+}
