@@ -113,27 +113,38 @@ pub fn bench_random<B: CosimBlock>(
     Ok(report(cycles, lockstep_secs, rtl_secs, model_secs))
 }
 
-/// The SM running `kernel`, with the MRF's RTL in lockstep for (a).
-pub fn bench_kernel(checked: &Checked, lib: &Arc<RtlLib>, kernel: &Kernel) -> Result<BenchReport> {
-    let drive = |keep: bool| -> Result<(Vec<u32>, f64)> {
+/// The SM running `kernel`, with the MRF's RTL in lockstep for (a). Each measure repeats the
+/// kernel until `min_cycles` cycles have run, so that short kernels time reliably.
+pub fn bench_kernel(checked: &Checked, lib: &Arc<RtlLib>, kernel: &Kernel, min_cycles: u64) -> Result<BenchReport> {
+    let drive = |keep: bool| -> Result<(Recorder<Mrf>, u64)> {
         let rec = Recorder::new(Mrf::for_config(checked), lib, keep)?;
         let mut sm = Sm::with_mrf(checked, kernel, rec).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let t = Instant::now();
         sm.run(u64::MAX, &mut |_| {})?;
-        let secs = t.elapsed().as_secs_f64();
-        Ok((sm.into_mrf().frames.unwrap_or_default(), secs))
+        let cycles = sm.cycle();
+        Ok((sm.into_mrf(), cycles))
     };
-    let (_, model_secs) = drive(false)?;
-    let (frames, _) = drive(true)?;
-    let cycles = (frames.len() / lib.layout().in_words.max(1)) as u64;
-    let rtl_secs = replay(lib, &frames, 1);
-
+    let (recorded, cycles) = drive(true)?;
+    let reps = min_cycles.div_ceil(cycles.max(1)).max(1);
+    let timed = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
+        let t = Instant::now();
+        for _ in 0..reps {
+            f()?;
+        }
+        Ok(t.elapsed().as_secs_f64())
+    };
+    let model_secs = timed(&mut || drive(false).map(|_| ()))?;
+    let frames = recorded.frames.unwrap_or_default();
+    let rtl_secs = timed(&mut || {
+        replay(lib, &frames, 1);
+        Ok(())
+    })?;
     let opts = KernelOptions { x_seed: 1, max_cycles: u64::MAX, waveform: None };
-    let t = Instant::now();
-    let outcome = kernel::run(checked, lib, kernel, &opts, &mut |_| {})?;
-    let lockstep_secs = t.elapsed().as_secs_f64();
-    ensure!(outcome.passed(), "the benchmark run failed: {:?}", outcome.mismatch);
-    Ok(report(cycles, lockstep_secs, rtl_secs, model_secs))
+    let lockstep_secs = timed(&mut || {
+        let outcome = kernel::run(checked, lib, kernel, &opts, &mut |_| {})?;
+        ensure!(outcome.passed(), "the benchmark run failed: {:?}", outcome.mismatch);
+        Ok(())
+    })?;
+    Ok(report(cycles * reps, lockstep_secs, rtl_secs, model_secs))
 }
 
 /// (b): the RTL alone over recorded input frames, after reset; returns the seconds taken.

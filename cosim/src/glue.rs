@@ -61,11 +61,20 @@ impl Expected {
 
     /// Compares the words (lanes) of a wide port whose bit is set in `known`; the rest are skipped.
     pub fn set_lanes(&mut self, port: &PortSlot, words: &[u32], known: u64) {
-        if known != 0 {
-            self.values[port.range()].copy_from_slice(words);
-        }
-        for (lane, m) in self.mask[port.range()].iter_mut().enumerate() {
-            *m = 0u32.wrapping_sub((known >> lane) as u32 & 1);
+        let mask = &mut self.mask[port.range()];
+        let all = if mask.len() >= 64 { u64::MAX } else { (1u64 << mask.len()) - 1 };
+        match known & all {
+            0 => mask.fill(0),
+            k if k == all => {
+                mask.fill(u32::MAX);
+                self.values[port.range()].copy_from_slice(words);
+            }
+            k => {
+                for (lane, m) in mask.iter_mut().enumerate() {
+                    *m = 0u32.wrapping_sub((k >> lane) as u32 & 1);
+                }
+                self.values[port.range()].copy_from_slice(words);
+            }
         }
         self.decide(port);
     }

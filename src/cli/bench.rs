@@ -42,7 +42,7 @@ enum BenchWhat {
         source: ConfigSource,
         #[arg(long, default_value = "mrf")]
         block: String,
-        /// Random mode: cycles to run
+        /// Cycles to run (kernel mode: the kernel is repeated until at least this many)
         #[arg(long, default_value_t = 1_000_000)]
         cycles: u64,
         /// Kernel mode: run this library kernel on the SM model (block mrf)
@@ -99,7 +99,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 }
             })?;
             let (r, traffic) = match &kernel {
-                Some(k) => (bench_kernel(&checked, &lib, k)?, format!("kernel {} on the SM model", k.name)),
+                Some(k) => (bench_kernel(&checked, &lib, k, cycles)?, format!("kernel {} on the SM model, repeated", k.name)),
                 None => ((info.bench)(&checked, &lib, cycles, seed)?, format!("random stimulus, seed {seed}")),
             };
             println!("cosim benchmark: block {block}, config {}, {} cycles, {traffic}", checked.config.name, r.cycles);
