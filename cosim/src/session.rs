@@ -85,29 +85,22 @@ pub fn cosim_design(
     events: &mut dyn FnMut(Event),
 ) -> Result<CosimReport> {
     let block = blocks::find(&opts.block)?;
-    let run = |lib: &Arc<RtlLib>, cycles: u64, waveform: Option<Waveform>, events: &mut dyn FnMut(Event)| {
-        let run_opts = RunOptions { cycles, x_seed: opts.x_seed, waveform };
+    // A replay stops at the failing cycle, like the run it repeats.
+    let run = |lib: &Arc<RtlLib>, waveform: Option<Waveform>, events: &mut dyn FnMut(Event)| {
+        let run_opts = RunOptions { cycles: opts.cycles, x_seed: opts.x_seed, waveform };
         (block.random)(checked, lib, opts.seed, &run_opts, &mut |c| events(Event::Progress(c)))
     };
     let lib = load(design, trace_kind(opts), &opts.cache, events)?;
-    let outcome = run(&lib, opts.cycles, whole_run(opts), events)?;
-    let mut waveform = opts.trace.clone();
-    if let (Some(m), None, Some(dir)) = (&outcome.mismatch, &opts.trace, &opts.fail_wave_dir) {
-        let path = dir.join(format!("cosim-{}-seed{}.vcd", opts.block, opts.seed));
-        let lib = load(design, TraceKind::Vcd, &opts.cache, events)?;
-        run(&lib, m.cycle + 1, Some(window(&path, m)), &mut |_| {})?;
-        waveform = Some(path);
-    }
-    Ok(CosimReport {
-        block: opts.block.clone(),
-        top: design.manifest.top.clone(),
+    let outcome = run(&lib, whole_run(opts), events)?;
+    let ran = Ran {
         cycles: outcome.cycles,
         stats: outcome.stats,
         mismatch: outcome.mismatch,
-        waveform,
         operand_mismatches: 0,
         kernel_error: None,
-    })
+    };
+    let wave_name = format!("cosim-{}-seed{}.vcd", opts.block, opts.seed);
+    finish(design, opts, ran, &wave_name, events, &mut |lib, w| run(lib, Some(w), &mut |_| {}).map(|_| ()))
 }
 
 /// Kernel-driven lockstep: the SM model runs `kernel` with the block's RTL in place of its
@@ -126,23 +119,53 @@ pub fn cosim_kernel(
         run_kernel(checked, lib, kernel, &k_opts, &mut |c| events(Event::Progress(c)))
     };
     let lib = load(design, trace_kind(opts), &opts.cache, events)?;
-    let outcome = run(&lib, whole_run(opts), events)?;
+    let o = run(&lib, whole_run(opts), events)?;
+    let ran = Ran {
+        cycles: o.cycles,
+        stats: o.stats,
+        mismatch: o.mismatch,
+        operand_mismatches: o.sim.operand_mismatches,
+        kernel_error: o.error,
+    };
+    let wave_name = format!("cosim-{}-{}.vcd", opts.block, kernel.name);
+    finish(design, opts, ran, &wave_name, events, &mut |lib, w| run(lib, Some(w), &mut |_| {}).map(|_| ()))
+}
+
+/// What a run found, before its report.
+struct Ran {
+    cycles: u64,
+    stats: Vec<(&'static str, u64)>,
+    mismatch: Option<Mismatch>,
+    operand_mismatches: u64,
+    kernel_error: Option<SimError>,
+}
+
+/// The report of a run; after a mismatch (and without a whole-run trace) `replay` runs it again
+/// on a VCD-tracing build, recording the last [`WAVE_WINDOW`] cycles into `wave_name`.
+fn finish(
+    design: &Design,
+    opts: &CosimOptions,
+    ran: Ran,
+    wave_name: &str,
+    events: &mut dyn FnMut(Event),
+    replay: &mut dyn FnMut(&Arc<RtlLib>, Waveform) -> Result<()>,
+) -> Result<CosimReport> {
     let mut waveform = opts.trace.clone();
-    if let (Some(m), None, Some(dir)) = (&outcome.mismatch, &opts.trace, &opts.fail_wave_dir) {
-        let path = dir.join(format!("cosim-{}-{}.vcd", opts.block, kernel.name));
+    if let (Some(m), None, Some(dir)) = (&ran.mismatch, &opts.trace, &opts.fail_wave_dir) {
+        let path = dir.join(wave_name);
         let lib = load(design, TraceKind::Vcd, &opts.cache, events)?;
-        run(&lib, Some(window(&path, m)), &mut |_| {})?;
+        replay(&lib, window(&path, m))?;
         waveform = Some(path);
     }
     Ok(CosimReport {
         block: opts.block.clone(),
         top: design.manifest.top.clone(),
-        cycles: outcome.cycles,
-        stats: outcome.stats,
-        mismatch: outcome.mismatch,
+        cycles: ran.cycles,
+        stats: ran.stats,
+        mismatch: ran.mismatch,
         waveform,
-        operand_mismatches: outcome.sim.operand_mismatches,
-        kernel_error: outcome.error,
+        operand_mismatches: ran.operand_mismatches,
+        kernel_error: ran.kernel_error,
     })
 }
 

@@ -99,7 +99,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 }
             })?;
             let (r, traffic) = match &kernel {
-                Some(k) => (bench_kernel(&checked, &lib, k, cycles)?, format!("kernel {} on the SM model, repeated", k.name)),
+                Some(k) => {
+                    (bench_kernel(&checked, &lib, k, cycles)?, format!("kernel {} on the SM model, repeated", k.name))
+                }
                 None => ((info.bench)(&checked, &lib, cycles, seed)?, format!("random stimulus, seed {seed}")),
             };
             println!("cosim benchmark: block {block}, config {}, {} cycles, {traffic}", checked.config.name, r.cycles);
