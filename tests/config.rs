@@ -84,8 +84,8 @@ const BAD: &[(&str, &str)] = &[
     ),
     ("[latency]\ndram = 0", "`latency.dram` = 0: out of range (allowed: 1 to 10000)"),
     (
-        "[rfc]\nenabled = true",
-        "`rfc.enabled` = true: the register file cache is not generated yet (allowed: disabled (the default))",
+        "[rfc]\nenabled = true\n[compression]\nenabled = true",
+        "`rfc.enabled` = true: a register file cache in front of a compressed MRF is not generated yet (allowed: rfc.enabled or compression.enabled, not both)",
     ),
     (
         "[orf]\nenabled = true",
@@ -170,7 +170,7 @@ fn every_preset_is_valid_and_named_after_itself() {
     }
     assert_eq!(
         config::preset("nope").unwrap_err().to_string(),
-        "unknown preset `nope` (allowed: baseline, isca15-bdi)"
+        "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc)"
     );
 }
 

@@ -3,12 +3,11 @@
 //! write-backs, compression — and every output is compared every cycle while the SM keeps
 //! checking every operand against the kernel's functional values.
 
-use crate::glue::Glue;
 use crate::lockstep::{Lockstep, Mismatch, Waveform};
 use crate::verilator::RtlLib;
 use anyhow::Result;
 use rfgen_gen::Checked;
-use rfgen_model::blocks::mrf::{Mrf, MrfBlock};
+use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 use std::sync::Arc;
@@ -51,19 +50,7 @@ pub fn run(
     opts: &KernelOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<KernelOutcome> {
-    run_block(checked, Mrf::for_config(checked), lib, kernel, opts, progress)
-}
-
-/// [`run`] with any register file that has glue.
-pub fn run_block<B: Glue + MrfBlock>(
-    checked: &Checked,
-    model: B,
-    lib: &Arc<RtlLib>,
-    kernel: &Kernel,
-    opts: &KernelOptions,
-    progress: &mut dyn FnMut(u64),
-) -> Result<KernelOutcome> {
-    let block = Lockstep::new(model, lib, opts.x_seed, opts.waveform.clone())?;
+    let block = Lockstep::new(Mrf::for_config(checked), lib, opts.x_seed, opts.waveform.clone())?;
     let mut sm = Sm::with_mrf(checked, kernel, block).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut error = None;
     while !sm.done() && !sm.mrf().failed() {
@@ -84,6 +71,6 @@ pub fn run_block<B: Glue + MrfBlock>(
     let mut block = sm.into_mrf();
     block.check_glue()?;
     block.finish_waveform()?;
-    let stats = crate::blocks::mrf::summary(block.model().stats(), checked.compression.is_some());
+    let stats = crate::blocks::mrf::summary(block.model());
     Ok(KernelOutcome { cycles: sim.cycles, mismatch: block.mismatch().cloned(), sim, error, stats })
 }

@@ -59,10 +59,12 @@ pub struct Design {
 /// Generates the RTL of a validated config.
 pub fn generate(checked: &Checked, sram: SramKind) -> Design {
     let prefix = checked.prefix();
-    let modules = blocks::mrf::modules(&prefix, &checked.geometry, sram, checked.compression.as_ref());
-    let description = match checked.compression {
-        None => "Banked main register file with operand collectors",
-        Some(_) => "Banked main register file with operand collectors and BDI register compression",
+    let modules =
+        blocks::mrf::modules(&prefix, &checked.geometry, sram, checked.compression.as_ref(), checked.rfc.as_ref());
+    let description = match (&checked.compression, &checked.rfc) {
+        (Some(_), _) => "Banked main register file with operand collectors and BDI register compression",
+        (None, Some(_)) => "Banked main register file with operand collectors behind a register file cache",
+        (None, None) => "Banked main register file with operand collectors",
     };
     assemble(checked, sram, modules, description)
 }

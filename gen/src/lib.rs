@@ -7,6 +7,7 @@ pub mod config;
 pub mod emit;
 pub mod geometry;
 pub mod output;
+pub mod rfc;
 pub mod templates;
 pub mod verilog;
 

@@ -9,6 +9,7 @@ pub use schema::*;
 
 use crate::bdi::Layout;
 use crate::geometry::Geometry;
+use crate::rfc::RfcLayout;
 use sha2::{Digest, Sha256};
 
 /// Preset configurations, shipped as `configs/<name>.toml`. Each file holds only what differs
@@ -16,6 +17,7 @@ use sha2::{Digest, Sha256};
 pub const PRESETS: &[(&str, &str)] = &[
     ("baseline", include_str!("../../../configs/baseline.toml")),
     ("isca15-bdi", include_str!("../../../configs/isca15-bdi.toml")),
+    ("isca11-rfc", include_str!("../../../configs/isca11-rfc.toml")),
 ];
 
 /// A configuration that passed validation, with what validation derived from it.
@@ -25,6 +27,8 @@ pub struct Checked {
     pub geometry: Geometry,
     /// The compressed layout, when `compression.enabled`.
     pub compression: Option<Layout>,
+    /// The register file cache's shape, when `rfc.enabled`.
+    pub rfc: Option<RfcLayout>,
     /// Fields that have no effect in this config (set in a section that is switched off).
     pub warnings: Vec<String>,
 }

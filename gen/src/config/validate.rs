@@ -7,6 +7,7 @@ use super::error::ConfigError;
 use super::schema::*;
 use crate::bdi::{Layout, MODES, Mode};
 use crate::geometry::{Geometry, index_bits};
+use crate::rfc::RfcLayout;
 
 /// Checks one rule; `allowed` says what values would be accepted.
 fn require(
@@ -282,8 +283,13 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     }
 
     // Blocks whose RTL does not exist yet: refuse rather than silently ignore.
-    if cfg.rfc.enabled {
-        return Err(not_generated("rfc.enabled", "the register file cache"));
+    if cfg.rfc.enabled && cfg.compression.enabled {
+        return Err(ConfigError::Rule {
+            path: "rfc.enabled".into(),
+            value: "true".into(),
+            rule: "a register file cache in front of a compressed MRF is not generated yet".into(),
+            allowed: "rfc.enabled or compression.enabled, not both".into(),
+        });
     }
     if cfg.orf.enabled {
         return Err(not_generated("orf.enabled", "the operand register file"));
@@ -302,8 +308,9 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
 
     let geometry = Geometry::new(&cfg.sm, &cfg.mrf);
     let compression = if cfg.compression.enabled { Some(Layout::new(&geometry, &cfg.compression)?) } else { None };
+    let rfc = cfg.rfc.enabled.then(|| RfcLayout::new(&geometry, &cfg.rfc, &cfg.scheduler));
     let warnings = ignored_fields(&cfg);
-    Ok(Checked { config: cfg, geometry, compression, warnings })
+    Ok(Checked { config: cfg, geometry, compression, rfc, warnings })
 }
 
 /// Fields set away from their default in a section that is switched off, so they have no effect.

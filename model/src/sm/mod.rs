@@ -21,6 +21,7 @@
 //! consuming a long-latency result that is still pending, or when it waits at a barrier; a
 //! pending warp is ready when neither holds.
 
+pub mod cache_control;
 pub mod scheduler;
 pub mod stats;
 pub mod units;
@@ -28,6 +29,7 @@ pub mod units;
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
+use cache_control::CacheControl;
 use rfgen_gen::Checked;
 use scheduler::Scheduler;
 pub use stats::SimStats;
@@ -155,6 +157,8 @@ pub struct Sm<'k, M: MrfBlock = Mrf> {
     uncommitted: VecDeque<usize>,
     /// Compressed MRF: banks per range indicator, for the statistics.
     bdi: Option<rfgen_gen::bdi::Layout>,
+    /// Register file cache: its activations, flushes and releases.
+    cache: Option<CacheControl>,
 }
 
 const MISMATCH_EXAMPLES: usize = 8;
@@ -240,6 +244,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
             completed: Vec::new(),
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
+            cache: c.rfc.as_ref().map(|_| CacheControl::default()),
         };
         sm.launch_blocks();
         Ok(sm)
@@ -316,6 +321,10 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 s.block = b;
                 s.at_barrier = false;
                 self.sched.add(w);
+                // Every warp may hold RFC entries unless the two-level scheduler picks them.
+                if !self.sched.is_two_level() {
+                    self.cache.as_mut().map(|c| c.activate(w));
+                }
                 self.refresh(w);
             }
             self.blocks[b] = Some(Block {
@@ -391,6 +400,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                     self.inp.wb_reg = dst as u32;
                     self.inp.wb_mask = f.mask;
                     self.inp.wb_data.copy_from_slice(f.vals.dst());
+                    self.inp.wb_long = self.k.code[f.pc as usize].op.is_long_latency();
                     self.units.pop(q);
                     if self.bdi.is_some() {
                         self.uncommitted.push_back(id);
@@ -444,7 +454,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         }
 
         // 3. Issue.
-        let issue_ready = out.issue_ready;
+        let (issue_ready, act_ready, flush_ready) = (out.issue_ready, out.act_ready, out.flush_ready);
         self.inp.issue_valid = false;
         if self.sched.is_two_level() {
             let active: Vec<usize> = self.sched.active().to_vec();
@@ -452,11 +462,18 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 if self.slots[w].at_barrier || self.waits_long(w) {
                     self.sched.deschedule(w);
                     self.stats.deschedules += 1;
+                    self.cache.as_mut().map(|c| c.deschedule(w));
                 }
             }
-            let ready: Vec<bool> =
-                (0..self.slots.len()).map(|w| !self.slots[w].at_barrier && !self.waits_long(w)).collect();
+            let blocked = |w: usize| self.cache.as_ref().is_some_and(|c| c.blocked(w));
+            let ready: Vec<bool> = (0..self.slots.len())
+                .map(|w| !self.slots[w].at_barrier && !self.waits_long(w) && !blocked(w))
+                .collect();
+            let before: Vec<usize> = self.sched.active().to_vec();
             self.sched.refill(|w| ready[w]);
+            if let Some(c) = &mut self.cache {
+                self.sched.active().iter().filter(|w| !before.contains(w)).for_each(|&w| c.activate(w));
+            }
         }
         let candidates = self.sched.candidates(self.resident);
         let eligible = self.can_issue & candidates & if issue_ready { u64::MAX } else { !self.needs_collector };
@@ -473,7 +490,10 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
             None => st.no_warp += 1,
         }
 
-        // 4. The MRF's clock edge.
+        // 4. The MRF's clock edge, with this cycle's register-file-cache events.
+        if let Some(c) = &mut self.cache {
+            c.drive(act_ready, flush_ready, &mut self.inp);
+        }
         self.mrf.tick(&self.inp);
 
         // 5. Completions, finished warps and blocks.
@@ -569,6 +589,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 inp.issue_src_valid[k] = matches!(src, Src::Reg(_));
                 inp.issue_src_reg[k] = if let Src::Reg(r) = src { *r as u32 } else { 0 };
             }
+            inp.issue_src_last = self.k.notes[e.pc as usize].last_read;
             if let Some(d) = ins.dst {
                 s.pending.insert(d);
                 if ins.op.is_long_latency() {
@@ -605,6 +626,10 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
             return;
         }
         s.warp = None;
+        if let Some(c) = &mut self.cache {
+            c.release(w);
+        }
+        let s = &mut self.slots[w];
         s.pending = RegSet::default();
         s.long_pending = RegSet::default();
         s.pending_preds = 0;

@@ -3,9 +3,11 @@
 //! compared every cycle it means something; register data lane by lane where the model knows
 //! the lane was written.
 
+mod cache_events;
 mod stimulus;
 
-pub use stimulus::{Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
+pub use cache_events::CacheEvents;
+pub use stimulus::{CacheKnobs, Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
 
 use crate::glue::{CosimBlock, Expected, Glue, bind_all};
 use crate::lockstep::Lockstep;
@@ -23,7 +25,7 @@ impl Glue for Mrf {
     type Ports = MrfPorts<PortSlot>;
 
     fn bind(&self, layout: &Layout) -> Result<Self::Ports> {
-        bind_all(&MrfPorts::new(self.geometry(), self.layout()), layout, |i, f| i.map(f))
+        bind_all(&MrfPorts::new(self.geometry(), self.layout(), self.rfc().is_some()), layout, |i, f| i.map(f))
     }
 
     fn drive(&self, p: &Self::Ports, i: &MrfIn, buf: &mut [u32]) {
@@ -42,6 +44,15 @@ impl Glue for Mrf {
         if i.wb_valid {
             buf[p.wb_data.range()].copy_from_slice(&i.wb_data);
         }
+        if let Some(r) = &p.rfc {
+            r.issue_src_last.put(buf, bits(&i.issue_src_last));
+            r.wb_long.put(buf, i.wb_long as u64);
+            r.act_valid.put(buf, i.act_valid as u64);
+            r.act_warp.put(buf, i.act_warp as u64);
+            r.flush_valid.put(buf, i.flush_valid as u64);
+            r.flush_warp.put(buf, i.flush_warp as u64);
+            r.rel_mask.put(buf, i.rel_mask);
+        }
     }
 
     fn expect(&self, p: &Self::Ports, out: &MrfOut, exp: &mut Expected) {
@@ -55,8 +66,14 @@ impl Glue for Mrf {
             let known = if out.disp_valid && out.disp_src_valid[s] { out.disp_src_known[s] & all } else { 0 };
             exp.set_lanes(&p.disp_src_data[s], out.disp_src_data[s], known);
         }
+        if let Some(ready) = &p.wb_ready {
+            exp.set(ready, out.wb_ready as u64);
+        }
+        if let Some(r) = &p.rfc {
+            exp.set(&r.act_ready, out.act_ready as u64);
+            exp.set(&r.flush_ready, out.flush_ready as u64);
+        }
         if let Some(c) = &p.compressed {
-            exp.set(&c.wb_ready, out.wb_ready as u64);
             exp.set(&c.wb_commit, out.wb_commit as u64);
             exp.set_bits(&c.bank_rd_en, out.bank_rd_en);
             exp.set_bits(&c.bank_wr_en, out.bank_wr_en);
@@ -84,7 +101,11 @@ impl CosimBlock for Mrf {
     }
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomStimulus {
-        let knobs = if checked.compression.is_some() { Knobs::compressed() } else { Knobs::default() };
+        let knobs = match (&checked.compression, &checked.rfc) {
+            (Some(_), _) => Knobs::compressed(),
+            (None, Some(_)) => Knobs::cached(),
+            (None, None) => Knobs::default(),
+        };
         RandomStimulus::new(&checked.geometry, seed, knobs)
     }
 
@@ -93,12 +114,13 @@ impl CosimBlock for Mrf {
     }
 
     fn summary(&self, _: &RandomStimulus) -> Vec<(&'static str, u64)> {
-        summary(self.stats(), self.layout().is_some())
+        summary(self)
     }
 }
 
 /// The MRF's event counts for a cosim summary.
-pub fn summary(s: &MrfStats, compressed: bool) -> Vec<(&'static str, u64)> {
+pub fn summary(m: &Mrf) -> Vec<(&'static str, u64)> {
+    let s = m.stats();
     let mut v = vec![
         ("instructions issued", s.issued),
         ("instructions dispatched", s.dispatched),
@@ -106,7 +128,23 @@ pub fn summary(s: &MrfStats, compressed: bool) -> Vec<(&'static str, u64)> {
         ("bank conflicts", s.bank_conflicts),
         ("register writes", s.writes),
     ];
-    if compressed {
+    if m.rfc().is_some() {
+        let r = &s.rfc;
+        v.extend([
+            ("RFC read hits", r.read_hits),
+            ("RFC write hits", r.write_hits),
+            ("RFC allocations", r.allocations),
+            ("RFC bypasses to the MRF", r.bypasses),
+            ("RFC evictions written back", r.evictions),
+            ("RFC dead evictions dropped", r.dead_evictions),
+            ("RFC flushes", r.flushes),
+            ("RFC flush write-backs", r.flush_writes),
+            ("RFC activations", r.activations),
+            ("MRF warp-register writes", s.mrf_writes),
+            ("write-back stall cycles", s.wb_stall_cycles),
+        ]);
+    }
+    if m.layout().is_some() {
         let packed: u64 = s.full_writes_by_ri[1..].iter().sum();
         v.extend([
             ("full writes compressed", packed),

@@ -2,6 +2,7 @@
 //! MRF, an offered write-back — is held, unchanged, until the MRF accepts it. Random (seeded,
 //! for long runs) or scripted (for proptest).
 
+use super::cache_events::CacheEvents;
 use crate::blocks::bdi::Pattern;
 use crate::glue::Stimulus;
 use rand::{RngCore, SeedableRng};
@@ -31,6 +32,25 @@ pub struct Knobs {
     /// (equal lanes, short ramps), long enough (16 writes per register) for bank groups to
     /// empty their upper banks, which are then gated and woken again.
     pub compressible_phases: bool,
+    /// Register file cache events: per cycle, the chance of an activation, a flush and a
+    /// release (a register file cache only); per source and write-back, of a last read and a
+    /// long-latency result.
+    pub cache: Option<CacheKnobs>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CacheKnobs {
+    pub activate: f64,
+    pub flush: f64,
+    pub release: f64,
+    pub last_read: f64,
+    pub long_latency: f64,
+}
+
+impl Default for CacheKnobs {
+    fn default() -> Self {
+        CacheKnobs { activate: 0.3, flush: 0.04, release: 0.01, last_read: 0.3, long_latency: 0.2 }
+    }
 }
 
 impl Default for Knobs {
@@ -46,6 +66,7 @@ impl Default for Knobs {
             sources: [1, 3, 4, 2],
             kernel_values: 0.0,
             compressible_phases: false,
+            cache: None,
         }
     }
 }
@@ -55,6 +76,12 @@ impl Knobs {
     /// partially overwritten (dummy MOVs), and banks empty and wake up.
     pub fn compressed() -> Self {
         Knobs { kernel_values: 0.85, compressible_phases: true, ..Knobs::default() }
+    }
+
+    /// For an MRF behind a register file cache: its events, and registers that repeat often
+    /// enough to hit.
+    pub fn cached() -> Self {
+        Knobs { cache: Some(CacheKnobs::default()), ..Knobs::default() }
     }
 }
 
@@ -66,6 +93,7 @@ pub struct RandomStimulus {
     /// A write-back is offered and not taken yet.
     writing: bool,
     next_tag: u32,
+    cache: CacheEvents,
 }
 
 impl RandomStimulus {
@@ -77,6 +105,7 @@ impl RandomStimulus {
             offering: false,
             writing: false,
             next_tag: 0,
+            cache: CacheEvents::default(),
         }
     }
 
@@ -110,6 +139,23 @@ impl RandomStimulus {
         }
         inp.issue_tag = self.next_tag;
         self.next_tag = (self.next_tag + 1) & ((1u64 << g.tag_bits) - 1) as u32;
+        if let Some(c) = self.knobs.cache.clone() {
+            inp.issue_src_last = std::array::from_fn(|_| self.chance(c.last_read));
+        }
+    }
+
+    /// A random warp of `among` (bit per warp), if any.
+    fn pick(&mut self, among: u64) -> Option<u32> {
+        let n = among.count_ones();
+        (n > 0).then(|| {
+            let mut k = self.below(n);
+            let mut m = among;
+            while k > 0 {
+                m &= m - 1;
+                k -= 1;
+            }
+            m.trailing_zeros()
+        })
     }
 }
 
@@ -151,6 +197,17 @@ impl Stimulus<Mrf> for RandomStimulus {
         inp.wb_valid = self.writing;
         if self.writing && out.wb_ready {
             self.writing = false; // taken at this edge
+        }
+        if let Some(c) = self.knobs.cache.clone() {
+            if !inp.wb_valid || out.wb_ready {
+                inp.wb_long = self.chance(c.long_latency);
+            }
+            let all = lane_mask(self.g.warps as usize);
+            let act = if self.chance(c.activate) { self.pick(all & !self.cache.owns()) } else { None };
+            let flush = if self.chance(c.flush) { self.pick(self.cache.settled()) } else { None };
+            let release =
+                if self.chance(c.release) { self.pick(self.cache.settled()).map_or(0, |w| 1 << w) } else { 0 };
+            self.cache.next(act, flush, release, out, inp);
         }
     }
 }

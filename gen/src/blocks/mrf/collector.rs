@@ -6,7 +6,9 @@
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Module, Port, onehot_mux, packing, reg, slice};
 
-pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool) -> Module {
+/// With `prefilled`, sources found in a register file cache arrive with the instruction
+/// (`alloc_hit`, `alloc_hit_data`) and are never requested from the banks.
+pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool, prefilled: bool) -> Module {
     let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
     let n = SLOTS_PER_COLLECTOR;
     let mut body = String::new();
@@ -20,8 +22,9 @@ pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool) -> Module 
     };
     body += "  always @(posedge clk) begin\n";
     body += &format!("    if (rst) begin\n      busy <= 1'b0;\n      pending <= {n}'b0;\n      inflight <= {n}'b0;\n");
+    let pending = if prefilled { "alloc_src_valid & ~alloc_hit" } else { "alloc_src_valid" };
     body += &format!(
-        "    end else if (alloc) begin\n      busy <= 1'b1;\n      pending <= alloc_src_valid;\n      inflight <= {n}'b0;\n"
+        "    end else if (alloc) begin\n      busy <= 1'b1;\n      pending <= {pending};\n      inflight <= {n}'b0;\n"
     );
     body += "    end else begin\n      if (dispatch) busy <= 1'b0;\n";
     body += "      pending <= pending & ~slot_grant;\n";
@@ -52,7 +55,14 @@ pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool) -> Module 
                 .collect();
             onehot_mux(&terms, wr)
         };
-        body += &format!("  always @(posedge clk) begin\n    if ({capture}[{s}]) src{s}_data <= {data};\n  end\n");
+        if prefilled {
+            body += &format!(
+                "  always @(posedge clk) begin\n    if (alloc & alloc_hit[{s}]) src{s}_data <= {};\n    else if ({capture}[{s}]) src{s}_data <= {data};\n  end\n",
+                slice("alloc_hit_data", s, wr)
+            );
+        } else {
+            body += &format!("  always @(posedge clk) begin\n    if ({capture}[{s}]) src{s}_data <= {data};\n  end\n");
+        }
     }
     body += "\n  assign ready = busy & ~(|pending) & ~(|inflight);\n  assign slot_req = pending;\n";
     let mut ports = vec![
@@ -66,6 +76,13 @@ pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool) -> Module 
         Port::input("alloc_row", n * ab, &format!("bank row of each source, {}", packing("slot", ab))),
         Port::input("slot_grant", n, "bank read granted to the slot this cycle").vector(),
     ];
+    if prefilled {
+        ports.extend([
+            Port::input("alloc_hit", n, &format!("sources found in the register file cache, {}", packing("slot", 1)))
+                .vector(),
+            Port::input("alloc_hit_data", n * wr, &format!("their values, {}", packing("slot", wr))),
+        ]);
+    }
     if delivered {
         ports.push(Port::input("slot_deliver", n, "the slot's register is on its group's read data").vector());
     }

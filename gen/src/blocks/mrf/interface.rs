@@ -28,23 +28,40 @@ pub struct MrfPorts<P> {
     pub disp_src_valid: P,
     pub disp_src_data: [P; SLOTS],
     pub wb_valid: P,
+    /// A write-back can be refused (compressed MRF, register file cache).
+    pub wb_ready: Option<P>,
     pub wb_warp: P,
     pub wb_reg: P,
     pub wb_mask: P,
     pub wb_data: P,
-    /// The compressed MRF's write port handshake and bank strobes.
+    /// The compressed MRF's write-port commit and bank strobes.
     pub compressed: Option<CompressedPorts<P>>,
+    /// The register file cache's hints and events.
+    pub rfc: Option<RfcPorts<P>>,
 }
 
 /// Ports only the compressed MRF has: the write port may refuse a write-back and commits it
 /// later, and the banks' strobes are outputs (bit `j·C + c` is group `j`, cluster `c`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompressedPorts<P> {
-    pub wb_ready: P,
     pub wb_commit: P,
     pub bank_gated: P,
     pub bank_rd_en: P,
     pub bank_wr_en: P,
+}
+
+/// Ports only an MRF behind a register file cache has (docs/rfc.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RfcPorts<P> {
+    pub issue_src_last: P,
+    pub wb_long: P,
+    pub act_valid: P,
+    pub act_warp: P,
+    pub act_ready: P,
+    pub flush_valid: P,
+    pub flush_warp: P,
+    pub flush_ready: P,
+    pub rel_mask: P,
 }
 
 /// Bit of bank (group `group`, cluster `cluster`) in the bank strobe ports.
@@ -53,7 +70,7 @@ pub fn bank_bit(group: u32, cluster: u32, clusters: u32) -> u32 {
 }
 
 impl MrfPorts<Port> {
-    pub fn new(g: &Geometry, compression: Option<&Layout>) -> Self {
+    pub fn new(g: &Geometry, compression: Option<&Layout>, rfc: bool) -> Self {
         let (wb, rb, k) = (g.warp_bits(), g.reg_bits(), SLOTS_PER_COLLECTOR);
         let lanes = packing("lane", 32);
         let valid_with = |s: usize| format!("source {s}, {lanes} (valid with disp_src_valid[{s}])");
@@ -63,7 +80,6 @@ impl MrfPorts<Port> {
                 Port::output(name, banks, &format!("{what}; group j cluster c at bit {}j+c", l.clusters)).vector()
             };
             CompressedPorts {
-                wb_ready: Port::output("wb_ready", 1, "the write port takes the offer this cycle"),
                 wb_commit: Port::output(
                     "wb_commit",
                     1,
@@ -74,16 +90,47 @@ impl MrfPorts<Port> {
                 bank_wr_en: strobe("bank_wr_en", "bank written this cycle"),
             }
         });
-        let (wb_valid, wb_mask) = match compression {
-            None => (
+        let rfc = rfc.then(|| RfcPorts {
+            issue_src_last: Port::input(
+                "issue_src_last",
+                k,
+                &format!("the source register is read for the last time (liveness), {}", packing("source", 1)),
+            )
+            .vector(),
+            wb_long: Port::input("wb_long", 1, "the write-back is a long-latency result: it bypasses the RFC"),
+            act_valid: Port::input("act_valid", 1, "warp act_warp becomes active (hold until act_ready)"),
+            act_warp: Port::input("act_warp", wb, "warp id"),
+            act_ready: Port::output("act_ready", 1, "a cache slot is free: the activation is taken this cycle"),
+            flush_valid: Port::input("flush_valid", 1, "warp flush_warp was descheduled (hold until flush_ready)"),
+            flush_warp: Port::input("flush_warp", wb, "warp id"),
+            flush_ready: Port::output("flush_ready", 1, "no flush is under way: the request is taken this cycle"),
+            rel_mask: Port::input(
+                "rel_mask",
+                g.warps,
+                &format!("warps that finished: their slots are freed without write-backs, {}", packing("warp", 1)),
+            )
+            .vector(),
+        });
+        let (wb_valid, wb_mask) = match (compression, &rfc) {
+            (None, None) => (
                 "write a warp register this cycle (never blocked)",
                 "per-lane write enable (active mask), lane i at bit i",
             ),
-            Some(_) => (
+            (Some(_), _) => (
                 "a write-back is offered (hold it until wb_ready)",
                 "per-lane write enable (active mask), lane i at bit i; partial: stored uncompressed",
             ),
+            (None, Some(_)) => (
+                "a write-back is offered (hold it until wb_ready)",
+                "per-lane write enable (active mask), lane i at bit i; partial: kept in the RFC only if it holds the register",
+            ),
         };
+        let wb_ready = match (compression, &rfc) {
+            (Some(_), _) => Some("the write port takes the offer this cycle"),
+            (None, Some(_)) => Some("the offer is taken this cycle (no eviction waits and no flush is under way)"),
+            (None, None) => None,
+        }
+        .map(|comment| Port::output("wb_ready", 1, comment));
         MrfPorts {
             clk: Port::input("clk", 1, "clock"),
             rst: Port::input("rst", 1, "synchronous reset, active high"),
@@ -118,11 +165,13 @@ impl MrfPorts<Port> {
                 Port::output(&format!("disp_src{s}_data"), g.warp_reg_bits(), &valid_with(s))
             }),
             wb_valid: Port::input("wb_valid", 1, wb_valid),
+            wb_ready,
             wb_warp: Port::input("wb_warp", wb, "warp id"),
             wb_reg: Port::input("wb_reg", rb, "register id"),
             wb_mask: Port::input("wb_mask", g.lanes, wb_mask).vector(),
             wb_data: Port::input("wb_data", g.warp_reg_bits(), &format!("value, {lanes}")),
             compressed,
+            rfc,
         }
     }
 }
@@ -146,11 +195,13 @@ impl<P> MrfPorts<P> {
             disp_src_valid,
             disp_src_data,
             wb_valid,
+            wb_ready,
             wb_warp,
             wb_reg,
             wb_mask,
             wb_data,
             compressed,
+            rfc,
         } = self;
         MrfPorts {
             clk: f(clk),
@@ -168,35 +219,53 @@ impl<P> MrfPorts<P> {
             disp_src_valid: f(disp_src_valid),
             disp_src_data: disp_src_data.each_ref().map(&mut f),
             wb_valid: f(wb_valid),
+            wb_ready: wb_ready.as_ref().map(&mut f),
             wb_warp: f(wb_warp),
             wb_reg: f(wb_reg),
             wb_mask: f(wb_mask),
             wb_data: f(wb_data),
             compressed: compressed.as_ref().map(|c| CompressedPorts {
-                wb_ready: f(&c.wb_ready),
                 wb_commit: f(&c.wb_commit),
                 bank_gated: f(&c.bank_gated),
                 bank_rd_en: f(&c.bank_rd_en),
                 bank_wr_en: f(&c.bank_wr_en),
             }),
+            rfc: rfc.as_ref().map(|r| RfcPorts {
+                issue_src_last: f(&r.issue_src_last),
+                wb_long: f(&r.wb_long),
+                act_valid: f(&r.act_valid),
+                act_warp: f(&r.act_warp),
+                act_ready: f(&r.act_ready),
+                flush_valid: f(&r.flush_valid),
+                flush_warp: f(&r.flush_warp),
+                flush_ready: f(&r.flush_ready),
+                rel_mask: f(&r.rel_mask),
+            }),
         }
     }
 
-    /// Every port in declaration order (the compressed write handshake sits beside `wb_valid`).
+    /// Every port in declaration order (`wb_ready` beside `wb_valid`, each block's hints beside
+    /// the ports they qualify, its events last).
     pub fn list(&self) -> Vec<&P> {
         let mut v = vec![&self.clk, &self.rst, &self.issue_valid, &self.issue_ready, &self.issue_warp];
         v.push(&self.issue_src_valid);
         v.extend(&self.issue_src_reg);
-        v.extend([&self.issue_tag, &self.disp_valid, &self.disp_ready, &self.disp_warp, &self.disp_tag]);
+        v.push(&self.issue_tag);
+        if let Some(r) = &self.rfc {
+            v.push(&r.issue_src_last);
+        }
+        v.extend([&self.disp_valid, &self.disp_ready, &self.disp_warp, &self.disp_tag]);
         v.push(&self.disp_src_valid);
         v.extend(&self.disp_src_data);
         v.push(&self.wb_valid);
-        if let Some(c) = &self.compressed {
-            v.push(&c.wb_ready);
-        }
+        v.extend(&self.wb_ready);
         v.extend([&self.wb_warp, &self.wb_reg, &self.wb_mask, &self.wb_data]);
         if let Some(c) = &self.compressed {
             v.extend([&c.wb_commit, &c.bank_gated, &c.bank_rd_en, &c.bank_wr_en]);
+        }
+        if let Some(r) = &self.rfc {
+            v.extend([&r.wb_long, &r.act_valid, &r.act_warp, &r.act_ready]);
+            v.extend([&r.flush_valid, &r.flush_warp, &r.flush_ready, &r.rel_mask]);
         }
         v
     }
@@ -209,9 +278,9 @@ mod tests {
     /// `list` names every port `map` visits, once.
     #[test]
     fn list_covers_every_field() {
-        for text in ["", "[compression]\nenabled = true"] {
+        for text in ["", "[compression]\nenabled = true", "[rfc]\nenabled = true"] {
             let c = crate::config::parse(text).unwrap();
-            let ports = MrfPorts::new(&c.geometry, c.compression.as_ref());
+            let ports = MrfPorts::new(&c.geometry, c.compression.as_ref(), c.rfc.is_some());
             let mut mapped = Vec::new();
             ports.map(|p| mapped.push(p.name.clone()));
             let mut listed: Vec<String> = ports.list().iter().map(|p| p.name.clone()).collect();

@@ -9,6 +9,7 @@ mod compressed_bank_group;
 pub mod interface;
 mod range_table;
 mod reg_map;
+mod rfc;
 mod top;
 mod write_port;
 
@@ -17,24 +18,45 @@ use crate::blocks::bdi::{compressor, decompressor};
 use crate::blocks::sram::SramKind;
 use crate::blocks::sram::sram;
 use crate::geometry::Geometry;
+use crate::rfc::RfcLayout;
 use crate::verilog::Module;
 use interface::MrfPorts;
 use top::WritePath;
 
 /// The MRF subsystem's modules, leaves first; the last one is the top (`<prefix>_mrf`). With a
-/// compression layout, the compressed MRF.
-pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind, compression: Option<&Layout>) -> Vec<Module> {
+/// compression layout, the compressed MRF; with a register file cache, behind it.
+pub fn modules(
+    prefix: &str,
+    g: &Geometry,
+    sram_kind: SramKind,
+    compression: Option<&Layout>,
+    cache: Option<&RfcLayout>,
+) -> Vec<Module> {
     let sram = sram(prefix, g.entries, g.entry_bits(), sram_kind);
     let reg_map = reg_map::reg_map(prefix, g);
     let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots());
     // One collector needs no dispatch arbiter.
     let dispatch_arbiter = (g.collectors > 1).then(|| arbiter::rr_arbiter(prefix, g.collectors));
-    let collector = collector::operand_collector(prefix, g, compression.is_some());
+    let collector = collector::operand_collector(prefix, g, compression.is_some(), cache.is_some());
     let mut modules = vec![sram.clone(), reg_map.clone(), bank_arbiter.clone()];
     modules.extend(dispatch_arbiter.clone());
-    let ports = MrfPorts::new(g, compression);
-    let top = match compression {
-        None => {
+    let ports = MrfPorts::new(g, compression, cache.is_some());
+    let top = match (compression, cache) {
+        (None, Some(r)) => {
+            let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
+            let rfc = rfc::rfc(prefix, g, r);
+            let write = WritePath::Cached { rfc: &rfc, bank_group: &bank_group };
+            let parts = top::Parts {
+                reg_map: &reg_map,
+                collector: &collector,
+                dispatch_arbiter: dispatch_arbiter.as_ref(),
+                write,
+            };
+            let top = top::mrf(prefix, g, &ports, parts);
+            modules.extend([bank_group, rfc]);
+            top
+        }
+        (None, None) => {
             let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
             let write = WritePath::Direct { bank_group: &bank_group };
             let parts = top::Parts {
@@ -47,7 +69,7 @@ pub fn modules(prefix: &str, g: &Geometry, sram_kind: SramKind, compression: Opt
             modules.push(bank_group);
             top
         }
-        Some(l) => {
+        (Some(l), _) => {
             let compressor = compressor(prefix, l);
             let decompressor = decompressor(prefix, l);
             let range_table = range_table::range_table(prefix, g, l);

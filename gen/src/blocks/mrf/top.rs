@@ -14,6 +14,8 @@ pub enum WritePath<'a> {
     Direct { bank_group: &'a Module },
     /// Through the write port (compressor, wake-up, dummy MOV) into compressed bank groups.
     Compressed { layout: &'a Layout, write_port: &'a Module, bank_group: &'a Module },
+    /// Into the register file cache, which writes the bank groups what it does not keep.
+    Cached { rfc: &'a Module, bank_group: &'a Module },
 }
 
 pub struct Parts<'a> {
@@ -54,6 +56,12 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         b += &wire("mov_rd", 1);
         b += &wire("wr_en", 1);
     }
+    let cached = matches!(parts.write, WritePath::Cached { .. });
+    if cached {
+        b += &wire("rd_fire", 1);
+        b += &wire("wb_fire", 1);
+        b += &wire("bank_wr_en", 1);
+    }
     for grp in 0..g.groups {
         b += &wire(&format!("group{grp}_req"), s);
         b += &wire(&format!("group{grp}_grant"), s);
@@ -72,6 +80,9 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
 
     b += match parts.write {
         WritePath::Direct { .. } => "\n  // Register-to-bank mapping of the issued sources and of the write-back.\n",
+        WritePath::Cached { .. } => {
+            "\n  // Register-to-bank mapping of the issued sources and of the register-file-cache's bank write.\n"
+        }
         WritePath::Compressed { .. } => {
             "\n  // Register-to-bank mapping of the issued sources (the write port maps its own).\n"
         }
@@ -120,6 +131,10 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         ];
         if compressed {
             conns.push(("slot_deliver", v("slot_deliver", s).slice(c, k)));
+        }
+        if cached {
+            conns.push(("alloc_hit", v("rd_hit", k)));
+            conns.push(("alloc_hit_data", v("rd_data", k * wr)));
         }
         conns.extend([
             ("group_rd_data", v("group_rd_data", g.groups * wr)),
@@ -193,6 +208,17 @@ impl WritePath<'_> {
         let (gb, ab, wr) = (g.group_bits(), g.row_bits(), g.warp_reg_bits());
         match self {
             WritePath::Direct { .. } => vec![("wb_group", gb), ("wb_row", ab), ("group_rd_data", g.groups * wr)],
+            WritePath::Cached { .. } => vec![
+                ("wb_group", gb),
+                ("wb_row", ab),
+                ("group_rd_data", g.groups * wr),
+                ("rd_hit", SLOTS_PER_COLLECTOR),
+                ("rd_data", SLOTS_PER_COLLECTOR * wr),
+                ("bank_wr_warp", g.warp_bits()),
+                ("bank_wr_reg", g.reg_bits()),
+                ("bank_wr_mask", g.lanes),
+                ("bank_wr_data", wr),
+            ],
             WritePath::Compressed { layout: l, .. } => vec![
                 ("group_rd_data", g.groups * wr),
                 ("slot_deliver", g.slots()),
@@ -221,13 +247,33 @@ impl WritePath<'_> {
                     ("row", Sig::new("wb_row", g.row_bits())),
                 ],
             ),
+            WritePath::Cached { .. } => reg_map.instance(
+                "u_map_wb",
+                &[
+                    ("warp", Sig::new("bank_wr_warp", g.warp_bits())),
+                    ("reg_id", Sig::new("bank_wr_reg", g.reg_bits())),
+                    ("group", Sig::new("wb_group", g.group_bits())),
+                    ("row", Sig::new("wb_row", g.row_bits())),
+                ],
+            ),
             WritePath::Compressed { .. } => String::new(),
         }
     }
 
     fn groups(&self, g: &Geometry, p: &MrfPorts<Sig>) -> String {
         match self {
-            WritePath::Direct { bank_group } => format!("\n{}", direct_groups(g, p, bank_group)),
+            WritePath::Direct { bank_group } => {
+                let w = BankWrite { en: "wb_valid", mask: p.wb_mask.clone(), data: p.wb_data.clone() };
+                format!("\n{}", direct_groups(g, p, bank_group, &w))
+            }
+            WritePath::Cached { rfc, bank_group } => {
+                let w = BankWrite {
+                    en: "bank_wr_en",
+                    mask: Sig::new("bank_wr_mask", g.lanes),
+                    data: Sig::new("bank_wr_data", g.warp_reg_bits()),
+                };
+                format!("\n{}\n{}", cache(g, p, rfc), direct_groups(g, p, bank_group, &w))
+            }
             WritePath::Compressed { layout, write_port, bank_group } => {
                 let c = p.compressed.as_ref().expect("the compressed MRF has the compressed ports");
                 compressed_groups(g, layout, p, c, write_port, bank_group)
@@ -241,6 +287,11 @@ impl WritePath<'_> {
                 "Timing: issue accepted in cycle t, reads arbitrated from t+1, data captured one cycle".into(),
                 "after its grant; a conflict-free instruction is offered for dispatch in cycle t+3.".into(),
                 "See docs/mrf.md.".into(),
+            ],
+            WritePath::Cached { .. } => vec![
+                "Register file cache: the issue stage's tag check hands cached sources to the collector;".into(),
+                "write-backs go to the RFC, which writes the banks what it does not keep (bypasses,".into(),
+                "evictions, flushes). See docs/rfc.md and docs/mrf.md.".into(),
             ],
             WritePath::Compressed { layout: l, .. } => {
                 let (lc, ld) = (l.compress_latency, l.decompress_latency);
@@ -263,8 +314,62 @@ impl WritePath<'_> {
     }
 }
 
-/// The bank groups, written by the write-back port directly.
-fn direct_groups(g: &Geometry, p: &MrfPorts<Sig>, bank_group: &Module) -> String {
+/// The write port of uncompressed bank groups: an enable (qualified per group by `wb_group`,
+/// with row `wb_row`), the lanes and the data.
+struct BankWrite {
+    en: &'static str,
+    mask: Sig,
+    data: Sig,
+}
+
+/// The register file cache in front of the bank groups.
+fn cache(g: &Geometry, p: &MrfPorts<Sig>, rfc: &Module) -> String {
+    let r = p.rfc.as_ref().expect("an MRF with a cache has its ports");
+    let (k, wr) = (SLOTS_PER_COLLECTOR, g.warp_reg_bits());
+    let v = |name: &str, width: u32| Sig::new(name, width);
+    let wb_ready = p.wb_ready.as_ref().expect("a cached write-back can be refused");
+    let mut b = String::from("  // Register file cache: tag check at issue, write-backs, evictions and flushes.\n");
+    b += "  assign rd_fire = issue_valid & issue_ready;\n";
+    b += &format!("  assign wb_fire = wb_valid & {wb_ready};\n");
+    let regs: Vec<String> = (0..k).rev().map(|s| format!("issue_src{s}_reg")).collect();
+    b += &rfc.instance(
+        "u_rfc",
+        &[
+            ("clk", p.clk.clone()),
+            ("rst", p.rst.clone()),
+            ("rd_fire", v("rd_fire", 1)),
+            ("rd_warp", p.issue_warp.clone()),
+            ("rd_src_valid", p.issue_src_valid.clone()),
+            ("rd_src_reg", v(&format!("{{{}}}", regs.join(", ")), k * g.reg_bits())),
+            ("rd_src_last", r.issue_src_last.clone()),
+            ("rd_hit", v("rd_hit", k)),
+            ("rd_data", v("rd_data", k * wr)),
+            ("wb_fire", v("wb_fire", 1)),
+            ("wb_warp", p.wb_warp.clone()),
+            ("wb_reg", p.wb_reg.clone()),
+            ("wb_mask", p.wb_mask.clone()),
+            ("wb_data", p.wb_data.clone()),
+            ("wb_long", r.wb_long.clone()),
+            ("wb_ready", wb_ready.clone()),
+            ("bank_wr_en", v("bank_wr_en", 1)),
+            ("bank_wr_warp", v("bank_wr_warp", g.warp_bits())),
+            ("bank_wr_reg", v("bank_wr_reg", g.reg_bits())),
+            ("bank_wr_mask", v("bank_wr_mask", g.lanes)),
+            ("bank_wr_data", v("bank_wr_data", wr)),
+            ("act_valid", r.act_valid.clone()),
+            ("act_warp", r.act_warp.clone()),
+            ("act_ready", r.act_ready.clone()),
+            ("flush_valid", r.flush_valid.clone()),
+            ("flush_warp", r.flush_warp.clone()),
+            ("flush_ready", r.flush_ready.clone()),
+            ("rel_mask", r.rel_mask.clone()),
+        ],
+    );
+    b
+}
+
+/// The bank groups, written through `w`.
+fn direct_groups(g: &Geometry, p: &MrfPorts<Sig>, bank_group: &Module, w: &BankWrite) -> String {
     let (gb, ab, s, wr) = (g.group_bits(), g.row_bits(), g.slots(), g.warp_reg_bits());
     let mut b = String::new();
     for grp in 0..g.groups {
@@ -277,10 +382,10 @@ fn direct_groups(g: &Geometry, p: &MrfPorts<Sig>, bank_group: &Module) -> String
                 ("slot_row", Sig::new("slot_row", s * ab)),
                 ("slot_grant", Sig::new(format!("group{grp}_grant"), s)),
                 ("rd_data", Sig::new("group_rd_data", g.groups * wr).slice(grp, wr)),
-                ("wr_en", Sig::new(format!("wb_valid & (wb_group == {})", lit(gb, grp as u64)), 1)),
+                ("wr_en", Sig::new(format!("{} & (wb_group == {})", w.en, lit(gb, grp as u64)), 1)),
                 ("wr_row", Sig::new("wb_row", ab)),
-                ("wr_mask", p.wb_mask.clone()),
-                ("wr_data", p.wb_data.clone()),
+                ("wr_mask", w.mask.clone()),
+                ("wr_data", w.data.clone()),
             ],
         );
     }
@@ -309,7 +414,7 @@ fn compressed_groups(
             ("clk", p.clk.clone()),
             ("rst", p.rst.clone()),
             ("wb_valid", p.wb_valid.clone()),
-            ("wb_ready", cp.wb_ready.clone()),
+            ("wb_ready", p.wb_ready.clone().expect("a compressed write-back can be refused")),
             ("wb_warp", p.wb_warp.clone()),
             ("wb_reg", p.wb_reg.clone()),
             ("wb_mask", p.wb_mask.clone()),

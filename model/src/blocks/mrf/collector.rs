@@ -69,6 +69,15 @@ impl OperandCollector {
         (&mut self.data[s * lanes..][..lanes], &mut self.known[s])
     }
 
+    /// Slot `s` of the instruction just allocated gets its data at once (a register file cache
+    /// hit): every lane holds a value, and nothing is read from the banks.
+    pub fn fill(&mut self, s: usize, data: &[u32]) {
+        let lanes = self.data.len() / SLOTS;
+        self.pending &= !(1 << s);
+        self.data[s * lanes..][..lanes].copy_from_slice(data);
+        self.known[s] = u64::MAX >> (64 - lanes);
+    }
+
     /// In-flight data moves one edge closer (before this edge's grants).
     pub fn edge(&mut self) {
         for a in &mut self.arriving {

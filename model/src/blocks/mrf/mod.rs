@@ -73,6 +73,7 @@ mod bank_power;
 mod collector;
 mod compressed_bank_group;
 mod range_table;
+mod rfc;
 mod write_port;
 
 pub use bank_group::BankGroup;
@@ -80,6 +81,7 @@ pub use bank_power::BankPower;
 pub use collector::OperandCollector;
 pub use compressed_bank_group::CompressedBankGroup;
 pub use range_table::RangeTable;
+pub use rfc::{BankWrite, Rfc, RfcEvents, WriteCause};
 pub use write_port::{Side, WriteAction, WritePort};
 
 use crate::block::Block;
@@ -102,6 +104,8 @@ pub struct MrfIn {
     pub issue_src_valid: [bool; SLOTS],
     pub issue_src_reg: [u32; SLOTS],
     pub issue_tag: u32,
+    /// Register file cache: per source, the register is read for the last time (liveness).
+    pub issue_src_last: [bool; SLOTS],
     pub disp_ready: bool,
     /// A write-back is offered; with compression it is taken only when `wb_ready`.
     pub wb_valid: bool,
@@ -111,6 +115,17 @@ pub struct MrfIn {
     pub wb_mask: u64,
     /// One word per lane.
     pub wb_data: Vec<u32>,
+    /// Register file cache: the write-back is a long-latency result (it bypasses the RFC).
+    pub wb_long: bool,
+    /// Register file cache: warp `act_warp` becomes active (taken when `act_ready`).
+    pub act_valid: bool,
+    pub act_warp: u32,
+    /// Register file cache: warp `flush_warp` was descheduled (taken when `flush_ready`).
+    pub flush_valid: bool,
+    pub flush_warp: u32,
+    /// Register file cache: these warps (bit per warp) have finished; their slots are freed
+    /// without write-backs.
+    pub rel_mask: u64,
 }
 
 impl MrfIn {
@@ -136,6 +151,9 @@ pub struct MrfOut<'a> {
     /// Compressed MRF: the oldest write-back taken is stored at this edge (never without
     /// compression, where a write-back is stored at the edge it is offered).
     pub wb_commit: bool,
+    /// Register file cache: an activation, and a flush request, are taken this cycle.
+    pub act_ready: bool,
+    pub flush_ready: bool,
     /// Compressed MRF: banks read, written and power-gated this cycle, one bit per bank, group
     /// `j` cluster `c` at bit `j·C + c` of the 64-bit words. Empty without compression.
     pub bank_rd_en: &'a [u64],
@@ -156,6 +174,9 @@ pub struct MrfStats {
     pub bank_conflicts: u64,
     /// Write-backs taken.
     pub writes: u64,
+    /// Warp registers written to the banks (write-backs, or with a register file cache the
+    /// write-backs it does not keep, its evictions and its flushes).
+    pub mrf_writes: u64,
     /// Bank accesses: one per bank read (operand and dummy MOV reads) and per bank written.
     pub bank_reads: u64,
     pub bank_writes: u64,
@@ -179,6 +200,28 @@ pub struct MrfStats {
     pub bank_wakeups: u64,
     /// Cycles a write-back could not be taken (`wb_ready` low).
     pub wb_stall_cycles: u64,
+    /// Register file cache only from here on: what it did.
+    pub rfc: RfcStats,
+}
+
+/// Register file cache events.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RfcStats {
+    /// Source operands found in the RFC (not read from the banks).
+    pub read_hits: u64,
+    /// Write-backs into an entry already holding the register.
+    pub write_hits: u64,
+    /// Write-backs given a new entry.
+    pub allocations: u64,
+    /// Write-backs sent to the banks (long-latency, partial-mask, or no slot).
+    pub bypasses: u64,
+    /// Dirty live entries written back on eviction, and dirty dead ones dropped.
+    pub evictions: u64,
+    pub dead_evictions: u64,
+    /// Flushes started (deschedules) and the entries they wrote back.
+    pub flushes: u64,
+    pub flush_writes: u64,
+    pub activations: u64,
 }
 
 impl MrfStats {
@@ -212,6 +255,8 @@ pub enum WritePath {
     Direct(Vec<BankGroup>),
     /// Through the write port's compressor into compressed bank groups.
     Compressed { layout: Layout, groups: Vec<CompressedBankGroup>, port: WritePort },
+    /// Into the register file cache, which sends the bank groups what it does not keep.
+    Cached { rfc: Rfc, groups: Vec<BankGroup> },
 }
 
 /// The MRF subsystem model.
@@ -232,16 +277,20 @@ impl Mrf {
         Mrf::build(g, None)
     }
 
-    /// The MRF a config describes: compressed when `compression.enabled`.
+    /// The MRF a config describes: compressed when `compression.enabled`, behind a register
+    /// file cache when `rfc.enabled`.
     pub fn for_config(checked: &Checked) -> Self {
-        Mrf::build(&checked.geometry, checked.compression.as_ref())
+        let Some(r) = &checked.rfc else { return Mrf::build(&checked.geometry, checked.compression.as_ref()) };
+        let g = &checked.geometry;
+        let rfc = Rfc::new(g.warps, r.slots, r.entries, g.lanes as usize, r.replacement, r.liveness);
+        Mrf::assemble(g, WritePath::Cached { rfc, groups: direct_groups(g) }, None)
     }
 
     /// The MRF of a geometry, compressed with `layout` if given.
     pub fn build(g: &Geometry, layout: Option<&Layout>) -> Self {
         let lanes = g.lanes as usize;
         let write = match layout {
-            None => WritePath::Direct((0..g.groups).map(|_| BankGroup::new(g.slots(), g.entries, lanes)).collect()),
+            None => WritePath::Direct(direct_groups(g)),
             Some(l) => {
                 let occupancy: Vec<u64> = (0..1u32 << l.ri_bits()).map(|ri| low_bits(l.banks(ri))).collect();
                 WritePath::Compressed {
@@ -253,6 +302,11 @@ impl Mrf {
                 }
             }
         };
+        Mrf::assemble(g, write, layout)
+    }
+
+    fn assemble(g: &Geometry, write: WritePath, layout: Option<&Layout>) -> Self {
+        let lanes = g.lanes as usize;
         let banks = layout.map_or(0, |l| (g.groups * l.clusters) as usize);
         let codes = layout.map_or(0, |l| l.modes.len() + 1);
         let stats = MrfStats {
@@ -296,8 +350,16 @@ impl Mrf {
     /// The compression layout, for a compressed MRF.
     pub fn layout(&self) -> Option<&Layout> {
         match &self.write {
-            WritePath::Direct(_) => None,
             WritePath::Compressed { layout, .. } => Some(layout),
+            _ => None,
+        }
+    }
+
+    /// The register file cache, when there is one.
+    pub fn rfc(&self) -> Option<&Rfc> {
+        match &self.write {
+            WritePath::Cached { rfc, .. } => Some(rfc),
+            _ => None,
         }
     }
 
@@ -315,7 +377,7 @@ impl Mrf {
     fn replan(&mut self) {
         let p = &mut self.plan;
         let (action, mov) = match &self.write {
-            WritePath::Direct(_) => (WriteAction::Wait, None),
+            WritePath::Direct(_) | WritePath::Cached { .. } => (WriteAction::Wait, None),
             WritePath::Compressed { groups, port, .. } => {
                 let action = port.action(groups);
                 // The dummy MOV reads its register on its group's read port.
@@ -337,7 +399,7 @@ impl Mrf {
         p.granted = 0;
         p.conflicts = 0;
         let arbiter = |grp: usize| match &self.write {
-            WritePath::Direct(groups) => &groups[grp].arbiter,
+            WritePath::Direct(groups) | WritePath::Cached { groups, .. } => &groups[grp].arbiter,
             WritePath::Compressed { groups, .. } => &groups[grp].arbiter,
         };
         for grp in 0..self.g.groups as usize {
@@ -359,9 +421,16 @@ impl Mrf {
                 }
             }
         }
-        let WritePath::Compressed { layout, groups, port } = &self.write else {
-            p.wb_ready = true;
-            return;
+        let (layout, groups, port) = match &self.write {
+            WritePath::Direct(_) => {
+                p.wb_ready = true;
+                return;
+            }
+            WritePath::Cached { rfc, .. } => {
+                p.wb_ready = rfc.wb_ready();
+                return;
+            }
+            WritePath::Compressed { layout, groups, port } => (layout, groups, port),
         };
         let c = layout.clusters as usize;
         p.wb_ready = port.head().is_none() || action == WriteAction::Commit;
@@ -399,17 +468,18 @@ impl Mrf {
         }
         for grp in 0..self.g.groups as usize {
             let (winner, row) = (self.plan.winner[grp], self.plan.read[grp]);
+            let granted = (winner != NONE).then_some(winner);
             match &mut self.write {
-                WritePath::Direct(groups) => groups[grp].arbiter.update((winner != NONE).then_some(winner), true),
-                WritePath::Compressed { groups, .. } => {
-                    groups[grp].arbiter.update((winner != NONE).then_some(winner), true)
+                WritePath::Direct(groups) | WritePath::Cached { groups, .. } => {
+                    groups[grp].arbiter.update(granted, true)
                 }
+                WritePath::Compressed { groups, .. } => groups[grp].arbiter.update(granted, true),
             }
             if row == NONE {
                 continue;
             }
             match &mut self.write {
-                WritePath::Direct(groups) => {
+                WritePath::Direct(groups) | WritePath::Cached { groups, .. } => {
                     let unit = &mut self.collectors[winner as usize / SLOTS];
                     let (data, known) = unit.grant(winner as usize % SLOTS, latency);
                     *known = groups[grp].read(row, data);
@@ -442,8 +512,43 @@ impl Mrf {
         let mask = inp.wb_mask & lane_mask(self.lanes);
         groups[addr.group as usize].write(addr.row, mask, &inp.wb_data);
         self.stats.writes += 1;
+        self.stats.mrf_writes += 1;
         self.stats.bank_writes +=
             u64::from(active_clusters(mask, self.g.lanes_per_cluster, self.g.clusters as usize).count_ones());
+    }
+
+    /// Write path through the register file cache at an edge: what the RFC does not keep (or
+    /// pushes out) is written to its bank group, after this cycle's reads; then the RFC's own
+    /// edge, with the sources issued at this edge and the activation, flush and release events.
+    fn write_cached(&mut self, inp: &MrfIn, reads: &[(u32, u32, bool)]) {
+        let (lanes, lpc, clusters) = (self.lanes, self.g.lanes_per_cluster, self.g.clusters as usize);
+        let wb_ready = self.plan.wb_ready;
+        let WritePath::Cached { rfc, groups } = &mut self.write else { unreachable!("the cached write path") };
+        let st = &mut self.stats;
+        let taken = inp.wb_valid && wb_ready;
+        st.wb_stall_cycles += u64::from(inp.wb_valid && !wb_ready);
+        let mask = inp.wb_mask & lane_mask(lanes);
+        let wb = taken.then_some((inp.wb_warp, inp.wb_reg, mask, &inp.wb_data[..], inp.wb_long));
+        if let Some(w) = rfc.bank_write(wb) {
+            let addr = self.g.map(w.warp, w.reg);
+            groups[addr.group as usize].write(addr.row, w.mask, w.data);
+            st.mrf_writes += 1;
+            st.bank_writes += u64::from(active_clusters(w.mask, lpc, clusters).count_ones());
+            st.rfc.bypasses += u64::from(w.cause == WriteCause::Bypass);
+        }
+        st.writes += u64::from(taken);
+        let act = inp.act_valid.then_some(inp.act_warp);
+        let flush = inp.flush_valid.then_some(inp.flush_warp);
+        let ev = rfc.tick(reads, wb, act, flush, inp.rel_mask);
+        let r = &mut st.rfc;
+        r.read_hits += ev.read_hits;
+        r.write_hits += ev.write_hits;
+        r.allocations += ev.allocations;
+        r.evictions += ev.evictions;
+        r.dead_evictions += ev.dead_evictions;
+        r.flushes += ev.flushes;
+        r.flush_writes += ev.flush_writes;
+        r.activations += ev.activations;
     }
 
     /// Compressed write path at an edge: power gating, the head's commit or the dummy MOV, then
@@ -477,6 +582,7 @@ impl Mrf {
                     let written = low_bits(layout.banks(packed.ri)) & active_clusters(side.mask, lpc, c);
                     group.write(side.row, cluster_lanes(written, lpc, lanes) & side.mask, &packed.chunks);
                     st.bank_writes += u64::from(written.count_ones());
+                    st.mrf_writes += 1;
                     group.table.store(side.row, packed.ri);
                     if side.partial {
                         st.partial_writes += 1;
@@ -533,6 +639,10 @@ impl Block for Mrf {
         self.dispatch.reset();
         match &mut self.write {
             WritePath::Direct(groups) => groups.iter_mut().for_each(|g| g.arbiter.reset()),
+            WritePath::Cached { rfc, groups } => {
+                groups.iter_mut().for_each(|g| g.arbiter.reset());
+                rfc.reset();
+            }
             WritePath::Compressed { groups, port, .. } => {
                 groups.iter_mut().for_each(CompressedBankGroup::reset);
                 port.reset();
@@ -555,6 +665,8 @@ impl Block for Mrf {
             disp_src_known: std::array::from_fn(|s| unit.operand(s).1),
             wb_ready: p.wb_ready,
             wb_commit: p.action == WriteAction::Commit,
+            act_ready: self.rfc().is_some_and(Rfc::act_ready),
+            flush_ready: self.rfc().is_some_and(Rfc::flush_ready),
             bank_rd_en: &p.bank_rd_en,
             bank_wr_en: &p.bank_wr_en,
             bank_gated: &p.bank_gated,
@@ -577,12 +689,26 @@ impl Block for Mrf {
             self.collectors[c as usize].dispatch();
             self.stats.dispatched += 1;
         }
+        let mut reads = [(0, 0, false); SLOTS];
+        let mut issued = 0;
         if let (Some(c), true) = (free, inp.issue_valid) {
             let addr = std::array::from_fn(|s| {
                 let a = self.g.map(inp.issue_warp, inp.issue_src_reg[s]);
                 (a.group, a.row)
             });
-            self.collectors[c].alloc(inp.issue_warp, inp.issue_tag, inp.issue_src_valid, addr);
+            let unit = &mut self.collectors[c];
+            unit.alloc(inp.issue_warp, inp.issue_tag, inp.issue_src_valid, addr);
+            // With a register file cache, the tag check (this cycle, from the state before the
+            // edge) hands the sources it holds straight to the collector.
+            if let WritePath::Cached { rfc, .. } = &self.write {
+                for s in (0..SLOTS).filter(|&s| inp.issue_src_valid[s]) {
+                    reads[issued] = (inp.issue_warp, inp.issue_src_reg[s], inp.issue_src_last[s]);
+                    issued += 1;
+                    if let Some(h) = rfc.lookup(inp.issue_warp, inp.issue_src_reg[s]) {
+                        unit.fill(s, rfc.data(h));
+                    }
+                }
+            }
             self.stats.issued += 1;
         }
 
@@ -590,9 +716,15 @@ impl Block for Mrf {
         match self.write {
             WritePath::Direct(_) => self.write_direct(inp),
             WritePath::Compressed { .. } => self.write_compressed(inp),
+            WritePath::Cached { .. } => self.write_cached(inp, &reads[..issued]),
         }
         self.replan();
     }
+}
+
+/// The bank groups of an uncompressed MRF.
+fn direct_groups(g: &Geometry) -> Vec<BankGroup> {
+    (0..g.groups).map(|_| BankGroup::new(g.slots(), g.entries, g.lanes as usize)).collect()
 }
 
 /// Clusters with an active lane in `mask`.

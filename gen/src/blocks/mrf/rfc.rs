@@ -1,0 +1,366 @@
+//! The register file cache (seed 000 §3, SPEC §2): per slot — one per active warp — `E` entries
+//! of tag, valid, dirty, dead and one warp register, in flip-flops. The issue stage's tag check
+//! reads up to three sources (combinationally, in the issue cycle); write-backs of short-latency
+//! full-mask results are allocated, evicting a dirty live entry through the eviction buffer;
+//! whatever the RFC does not keep goes to the banks. Cycle rules: `model::blocks::mrf::Rfc` and
+//! docs/rfc.md.
+
+use crate::config::schema::Replacement;
+use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
+use crate::rfc::RfcLayout;
+use crate::verilog::{Module, Port, lit, onehot_mux, packing, reg, slice, vector_reg, vector_wire, wire};
+
+pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
+    let (a, e, k) = (r.slots, r.entries, SLOTS_PER_COLLECTOR);
+    let n = a * e;
+    let (wb, rb, sb, lanes, w) = (g.warp_bits(), g.reg_bits(), r.slot_bits(), g.lanes, g.warp_reg_bits());
+    let rk = index_bits(e);
+    let idx = |s: u32, x: u32| s * e + x;
+    let lru = r.replacement == Replacement::Lru;
+    let mut b = String::new();
+
+    // State.
+    b += &format!("  reg  [{}:0] slot_of [0:{}];\n", sb - 1, (1u32 << wb) - 1);
+    b += &vector_reg("slot_of_valid", 1 << wb);
+    b += &format!("  reg  [{}:0] owner [0:{}];\n", wb - 1, a - 1);
+    b += &vector_reg("owner_valid", a);
+    for name in ["valid", "dirty", "dead"] {
+        b += &vector_reg(name, n);
+    }
+    b += &format!("  reg  [{}:0] tag [0:{}];\n", rb - 1, n - 1);
+    b += &format!("  reg  [{}:0] rank [0:{}];\n", rk - 1, n - 1);
+    b += &format!("  reg  [{}:0] data [0:{}];\n", w - 1, n - 1);
+    b += &reg("evict_valid", 1);
+    b += &reg("evict_warp", wb);
+    b += &reg("evict_reg", rb);
+    b += &reg("evict_data", w);
+    b += &reg("flush_busy", 1);
+    b += &reg("flush_slot", sb);
+
+    // Combinational signals.
+    for name in ["rd_sel", "wb_sel", "fl_sel", "free", "free_first"] {
+        b += &vector_wire(name, a);
+    }
+    for s in 0..k {
+        b += &vector_wire(&format!("rd_match{s}"), n);
+    }
+    for name in ["wb_match", "dead_r", "victim", "fl_cand", "fl_first", "touch_w"] {
+        b += &vector_wire(name, n);
+    }
+    for name in ["wb_hit", "keeps", "alloc", "evict_new", "fl_any", "fl_more", "fl_step", "fl_done"] {
+        b += &wire(name, 1);
+    }
+    b += &wire("bypass", 1);
+    b += &wire("free_slot", sb);
+
+    b += "\n  // The issuing warp's slot, the write-back's, the one being flushed (one-hot).\n";
+    for s in 0..a {
+        let sl = lit(sb, s as u64);
+        b += &format!("  assign rd_sel[{s}] = slot_of_valid[rd_warp] & (slot_of[rd_warp] == {sl});\n");
+        b += &format!("  assign wb_sel[{s}] = slot_of_valid[wb_warp] & (slot_of[wb_warp] == {sl});\n");
+        b += &format!("  assign fl_sel[{s}] = flush_busy & (flush_slot == {sl});\n");
+    }
+
+    b += "\n  // Tag check of the issued sources (this cycle, from the state): a hit hands the value over.\n";
+    for src in 0..k {
+        let reg_s = slice("rd_src_reg", src, rb);
+        for s in 0..a {
+            for x in 0..e {
+                let i = idx(s, x);
+                b += &format!(
+                    "  assign rd_match{src}[{i}] = rd_src_valid[{src}] & rd_sel[{s}] & valid[{i}] & (tag[{i}] == {reg_s});\n"
+                );
+            }
+        }
+        b += &format!("  assign rd_hit[{src}] = |rd_match{src};\n");
+        let terms: Vec<(String, String)> =
+            (0..n).map(|i| (format!("rd_match{src}[{i}]"), format!("data[{i}]"))).collect();
+        b += &format!("  assign {} = {};\n", slice("rd_data", src, w), onehot_mux(&terms, w));
+    }
+
+    b += "\n  // A source read for the last time marks its entry dead (liveness).\n";
+    for i in 0..n {
+        if r.liveness {
+            let lasts: Vec<String> = (0..k).map(|src| format!("(rd_match{src}[{i}] & rd_src_last[{src}])")).collect();
+            b += &format!("  assign dead_r[{i}] = dead[{i}] | (rd_fire & ({}));\n", lasts.join(" | "));
+        } else {
+            b += &format!("  assign dead_r[{i}] = dead[{i}];\n");
+        }
+    }
+
+    b += "\n  // Write-back: a hit updates its entry; a short-latency full-mask result of a warp with a\n";
+    b += "  // slot gets a new one; anything else bypasses the RFC to the banks.\n";
+    for s in 0..a {
+        for x in 0..e {
+            let i = idx(s, x);
+            b += &format!("  assign wb_match[{i}] = wb_sel[{s}] & valid[{i}] & (tag[{i}] == wb_reg);\n");
+        }
+    }
+    b += "  assign wb_hit = |wb_match;\n";
+    b += "  assign keeps = wb_hit | ((|wb_sel) & ~wb_long & (&wb_mask));\n";
+    b += "  assign alloc = wb_fire & ~wb_hit & keeps;\n";
+    b += "  assign bypass = wb_fire & ~keeps;\n";
+
+    // Replacement order: LRU moves every read hit up (in source order) and then the written
+    // entry; FIFO only the allocated one. Ranks of each stage are wires `rank_<stage>_<i>`.
+    b += "\n  // Replacement order (rank 0 = most recent): a touched entry becomes rank 0 and the entries\n";
+    b += "  // more recent than it move down one.\n";
+    let mut stages: Vec<(String, String)> = Vec::new(); // (stage name, touched vector)
+    if lru {
+        for src in 0..k {
+            stages.push((format!("r{src}"), format!("({{{n}{{rd_fire}}}} & rd_match{src})")));
+        }
+    }
+    let rank_of = |stage: Option<&str>, i: u32| match stage {
+        None => format!("rank[{i}]"),
+        Some(name) => format!("rank_{name}_{i}"),
+    };
+    let mut last: Option<String> = None;
+    for (name, touched) in &stages {
+        b += &touch_stage(name, touched, last.as_deref(), a, e, rk, &rank_of);
+        last = Some(name.clone());
+    }
+    let read_ranks = last.clone();
+    b += "\n  // The victim of an allocation: the first invalid entry of the slot, else the oldest.\n";
+    for s in 0..a {
+        let any_free: Vec<String> = (0..e).map(|x| format!("~valid[{}]", idx(s, x))).collect();
+        b += &format!("  // slot {s}\n");
+        for x in 0..e {
+            let i = idx(s, x);
+            let lower: Vec<String> = (0..x).map(|y| format!("valid[{}]", idx(s, y))).collect();
+            let first_free =
+                if lower.is_empty() { format!("~valid[{i}]") } else { format!("~valid[{i}] & {}", lower.join(" & ")) };
+            let oldest = format!("({} == {})", rank_of(read_ranks.as_deref(), i), lit(rk, (e - 1) as u64));
+            b += &format!(
+                "  assign victim[{i}] = wb_sel[{s}] & (({}) ? ({first_free}) : {oldest});\n",
+                any_free.join(" | ")
+            );
+        }
+    }
+    b += "  assign evict_new = alloc & (|(victim & valid & dirty & ~dead_r));\n";
+    let touch_w = if lru {
+        format!("({{{n}{{wb_fire}}}} & wb_match) | ({{{n}{{alloc}}}} & victim)")
+    } else {
+        format!("{{{n}{{alloc}}}} & victim")
+    };
+    b += &format!("  assign touch_w = {touch_w};\n");
+    b += &touch_stage("w", "touch_w", read_ranks.as_deref(), a, e, rk, &rank_of);
+
+    b += "\n  // Flush: one dirty live entry of the slot per cycle, lowest first, when the eviction buffer\n";
+    b += "  // does not hold the port; the slot is freed with the last (or at once when there is none).\n";
+    for s in 0..a {
+        for x in 0..e {
+            let i = idx(s, x);
+            b += &format!("  assign fl_cand[{i}] = fl_sel[{s}] & valid[{i}] & dirty[{i}] & ~dead[{i}];\n");
+        }
+    }
+    b += &format!("  assign fl_first = fl_cand & (~fl_cand + {});\n", lit(n, 1));
+    b += "  assign fl_any = |fl_cand;\n";
+    b += "  assign fl_more = |(fl_cand & ~fl_first);\n";
+    b += "  assign fl_step = flush_busy & fl_any & ~evict_valid;\n";
+    b += "  assign fl_done = flush_busy & ~fl_more & (~fl_any | ~evict_valid);\n";
+
+    b += "\n  // What goes to the banks this cycle: the eviction buffer, a flush step, or a bypass.\n";
+    let fl_terms = |field: &dyn Fn(u32) -> String, width: u32| {
+        let t: Vec<(String, String)> = (0..n).map(|i| (format!("fl_first[{i}]"), field(i))).collect();
+        onehot_mux(&t, width)
+    };
+    let owner_terms: Vec<(String, String)> = (0..a).map(|s| (format!("fl_sel[{s}]"), format!("owner[{s}]"))).collect();
+    b += "  assign bank_wr_en = evict_valid | (flush_busy & fl_any) | bypass;\n";
+    b += &format!(
+        "  assign bank_wr_warp = evict_valid ? evict_warp : flush_busy ? ({}) : wb_warp;\n",
+        onehot_mux(&owner_terms, wb)
+    );
+    b += &format!(
+        "  assign bank_wr_reg = evict_valid ? evict_reg : flush_busy ? ({}) : wb_reg;\n",
+        fl_terms(&|i| format!("tag[{i}]"), rb)
+    );
+    b += &format!("  assign bank_wr_mask = (evict_valid | flush_busy) ? {{{lanes}{{1'b1}}}} : wb_mask;\n");
+    b += &format!(
+        "  assign bank_wr_data = evict_valid ? evict_data : flush_busy ? ({}) : wb_data;\n",
+        fl_terms(&|i| format!("data[{i}]"), w)
+    );
+
+    b += "\n  // Handshakes, from the state.\n";
+    b += "  assign wb_ready = ~evict_valid & ~flush_busy;\n";
+    b += "  assign flush_ready = ~flush_busy;\n";
+    b += "  assign free = ~owner_valid;\n";
+    b += &format!("  assign free_first = free & (~free + {});\n", lit(a, 1));
+    b += "  assign act_ready = |free;\n";
+    if a == 1 {
+        b += "  assign free_slot = 1'b0;\n";
+    } else {
+        let bits: Vec<String> = (0..sb)
+            .rev()
+            .map(|bit| {
+                let mask: String = (0..a).rev().map(|s| if (s >> bit) & 1 == 1 { '1' } else { '0' }).collect();
+                format!("|(free_first & {a}'b{mask})")
+            })
+            .collect();
+        b += &format!("  assign free_slot = {{{}}};\n", bits.join(", "));
+    }
+
+    b += "\n  // Clock edge, in the model's order: reads, the write-back, the flush step, releases, a\n";
+    b += "  // new flush, an activation (a later event wins where two touch one register).\n";
+    b += "  always @(posedge clk) begin\n    if (rst) begin\n";
+    b += &format!("      slot_of_valid <= {};\n", lit(1 << wb, 0));
+    b += &format!("      owner_valid <= {};\n      valid <= {};\n", lit(a, 0), lit(n, 0));
+    b += "      evict_valid <= 1'b0;\n      flush_busy <= 1'b0;\n";
+    for s in 0..a {
+        for x in 0..e {
+            b += &format!("      rank[{}] <= {};\n", idx(s, x), lit(rk, x as u64));
+        }
+    }
+    b += "    end else begin\n";
+    b += "      dead <= dead_r;\n";
+    for i in 0..n {
+        b += &format!("      rank[{i}] <= rank_w_{i};\n");
+    }
+    b += "      // Write hit: the written lanes, dirty and live again.\n";
+    for i in 0..n {
+        b += &format!("      if (wb_fire & wb_match[{i}]) begin\n");
+        for lane in 0..lanes {
+            b += &format!(
+                "        if (wb_mask[{lane}]) data[{i}][{}:{}] <= wb_data[{}:{}];\n",
+                32 * lane + 31,
+                32 * lane,
+                32 * lane + 31,
+                32 * lane
+            );
+        }
+        b += &format!("        dirty[{i}] <= 1'b1;\n        dead[{i}] <= 1'b0;\n      end\n");
+    }
+    b += "      // Allocation into the victim; a dirty live victim goes to the eviction buffer.\n";
+    for i in 0..n {
+        b += &format!(
+            "      if (alloc & victim[{i}]) begin\n        valid[{i}] <= 1'b1;\n        tag[{i}] <= wb_reg;\n        dirty[{i}] <= 1'b1;\n        dead[{i}] <= 1'b0;\n        data[{i}] <= wb_data;\n      end\n"
+        );
+    }
+    let victim_tag: Vec<(String, String)> = (0..n).map(|i| (format!("victim[{i}]"), format!("tag[{i}]"))).collect();
+    let victim_data: Vec<(String, String)> = (0..n).map(|i| (format!("victim[{i}]"), format!("data[{i}]"))).collect();
+    b += "      if (evict_new) begin\n        evict_valid <= 1'b1;\n        evict_warp <= wb_warp;\n";
+    b += &format!("        evict_reg <= {};\n", onehot_mux(&victim_tag, rb));
+    b += &format!("        evict_data <= {};\n", onehot_mux(&victim_data, w));
+    b += "      end else if (evict_valid) evict_valid <= 1'b0;\n";
+    b += "      // Flush step: the written entry leaves; with the last one (or none) the slot is freed.\n";
+    b += "      if (fl_step) begin\n";
+    for i in 0..n {
+        b += &format!("        if (fl_first[{i}]) valid[{i}] <= 1'b0;\n");
+    }
+    b += "      end\n      if (fl_done) begin\n        flush_busy <= 1'b0;\n";
+    for s in 0..a {
+        b += &format!("        if (fl_sel[{s}]) begin\n{}        end\n", free(s, e, rk, "          "));
+    }
+    b += "      end\n";
+    b += "      // Releases of finished warps: their slots are freed without write-backs.\n";
+    for s in 0..a {
+        b += &format!(
+            "      if (owner_valid[{s}] & rel_mask[owner[{s}]]) begin\n{}      end\n",
+            free(s, e, rk, "        ")
+        );
+    }
+    b += "      if (flush_valid & ~flush_busy & slot_of_valid[flush_warp]) begin\n";
+    b += "        flush_busy <= 1'b1;\n        flush_slot <= slot_of[flush_warp];\n      end\n";
+    b += "      if (act_valid & act_ready) begin\n";
+    for s in 0..a {
+        b += &format!(
+            "        if (free_first[{s}]) begin\n          owner_valid[{s}] <= 1'b1;\n          owner[{s}] <= act_warp;\n        end\n"
+        );
+    }
+    b += "        slot_of_valid[act_warp] <= 1'b1;\n        slot_of[act_warp] <= free_slot;\n      end\n";
+    b += "    end\n  end\n";
+
+    let repl = if lru { "LRU" } else { "FIFO" };
+    let live = if r.liveness { ", liveness" } else { "" };
+    Module {
+        name: format!("{prefix}_rfc"),
+        doc: vec![
+            format!(
+                "Register file cache: {a} slots x {e} entries of one {w}-bit warp register, {repl} replacement{live},"
+            ),
+            "3 read ports (the issue stage's tag check), 1 write port, an eviction buffer and a flush engine".into(),
+            "writing dirty live entries back through the MRF write port. See docs/rfc.md.".into(),
+        ],
+        ports: vec![
+            Port::input("clk", 1, "clock"),
+            Port::input("rst", 1, "synchronous reset, active high: every slot free, nothing cached"),
+            Port::input("rd_fire", 1, "an instruction is issued this cycle (its sources' last reads apply)"),
+            Port::input("rd_warp", wb, "its warp"),
+            Port::input("rd_src_valid", k, &format!("which sources exist, {}", packing("source", 1))).vector(),
+            Port::input("rd_src_reg", k * rb, &format!("their registers, {}", packing("source", rb))),
+            Port::input("rd_src_last", k, &format!("read for the last time, {}", packing("source", 1))).vector(),
+            Port::output("rd_hit", k, &format!("the source is cached, {}", packing("source", 1))).vector(),
+            Port::output("rd_data", k * w, &format!("its value, {}", packing("source", w))),
+            Port::input("wb_fire", 1, "a write-back is taken this cycle (wb_ready was high)"),
+            Port::input("wb_warp", wb, "its warp"),
+            Port::input("wb_reg", rb, "its register"),
+            Port::input("wb_mask", lanes, "its active lanes, lane i at bit i").vector(),
+            Port::input("wb_data", w, &format!("its value, {}", packing("lane", 32))),
+            Port::input("wb_long", 1, "a long-latency result: not allocated"),
+            Port::output("wb_ready", 1, "no eviction waits and no flush is under way"),
+            Port::output("bank_wr_en", 1, "write a warp register to the banks this cycle"),
+            Port::output("bank_wr_warp", wb, "its warp"),
+            Port::output("bank_wr_reg", rb, "its register"),
+            Port::output("bank_wr_mask", lanes, "its lanes, lane i at bit i").vector(),
+            Port::output("bank_wr_data", w, &format!("its value, {}", packing("lane", 32))),
+            Port::input("act_valid", 1, "warp act_warp becomes active"),
+            Port::input("act_warp", wb, "warp id"),
+            Port::output("act_ready", 1, "a slot is free: an activation is taken"),
+            Port::input("flush_valid", 1, "flush the slot of warp flush_warp"),
+            Port::input("flush_warp", wb, "warp id"),
+            Port::output("flush_ready", 1, "no flush is under way: a flush request is taken"),
+            Port::input("rel_mask", g.warps, &format!("finished warps, {}", packing("warp", 1))).vector(),
+        ],
+        body: b,
+        memory: None,
+    }
+}
+
+/// Frees slot `s`: no owner, no valid entry, replacement order reset.
+fn free(s: u32, e: u32, rk: u32, indent: &str) -> String {
+    let mut t = format!("{indent}owner_valid[{s}] <= 1'b0;\n{indent}slot_of_valid[owner[{s}]] <= 1'b0;\n");
+    for x in 0..e {
+        let i = s * e + x;
+        t += &format!("{indent}valid[{i}] <= 1'b0;\n{indent}rank[{i}] <= {};\n", lit(rk, x as u64));
+    }
+    t
+}
+
+/// One replacement-order stage `name`: the entries set in `touched` (at most one per slot)
+/// become most recent. Declares and assigns `rank_<name>_<i>` from the previous stage's ranks.
+fn touch_stage(
+    name: &str,
+    touched: &str,
+    prev: Option<&str>,
+    a: u32,
+    e: u32,
+    rk: u32,
+    rank_of: &dyn Fn(Option<&str>, u32) -> String,
+) -> String {
+    let mut b = String::new();
+    let t = format!("t_{name}");
+    b += &vector_wire(&t, a * e);
+    b += &format!("  assign {t} = {touched};\n");
+    for s in 0..a {
+        // The touched entry's rank, and whether the slot has one.
+        let any: Vec<String> = (0..e).map(|x| format!("{t}[{}]", s * e + x)).collect();
+        let terms: Vec<(String, String)> =
+            (0..e).map(|x| (format!("{t}[{}]", s * e + x), rank_of(prev, s * e + x))).collect();
+        let at = format!("at_{name}_{s}");
+        b += &wire(&at, rk);
+        b += &format!("  assign {at} = {};\n", onehot_mux(&terms, rk));
+        for x in 0..e {
+            let i = s * e + x;
+            let r = rank_of(prev, i);
+            let out = rank_of(Some(name), i);
+            b += &wire(&out, rk);
+            b += &format!(
+                "  assign {out} = {t}[{i}] ? {} : (({}) & ({r} < {at})) ? {r} + {} : {r};\n",
+                lit(rk, 0),
+                any.join(" | "),
+                lit(rk, 1)
+            );
+        }
+    }
+    b
+}

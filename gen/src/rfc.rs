@@ -1,0 +1,32 @@
+//! The register file cache's shape (seed 000 §3, SPEC §2): one slot per warp the scheduler can
+//! have active — the two-level scheduler's active set, or every warp slot under LRR and GTO —
+//! of `entries` warp registers each. The generator and the golden model both read it.
+
+use crate::config::schema::{Replacement, Rfc, Scheduler, SchedulerPolicy};
+use crate::geometry::{Geometry, index_bits};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RfcLayout {
+    /// RFC slots: warps that can hold entries at once.
+    pub slots: u32,
+    /// Entries per slot (per warp).
+    pub entries: u32,
+    pub replacement: Replacement,
+    /// Last-read bits mark entries dead, and dead entries are never written back.
+    pub liveness: bool,
+}
+
+impl RfcLayout {
+    pub fn new(g: &Geometry, rfc: &Rfc, scheduler: &Scheduler) -> Self {
+        let slots = if scheduler.policy == SchedulerPolicy::TwoLevel { scheduler.active_warps } else { g.warps };
+        RfcLayout { slots, entries: rfc.entries, replacement: rfc.replacement, liveness: rfc.liveness }
+    }
+
+    pub fn slot_bits(&self) -> u32 {
+        index_bits(self.slots)
+    }
+
+    pub fn entry_bits(&self) -> u32 {
+        index_bits(self.entries)
+    }
+}

@@ -1,0 +1,8 @@
+isca11_rfc_sram_1r1w_256x128.v
+isca11_rfc_reg_map.v
+isca11_rfc_rr_arbiter_12.v
+isca11_rfc_rr_arbiter_4.v
+isca11_rfc_mrf_bank_group.v
+isca11_rfc_rfc.v
+isca11_rfc_operand_collector.v
+isca11_rfc_mrf.v
