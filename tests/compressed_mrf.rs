@@ -29,7 +29,7 @@ fn script(g: &Geometry, max_cycles: usize) -> impl Strategy<Value = Script> {
     let mask = prop_oneof![3 => Just(full), 1 => any::<u64>()];
     let wb = (warp, reg, mask, pattern()).prop_map(|(warp, reg, mask, data)| ScriptWb { warp, reg, mask, data });
     let cycle = (proptest::bool::weighted(0.7), proptest::bool::weighted(0.75), proptest::option::weighted(0.6, wb))
-        .prop_map(|(offer, ready, wb)| ScriptCycle { offer, ready, wb });
+        .prop_map(|(offer, ready, wb)| ScriptCycle { offer, ready, wb, cache: Default::default() });
     (proptest::collection::vec(instr, 0..60), proptest::collection::vec(cycle, 1..max_cycles))
         .prop_map(|(instrs, cycles)| Script { instrs, cycles })
 }
@@ -131,6 +131,7 @@ fn documented_timing_example_through_rtl() {
                 1 => wb(1, 99),
                 _ => None,
             },
+            cache: Default::default(),
         })
         .collect();
     let script = Script { instrs: vec![instr(0xC), instr(0xD)], cycles };

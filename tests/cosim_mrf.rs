@@ -27,7 +27,7 @@ fn script(g: &Geometry, max_cycles: usize) -> impl Strategy<Value = Script> {
         data: Pattern::Ramp { base, stride: 0x0100_0193 },
     });
     let cycle = (proptest::bool::weighted(0.8), proptest::bool::weighted(0.75), proptest::option::weighted(0.6, wb))
-        .prop_map(|(offer, ready, wb)| ScriptCycle { offer, ready, wb });
+        .prop_map(|(offer, ready, wb)| ScriptCycle { offer, ready, wb, cache: Default::default() });
     (proptest::collection::vec(instr, 0..60), proptest::collection::vec(cycle, 1..max_cycles))
         .prop_map(|(instrs, cycles)| Script { instrs, cycles })
 }

@@ -9,7 +9,7 @@
 module isca11_rfc_rfc (
   input  wire          clk,           // clock
   input  wire          rst,           // synchronous reset, active high: every slot free, nothing cached
-  input  wire          rd_fire,       // an instruction is issued this cycle (its sources' last reads apply)
+  input  wire          rd_fire,       // an instruction is issued this cycle (its reads take effect)
   input  wire    [4:0] rd_warp,       // its warp
   input  wire    [2:0] rd_src_valid,  // which sources exist, source i at bit i
   input  wire   [14:0] rd_src_reg,    // their registers, source i at [5i+4:5i]
@@ -38,13 +38,114 @@ module isca11_rfc_rfc (
 );
   reg  [2:0] slot_of [0:31];
   reg  [31:0] slot_of_valid;
-  reg  [4:0] owner [0:7];
+  reg  [4:0] owner0;
+  reg  [4:0] owner1;
+  reg  [4:0] owner2;
+  reg  [4:0] owner3;
+  reg  [4:0] owner4;
+  reg  [4:0] owner5;
+  reg  [4:0] owner6;
+  reg  [4:0] owner7;
   reg  [7:0] owner_valid;
   reg  [47:0] valid;
   reg  [47:0] dirty;
   reg  [47:0] dead;
-  reg  [4:0] tag [0:47];
-  reg  [2:0] rank [0:47];
+  reg  [4:0] tag0;
+  reg  [2:0] rank0;
+  reg  [4:0] tag1;
+  reg  [2:0] rank1;
+  reg  [4:0] tag2;
+  reg  [2:0] rank2;
+  reg  [4:0] tag3;
+  reg  [2:0] rank3;
+  reg  [4:0] tag4;
+  reg  [2:0] rank4;
+  reg  [4:0] tag5;
+  reg  [2:0] rank5;
+  reg  [4:0] tag6;
+  reg  [2:0] rank6;
+  reg  [4:0] tag7;
+  reg  [2:0] rank7;
+  reg  [4:0] tag8;
+  reg  [2:0] rank8;
+  reg  [4:0] tag9;
+  reg  [2:0] rank9;
+  reg  [4:0] tag10;
+  reg  [2:0] rank10;
+  reg  [4:0] tag11;
+  reg  [2:0] rank11;
+  reg  [4:0] tag12;
+  reg  [2:0] rank12;
+  reg  [4:0] tag13;
+  reg  [2:0] rank13;
+  reg  [4:0] tag14;
+  reg  [2:0] rank14;
+  reg  [4:0] tag15;
+  reg  [2:0] rank15;
+  reg  [4:0] tag16;
+  reg  [2:0] rank16;
+  reg  [4:0] tag17;
+  reg  [2:0] rank17;
+  reg  [4:0] tag18;
+  reg  [2:0] rank18;
+  reg  [4:0] tag19;
+  reg  [2:0] rank19;
+  reg  [4:0] tag20;
+  reg  [2:0] rank20;
+  reg  [4:0] tag21;
+  reg  [2:0] rank21;
+  reg  [4:0] tag22;
+  reg  [2:0] rank22;
+  reg  [4:0] tag23;
+  reg  [2:0] rank23;
+  reg  [4:0] tag24;
+  reg  [2:0] rank24;
+  reg  [4:0] tag25;
+  reg  [2:0] rank25;
+  reg  [4:0] tag26;
+  reg  [2:0] rank26;
+  reg  [4:0] tag27;
+  reg  [2:0] rank27;
+  reg  [4:0] tag28;
+  reg  [2:0] rank28;
+  reg  [4:0] tag29;
+  reg  [2:0] rank29;
+  reg  [4:0] tag30;
+  reg  [2:0] rank30;
+  reg  [4:0] tag31;
+  reg  [2:0] rank31;
+  reg  [4:0] tag32;
+  reg  [2:0] rank32;
+  reg  [4:0] tag33;
+  reg  [2:0] rank33;
+  reg  [4:0] tag34;
+  reg  [2:0] rank34;
+  reg  [4:0] tag35;
+  reg  [2:0] rank35;
+  reg  [4:0] tag36;
+  reg  [2:0] rank36;
+  reg  [4:0] tag37;
+  reg  [2:0] rank37;
+  reg  [4:0] tag38;
+  reg  [2:0] rank38;
+  reg  [4:0] tag39;
+  reg  [2:0] rank39;
+  reg  [4:0] tag40;
+  reg  [2:0] rank40;
+  reg  [4:0] tag41;
+  reg  [2:0] rank41;
+  reg  [4:0] tag42;
+  reg  [2:0] rank42;
+  reg  [4:0] tag43;
+  reg  [2:0] rank43;
+  reg  [4:0] tag44;
+  reg  [2:0] rank44;
+  reg  [4:0] tag45;
+  reg  [2:0] rank45;
+  reg  [4:0] tag46;
+  reg  [2:0] rank46;
+  reg  [4:0] tag47;
+  reg  [2:0] rank47;
   reg  [1023:0] data [0:47];
   reg  evict_valid;
   reg  [4:0] evict_warp;
@@ -76,6 +177,10 @@ module isca11_rfc_rfc (
   wire fl_done;
   wire bypass;
   wire [2:0] free_slot;
+  wire [5:0] victim_idx;
+  wire [5:0] w_idx;
+  wire data_we;
+  wire [31:0] data_wmask;
 
   // The issuing warp's slot, the write-back's, the one being flushed (one-hot).
   assign rd_sel[0] = slot_of_valid[rd_warp] & (slot_of[rd_warp] == 3'd0);
@@ -104,297 +209,162 @@ module isca11_rfc_rfc (
   assign fl_sel[7] = flush_busy & (flush_slot == 3'd7);
 
   // Tag check of the issued sources (this cycle, from the state): a hit hands the value over.
-  assign rd_match0[0] = rd_src_valid[0] & rd_sel[0] & valid[0] & (tag[0] == rd_src_reg[4:0]);
-  assign rd_match0[1] = rd_src_valid[0] & rd_sel[0] & valid[1] & (tag[1] == rd_src_reg[4:0]);
-  assign rd_match0[2] = rd_src_valid[0] & rd_sel[0] & valid[2] & (tag[2] == rd_src_reg[4:0]);
-  assign rd_match0[3] = rd_src_valid[0] & rd_sel[0] & valid[3] & (tag[3] == rd_src_reg[4:0]);
-  assign rd_match0[4] = rd_src_valid[0] & rd_sel[0] & valid[4] & (tag[4] == rd_src_reg[4:0]);
-  assign rd_match0[5] = rd_src_valid[0] & rd_sel[0] & valid[5] & (tag[5] == rd_src_reg[4:0]);
-  assign rd_match0[6] = rd_src_valid[0] & rd_sel[1] & valid[6] & (tag[6] == rd_src_reg[4:0]);
-  assign rd_match0[7] = rd_src_valid[0] & rd_sel[1] & valid[7] & (tag[7] == rd_src_reg[4:0]);
-  assign rd_match0[8] = rd_src_valid[0] & rd_sel[1] & valid[8] & (tag[8] == rd_src_reg[4:0]);
-  assign rd_match0[9] = rd_src_valid[0] & rd_sel[1] & valid[9] & (tag[9] == rd_src_reg[4:0]);
-  assign rd_match0[10] = rd_src_valid[0] & rd_sel[1] & valid[10] & (tag[10] == rd_src_reg[4:0]);
-  assign rd_match0[11] = rd_src_valid[0] & rd_sel[1] & valid[11] & (tag[11] == rd_src_reg[4:0]);
-  assign rd_match0[12] = rd_src_valid[0] & rd_sel[2] & valid[12] & (tag[12] == rd_src_reg[4:0]);
-  assign rd_match0[13] = rd_src_valid[0] & rd_sel[2] & valid[13] & (tag[13] == rd_src_reg[4:0]);
-  assign rd_match0[14] = rd_src_valid[0] & rd_sel[2] & valid[14] & (tag[14] == rd_src_reg[4:0]);
-  assign rd_match0[15] = rd_src_valid[0] & rd_sel[2] & valid[15] & (tag[15] == rd_src_reg[4:0]);
-  assign rd_match0[16] = rd_src_valid[0] & rd_sel[2] & valid[16] & (tag[16] == rd_src_reg[4:0]);
-  assign rd_match0[17] = rd_src_valid[0] & rd_sel[2] & valid[17] & (tag[17] == rd_src_reg[4:0]);
-  assign rd_match0[18] = rd_src_valid[0] & rd_sel[3] & valid[18] & (tag[18] == rd_src_reg[4:0]);
-  assign rd_match0[19] = rd_src_valid[0] & rd_sel[3] & valid[19] & (tag[19] == rd_src_reg[4:0]);
-  assign rd_match0[20] = rd_src_valid[0] & rd_sel[3] & valid[20] & (tag[20] == rd_src_reg[4:0]);
-  assign rd_match0[21] = rd_src_valid[0] & rd_sel[3] & valid[21] & (tag[21] == rd_src_reg[4:0]);
-  assign rd_match0[22] = rd_src_valid[0] & rd_sel[3] & valid[22] & (tag[22] == rd_src_reg[4:0]);
-  assign rd_match0[23] = rd_src_valid[0] & rd_sel[3] & valid[23] & (tag[23] == rd_src_reg[4:0]);
-  assign rd_match0[24] = rd_src_valid[0] & rd_sel[4] & valid[24] & (tag[24] == rd_src_reg[4:0]);
-  assign rd_match0[25] = rd_src_valid[0] & rd_sel[4] & valid[25] & (tag[25] == rd_src_reg[4:0]);
-  assign rd_match0[26] = rd_src_valid[0] & rd_sel[4] & valid[26] & (tag[26] == rd_src_reg[4:0]);
-  assign rd_match0[27] = rd_src_valid[0] & rd_sel[4] & valid[27] & (tag[27] == rd_src_reg[4:0]);
-  assign rd_match0[28] = rd_src_valid[0] & rd_sel[4] & valid[28] & (tag[28] == rd_src_reg[4:0]);
-  assign rd_match0[29] = rd_src_valid[0] & rd_sel[4] & valid[29] & (tag[29] == rd_src_reg[4:0]);
-  assign rd_match0[30] = rd_src_valid[0] & rd_sel[5] & valid[30] & (tag[30] == rd_src_reg[4:0]);
-  assign rd_match0[31] = rd_src_valid[0] & rd_sel[5] & valid[31] & (tag[31] == rd_src_reg[4:0]);
-  assign rd_match0[32] = rd_src_valid[0] & rd_sel[5] & valid[32] & (tag[32] == rd_src_reg[4:0]);
-  assign rd_match0[33] = rd_src_valid[0] & rd_sel[5] & valid[33] & (tag[33] == rd_src_reg[4:0]);
-  assign rd_match0[34] = rd_src_valid[0] & rd_sel[5] & valid[34] & (tag[34] == rd_src_reg[4:0]);
-  assign rd_match0[35] = rd_src_valid[0] & rd_sel[5] & valid[35] & (tag[35] == rd_src_reg[4:0]);
-  assign rd_match0[36] = rd_src_valid[0] & rd_sel[6] & valid[36] & (tag[36] == rd_src_reg[4:0]);
-  assign rd_match0[37] = rd_src_valid[0] & rd_sel[6] & valid[37] & (tag[37] == rd_src_reg[4:0]);
-  assign rd_match0[38] = rd_src_valid[0] & rd_sel[6] & valid[38] & (tag[38] == rd_src_reg[4:0]);
-  assign rd_match0[39] = rd_src_valid[0] & rd_sel[6] & valid[39] & (tag[39] == rd_src_reg[4:0]);
-  assign rd_match0[40] = rd_src_valid[0] & rd_sel[6] & valid[40] & (tag[40] == rd_src_reg[4:0]);
-  assign rd_match0[41] = rd_src_valid[0] & rd_sel[6] & valid[41] & (tag[41] == rd_src_reg[4:0]);
-  assign rd_match0[42] = rd_src_valid[0] & rd_sel[7] & valid[42] & (tag[42] == rd_src_reg[4:0]);
-  assign rd_match0[43] = rd_src_valid[0] & rd_sel[7] & valid[43] & (tag[43] == rd_src_reg[4:0]);
-  assign rd_match0[44] = rd_src_valid[0] & rd_sel[7] & valid[44] & (tag[44] == rd_src_reg[4:0]);
-  assign rd_match0[45] = rd_src_valid[0] & rd_sel[7] & valid[45] & (tag[45] == rd_src_reg[4:0]);
-  assign rd_match0[46] = rd_src_valid[0] & rd_sel[7] & valid[46] & (tag[46] == rd_src_reg[4:0]);
-  assign rd_match0[47] = rd_src_valid[0] & rd_sel[7] & valid[47] & (tag[47] == rd_src_reg[4:0]);
+  assign rd_match0[0] = rd_src_valid[0] & rd_sel[0] & valid[0] & (tag0 == rd_src_reg[4:0]);
+  assign rd_match0[1] = rd_src_valid[0] & rd_sel[0] & valid[1] & (tag1 == rd_src_reg[4:0]);
+  assign rd_match0[2] = rd_src_valid[0] & rd_sel[0] & valid[2] & (tag2 == rd_src_reg[4:0]);
+  assign rd_match0[3] = rd_src_valid[0] & rd_sel[0] & valid[3] & (tag3 == rd_src_reg[4:0]);
+  assign rd_match0[4] = rd_src_valid[0] & rd_sel[0] & valid[4] & (tag4 == rd_src_reg[4:0]);
+  assign rd_match0[5] = rd_src_valid[0] & rd_sel[0] & valid[5] & (tag5 == rd_src_reg[4:0]);
+  assign rd_match0[6] = rd_src_valid[0] & rd_sel[1] & valid[6] & (tag6 == rd_src_reg[4:0]);
+  assign rd_match0[7] = rd_src_valid[0] & rd_sel[1] & valid[7] & (tag7 == rd_src_reg[4:0]);
+  assign rd_match0[8] = rd_src_valid[0] & rd_sel[1] & valid[8] & (tag8 == rd_src_reg[4:0]);
+  assign rd_match0[9] = rd_src_valid[0] & rd_sel[1] & valid[9] & (tag9 == rd_src_reg[4:0]);
+  assign rd_match0[10] = rd_src_valid[0] & rd_sel[1] & valid[10] & (tag10 == rd_src_reg[4:0]);
+  assign rd_match0[11] = rd_src_valid[0] & rd_sel[1] & valid[11] & (tag11 == rd_src_reg[4:0]);
+  assign rd_match0[12] = rd_src_valid[0] & rd_sel[2] & valid[12] & (tag12 == rd_src_reg[4:0]);
+  assign rd_match0[13] = rd_src_valid[0] & rd_sel[2] & valid[13] & (tag13 == rd_src_reg[4:0]);
+  assign rd_match0[14] = rd_src_valid[0] & rd_sel[2] & valid[14] & (tag14 == rd_src_reg[4:0]);
+  assign rd_match0[15] = rd_src_valid[0] & rd_sel[2] & valid[15] & (tag15 == rd_src_reg[4:0]);
+  assign rd_match0[16] = rd_src_valid[0] & rd_sel[2] & valid[16] & (tag16 == rd_src_reg[4:0]);
+  assign rd_match0[17] = rd_src_valid[0] & rd_sel[2] & valid[17] & (tag17 == rd_src_reg[4:0]);
+  assign rd_match0[18] = rd_src_valid[0] & rd_sel[3] & valid[18] & (tag18 == rd_src_reg[4:0]);
+  assign rd_match0[19] = rd_src_valid[0] & rd_sel[3] & valid[19] & (tag19 == rd_src_reg[4:0]);
+  assign rd_match0[20] = rd_src_valid[0] & rd_sel[3] & valid[20] & (tag20 == rd_src_reg[4:0]);
+  assign rd_match0[21] = rd_src_valid[0] & rd_sel[3] & valid[21] & (tag21 == rd_src_reg[4:0]);
+  assign rd_match0[22] = rd_src_valid[0] & rd_sel[3] & valid[22] & (tag22 == rd_src_reg[4:0]);
+  assign rd_match0[23] = rd_src_valid[0] & rd_sel[3] & valid[23] & (tag23 == rd_src_reg[4:0]);
+  assign rd_match0[24] = rd_src_valid[0] & rd_sel[4] & valid[24] & (tag24 == rd_src_reg[4:0]);
+  assign rd_match0[25] = rd_src_valid[0] & rd_sel[4] & valid[25] & (tag25 == rd_src_reg[4:0]);
+  assign rd_match0[26] = rd_src_valid[0] & rd_sel[4] & valid[26] & (tag26 == rd_src_reg[4:0]);
+  assign rd_match0[27] = rd_src_valid[0] & rd_sel[4] & valid[27] & (tag27 == rd_src_reg[4:0]);
+  assign rd_match0[28] = rd_src_valid[0] & rd_sel[4] & valid[28] & (tag28 == rd_src_reg[4:0]);
+  assign rd_match0[29] = rd_src_valid[0] & rd_sel[4] & valid[29] & (tag29 == rd_src_reg[4:0]);
+  assign rd_match0[30] = rd_src_valid[0] & rd_sel[5] & valid[30] & (tag30 == rd_src_reg[4:0]);
+  assign rd_match0[31] = rd_src_valid[0] & rd_sel[5] & valid[31] & (tag31 == rd_src_reg[4:0]);
+  assign rd_match0[32] = rd_src_valid[0] & rd_sel[5] & valid[32] & (tag32 == rd_src_reg[4:0]);
+  assign rd_match0[33] = rd_src_valid[0] & rd_sel[5] & valid[33] & (tag33 == rd_src_reg[4:0]);
+  assign rd_match0[34] = rd_src_valid[0] & rd_sel[5] & valid[34] & (tag34 == rd_src_reg[4:0]);
+  assign rd_match0[35] = rd_src_valid[0] & rd_sel[5] & valid[35] & (tag35 == rd_src_reg[4:0]);
+  assign rd_match0[36] = rd_src_valid[0] & rd_sel[6] & valid[36] & (tag36 == rd_src_reg[4:0]);
+  assign rd_match0[37] = rd_src_valid[0] & rd_sel[6] & valid[37] & (tag37 == rd_src_reg[4:0]);
+  assign rd_match0[38] = rd_src_valid[0] & rd_sel[6] & valid[38] & (tag38 == rd_src_reg[4:0]);
+  assign rd_match0[39] = rd_src_valid[0] & rd_sel[6] & valid[39] & (tag39 == rd_src_reg[4:0]);
+  assign rd_match0[40] = rd_src_valid[0] & rd_sel[6] & valid[40] & (tag40 == rd_src_reg[4:0]);
+  assign rd_match0[41] = rd_src_valid[0] & rd_sel[6] & valid[41] & (tag41 == rd_src_reg[4:0]);
+  assign rd_match0[42] = rd_src_valid[0] & rd_sel[7] & valid[42] & (tag42 == rd_src_reg[4:0]);
+  assign rd_match0[43] = rd_src_valid[0] & rd_sel[7] & valid[43] & (tag43 == rd_src_reg[4:0]);
+  assign rd_match0[44] = rd_src_valid[0] & rd_sel[7] & valid[44] & (tag44 == rd_src_reg[4:0]);
+  assign rd_match0[45] = rd_src_valid[0] & rd_sel[7] & valid[45] & (tag45 == rd_src_reg[4:0]);
+  assign rd_match0[46] = rd_src_valid[0] & rd_sel[7] & valid[46] & (tag46 == rd_src_reg[4:0]);
+  assign rd_match0[47] = rd_src_valid[0] & rd_sel[7] & valid[47] & (tag47 == rd_src_reg[4:0]);
   assign rd_hit[0] = |rd_match0;
-  assign rd_data[1023:0] = ({1024{rd_match0[0]}} & data[0])
-      | ({1024{rd_match0[1]}} & data[1])
-      | ({1024{rd_match0[2]}} & data[2])
-      | ({1024{rd_match0[3]}} & data[3])
-      | ({1024{rd_match0[4]}} & data[4])
-      | ({1024{rd_match0[5]}} & data[5])
-      | ({1024{rd_match0[6]}} & data[6])
-      | ({1024{rd_match0[7]}} & data[7])
-      | ({1024{rd_match0[8]}} & data[8])
-      | ({1024{rd_match0[9]}} & data[9])
-      | ({1024{rd_match0[10]}} & data[10])
-      | ({1024{rd_match0[11]}} & data[11])
-      | ({1024{rd_match0[12]}} & data[12])
-      | ({1024{rd_match0[13]}} & data[13])
-      | ({1024{rd_match0[14]}} & data[14])
-      | ({1024{rd_match0[15]}} & data[15])
-      | ({1024{rd_match0[16]}} & data[16])
-      | ({1024{rd_match0[17]}} & data[17])
-      | ({1024{rd_match0[18]}} & data[18])
-      | ({1024{rd_match0[19]}} & data[19])
-      | ({1024{rd_match0[20]}} & data[20])
-      | ({1024{rd_match0[21]}} & data[21])
-      | ({1024{rd_match0[22]}} & data[22])
-      | ({1024{rd_match0[23]}} & data[23])
-      | ({1024{rd_match0[24]}} & data[24])
-      | ({1024{rd_match0[25]}} & data[25])
-      | ({1024{rd_match0[26]}} & data[26])
-      | ({1024{rd_match0[27]}} & data[27])
-      | ({1024{rd_match0[28]}} & data[28])
-      | ({1024{rd_match0[29]}} & data[29])
-      | ({1024{rd_match0[30]}} & data[30])
-      | ({1024{rd_match0[31]}} & data[31])
-      | ({1024{rd_match0[32]}} & data[32])
-      | ({1024{rd_match0[33]}} & data[33])
-      | ({1024{rd_match0[34]}} & data[34])
-      | ({1024{rd_match0[35]}} & data[35])
-      | ({1024{rd_match0[36]}} & data[36])
-      | ({1024{rd_match0[37]}} & data[37])
-      | ({1024{rd_match0[38]}} & data[38])
-      | ({1024{rd_match0[39]}} & data[39])
-      | ({1024{rd_match0[40]}} & data[40])
-      | ({1024{rd_match0[41]}} & data[41])
-      | ({1024{rd_match0[42]}} & data[42])
-      | ({1024{rd_match0[43]}} & data[43])
-      | ({1024{rd_match0[44]}} & data[44])
-      | ({1024{rd_match0[45]}} & data[45])
-      | ({1024{rd_match0[46]}} & data[46])
-      | ({1024{rd_match0[47]}} & data[47]);
-  assign rd_match1[0] = rd_src_valid[1] & rd_sel[0] & valid[0] & (tag[0] == rd_src_reg[9:5]);
-  assign rd_match1[1] = rd_src_valid[1] & rd_sel[0] & valid[1] & (tag[1] == rd_src_reg[9:5]);
-  assign rd_match1[2] = rd_src_valid[1] & rd_sel[0] & valid[2] & (tag[2] == rd_src_reg[9:5]);
-  assign rd_match1[3] = rd_src_valid[1] & rd_sel[0] & valid[3] & (tag[3] == rd_src_reg[9:5]);
-  assign rd_match1[4] = rd_src_valid[1] & rd_sel[0] & valid[4] & (tag[4] == rd_src_reg[9:5]);
-  assign rd_match1[5] = rd_src_valid[1] & rd_sel[0] & valid[5] & (tag[5] == rd_src_reg[9:5]);
-  assign rd_match1[6] = rd_src_valid[1] & rd_sel[1] & valid[6] & (tag[6] == rd_src_reg[9:5]);
-  assign rd_match1[7] = rd_src_valid[1] & rd_sel[1] & valid[7] & (tag[7] == rd_src_reg[9:5]);
-  assign rd_match1[8] = rd_src_valid[1] & rd_sel[1] & valid[8] & (tag[8] == rd_src_reg[9:5]);
-  assign rd_match1[9] = rd_src_valid[1] & rd_sel[1] & valid[9] & (tag[9] == rd_src_reg[9:5]);
-  assign rd_match1[10] = rd_src_valid[1] & rd_sel[1] & valid[10] & (tag[10] == rd_src_reg[9:5]);
-  assign rd_match1[11] = rd_src_valid[1] & rd_sel[1] & valid[11] & (tag[11] == rd_src_reg[9:5]);
-  assign rd_match1[12] = rd_src_valid[1] & rd_sel[2] & valid[12] & (tag[12] == rd_src_reg[9:5]);
-  assign rd_match1[13] = rd_src_valid[1] & rd_sel[2] & valid[13] & (tag[13] == rd_src_reg[9:5]);
-  assign rd_match1[14] = rd_src_valid[1] & rd_sel[2] & valid[14] & (tag[14] == rd_src_reg[9:5]);
-  assign rd_match1[15] = rd_src_valid[1] & rd_sel[2] & valid[15] & (tag[15] == rd_src_reg[9:5]);
-  assign rd_match1[16] = rd_src_valid[1] & rd_sel[2] & valid[16] & (tag[16] == rd_src_reg[9:5]);
-  assign rd_match1[17] = rd_src_valid[1] & rd_sel[2] & valid[17] & (tag[17] == rd_src_reg[9:5]);
-  assign rd_match1[18] = rd_src_valid[1] & rd_sel[3] & valid[18] & (tag[18] == rd_src_reg[9:5]);
-  assign rd_match1[19] = rd_src_valid[1] & rd_sel[3] & valid[19] & (tag[19] == rd_src_reg[9:5]);
-  assign rd_match1[20] = rd_src_valid[1] & rd_sel[3] & valid[20] & (tag[20] == rd_src_reg[9:5]);
-  assign rd_match1[21] = rd_src_valid[1] & rd_sel[3] & valid[21] & (tag[21] == rd_src_reg[9:5]);
-  assign rd_match1[22] = rd_src_valid[1] & rd_sel[3] & valid[22] & (tag[22] == rd_src_reg[9:5]);
-  assign rd_match1[23] = rd_src_valid[1] & rd_sel[3] & valid[23] & (tag[23] == rd_src_reg[9:5]);
-  assign rd_match1[24] = rd_src_valid[1] & rd_sel[4] & valid[24] & (tag[24] == rd_src_reg[9:5]);
-  assign rd_match1[25] = rd_src_valid[1] & rd_sel[4] & valid[25] & (tag[25] == rd_src_reg[9:5]);
-  assign rd_match1[26] = rd_src_valid[1] & rd_sel[4] & valid[26] & (tag[26] == rd_src_reg[9:5]);
-  assign rd_match1[27] = rd_src_valid[1] & rd_sel[4] & valid[27] & (tag[27] == rd_src_reg[9:5]);
-  assign rd_match1[28] = rd_src_valid[1] & rd_sel[4] & valid[28] & (tag[28] == rd_src_reg[9:5]);
-  assign rd_match1[29] = rd_src_valid[1] & rd_sel[4] & valid[29] & (tag[29] == rd_src_reg[9:5]);
-  assign rd_match1[30] = rd_src_valid[1] & rd_sel[5] & valid[30] & (tag[30] == rd_src_reg[9:5]);
-  assign rd_match1[31] = rd_src_valid[1] & rd_sel[5] & valid[31] & (tag[31] == rd_src_reg[9:5]);
-  assign rd_match1[32] = rd_src_valid[1] & rd_sel[5] & valid[32] & (tag[32] == rd_src_reg[9:5]);
-  assign rd_match1[33] = rd_src_valid[1] & rd_sel[5] & valid[33] & (tag[33] == rd_src_reg[9:5]);
-  assign rd_match1[34] = rd_src_valid[1] & rd_sel[5] & valid[34] & (tag[34] == rd_src_reg[9:5]);
-  assign rd_match1[35] = rd_src_valid[1] & rd_sel[5] & valid[35] & (tag[35] == rd_src_reg[9:5]);
-  assign rd_match1[36] = rd_src_valid[1] & rd_sel[6] & valid[36] & (tag[36] == rd_src_reg[9:5]);
-  assign rd_match1[37] = rd_src_valid[1] & rd_sel[6] & valid[37] & (tag[37] == rd_src_reg[9:5]);
-  assign rd_match1[38] = rd_src_valid[1] & rd_sel[6] & valid[38] & (tag[38] == rd_src_reg[9:5]);
-  assign rd_match1[39] = rd_src_valid[1] & rd_sel[6] & valid[39] & (tag[39] == rd_src_reg[9:5]);
-  assign rd_match1[40] = rd_src_valid[1] & rd_sel[6] & valid[40] & (tag[40] == rd_src_reg[9:5]);
-  assign rd_match1[41] = rd_src_valid[1] & rd_sel[6] & valid[41] & (tag[41] == rd_src_reg[9:5]);
-  assign rd_match1[42] = rd_src_valid[1] & rd_sel[7] & valid[42] & (tag[42] == rd_src_reg[9:5]);
-  assign rd_match1[43] = rd_src_valid[1] & rd_sel[7] & valid[43] & (tag[43] == rd_src_reg[9:5]);
-  assign rd_match1[44] = rd_src_valid[1] & rd_sel[7] & valid[44] & (tag[44] == rd_src_reg[9:5]);
-  assign rd_match1[45] = rd_src_valid[1] & rd_sel[7] & valid[45] & (tag[45] == rd_src_reg[9:5]);
-  assign rd_match1[46] = rd_src_valid[1] & rd_sel[7] & valid[46] & (tag[46] == rd_src_reg[9:5]);
-  assign rd_match1[47] = rd_src_valid[1] & rd_sel[7] & valid[47] & (tag[47] == rd_src_reg[9:5]);
+  wire [5:0] rd_idx0;
+  assign rd_idx0 = {|(rd_match0 & 48'b111111111111111100000000000000000000000000000000), |(rd_match0 & 48'b000000000000000011111111111111110000000000000000), |(rd_match0 & 48'b111111110000000011111111000000001111111100000000), |(rd_match0 & 48'b111100001111000011110000111100001111000011110000), |(rd_match0 & 48'b110011001100110011001100110011001100110011001100), |(rd_match0 & 48'b101010101010101010101010101010101010101010101010)};
+  assign rd_data[1023:0] = data[rd_idx0];
+  assign rd_match1[0] = rd_src_valid[1] & rd_sel[0] & valid[0] & (tag0 == rd_src_reg[9:5]);
+  assign rd_match1[1] = rd_src_valid[1] & rd_sel[0] & valid[1] & (tag1 == rd_src_reg[9:5]);
+  assign rd_match1[2] = rd_src_valid[1] & rd_sel[0] & valid[2] & (tag2 == rd_src_reg[9:5]);
+  assign rd_match1[3] = rd_src_valid[1] & rd_sel[0] & valid[3] & (tag3 == rd_src_reg[9:5]);
+  assign rd_match1[4] = rd_src_valid[1] & rd_sel[0] & valid[4] & (tag4 == rd_src_reg[9:5]);
+  assign rd_match1[5] = rd_src_valid[1] & rd_sel[0] & valid[5] & (tag5 == rd_src_reg[9:5]);
+  assign rd_match1[6] = rd_src_valid[1] & rd_sel[1] & valid[6] & (tag6 == rd_src_reg[9:5]);
+  assign rd_match1[7] = rd_src_valid[1] & rd_sel[1] & valid[7] & (tag7 == rd_src_reg[9:5]);
+  assign rd_match1[8] = rd_src_valid[1] & rd_sel[1] & valid[8] & (tag8 == rd_src_reg[9:5]);
+  assign rd_match1[9] = rd_src_valid[1] & rd_sel[1] & valid[9] & (tag9 == rd_src_reg[9:5]);
+  assign rd_match1[10] = rd_src_valid[1] & rd_sel[1] & valid[10] & (tag10 == rd_src_reg[9:5]);
+  assign rd_match1[11] = rd_src_valid[1] & rd_sel[1] & valid[11] & (tag11 == rd_src_reg[9:5]);
+  assign rd_match1[12] = rd_src_valid[1] & rd_sel[2] & valid[12] & (tag12 == rd_src_reg[9:5]);
+  assign rd_match1[13] = rd_src_valid[1] & rd_sel[2] & valid[13] & (tag13 == rd_src_reg[9:5]);
+  assign rd_match1[14] = rd_src_valid[1] & rd_sel[2] & valid[14] & (tag14 == rd_src_reg[9:5]);
+  assign rd_match1[15] = rd_src_valid[1] & rd_sel[2] & valid[15] & (tag15 == rd_src_reg[9:5]);
+  assign rd_match1[16] = rd_src_valid[1] & rd_sel[2] & valid[16] & (tag16 == rd_src_reg[9:5]);
+  assign rd_match1[17] = rd_src_valid[1] & rd_sel[2] & valid[17] & (tag17 == rd_src_reg[9:5]);
+  assign rd_match1[18] = rd_src_valid[1] & rd_sel[3] & valid[18] & (tag18 == rd_src_reg[9:5]);
+  assign rd_match1[19] = rd_src_valid[1] & rd_sel[3] & valid[19] & (tag19 == rd_src_reg[9:5]);
+  assign rd_match1[20] = rd_src_valid[1] & rd_sel[3] & valid[20] & (tag20 == rd_src_reg[9:5]);
+  assign rd_match1[21] = rd_src_valid[1] & rd_sel[3] & valid[21] & (tag21 == rd_src_reg[9:5]);
+  assign rd_match1[22] = rd_src_valid[1] & rd_sel[3] & valid[22] & (tag22 == rd_src_reg[9:5]);
+  assign rd_match1[23] = rd_src_valid[1] & rd_sel[3] & valid[23] & (tag23 == rd_src_reg[9:5]);
+  assign rd_match1[24] = rd_src_valid[1] & rd_sel[4] & valid[24] & (tag24 == rd_src_reg[9:5]);
+  assign rd_match1[25] = rd_src_valid[1] & rd_sel[4] & valid[25] & (tag25 == rd_src_reg[9:5]);
+  assign rd_match1[26] = rd_src_valid[1] & rd_sel[4] & valid[26] & (tag26 == rd_src_reg[9:5]);
+  assign rd_match1[27] = rd_src_valid[1] & rd_sel[4] & valid[27] & (tag27 == rd_src_reg[9:5]);
+  assign rd_match1[28] = rd_src_valid[1] & rd_sel[4] & valid[28] & (tag28 == rd_src_reg[9:5]);
+  assign rd_match1[29] = rd_src_valid[1] & rd_sel[4] & valid[29] & (tag29 == rd_src_reg[9:5]);
+  assign rd_match1[30] = rd_src_valid[1] & rd_sel[5] & valid[30] & (tag30 == rd_src_reg[9:5]);
+  assign rd_match1[31] = rd_src_valid[1] & rd_sel[5] & valid[31] & (tag31 == rd_src_reg[9:5]);
+  assign rd_match1[32] = rd_src_valid[1] & rd_sel[5] & valid[32] & (tag32 == rd_src_reg[9:5]);
+  assign rd_match1[33] = rd_src_valid[1] & rd_sel[5] & valid[33] & (tag33 == rd_src_reg[9:5]);
+  assign rd_match1[34] = rd_src_valid[1] & rd_sel[5] & valid[34] & (tag34 == rd_src_reg[9:5]);
+  assign rd_match1[35] = rd_src_valid[1] & rd_sel[5] & valid[35] & (tag35 == rd_src_reg[9:5]);
+  assign rd_match1[36] = rd_src_valid[1] & rd_sel[6] & valid[36] & (tag36 == rd_src_reg[9:5]);
+  assign rd_match1[37] = rd_src_valid[1] & rd_sel[6] & valid[37] & (tag37 == rd_src_reg[9:5]);
+  assign rd_match1[38] = rd_src_valid[1] & rd_sel[6] & valid[38] & (tag38 == rd_src_reg[9:5]);
+  assign rd_match1[39] = rd_src_valid[1] & rd_sel[6] & valid[39] & (tag39 == rd_src_reg[9:5]);
+  assign rd_match1[40] = rd_src_valid[1] & rd_sel[6] & valid[40] & (tag40 == rd_src_reg[9:5]);
+  assign rd_match1[41] = rd_src_valid[1] & rd_sel[6] & valid[41] & (tag41 == rd_src_reg[9:5]);
+  assign rd_match1[42] = rd_src_valid[1] & rd_sel[7] & valid[42] & (tag42 == rd_src_reg[9:5]);
+  assign rd_match1[43] = rd_src_valid[1] & rd_sel[7] & valid[43] & (tag43 == rd_src_reg[9:5]);
+  assign rd_match1[44] = rd_src_valid[1] & rd_sel[7] & valid[44] & (tag44 == rd_src_reg[9:5]);
+  assign rd_match1[45] = rd_src_valid[1] & rd_sel[7] & valid[45] & (tag45 == rd_src_reg[9:5]);
+  assign rd_match1[46] = rd_src_valid[1] & rd_sel[7] & valid[46] & (tag46 == rd_src_reg[9:5]);
+  assign rd_match1[47] = rd_src_valid[1] & rd_sel[7] & valid[47] & (tag47 == rd_src_reg[9:5]);
   assign rd_hit[1] = |rd_match1;
-  assign rd_data[2047:1024] = ({1024{rd_match1[0]}} & data[0])
-      | ({1024{rd_match1[1]}} & data[1])
-      | ({1024{rd_match1[2]}} & data[2])
-      | ({1024{rd_match1[3]}} & data[3])
-      | ({1024{rd_match1[4]}} & data[4])
-      | ({1024{rd_match1[5]}} & data[5])
-      | ({1024{rd_match1[6]}} & data[6])
-      | ({1024{rd_match1[7]}} & data[7])
-      | ({1024{rd_match1[8]}} & data[8])
-      | ({1024{rd_match1[9]}} & data[9])
-      | ({1024{rd_match1[10]}} & data[10])
-      | ({1024{rd_match1[11]}} & data[11])
-      | ({1024{rd_match1[12]}} & data[12])
-      | ({1024{rd_match1[13]}} & data[13])
-      | ({1024{rd_match1[14]}} & data[14])
-      | ({1024{rd_match1[15]}} & data[15])
-      | ({1024{rd_match1[16]}} & data[16])
-      | ({1024{rd_match1[17]}} & data[17])
-      | ({1024{rd_match1[18]}} & data[18])
-      | ({1024{rd_match1[19]}} & data[19])
-      | ({1024{rd_match1[20]}} & data[20])
-      | ({1024{rd_match1[21]}} & data[21])
-      | ({1024{rd_match1[22]}} & data[22])
-      | ({1024{rd_match1[23]}} & data[23])
-      | ({1024{rd_match1[24]}} & data[24])
-      | ({1024{rd_match1[25]}} & data[25])
-      | ({1024{rd_match1[26]}} & data[26])
-      | ({1024{rd_match1[27]}} & data[27])
-      | ({1024{rd_match1[28]}} & data[28])
-      | ({1024{rd_match1[29]}} & data[29])
-      | ({1024{rd_match1[30]}} & data[30])
-      | ({1024{rd_match1[31]}} & data[31])
-      | ({1024{rd_match1[32]}} & data[32])
-      | ({1024{rd_match1[33]}} & data[33])
-      | ({1024{rd_match1[34]}} & data[34])
-      | ({1024{rd_match1[35]}} & data[35])
-      | ({1024{rd_match1[36]}} & data[36])
-      | ({1024{rd_match1[37]}} & data[37])
-      | ({1024{rd_match1[38]}} & data[38])
-      | ({1024{rd_match1[39]}} & data[39])
-      | ({1024{rd_match1[40]}} & data[40])
-      | ({1024{rd_match1[41]}} & data[41])
-      | ({1024{rd_match1[42]}} & data[42])
-      | ({1024{rd_match1[43]}} & data[43])
-      | ({1024{rd_match1[44]}} & data[44])
-      | ({1024{rd_match1[45]}} & data[45])
-      | ({1024{rd_match1[46]}} & data[46])
-      | ({1024{rd_match1[47]}} & data[47]);
-  assign rd_match2[0] = rd_src_valid[2] & rd_sel[0] & valid[0] & (tag[0] == rd_src_reg[14:10]);
-  assign rd_match2[1] = rd_src_valid[2] & rd_sel[0] & valid[1] & (tag[1] == rd_src_reg[14:10]);
-  assign rd_match2[2] = rd_src_valid[2] & rd_sel[0] & valid[2] & (tag[2] == rd_src_reg[14:10]);
-  assign rd_match2[3] = rd_src_valid[2] & rd_sel[0] & valid[3] & (tag[3] == rd_src_reg[14:10]);
-  assign rd_match2[4] = rd_src_valid[2] & rd_sel[0] & valid[4] & (tag[4] == rd_src_reg[14:10]);
-  assign rd_match2[5] = rd_src_valid[2] & rd_sel[0] & valid[5] & (tag[5] == rd_src_reg[14:10]);
-  assign rd_match2[6] = rd_src_valid[2] & rd_sel[1] & valid[6] & (tag[6] == rd_src_reg[14:10]);
-  assign rd_match2[7] = rd_src_valid[2] & rd_sel[1] & valid[7] & (tag[7] == rd_src_reg[14:10]);
-  assign rd_match2[8] = rd_src_valid[2] & rd_sel[1] & valid[8] & (tag[8] == rd_src_reg[14:10]);
-  assign rd_match2[9] = rd_src_valid[2] & rd_sel[1] & valid[9] & (tag[9] == rd_src_reg[14:10]);
-  assign rd_match2[10] = rd_src_valid[2] & rd_sel[1] & valid[10] & (tag[10] == rd_src_reg[14:10]);
-  assign rd_match2[11] = rd_src_valid[2] & rd_sel[1] & valid[11] & (tag[11] == rd_src_reg[14:10]);
-  assign rd_match2[12] = rd_src_valid[2] & rd_sel[2] & valid[12] & (tag[12] == rd_src_reg[14:10]);
-  assign rd_match2[13] = rd_src_valid[2] & rd_sel[2] & valid[13] & (tag[13] == rd_src_reg[14:10]);
-  assign rd_match2[14] = rd_src_valid[2] & rd_sel[2] & valid[14] & (tag[14] == rd_src_reg[14:10]);
-  assign rd_match2[15] = rd_src_valid[2] & rd_sel[2] & valid[15] & (tag[15] == rd_src_reg[14:10]);
-  assign rd_match2[16] = rd_src_valid[2] & rd_sel[2] & valid[16] & (tag[16] == rd_src_reg[14:10]);
-  assign rd_match2[17] = rd_src_valid[2] & rd_sel[2] & valid[17] & (tag[17] == rd_src_reg[14:10]);
-  assign rd_match2[18] = rd_src_valid[2] & rd_sel[3] & valid[18] & (tag[18] == rd_src_reg[14:10]);
-  assign rd_match2[19] = rd_src_valid[2] & rd_sel[3] & valid[19] & (tag[19] == rd_src_reg[14:10]);
-  assign rd_match2[20] = rd_src_valid[2] & rd_sel[3] & valid[20] & (tag[20] == rd_src_reg[14:10]);
-  assign rd_match2[21] = rd_src_valid[2] & rd_sel[3] & valid[21] & (tag[21] == rd_src_reg[14:10]);
-  assign rd_match2[22] = rd_src_valid[2] & rd_sel[3] & valid[22] & (tag[22] == rd_src_reg[14:10]);
-  assign rd_match2[23] = rd_src_valid[2] & rd_sel[3] & valid[23] & (tag[23] == rd_src_reg[14:10]);
-  assign rd_match2[24] = rd_src_valid[2] & rd_sel[4] & valid[24] & (tag[24] == rd_src_reg[14:10]);
-  assign rd_match2[25] = rd_src_valid[2] & rd_sel[4] & valid[25] & (tag[25] == rd_src_reg[14:10]);
-  assign rd_match2[26] = rd_src_valid[2] & rd_sel[4] & valid[26] & (tag[26] == rd_src_reg[14:10]);
-  assign rd_match2[27] = rd_src_valid[2] & rd_sel[4] & valid[27] & (tag[27] == rd_src_reg[14:10]);
-  assign rd_match2[28] = rd_src_valid[2] & rd_sel[4] & valid[28] & (tag[28] == rd_src_reg[14:10]);
-  assign rd_match2[29] = rd_src_valid[2] & rd_sel[4] & valid[29] & (tag[29] == rd_src_reg[14:10]);
-  assign rd_match2[30] = rd_src_valid[2] & rd_sel[5] & valid[30] & (tag[30] == rd_src_reg[14:10]);
-  assign rd_match2[31] = rd_src_valid[2] & rd_sel[5] & valid[31] & (tag[31] == rd_src_reg[14:10]);
-  assign rd_match2[32] = rd_src_valid[2] & rd_sel[5] & valid[32] & (tag[32] == rd_src_reg[14:10]);
-  assign rd_match2[33] = rd_src_valid[2] & rd_sel[5] & valid[33] & (tag[33] == rd_src_reg[14:10]);
-  assign rd_match2[34] = rd_src_valid[2] & rd_sel[5] & valid[34] & (tag[34] == rd_src_reg[14:10]);
-  assign rd_match2[35] = rd_src_valid[2] & rd_sel[5] & valid[35] & (tag[35] == rd_src_reg[14:10]);
-  assign rd_match2[36] = rd_src_valid[2] & rd_sel[6] & valid[36] & (tag[36] == rd_src_reg[14:10]);
-  assign rd_match2[37] = rd_src_valid[2] & rd_sel[6] & valid[37] & (tag[37] == rd_src_reg[14:10]);
-  assign rd_match2[38] = rd_src_valid[2] & rd_sel[6] & valid[38] & (tag[38] == rd_src_reg[14:10]);
-  assign rd_match2[39] = rd_src_valid[2] & rd_sel[6] & valid[39] & (tag[39] == rd_src_reg[14:10]);
-  assign rd_match2[40] = rd_src_valid[2] & rd_sel[6] & valid[40] & (tag[40] == rd_src_reg[14:10]);
-  assign rd_match2[41] = rd_src_valid[2] & rd_sel[6] & valid[41] & (tag[41] == rd_src_reg[14:10]);
-  assign rd_match2[42] = rd_src_valid[2] & rd_sel[7] & valid[42] & (tag[42] == rd_src_reg[14:10]);
-  assign rd_match2[43] = rd_src_valid[2] & rd_sel[7] & valid[43] & (tag[43] == rd_src_reg[14:10]);
-  assign rd_match2[44] = rd_src_valid[2] & rd_sel[7] & valid[44] & (tag[44] == rd_src_reg[14:10]);
-  assign rd_match2[45] = rd_src_valid[2] & rd_sel[7] & valid[45] & (tag[45] == rd_src_reg[14:10]);
-  assign rd_match2[46] = rd_src_valid[2] & rd_sel[7] & valid[46] & (tag[46] == rd_src_reg[14:10]);
-  assign rd_match2[47] = rd_src_valid[2] & rd_sel[7] & valid[47] & (tag[47] == rd_src_reg[14:10]);
+  wire [5:0] rd_idx1;
+  assign rd_idx1 = {|(rd_match1 & 48'b111111111111111100000000000000000000000000000000), |(rd_match1 & 48'b000000000000000011111111111111110000000000000000), |(rd_match1 & 48'b111111110000000011111111000000001111111100000000), |(rd_match1 & 48'b111100001111000011110000111100001111000011110000), |(rd_match1 & 48'b110011001100110011001100110011001100110011001100), |(rd_match1 & 48'b101010101010101010101010101010101010101010101010)};
+  assign rd_data[2047:1024] = data[rd_idx1];
+  assign rd_match2[0] = rd_src_valid[2] & rd_sel[0] & valid[0] & (tag0 == rd_src_reg[14:10]);
+  assign rd_match2[1] = rd_src_valid[2] & rd_sel[0] & valid[1] & (tag1 == rd_src_reg[14:10]);
+  assign rd_match2[2] = rd_src_valid[2] & rd_sel[0] & valid[2] & (tag2 == rd_src_reg[14:10]);
+  assign rd_match2[3] = rd_src_valid[2] & rd_sel[0] & valid[3] & (tag3 == rd_src_reg[14:10]);
+  assign rd_match2[4] = rd_src_valid[2] & rd_sel[0] & valid[4] & (tag4 == rd_src_reg[14:10]);
+  assign rd_match2[5] = rd_src_valid[2] & rd_sel[0] & valid[5] & (tag5 == rd_src_reg[14:10]);
+  assign rd_match2[6] = rd_src_valid[2] & rd_sel[1] & valid[6] & (tag6 == rd_src_reg[14:10]);
+  assign rd_match2[7] = rd_src_valid[2] & rd_sel[1] & valid[7] & (tag7 == rd_src_reg[14:10]);
+  assign rd_match2[8] = rd_src_valid[2] & rd_sel[1] & valid[8] & (tag8 == rd_src_reg[14:10]);
+  assign rd_match2[9] = rd_src_valid[2] & rd_sel[1] & valid[9] & (tag9 == rd_src_reg[14:10]);
+  assign rd_match2[10] = rd_src_valid[2] & rd_sel[1] & valid[10] & (tag10 == rd_src_reg[14:10]);
+  assign rd_match2[11] = rd_src_valid[2] & rd_sel[1] & valid[11] & (tag11 == rd_src_reg[14:10]);
+  assign rd_match2[12] = rd_src_valid[2] & rd_sel[2] & valid[12] & (tag12 == rd_src_reg[14:10]);
+  assign rd_match2[13] = rd_src_valid[2] & rd_sel[2] & valid[13] & (tag13 == rd_src_reg[14:10]);
+  assign rd_match2[14] = rd_src_valid[2] & rd_sel[2] & valid[14] & (tag14 == rd_src_reg[14:10]);
+  assign rd_match2[15] = rd_src_valid[2] & rd_sel[2] & valid[15] & (tag15 == rd_src_reg[14:10]);
+  assign rd_match2[16] = rd_src_valid[2] & rd_sel[2] & valid[16] & (tag16 == rd_src_reg[14:10]);
+  assign rd_match2[17] = rd_src_valid[2] & rd_sel[2] & valid[17] & (tag17 == rd_src_reg[14:10]);
+  assign rd_match2[18] = rd_src_valid[2] & rd_sel[3] & valid[18] & (tag18 == rd_src_reg[14:10]);
+  assign rd_match2[19] = rd_src_valid[2] & rd_sel[3] & valid[19] & (tag19 == rd_src_reg[14:10]);
+  assign rd_match2[20] = rd_src_valid[2] & rd_sel[3] & valid[20] & (tag20 == rd_src_reg[14:10]);
+  assign rd_match2[21] = rd_src_valid[2] & rd_sel[3] & valid[21] & (tag21 == rd_src_reg[14:10]);
+  assign rd_match2[22] = rd_src_valid[2] & rd_sel[3] & valid[22] & (tag22 == rd_src_reg[14:10]);
+  assign rd_match2[23] = rd_src_valid[2] & rd_sel[3] & valid[23] & (tag23 == rd_src_reg[14:10]);
+  assign rd_match2[24] = rd_src_valid[2] & rd_sel[4] & valid[24] & (tag24 == rd_src_reg[14:10]);
+  assign rd_match2[25] = rd_src_valid[2] & rd_sel[4] & valid[25] & (tag25 == rd_src_reg[14:10]);
+  assign rd_match2[26] = rd_src_valid[2] & rd_sel[4] & valid[26] & (tag26 == rd_src_reg[14:10]);
+  assign rd_match2[27] = rd_src_valid[2] & rd_sel[4] & valid[27] & (tag27 == rd_src_reg[14:10]);
+  assign rd_match2[28] = rd_src_valid[2] & rd_sel[4] & valid[28] & (tag28 == rd_src_reg[14:10]);
+  assign rd_match2[29] = rd_src_valid[2] & rd_sel[4] & valid[29] & (tag29 == rd_src_reg[14:10]);
+  assign rd_match2[30] = rd_src_valid[2] & rd_sel[5] & valid[30] & (tag30 == rd_src_reg[14:10]);
+  assign rd_match2[31] = rd_src_valid[2] & rd_sel[5] & valid[31] & (tag31 == rd_src_reg[14:10]);
+  assign rd_match2[32] = rd_src_valid[2] & rd_sel[5] & valid[32] & (tag32 == rd_src_reg[14:10]);
+  assign rd_match2[33] = rd_src_valid[2] & rd_sel[5] & valid[33] & (tag33 == rd_src_reg[14:10]);
+  assign rd_match2[34] = rd_src_valid[2] & rd_sel[5] & valid[34] & (tag34 == rd_src_reg[14:10]);
+  assign rd_match2[35] = rd_src_valid[2] & rd_sel[5] & valid[35] & (tag35 == rd_src_reg[14:10]);
+  assign rd_match2[36] = rd_src_valid[2] & rd_sel[6] & valid[36] & (tag36 == rd_src_reg[14:10]);
+  assign rd_match2[37] = rd_src_valid[2] & rd_sel[6] & valid[37] & (tag37 == rd_src_reg[14:10]);
+  assign rd_match2[38] = rd_src_valid[2] & rd_sel[6] & valid[38] & (tag38 == rd_src_reg[14:10]);
+  assign rd_match2[39] = rd_src_valid[2] & rd_sel[6] & valid[39] & (tag39 == rd_src_reg[14:10]);
+  assign rd_match2[40] = rd_src_valid[2] & rd_sel[6] & valid[40] & (tag40 == rd_src_reg[14:10]);
+  assign rd_match2[41] = rd_src_valid[2] & rd_sel[6] & valid[41] & (tag41 == rd_src_reg[14:10]);
+  assign rd_match2[42] = rd_src_valid[2] & rd_sel[7] & valid[42] & (tag42 == rd_src_reg[14:10]);
+  assign rd_match2[43] = rd_src_valid[2] & rd_sel[7] & valid[43] & (tag43 == rd_src_reg[14:10]);
+  assign rd_match2[44] = rd_src_valid[2] & rd_sel[7] & valid[44] & (tag44 == rd_src_reg[14:10]);
+  assign rd_match2[45] = rd_src_valid[2] & rd_sel[7] & valid[45] & (tag45 == rd_src_reg[14:10]);
+  assign rd_match2[46] = rd_src_valid[2] & rd_sel[7] & valid[46] & (tag46 == rd_src_reg[14:10]);
+  assign rd_match2[47] = rd_src_valid[2] & rd_sel[7] & valid[47] & (tag47 == rd_src_reg[14:10]);
   assign rd_hit[2] = |rd_match2;
-  assign rd_data[3071:2048] = ({1024{rd_match2[0]}} & data[0])
-      | ({1024{rd_match2[1]}} & data[1])
-      | ({1024{rd_match2[2]}} & data[2])
-      | ({1024{rd_match2[3]}} & data[3])
-      | ({1024{rd_match2[4]}} & data[4])
-      | ({1024{rd_match2[5]}} & data[5])
-      | ({1024{rd_match2[6]}} & data[6])
-      | ({1024{rd_match2[7]}} & data[7])
-      | ({1024{rd_match2[8]}} & data[8])
-      | ({1024{rd_match2[9]}} & data[9])
-      | ({1024{rd_match2[10]}} & data[10])
-      | ({1024{rd_match2[11]}} & data[11])
-      | ({1024{rd_match2[12]}} & data[12])
-      | ({1024{rd_match2[13]}} & data[13])
-      | ({1024{rd_match2[14]}} & data[14])
-      | ({1024{rd_match2[15]}} & data[15])
-      | ({1024{rd_match2[16]}} & data[16])
-      | ({1024{rd_match2[17]}} & data[17])
-      | ({1024{rd_match2[18]}} & data[18])
-      | ({1024{rd_match2[19]}} & data[19])
-      | ({1024{rd_match2[20]}} & data[20])
-      | ({1024{rd_match2[21]}} & data[21])
-      | ({1024{rd_match2[22]}} & data[22])
-      | ({1024{rd_match2[23]}} & data[23])
-      | ({1024{rd_match2[24]}} & data[24])
-      | ({1024{rd_match2[25]}} & data[25])
-      | ({1024{rd_match2[26]}} & data[26])
-      | ({1024{rd_match2[27]}} & data[27])
-      | ({1024{rd_match2[28]}} & data[28])
-      | ({1024{rd_match2[29]}} & data[29])
-      | ({1024{rd_match2[30]}} & data[30])
-      | ({1024{rd_match2[31]}} & data[31])
-      | ({1024{rd_match2[32]}} & data[32])
-      | ({1024{rd_match2[33]}} & data[33])
-      | ({1024{rd_match2[34]}} & data[34])
-      | ({1024{rd_match2[35]}} & data[35])
-      | ({1024{rd_match2[36]}} & data[36])
-      | ({1024{rd_match2[37]}} & data[37])
-      | ({1024{rd_match2[38]}} & data[38])
-      | ({1024{rd_match2[39]}} & data[39])
-      | ({1024{rd_match2[40]}} & data[40])
-      | ({1024{rd_match2[41]}} & data[41])
-      | ({1024{rd_match2[42]}} & data[42])
-      | ({1024{rd_match2[43]}} & data[43])
-      | ({1024{rd_match2[44]}} & data[44])
-      | ({1024{rd_match2[45]}} & data[45])
-      | ({1024{rd_match2[46]}} & data[46])
-      | ({1024{rd_match2[47]}} & data[47]);
+  wire [5:0] rd_idx2;
+  assign rd_idx2 = {|(rd_match2 & 48'b111111111111111100000000000000000000000000000000), |(rd_match2 & 48'b000000000000000011111111111111110000000000000000), |(rd_match2 & 48'b111111110000000011111111000000001111111100000000), |(rd_match2 & 48'b111100001111000011110000111100001111000011110000), |(rd_match2 & 48'b110011001100110011001100110011001100110011001100), |(rd_match2 & 48'b101010101010101010101010101010101010101010101010)};
+  assign rd_data[3071:2048] = data[rd_idx2];
 
   // A source read for the last time marks its entry dead (liveness).
   assign dead_r[0] = dead[0] | (rd_fire & ((rd_match0[0] & rd_src_last[0]) | (rd_match1[0] & rd_src_last[1]) | (rd_match2[0] & rd_src_last[2])));
@@ -448,54 +418,54 @@ module isca11_rfc_rfc (
 
   // Write-back: a hit updates its entry; a short-latency full-mask result of a warp with a
   // slot gets a new one; anything else bypasses the RFC to the banks.
-  assign wb_match[0] = wb_sel[0] & valid[0] & (tag[0] == wb_reg);
-  assign wb_match[1] = wb_sel[0] & valid[1] & (tag[1] == wb_reg);
-  assign wb_match[2] = wb_sel[0] & valid[2] & (tag[2] == wb_reg);
-  assign wb_match[3] = wb_sel[0] & valid[3] & (tag[3] == wb_reg);
-  assign wb_match[4] = wb_sel[0] & valid[4] & (tag[4] == wb_reg);
-  assign wb_match[5] = wb_sel[0] & valid[5] & (tag[5] == wb_reg);
-  assign wb_match[6] = wb_sel[1] & valid[6] & (tag[6] == wb_reg);
-  assign wb_match[7] = wb_sel[1] & valid[7] & (tag[7] == wb_reg);
-  assign wb_match[8] = wb_sel[1] & valid[8] & (tag[8] == wb_reg);
-  assign wb_match[9] = wb_sel[1] & valid[9] & (tag[9] == wb_reg);
-  assign wb_match[10] = wb_sel[1] & valid[10] & (tag[10] == wb_reg);
-  assign wb_match[11] = wb_sel[1] & valid[11] & (tag[11] == wb_reg);
-  assign wb_match[12] = wb_sel[2] & valid[12] & (tag[12] == wb_reg);
-  assign wb_match[13] = wb_sel[2] & valid[13] & (tag[13] == wb_reg);
-  assign wb_match[14] = wb_sel[2] & valid[14] & (tag[14] == wb_reg);
-  assign wb_match[15] = wb_sel[2] & valid[15] & (tag[15] == wb_reg);
-  assign wb_match[16] = wb_sel[2] & valid[16] & (tag[16] == wb_reg);
-  assign wb_match[17] = wb_sel[2] & valid[17] & (tag[17] == wb_reg);
-  assign wb_match[18] = wb_sel[3] & valid[18] & (tag[18] == wb_reg);
-  assign wb_match[19] = wb_sel[3] & valid[19] & (tag[19] == wb_reg);
-  assign wb_match[20] = wb_sel[3] & valid[20] & (tag[20] == wb_reg);
-  assign wb_match[21] = wb_sel[3] & valid[21] & (tag[21] == wb_reg);
-  assign wb_match[22] = wb_sel[3] & valid[22] & (tag[22] == wb_reg);
-  assign wb_match[23] = wb_sel[3] & valid[23] & (tag[23] == wb_reg);
-  assign wb_match[24] = wb_sel[4] & valid[24] & (tag[24] == wb_reg);
-  assign wb_match[25] = wb_sel[4] & valid[25] & (tag[25] == wb_reg);
-  assign wb_match[26] = wb_sel[4] & valid[26] & (tag[26] == wb_reg);
-  assign wb_match[27] = wb_sel[4] & valid[27] & (tag[27] == wb_reg);
-  assign wb_match[28] = wb_sel[4] & valid[28] & (tag[28] == wb_reg);
-  assign wb_match[29] = wb_sel[4] & valid[29] & (tag[29] == wb_reg);
-  assign wb_match[30] = wb_sel[5] & valid[30] & (tag[30] == wb_reg);
-  assign wb_match[31] = wb_sel[5] & valid[31] & (tag[31] == wb_reg);
-  assign wb_match[32] = wb_sel[5] & valid[32] & (tag[32] == wb_reg);
-  assign wb_match[33] = wb_sel[5] & valid[33] & (tag[33] == wb_reg);
-  assign wb_match[34] = wb_sel[5] & valid[34] & (tag[34] == wb_reg);
-  assign wb_match[35] = wb_sel[5] & valid[35] & (tag[35] == wb_reg);
-  assign wb_match[36] = wb_sel[6] & valid[36] & (tag[36] == wb_reg);
-  assign wb_match[37] = wb_sel[6] & valid[37] & (tag[37] == wb_reg);
-  assign wb_match[38] = wb_sel[6] & valid[38] & (tag[38] == wb_reg);
-  assign wb_match[39] = wb_sel[6] & valid[39] & (tag[39] == wb_reg);
-  assign wb_match[40] = wb_sel[6] & valid[40] & (tag[40] == wb_reg);
-  assign wb_match[41] = wb_sel[6] & valid[41] & (tag[41] == wb_reg);
-  assign wb_match[42] = wb_sel[7] & valid[42] & (tag[42] == wb_reg);
-  assign wb_match[43] = wb_sel[7] & valid[43] & (tag[43] == wb_reg);
-  assign wb_match[44] = wb_sel[7] & valid[44] & (tag[44] == wb_reg);
-  assign wb_match[45] = wb_sel[7] & valid[45] & (tag[45] == wb_reg);
-  assign wb_match[46] = wb_sel[7] & valid[46] & (tag[46] == wb_reg);
-  assign wb_match[47] = wb_sel[7] & valid[47] & (tag[47] == wb_reg);
+  assign wb_match[0] = wb_sel[0] & valid[0] & (tag0 == wb_reg);
+  assign wb_match[1] = wb_sel[0] & valid[1] & (tag1 == wb_reg);
+  assign wb_match[2] = wb_sel[0] & valid[2] & (tag2 == wb_reg);
+  assign wb_match[3] = wb_sel[0] & valid[3] & (tag3 == wb_reg);
+  assign wb_match[4] = wb_sel[0] & valid[4] & (tag4 == wb_reg);
+  assign wb_match[5] = wb_sel[0] & valid[5] & (tag5 == wb_reg);
+  assign wb_match[6] = wb_sel[1] & valid[6] & (tag6 == wb_reg);
+  assign wb_match[7] = wb_sel[1] & valid[7] & (tag7 == wb_reg);
+  assign wb_match[8] = wb_sel[1] & valid[8] & (tag8 == wb_reg);
+  assign wb_match[9] = wb_sel[1] & valid[9] & (tag9 == wb_reg);
+  assign wb_match[10] = wb_sel[1] & valid[10] & (tag10 == wb_reg);
+  assign wb_match[11] = wb_sel[1] & valid[11] & (tag11 == wb_reg);
+  assign wb_match[12] = wb_sel[2] & valid[12] & (tag12 == wb_reg);
+  assign wb_match[13] = wb_sel[2] & valid[13] & (tag13 == wb_reg);
+  assign wb_match[14] = wb_sel[2] & valid[14] & (tag14 == wb_reg);
+  assign wb_match[15] = wb_sel[2] & valid[15] & (tag15 == wb_reg);
+  assign wb_match[16] = wb_sel[2] & valid[16] & (tag16 == wb_reg);
+  assign wb_match[17] = wb_sel[2] & valid[17] & (tag17 == wb_reg);
+  assign wb_match[18] = wb_sel[3] & valid[18] & (tag18 == wb_reg);
+  assign wb_match[19] = wb_sel[3] & valid[19] & (tag19 == wb_reg);
+  assign wb_match[20] = wb_sel[3] & valid[20] & (tag20 == wb_reg);
+  assign wb_match[21] = wb_sel[3] & valid[21] & (tag21 == wb_reg);
+  assign wb_match[22] = wb_sel[3] & valid[22] & (tag22 == wb_reg);
+  assign wb_match[23] = wb_sel[3] & valid[23] & (tag23 == wb_reg);
+  assign wb_match[24] = wb_sel[4] & valid[24] & (tag24 == wb_reg);
+  assign wb_match[25] = wb_sel[4] & valid[25] & (tag25 == wb_reg);
+  assign wb_match[26] = wb_sel[4] & valid[26] & (tag26 == wb_reg);
+  assign wb_match[27] = wb_sel[4] & valid[27] & (tag27 == wb_reg);
+  assign wb_match[28] = wb_sel[4] & valid[28] & (tag28 == wb_reg);
+  assign wb_match[29] = wb_sel[4] & valid[29] & (tag29 == wb_reg);
+  assign wb_match[30] = wb_sel[5] & valid[30] & (tag30 == wb_reg);
+  assign wb_match[31] = wb_sel[5] & valid[31] & (tag31 == wb_reg);
+  assign wb_match[32] = wb_sel[5] & valid[32] & (tag32 == wb_reg);
+  assign wb_match[33] = wb_sel[5] & valid[33] & (tag33 == wb_reg);
+  assign wb_match[34] = wb_sel[5] & valid[34] & (tag34 == wb_reg);
+  assign wb_match[35] = wb_sel[5] & valid[35] & (tag35 == wb_reg);
+  assign wb_match[36] = wb_sel[6] & valid[36] & (tag36 == wb_reg);
+  assign wb_match[37] = wb_sel[6] & valid[37] & (tag37 == wb_reg);
+  assign wb_match[38] = wb_sel[6] & valid[38] & (tag38 == wb_reg);
+  assign wb_match[39] = wb_sel[6] & valid[39] & (tag39 == wb_reg);
+  assign wb_match[40] = wb_sel[6] & valid[40] & (tag40 == wb_reg);
+  assign wb_match[41] = wb_sel[6] & valid[41] & (tag41 == wb_reg);
+  assign wb_match[42] = wb_sel[7] & valid[42] & (tag42 == wb_reg);
+  assign wb_match[43] = wb_sel[7] & valid[43] & (tag43 == wb_reg);
+  assign wb_match[44] = wb_sel[7] & valid[44] & (tag44 == wb_reg);
+  assign wb_match[45] = wb_sel[7] & valid[45] & (tag45 == wb_reg);
+  assign wb_match[46] = wb_sel[7] & valid[46] & (tag46 == wb_reg);
+  assign wb_match[47] = wb_sel[7] & valid[47] & (tag47 == wb_reg);
   assign wb_hit = |wb_match;
   assign keeps = wb_hit | ((|wb_sel) & ~wb_long & (&wb_mask));
   assign alloc = wb_fire & ~wb_hit & keeps;
@@ -506,217 +476,221 @@ module isca11_rfc_rfc (
 
   // The victim of an allocation: the first invalid entry of the slot, else the oldest.
   // slot 0
-  assign victim[0] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[0]) : (rank[0] == 3'd5));
-  assign victim[1] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[1] & valid[0]) : (rank[1] == 3'd5));
-  assign victim[2] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[2] & valid[0] & valid[1]) : (rank[2] == 3'd5));
-  assign victim[3] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[3] & valid[0] & valid[1] & valid[2]) : (rank[3] == 3'd5));
-  assign victim[4] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[4] & valid[0] & valid[1] & valid[2] & valid[3]) : (rank[4] == 3'd5));
-  assign victim[5] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[5] & valid[0] & valid[1] & valid[2] & valid[3] & valid[4]) : (rank[5] == 3'd5));
+  assign victim[0] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[0]) : (rank0 == 3'd5));
+  assign victim[1] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[1] & valid[0]) : (rank1 == 3'd5));
+  assign victim[2] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[2] & valid[0] & valid[1]) : (rank2 == 3'd5));
+  assign victim[3] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[3] & valid[0] & valid[1] & valid[2]) : (rank3 == 3'd5));
+  assign victim[4] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[4] & valid[0] & valid[1] & valid[2] & valid[3]) : (rank4 == 3'd5));
+  assign victim[5] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[5] & valid[0] & valid[1] & valid[2] & valid[3] & valid[4]) : (rank5 == 3'd5));
   // slot 1
-  assign victim[6] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[6]) : (rank[6] == 3'd5));
-  assign victim[7] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[7] & valid[6]) : (rank[7] == 3'd5));
-  assign victim[8] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[8] & valid[6] & valid[7]) : (rank[8] == 3'd5));
-  assign victim[9] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[9] & valid[6] & valid[7] & valid[8]) : (rank[9] == 3'd5));
-  assign victim[10] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[10] & valid[6] & valid[7] & valid[8] & valid[9]) : (rank[10] == 3'd5));
-  assign victim[11] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[11] & valid[6] & valid[7] & valid[8] & valid[9] & valid[10]) : (rank[11] == 3'd5));
+  assign victim[6] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[6]) : (rank6 == 3'd5));
+  assign victim[7] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[7] & valid[6]) : (rank7 == 3'd5));
+  assign victim[8] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[8] & valid[6] & valid[7]) : (rank8 == 3'd5));
+  assign victim[9] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[9] & valid[6] & valid[7] & valid[8]) : (rank9 == 3'd5));
+  assign victim[10] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[10] & valid[6] & valid[7] & valid[8] & valid[9]) : (rank10 == 3'd5));
+  assign victim[11] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[11] & valid[6] & valid[7] & valid[8] & valid[9] & valid[10]) : (rank11 == 3'd5));
   // slot 2
-  assign victim[12] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[12]) : (rank[12] == 3'd5));
-  assign victim[13] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[13] & valid[12]) : (rank[13] == 3'd5));
-  assign victim[14] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[14] & valid[12] & valid[13]) : (rank[14] == 3'd5));
-  assign victim[15] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[15] & valid[12] & valid[13] & valid[14]) : (rank[15] == 3'd5));
-  assign victim[16] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[16] & valid[12] & valid[13] & valid[14] & valid[15]) : (rank[16] == 3'd5));
-  assign victim[17] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[17] & valid[12] & valid[13] & valid[14] & valid[15] & valid[16]) : (rank[17] == 3'd5));
+  assign victim[12] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[12]) : (rank12 == 3'd5));
+  assign victim[13] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[13] & valid[12]) : (rank13 == 3'd5));
+  assign victim[14] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[14] & valid[12] & valid[13]) : (rank14 == 3'd5));
+  assign victim[15] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[15] & valid[12] & valid[13] & valid[14]) : (rank15 == 3'd5));
+  assign victim[16] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[16] & valid[12] & valid[13] & valid[14] & valid[15]) : (rank16 == 3'd5));
+  assign victim[17] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[17] & valid[12] & valid[13] & valid[14] & valid[15] & valid[16]) : (rank17 == 3'd5));
   // slot 3
-  assign victim[18] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[18]) : (rank[18] == 3'd5));
-  assign victim[19] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[19] & valid[18]) : (rank[19] == 3'd5));
-  assign victim[20] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[20] & valid[18] & valid[19]) : (rank[20] == 3'd5));
-  assign victim[21] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[21] & valid[18] & valid[19] & valid[20]) : (rank[21] == 3'd5));
-  assign victim[22] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[22] & valid[18] & valid[19] & valid[20] & valid[21]) : (rank[22] == 3'd5));
-  assign victim[23] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[23] & valid[18] & valid[19] & valid[20] & valid[21] & valid[22]) : (rank[23] == 3'd5));
+  assign victim[18] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[18]) : (rank18 == 3'd5));
+  assign victim[19] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[19] & valid[18]) : (rank19 == 3'd5));
+  assign victim[20] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[20] & valid[18] & valid[19]) : (rank20 == 3'd5));
+  assign victim[21] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[21] & valid[18] & valid[19] & valid[20]) : (rank21 == 3'd5));
+  assign victim[22] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[22] & valid[18] & valid[19] & valid[20] & valid[21]) : (rank22 == 3'd5));
+  assign victim[23] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[23] & valid[18] & valid[19] & valid[20] & valid[21] & valid[22]) : (rank23 == 3'd5));
   // slot 4
-  assign victim[24] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[24]) : (rank[24] == 3'd5));
-  assign victim[25] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[25] & valid[24]) : (rank[25] == 3'd5));
-  assign victim[26] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[26] & valid[24] & valid[25]) : (rank[26] == 3'd5));
-  assign victim[27] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[27] & valid[24] & valid[25] & valid[26]) : (rank[27] == 3'd5));
-  assign victim[28] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[28] & valid[24] & valid[25] & valid[26] & valid[27]) : (rank[28] == 3'd5));
-  assign victim[29] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[29] & valid[24] & valid[25] & valid[26] & valid[27] & valid[28]) : (rank[29] == 3'd5));
+  assign victim[24] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[24]) : (rank24 == 3'd5));
+  assign victim[25] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[25] & valid[24]) : (rank25 == 3'd5));
+  assign victim[26] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[26] & valid[24] & valid[25]) : (rank26 == 3'd5));
+  assign victim[27] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[27] & valid[24] & valid[25] & valid[26]) : (rank27 == 3'd5));
+  assign victim[28] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[28] & valid[24] & valid[25] & valid[26] & valid[27]) : (rank28 == 3'd5));
+  assign victim[29] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[29] & valid[24] & valid[25] & valid[26] & valid[27] & valid[28]) : (rank29 == 3'd5));
   // slot 5
-  assign victim[30] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[30]) : (rank[30] == 3'd5));
-  assign victim[31] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[31] & valid[30]) : (rank[31] == 3'd5));
-  assign victim[32] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[32] & valid[30] & valid[31]) : (rank[32] == 3'd5));
-  assign victim[33] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[33] & valid[30] & valid[31] & valid[32]) : (rank[33] == 3'd5));
-  assign victim[34] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[34] & valid[30] & valid[31] & valid[32] & valid[33]) : (rank[34] == 3'd5));
-  assign victim[35] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[35] & valid[30] & valid[31] & valid[32] & valid[33] & valid[34]) : (rank[35] == 3'd5));
+  assign victim[30] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[30]) : (rank30 == 3'd5));
+  assign victim[31] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[31] & valid[30]) : (rank31 == 3'd5));
+  assign victim[32] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[32] & valid[30] & valid[31]) : (rank32 == 3'd5));
+  assign victim[33] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[33] & valid[30] & valid[31] & valid[32]) : (rank33 == 3'd5));
+  assign victim[34] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[34] & valid[30] & valid[31] & valid[32] & valid[33]) : (rank34 == 3'd5));
+  assign victim[35] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[35] & valid[30] & valid[31] & valid[32] & valid[33] & valid[34]) : (rank35 == 3'd5));
   // slot 6
-  assign victim[36] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[36]) : (rank[36] == 3'd5));
-  assign victim[37] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[37] & valid[36]) : (rank[37] == 3'd5));
-  assign victim[38] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[38] & valid[36] & valid[37]) : (rank[38] == 3'd5));
-  assign victim[39] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[39] & valid[36] & valid[37] & valid[38]) : (rank[39] == 3'd5));
-  assign victim[40] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[40] & valid[36] & valid[37] & valid[38] & valid[39]) : (rank[40] == 3'd5));
-  assign victim[41] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[41] & valid[36] & valid[37] & valid[38] & valid[39] & valid[40]) : (rank[41] == 3'd5));
+  assign victim[36] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[36]) : (rank36 == 3'd5));
+  assign victim[37] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[37] & valid[36]) : (rank37 == 3'd5));
+  assign victim[38] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[38] & valid[36] & valid[37]) : (rank38 == 3'd5));
+  assign victim[39] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[39] & valid[36] & valid[37] & valid[38]) : (rank39 == 3'd5));
+  assign victim[40] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[40] & valid[36] & valid[37] & valid[38] & valid[39]) : (rank40 == 3'd5));
+  assign victim[41] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[41] & valid[36] & valid[37] & valid[38] & valid[39] & valid[40]) : (rank41 == 3'd5));
   // slot 7
-  assign victim[42] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[42]) : (rank[42] == 3'd5));
-  assign victim[43] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[43] & valid[42]) : (rank[43] == 3'd5));
-  assign victim[44] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[44] & valid[42] & valid[43]) : (rank[44] == 3'd5));
-  assign victim[45] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[45] & valid[42] & valid[43] & valid[44]) : (rank[45] == 3'd5));
-  assign victim[46] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[46] & valid[42] & valid[43] & valid[44] & valid[45]) : (rank[46] == 3'd5));
-  assign victim[47] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[47] & valid[42] & valid[43] & valid[44] & valid[45] & valid[46]) : (rank[47] == 3'd5));
+  assign victim[42] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[42]) : (rank42 == 3'd5));
+  assign victim[43] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[43] & valid[42]) : (rank43 == 3'd5));
+  assign victim[44] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[44] & valid[42] & valid[43]) : (rank44 == 3'd5));
+  assign victim[45] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[45] & valid[42] & valid[43] & valid[44]) : (rank45 == 3'd5));
+  assign victim[46] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[46] & valid[42] & valid[43] & valid[44] & valid[45]) : (rank46 == 3'd5));
+  assign victim[47] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[47] & valid[42] & valid[43] & valid[44] & valid[45] & valid[46]) : (rank47 == 3'd5));
   assign evict_new = alloc & (|(victim & valid & dirty & ~dead_r));
+  assign victim_idx = {|(victim & 48'b111111111111111100000000000000000000000000000000), |(victim & 48'b000000000000000011111111111111110000000000000000), |(victim & 48'b111111110000000011111111000000001111111100000000), |(victim & 48'b111100001111000011110000111100001111000011110000), |(victim & 48'b110011001100110011001100110011001100110011001100), |(victim & 48'b101010101010101010101010101010101010101010101010)};
+  assign w_idx = wb_hit ? {|(wb_match & 48'b111111111111111100000000000000000000000000000000), |(wb_match & 48'b000000000000000011111111111111110000000000000000), |(wb_match & 48'b111111110000000011111111000000001111111100000000), |(wb_match & 48'b111100001111000011110000111100001111000011110000), |(wb_match & 48'b110011001100110011001100110011001100110011001100), |(wb_match & 48'b101010101010101010101010101010101010101010101010)} : victim_idx;
+  assign data_we = (wb_fire & wb_hit) | alloc;
+  assign data_wmask = wb_hit ? wb_mask : {32{1'b1}};
   assign touch_w = {48{alloc}} & victim;
   wire [47:0] t_w;
   assign t_w = touch_w;
   wire [2:0] at_w_0;
-  assign at_w_0 = ({3{t_w[0]}} & rank[0])
-      | ({3{t_w[1]}} & rank[1])
-      | ({3{t_w[2]}} & rank[2])
-      | ({3{t_w[3]}} & rank[3])
-      | ({3{t_w[4]}} & rank[4])
-      | ({3{t_w[5]}} & rank[5]);
+  assign at_w_0 = ({3{t_w[0]}} & rank0)
+      | ({3{t_w[1]}} & rank1)
+      | ({3{t_w[2]}} & rank2)
+      | ({3{t_w[3]}} & rank3)
+      | ({3{t_w[4]}} & rank4)
+      | ({3{t_w[5]}} & rank5);
   wire [2:0] rank_w_0;
-  assign rank_w_0 = t_w[0] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank[0] < at_w_0)) ? rank[0] + 3'd1 : rank[0];
+  assign rank_w_0 = t_w[0] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank0 < at_w_0)) ? rank0 + 3'd1 : rank0;
   wire [2:0] rank_w_1;
-  assign rank_w_1 = t_w[1] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank[1] < at_w_0)) ? rank[1] + 3'd1 : rank[1];
+  assign rank_w_1 = t_w[1] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank1 < at_w_0)) ? rank1 + 3'd1 : rank1;
   wire [2:0] rank_w_2;
-  assign rank_w_2 = t_w[2] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank[2] < at_w_0)) ? rank[2] + 3'd1 : rank[2];
+  assign rank_w_2 = t_w[2] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank2 < at_w_0)) ? rank2 + 3'd1 : rank2;
   wire [2:0] rank_w_3;
-  assign rank_w_3 = t_w[3] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank[3] < at_w_0)) ? rank[3] + 3'd1 : rank[3];
+  assign rank_w_3 = t_w[3] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank3 < at_w_0)) ? rank3 + 3'd1 : rank3;
   wire [2:0] rank_w_4;
-  assign rank_w_4 = t_w[4] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank[4] < at_w_0)) ? rank[4] + 3'd1 : rank[4];
+  assign rank_w_4 = t_w[4] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank4 < at_w_0)) ? rank4 + 3'd1 : rank4;
   wire [2:0] rank_w_5;
-  assign rank_w_5 = t_w[5] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank[5] < at_w_0)) ? rank[5] + 3'd1 : rank[5];
+  assign rank_w_5 = t_w[5] ? 3'd0 : ((t_w[0] | t_w[1] | t_w[2] | t_w[3] | t_w[4] | t_w[5]) & (rank5 < at_w_0)) ? rank5 + 3'd1 : rank5;
   wire [2:0] at_w_1;
-  assign at_w_1 = ({3{t_w[6]}} & rank[6])
-      | ({3{t_w[7]}} & rank[7])
-      | ({3{t_w[8]}} & rank[8])
-      | ({3{t_w[9]}} & rank[9])
-      | ({3{t_w[10]}} & rank[10])
-      | ({3{t_w[11]}} & rank[11]);
+  assign at_w_1 = ({3{t_w[6]}} & rank6)
+      | ({3{t_w[7]}} & rank7)
+      | ({3{t_w[8]}} & rank8)
+      | ({3{t_w[9]}} & rank9)
+      | ({3{t_w[10]}} & rank10)
+      | ({3{t_w[11]}} & rank11);
   wire [2:0] rank_w_6;
-  assign rank_w_6 = t_w[6] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank[6] < at_w_1)) ? rank[6] + 3'd1 : rank[6];
+  assign rank_w_6 = t_w[6] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank6 < at_w_1)) ? rank6 + 3'd1 : rank6;
   wire [2:0] rank_w_7;
-  assign rank_w_7 = t_w[7] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank[7] < at_w_1)) ? rank[7] + 3'd1 : rank[7];
+  assign rank_w_7 = t_w[7] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank7 < at_w_1)) ? rank7 + 3'd1 : rank7;
   wire [2:0] rank_w_8;
-  assign rank_w_8 = t_w[8] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank[8] < at_w_1)) ? rank[8] + 3'd1 : rank[8];
+  assign rank_w_8 = t_w[8] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank8 < at_w_1)) ? rank8 + 3'd1 : rank8;
   wire [2:0] rank_w_9;
-  assign rank_w_9 = t_w[9] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank[9] < at_w_1)) ? rank[9] + 3'd1 : rank[9];
+  assign rank_w_9 = t_w[9] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank9 < at_w_1)) ? rank9 + 3'd1 : rank9;
   wire [2:0] rank_w_10;
-  assign rank_w_10 = t_w[10] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank[10] < at_w_1)) ? rank[10] + 3'd1 : rank[10];
+  assign rank_w_10 = t_w[10] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank10 < at_w_1)) ? rank10 + 3'd1 : rank10;
   wire [2:0] rank_w_11;
-  assign rank_w_11 = t_w[11] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank[11] < at_w_1)) ? rank[11] + 3'd1 : rank[11];
+  assign rank_w_11 = t_w[11] ? 3'd0 : ((t_w[6] | t_w[7] | t_w[8] | t_w[9] | t_w[10] | t_w[11]) & (rank11 < at_w_1)) ? rank11 + 3'd1 : rank11;
   wire [2:0] at_w_2;
-  assign at_w_2 = ({3{t_w[12]}} & rank[12])
-      | ({3{t_w[13]}} & rank[13])
-      | ({3{t_w[14]}} & rank[14])
-      | ({3{t_w[15]}} & rank[15])
-      | ({3{t_w[16]}} & rank[16])
-      | ({3{t_w[17]}} & rank[17]);
+  assign at_w_2 = ({3{t_w[12]}} & rank12)
+      | ({3{t_w[13]}} & rank13)
+      | ({3{t_w[14]}} & rank14)
+      | ({3{t_w[15]}} & rank15)
+      | ({3{t_w[16]}} & rank16)
+      | ({3{t_w[17]}} & rank17);
   wire [2:0] rank_w_12;
-  assign rank_w_12 = t_w[12] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank[12] < at_w_2)) ? rank[12] + 3'd1 : rank[12];
+  assign rank_w_12 = t_w[12] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank12 < at_w_2)) ? rank12 + 3'd1 : rank12;
   wire [2:0] rank_w_13;
-  assign rank_w_13 = t_w[13] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank[13] < at_w_2)) ? rank[13] + 3'd1 : rank[13];
+  assign rank_w_13 = t_w[13] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank13 < at_w_2)) ? rank13 + 3'd1 : rank13;
   wire [2:0] rank_w_14;
-  assign rank_w_14 = t_w[14] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank[14] < at_w_2)) ? rank[14] + 3'd1 : rank[14];
+  assign rank_w_14 = t_w[14] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank14 < at_w_2)) ? rank14 + 3'd1 : rank14;
   wire [2:0] rank_w_15;
-  assign rank_w_15 = t_w[15] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank[15] < at_w_2)) ? rank[15] + 3'd1 : rank[15];
+  assign rank_w_15 = t_w[15] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank15 < at_w_2)) ? rank15 + 3'd1 : rank15;
   wire [2:0] rank_w_16;
-  assign rank_w_16 = t_w[16] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank[16] < at_w_2)) ? rank[16] + 3'd1 : rank[16];
+  assign rank_w_16 = t_w[16] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank16 < at_w_2)) ? rank16 + 3'd1 : rank16;
   wire [2:0] rank_w_17;
-  assign rank_w_17 = t_w[17] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank[17] < at_w_2)) ? rank[17] + 3'd1 : rank[17];
+  assign rank_w_17 = t_w[17] ? 3'd0 : ((t_w[12] | t_w[13] | t_w[14] | t_w[15] | t_w[16] | t_w[17]) & (rank17 < at_w_2)) ? rank17 + 3'd1 : rank17;
   wire [2:0] at_w_3;
-  assign at_w_3 = ({3{t_w[18]}} & rank[18])
-      | ({3{t_w[19]}} & rank[19])
-      | ({3{t_w[20]}} & rank[20])
-      | ({3{t_w[21]}} & rank[21])
-      | ({3{t_w[22]}} & rank[22])
-      | ({3{t_w[23]}} & rank[23]);
+  assign at_w_3 = ({3{t_w[18]}} & rank18)
+      | ({3{t_w[19]}} & rank19)
+      | ({3{t_w[20]}} & rank20)
+      | ({3{t_w[21]}} & rank21)
+      | ({3{t_w[22]}} & rank22)
+      | ({3{t_w[23]}} & rank23);
   wire [2:0] rank_w_18;
-  assign rank_w_18 = t_w[18] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank[18] < at_w_3)) ? rank[18] + 3'd1 : rank[18];
+  assign rank_w_18 = t_w[18] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank18 < at_w_3)) ? rank18 + 3'd1 : rank18;
   wire [2:0] rank_w_19;
-  assign rank_w_19 = t_w[19] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank[19] < at_w_3)) ? rank[19] + 3'd1 : rank[19];
+  assign rank_w_19 = t_w[19] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank19 < at_w_3)) ? rank19 + 3'd1 : rank19;
   wire [2:0] rank_w_20;
-  assign rank_w_20 = t_w[20] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank[20] < at_w_3)) ? rank[20] + 3'd1 : rank[20];
+  assign rank_w_20 = t_w[20] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank20 < at_w_3)) ? rank20 + 3'd1 : rank20;
   wire [2:0] rank_w_21;
-  assign rank_w_21 = t_w[21] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank[21] < at_w_3)) ? rank[21] + 3'd1 : rank[21];
+  assign rank_w_21 = t_w[21] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank21 < at_w_3)) ? rank21 + 3'd1 : rank21;
   wire [2:0] rank_w_22;
-  assign rank_w_22 = t_w[22] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank[22] < at_w_3)) ? rank[22] + 3'd1 : rank[22];
+  assign rank_w_22 = t_w[22] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank22 < at_w_3)) ? rank22 + 3'd1 : rank22;
   wire [2:0] rank_w_23;
-  assign rank_w_23 = t_w[23] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank[23] < at_w_3)) ? rank[23] + 3'd1 : rank[23];
+  assign rank_w_23 = t_w[23] ? 3'd0 : ((t_w[18] | t_w[19] | t_w[20] | t_w[21] | t_w[22] | t_w[23]) & (rank23 < at_w_3)) ? rank23 + 3'd1 : rank23;
   wire [2:0] at_w_4;
-  assign at_w_4 = ({3{t_w[24]}} & rank[24])
-      | ({3{t_w[25]}} & rank[25])
-      | ({3{t_w[26]}} & rank[26])
-      | ({3{t_w[27]}} & rank[27])
-      | ({3{t_w[28]}} & rank[28])
-      | ({3{t_w[29]}} & rank[29]);
+  assign at_w_4 = ({3{t_w[24]}} & rank24)
+      | ({3{t_w[25]}} & rank25)
+      | ({3{t_w[26]}} & rank26)
+      | ({3{t_w[27]}} & rank27)
+      | ({3{t_w[28]}} & rank28)
+      | ({3{t_w[29]}} & rank29);
   wire [2:0] rank_w_24;
-  assign rank_w_24 = t_w[24] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank[24] < at_w_4)) ? rank[24] + 3'd1 : rank[24];
+  assign rank_w_24 = t_w[24] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank24 < at_w_4)) ? rank24 + 3'd1 : rank24;
   wire [2:0] rank_w_25;
-  assign rank_w_25 = t_w[25] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank[25] < at_w_4)) ? rank[25] + 3'd1 : rank[25];
+  assign rank_w_25 = t_w[25] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank25 < at_w_4)) ? rank25 + 3'd1 : rank25;
   wire [2:0] rank_w_26;
-  assign rank_w_26 = t_w[26] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank[26] < at_w_4)) ? rank[26] + 3'd1 : rank[26];
+  assign rank_w_26 = t_w[26] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank26 < at_w_4)) ? rank26 + 3'd1 : rank26;
   wire [2:0] rank_w_27;
-  assign rank_w_27 = t_w[27] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank[27] < at_w_4)) ? rank[27] + 3'd1 : rank[27];
+  assign rank_w_27 = t_w[27] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank27 < at_w_4)) ? rank27 + 3'd1 : rank27;
   wire [2:0] rank_w_28;
-  assign rank_w_28 = t_w[28] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank[28] < at_w_4)) ? rank[28] + 3'd1 : rank[28];
+  assign rank_w_28 = t_w[28] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank28 < at_w_4)) ? rank28 + 3'd1 : rank28;
   wire [2:0] rank_w_29;
-  assign rank_w_29 = t_w[29] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank[29] < at_w_4)) ? rank[29] + 3'd1 : rank[29];
+  assign rank_w_29 = t_w[29] ? 3'd0 : ((t_w[24] | t_w[25] | t_w[26] | t_w[27] | t_w[28] | t_w[29]) & (rank29 < at_w_4)) ? rank29 + 3'd1 : rank29;
   wire [2:0] at_w_5;
-  assign at_w_5 = ({3{t_w[30]}} & rank[30])
-      | ({3{t_w[31]}} & rank[31])
-      | ({3{t_w[32]}} & rank[32])
-      | ({3{t_w[33]}} & rank[33])
-      | ({3{t_w[34]}} & rank[34])
-      | ({3{t_w[35]}} & rank[35]);
+  assign at_w_5 = ({3{t_w[30]}} & rank30)
+      | ({3{t_w[31]}} & rank31)
+      | ({3{t_w[32]}} & rank32)
+      | ({3{t_w[33]}} & rank33)
+      | ({3{t_w[34]}} & rank34)
+      | ({3{t_w[35]}} & rank35);
   wire [2:0] rank_w_30;
-  assign rank_w_30 = t_w[30] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank[30] < at_w_5)) ? rank[30] + 3'd1 : rank[30];
+  assign rank_w_30 = t_w[30] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank30 < at_w_5)) ? rank30 + 3'd1 : rank30;
   wire [2:0] rank_w_31;
-  assign rank_w_31 = t_w[31] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank[31] < at_w_5)) ? rank[31] + 3'd1 : rank[31];
+  assign rank_w_31 = t_w[31] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank31 < at_w_5)) ? rank31 + 3'd1 : rank31;
   wire [2:0] rank_w_32;
-  assign rank_w_32 = t_w[32] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank[32] < at_w_5)) ? rank[32] + 3'd1 : rank[32];
+  assign rank_w_32 = t_w[32] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank32 < at_w_5)) ? rank32 + 3'd1 : rank32;
   wire [2:0] rank_w_33;
-  assign rank_w_33 = t_w[33] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank[33] < at_w_5)) ? rank[33] + 3'd1 : rank[33];
+  assign rank_w_33 = t_w[33] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank33 < at_w_5)) ? rank33 + 3'd1 : rank33;
   wire [2:0] rank_w_34;
-  assign rank_w_34 = t_w[34] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank[34] < at_w_5)) ? rank[34] + 3'd1 : rank[34];
+  assign rank_w_34 = t_w[34] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank34 < at_w_5)) ? rank34 + 3'd1 : rank34;
   wire [2:0] rank_w_35;
-  assign rank_w_35 = t_w[35] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank[35] < at_w_5)) ? rank[35] + 3'd1 : rank[35];
+  assign rank_w_35 = t_w[35] ? 3'd0 : ((t_w[30] | t_w[31] | t_w[32] | t_w[33] | t_w[34] | t_w[35]) & (rank35 < at_w_5)) ? rank35 + 3'd1 : rank35;
   wire [2:0] at_w_6;
-  assign at_w_6 = ({3{t_w[36]}} & rank[36])
-      | ({3{t_w[37]}} & rank[37])
-      | ({3{t_w[38]}} & rank[38])
-      | ({3{t_w[39]}} & rank[39])
-      | ({3{t_w[40]}} & rank[40])
-      | ({3{t_w[41]}} & rank[41]);
+  assign at_w_6 = ({3{t_w[36]}} & rank36)
+      | ({3{t_w[37]}} & rank37)
+      | ({3{t_w[38]}} & rank38)
+      | ({3{t_w[39]}} & rank39)
+      | ({3{t_w[40]}} & rank40)
+      | ({3{t_w[41]}} & rank41);
   wire [2:0] rank_w_36;
-  assign rank_w_36 = t_w[36] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank[36] < at_w_6)) ? rank[36] + 3'd1 : rank[36];
+  assign rank_w_36 = t_w[36] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank36 < at_w_6)) ? rank36 + 3'd1 : rank36;
   wire [2:0] rank_w_37;
-  assign rank_w_37 = t_w[37] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank[37] < at_w_6)) ? rank[37] + 3'd1 : rank[37];
+  assign rank_w_37 = t_w[37] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank37 < at_w_6)) ? rank37 + 3'd1 : rank37;
   wire [2:0] rank_w_38;
-  assign rank_w_38 = t_w[38] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank[38] < at_w_6)) ? rank[38] + 3'd1 : rank[38];
+  assign rank_w_38 = t_w[38] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank38 < at_w_6)) ? rank38 + 3'd1 : rank38;
   wire [2:0] rank_w_39;
-  assign rank_w_39 = t_w[39] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank[39] < at_w_6)) ? rank[39] + 3'd1 : rank[39];
+  assign rank_w_39 = t_w[39] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank39 < at_w_6)) ? rank39 + 3'd1 : rank39;
   wire [2:0] rank_w_40;
-  assign rank_w_40 = t_w[40] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank[40] < at_w_6)) ? rank[40] + 3'd1 : rank[40];
+  assign rank_w_40 = t_w[40] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank40 < at_w_6)) ? rank40 + 3'd1 : rank40;
   wire [2:0] rank_w_41;
-  assign rank_w_41 = t_w[41] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank[41] < at_w_6)) ? rank[41] + 3'd1 : rank[41];
+  assign rank_w_41 = t_w[41] ? 3'd0 : ((t_w[36] | t_w[37] | t_w[38] | t_w[39] | t_w[40] | t_w[41]) & (rank41 < at_w_6)) ? rank41 + 3'd1 : rank41;
   wire [2:0] at_w_7;
-  assign at_w_7 = ({3{t_w[42]}} & rank[42])
-      | ({3{t_w[43]}} & rank[43])
-      | ({3{t_w[44]}} & rank[44])
-      | ({3{t_w[45]}} & rank[45])
-      | ({3{t_w[46]}} & rank[46])
-      | ({3{t_w[47]}} & rank[47]);
+  assign at_w_7 = ({3{t_w[42]}} & rank42)
+      | ({3{t_w[43]}} & rank43)
+      | ({3{t_w[44]}} & rank44)
+      | ({3{t_w[45]}} & rank45)
+      | ({3{t_w[46]}} & rank46)
+      | ({3{t_w[47]}} & rank47);
   wire [2:0] rank_w_42;
-  assign rank_w_42 = t_w[42] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank[42] < at_w_7)) ? rank[42] + 3'd1 : rank[42];
+  assign rank_w_42 = t_w[42] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank42 < at_w_7)) ? rank42 + 3'd1 : rank42;
   wire [2:0] rank_w_43;
-  assign rank_w_43 = t_w[43] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank[43] < at_w_7)) ? rank[43] + 3'd1 : rank[43];
+  assign rank_w_43 = t_w[43] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank43 < at_w_7)) ? rank43 + 3'd1 : rank43;
   wire [2:0] rank_w_44;
-  assign rank_w_44 = t_w[44] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank[44] < at_w_7)) ? rank[44] + 3'd1 : rank[44];
+  assign rank_w_44 = t_w[44] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank44 < at_w_7)) ? rank44 + 3'd1 : rank44;
   wire [2:0] rank_w_45;
-  assign rank_w_45 = t_w[45] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank[45] < at_w_7)) ? rank[45] + 3'd1 : rank[45];
+  assign rank_w_45 = t_w[45] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank45 < at_w_7)) ? rank45 + 3'd1 : rank45;
   wire [2:0] rank_w_46;
-  assign rank_w_46 = t_w[46] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank[46] < at_w_7)) ? rank[46] + 3'd1 : rank[46];
+  assign rank_w_46 = t_w[46] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank46 < at_w_7)) ? rank46 + 3'd1 : rank46;
   wire [2:0] rank_w_47;
-  assign rank_w_47 = t_w[47] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank[47] < at_w_7)) ? rank[47] + 3'd1 : rank[47];
+  assign rank_w_47 = t_w[47] ? 3'd0 : ((t_w[42] | t_w[43] | t_w[44] | t_w[45] | t_w[46] | t_w[47]) & (rank47 < at_w_7)) ? rank47 + 3'd1 : rank47;
 
   // Flush: one dirty live entry of the slot per cycle, lowest first, when the eviction buffer
   // does not hold the port; the slot is freed with the last (or at once when there is none).
@@ -776,111 +750,64 @@ module isca11_rfc_rfc (
 
   // What goes to the banks this cycle: the eviction buffer, a flush step, or a bypass.
   assign bank_wr_en = evict_valid | (flush_busy & fl_any) | bypass;
-  assign bank_wr_warp = evict_valid ? evict_warp : flush_busy ? (({5{fl_sel[0]}} & owner[0])
-      | ({5{fl_sel[1]}} & owner[1])
-      | ({5{fl_sel[2]}} & owner[2])
-      | ({5{fl_sel[3]}} & owner[3])
-      | ({5{fl_sel[4]}} & owner[4])
-      | ({5{fl_sel[5]}} & owner[5])
-      | ({5{fl_sel[6]}} & owner[6])
-      | ({5{fl_sel[7]}} & owner[7])) : wb_warp;
-  assign bank_wr_reg = evict_valid ? evict_reg : flush_busy ? (({5{fl_first[0]}} & tag[0])
-      | ({5{fl_first[1]}} & tag[1])
-      | ({5{fl_first[2]}} & tag[2])
-      | ({5{fl_first[3]}} & tag[3])
-      | ({5{fl_first[4]}} & tag[4])
-      | ({5{fl_first[5]}} & tag[5])
-      | ({5{fl_first[6]}} & tag[6])
-      | ({5{fl_first[7]}} & tag[7])
-      | ({5{fl_first[8]}} & tag[8])
-      | ({5{fl_first[9]}} & tag[9])
-      | ({5{fl_first[10]}} & tag[10])
-      | ({5{fl_first[11]}} & tag[11])
-      | ({5{fl_first[12]}} & tag[12])
-      | ({5{fl_first[13]}} & tag[13])
-      | ({5{fl_first[14]}} & tag[14])
-      | ({5{fl_first[15]}} & tag[15])
-      | ({5{fl_first[16]}} & tag[16])
-      | ({5{fl_first[17]}} & tag[17])
-      | ({5{fl_first[18]}} & tag[18])
-      | ({5{fl_first[19]}} & tag[19])
-      | ({5{fl_first[20]}} & tag[20])
-      | ({5{fl_first[21]}} & tag[21])
-      | ({5{fl_first[22]}} & tag[22])
-      | ({5{fl_first[23]}} & tag[23])
-      | ({5{fl_first[24]}} & tag[24])
-      | ({5{fl_first[25]}} & tag[25])
-      | ({5{fl_first[26]}} & tag[26])
-      | ({5{fl_first[27]}} & tag[27])
-      | ({5{fl_first[28]}} & tag[28])
-      | ({5{fl_first[29]}} & tag[29])
-      | ({5{fl_first[30]}} & tag[30])
-      | ({5{fl_first[31]}} & tag[31])
-      | ({5{fl_first[32]}} & tag[32])
-      | ({5{fl_first[33]}} & tag[33])
-      | ({5{fl_first[34]}} & tag[34])
-      | ({5{fl_first[35]}} & tag[35])
-      | ({5{fl_first[36]}} & tag[36])
-      | ({5{fl_first[37]}} & tag[37])
-      | ({5{fl_first[38]}} & tag[38])
-      | ({5{fl_first[39]}} & tag[39])
-      | ({5{fl_first[40]}} & tag[40])
-      | ({5{fl_first[41]}} & tag[41])
-      | ({5{fl_first[42]}} & tag[42])
-      | ({5{fl_first[43]}} & tag[43])
-      | ({5{fl_first[44]}} & tag[44])
-      | ({5{fl_first[45]}} & tag[45])
-      | ({5{fl_first[46]}} & tag[46])
-      | ({5{fl_first[47]}} & tag[47])) : wb_reg;
+  assign bank_wr_warp = evict_valid ? evict_warp : flush_busy ? (({5{fl_sel[0]}} & owner0)
+      | ({5{fl_sel[1]}} & owner1)
+      | ({5{fl_sel[2]}} & owner2)
+      | ({5{fl_sel[3]}} & owner3)
+      | ({5{fl_sel[4]}} & owner4)
+      | ({5{fl_sel[5]}} & owner5)
+      | ({5{fl_sel[6]}} & owner6)
+      | ({5{fl_sel[7]}} & owner7)) : wb_warp;
+  assign bank_wr_reg = evict_valid ? evict_reg : flush_busy ? (({5{fl_first[0]}} & tag0)
+      | ({5{fl_first[1]}} & tag1)
+      | ({5{fl_first[2]}} & tag2)
+      | ({5{fl_first[3]}} & tag3)
+      | ({5{fl_first[4]}} & tag4)
+      | ({5{fl_first[5]}} & tag5)
+      | ({5{fl_first[6]}} & tag6)
+      | ({5{fl_first[7]}} & tag7)
+      | ({5{fl_first[8]}} & tag8)
+      | ({5{fl_first[9]}} & tag9)
+      | ({5{fl_first[10]}} & tag10)
+      | ({5{fl_first[11]}} & tag11)
+      | ({5{fl_first[12]}} & tag12)
+      | ({5{fl_first[13]}} & tag13)
+      | ({5{fl_first[14]}} & tag14)
+      | ({5{fl_first[15]}} & tag15)
+      | ({5{fl_first[16]}} & tag16)
+      | ({5{fl_first[17]}} & tag17)
+      | ({5{fl_first[18]}} & tag18)
+      | ({5{fl_first[19]}} & tag19)
+      | ({5{fl_first[20]}} & tag20)
+      | ({5{fl_first[21]}} & tag21)
+      | ({5{fl_first[22]}} & tag22)
+      | ({5{fl_first[23]}} & tag23)
+      | ({5{fl_first[24]}} & tag24)
+      | ({5{fl_first[25]}} & tag25)
+      | ({5{fl_first[26]}} & tag26)
+      | ({5{fl_first[27]}} & tag27)
+      | ({5{fl_first[28]}} & tag28)
+      | ({5{fl_first[29]}} & tag29)
+      | ({5{fl_first[30]}} & tag30)
+      | ({5{fl_first[31]}} & tag31)
+      | ({5{fl_first[32]}} & tag32)
+      | ({5{fl_first[33]}} & tag33)
+      | ({5{fl_first[34]}} & tag34)
+      | ({5{fl_first[35]}} & tag35)
+      | ({5{fl_first[36]}} & tag36)
+      | ({5{fl_first[37]}} & tag37)
+      | ({5{fl_first[38]}} & tag38)
+      | ({5{fl_first[39]}} & tag39)
+      | ({5{fl_first[40]}} & tag40)
+      | ({5{fl_first[41]}} & tag41)
+      | ({5{fl_first[42]}} & tag42)
+      | ({5{fl_first[43]}} & tag43)
+      | ({5{fl_first[44]}} & tag44)
+      | ({5{fl_first[45]}} & tag45)
+      | ({5{fl_first[46]}} & tag46)
+      | ({5{fl_first[47]}} & tag47)) : wb_reg;
   assign bank_wr_mask = (evict_valid | flush_busy) ? {32{1'b1}} : wb_mask;
-  assign bank_wr_data = evict_valid ? evict_data : flush_busy ? (({1024{fl_first[0]}} & data[0])
-      | ({1024{fl_first[1]}} & data[1])
-      | ({1024{fl_first[2]}} & data[2])
-      | ({1024{fl_first[3]}} & data[3])
-      | ({1024{fl_first[4]}} & data[4])
-      | ({1024{fl_first[5]}} & data[5])
-      | ({1024{fl_first[6]}} & data[6])
-      | ({1024{fl_first[7]}} & data[7])
-      | ({1024{fl_first[8]}} & data[8])
-      | ({1024{fl_first[9]}} & data[9])
-      | ({1024{fl_first[10]}} & data[10])
-      | ({1024{fl_first[11]}} & data[11])
-      | ({1024{fl_first[12]}} & data[12])
-      | ({1024{fl_first[13]}} & data[13])
-      | ({1024{fl_first[14]}} & data[14])
-      | ({1024{fl_first[15]}} & data[15])
-      | ({1024{fl_first[16]}} & data[16])
-      | ({1024{fl_first[17]}} & data[17])
-      | ({1024{fl_first[18]}} & data[18])
-      | ({1024{fl_first[19]}} & data[19])
-      | ({1024{fl_first[20]}} & data[20])
-      | ({1024{fl_first[21]}} & data[21])
-      | ({1024{fl_first[22]}} & data[22])
-      | ({1024{fl_first[23]}} & data[23])
-      | ({1024{fl_first[24]}} & data[24])
-      | ({1024{fl_first[25]}} & data[25])
-      | ({1024{fl_first[26]}} & data[26])
-      | ({1024{fl_first[27]}} & data[27])
-      | ({1024{fl_first[28]}} & data[28])
-      | ({1024{fl_first[29]}} & data[29])
-      | ({1024{fl_first[30]}} & data[30])
-      | ({1024{fl_first[31]}} & data[31])
-      | ({1024{fl_first[32]}} & data[32])
-      | ({1024{fl_first[33]}} & data[33])
-      | ({1024{fl_first[34]}} & data[34])
-      | ({1024{fl_first[35]}} & data[35])
-      | ({1024{fl_first[36]}} & data[36])
-      | ({1024{fl_first[37]}} & data[37])
-      | ({1024{fl_first[38]}} & data[38])
-      | ({1024{fl_first[39]}} & data[39])
-      | ({1024{fl_first[40]}} & data[40])
-      | ({1024{fl_first[41]}} & data[41])
-      | ({1024{fl_first[42]}} & data[42])
-      | ({1024{fl_first[43]}} & data[43])
-      | ({1024{fl_first[44]}} & data[44])
-      | ({1024{fl_first[45]}} & data[45])
-      | ({1024{fl_first[46]}} & data[46])
-      | ({1024{fl_first[47]}} & data[47])) : wb_data;
+  assign bank_wr_data = evict_valid ? evict_data : flush_busy ? data[{|(fl_first & 48'b111111111111111100000000000000000000000000000000), |(fl_first & 48'b000000000000000011111111111111110000000000000000), |(fl_first & 48'b111111110000000011111111000000001111111100000000), |(fl_first & 48'b111100001111000011110000111100001111000011110000), |(fl_first & 48'b110011001100110011001100110011001100110011001100), |(fl_first & 48'b101010101010101010101010101010101010101010101010)}] : wb_data;
 
   // Handshakes, from the state.
   assign wb_ready = ~evict_valid & ~flush_busy;
@@ -899,2269 +826,637 @@ module isca11_rfc_rfc (
       valid <= 48'd0;
       evict_valid <= 1'b0;
       flush_busy <= 1'b0;
-      rank[0] <= 3'd0;
-      rank[1] <= 3'd1;
-      rank[2] <= 3'd2;
-      rank[3] <= 3'd3;
-      rank[4] <= 3'd4;
-      rank[5] <= 3'd5;
-      rank[6] <= 3'd0;
-      rank[7] <= 3'd1;
-      rank[8] <= 3'd2;
-      rank[9] <= 3'd3;
-      rank[10] <= 3'd4;
-      rank[11] <= 3'd5;
-      rank[12] <= 3'd0;
-      rank[13] <= 3'd1;
-      rank[14] <= 3'd2;
-      rank[15] <= 3'd3;
-      rank[16] <= 3'd4;
-      rank[17] <= 3'd5;
-      rank[18] <= 3'd0;
-      rank[19] <= 3'd1;
-      rank[20] <= 3'd2;
-      rank[21] <= 3'd3;
-      rank[22] <= 3'd4;
-      rank[23] <= 3'd5;
-      rank[24] <= 3'd0;
-      rank[25] <= 3'd1;
-      rank[26] <= 3'd2;
-      rank[27] <= 3'd3;
-      rank[28] <= 3'd4;
-      rank[29] <= 3'd5;
-      rank[30] <= 3'd0;
-      rank[31] <= 3'd1;
-      rank[32] <= 3'd2;
-      rank[33] <= 3'd3;
-      rank[34] <= 3'd4;
-      rank[35] <= 3'd5;
-      rank[36] <= 3'd0;
-      rank[37] <= 3'd1;
-      rank[38] <= 3'd2;
-      rank[39] <= 3'd3;
-      rank[40] <= 3'd4;
-      rank[41] <= 3'd5;
-      rank[42] <= 3'd0;
-      rank[43] <= 3'd1;
-      rank[44] <= 3'd2;
-      rank[45] <= 3'd3;
-      rank[46] <= 3'd4;
-      rank[47] <= 3'd5;
+      rank0 <= 3'd0;
+      rank1 <= 3'd1;
+      rank2 <= 3'd2;
+      rank3 <= 3'd3;
+      rank4 <= 3'd4;
+      rank5 <= 3'd5;
+      rank6 <= 3'd0;
+      rank7 <= 3'd1;
+      rank8 <= 3'd2;
+      rank9 <= 3'd3;
+      rank10 <= 3'd4;
+      rank11 <= 3'd5;
+      rank12 <= 3'd0;
+      rank13 <= 3'd1;
+      rank14 <= 3'd2;
+      rank15 <= 3'd3;
+      rank16 <= 3'd4;
+      rank17 <= 3'd5;
+      rank18 <= 3'd0;
+      rank19 <= 3'd1;
+      rank20 <= 3'd2;
+      rank21 <= 3'd3;
+      rank22 <= 3'd4;
+      rank23 <= 3'd5;
+      rank24 <= 3'd0;
+      rank25 <= 3'd1;
+      rank26 <= 3'd2;
+      rank27 <= 3'd3;
+      rank28 <= 3'd4;
+      rank29 <= 3'd5;
+      rank30 <= 3'd0;
+      rank31 <= 3'd1;
+      rank32 <= 3'd2;
+      rank33 <= 3'd3;
+      rank34 <= 3'd4;
+      rank35 <= 3'd5;
+      rank36 <= 3'd0;
+      rank37 <= 3'd1;
+      rank38 <= 3'd2;
+      rank39 <= 3'd3;
+      rank40 <= 3'd4;
+      rank41 <= 3'd5;
+      rank42 <= 3'd0;
+      rank43 <= 3'd1;
+      rank44 <= 3'd2;
+      rank45 <= 3'd3;
+      rank46 <= 3'd4;
+      rank47 <= 3'd5;
     end else begin
       dead <= dead_r;
-      rank[0] <= rank_w_0;
-      rank[1] <= rank_w_1;
-      rank[2] <= rank_w_2;
-      rank[3] <= rank_w_3;
-      rank[4] <= rank_w_4;
-      rank[5] <= rank_w_5;
-      rank[6] <= rank_w_6;
-      rank[7] <= rank_w_7;
-      rank[8] <= rank_w_8;
-      rank[9] <= rank_w_9;
-      rank[10] <= rank_w_10;
-      rank[11] <= rank_w_11;
-      rank[12] <= rank_w_12;
-      rank[13] <= rank_w_13;
-      rank[14] <= rank_w_14;
-      rank[15] <= rank_w_15;
-      rank[16] <= rank_w_16;
-      rank[17] <= rank_w_17;
-      rank[18] <= rank_w_18;
-      rank[19] <= rank_w_19;
-      rank[20] <= rank_w_20;
-      rank[21] <= rank_w_21;
-      rank[22] <= rank_w_22;
-      rank[23] <= rank_w_23;
-      rank[24] <= rank_w_24;
-      rank[25] <= rank_w_25;
-      rank[26] <= rank_w_26;
-      rank[27] <= rank_w_27;
-      rank[28] <= rank_w_28;
-      rank[29] <= rank_w_29;
-      rank[30] <= rank_w_30;
-      rank[31] <= rank_w_31;
-      rank[32] <= rank_w_32;
-      rank[33] <= rank_w_33;
-      rank[34] <= rank_w_34;
-      rank[35] <= rank_w_35;
-      rank[36] <= rank_w_36;
-      rank[37] <= rank_w_37;
-      rank[38] <= rank_w_38;
-      rank[39] <= rank_w_39;
-      rank[40] <= rank_w_40;
-      rank[41] <= rank_w_41;
-      rank[42] <= rank_w_42;
-      rank[43] <= rank_w_43;
-      rank[44] <= rank_w_44;
-      rank[45] <= rank_w_45;
-      rank[46] <= rank_w_46;
-      rank[47] <= rank_w_47;
-      // Write hit: the written lanes, dirty and live again.
+      rank0 <= rank_w_0;
+      rank1 <= rank_w_1;
+      rank2 <= rank_w_2;
+      rank3 <= rank_w_3;
+      rank4 <= rank_w_4;
+      rank5 <= rank_w_5;
+      rank6 <= rank_w_6;
+      rank7 <= rank_w_7;
+      rank8 <= rank_w_8;
+      rank9 <= rank_w_9;
+      rank10 <= rank_w_10;
+      rank11 <= rank_w_11;
+      rank12 <= rank_w_12;
+      rank13 <= rank_w_13;
+      rank14 <= rank_w_14;
+      rank15 <= rank_w_15;
+      rank16 <= rank_w_16;
+      rank17 <= rank_w_17;
+      rank18 <= rank_w_18;
+      rank19 <= rank_w_19;
+      rank20 <= rank_w_20;
+      rank21 <= rank_w_21;
+      rank22 <= rank_w_22;
+      rank23 <= rank_w_23;
+      rank24 <= rank_w_24;
+      rank25 <= rank_w_25;
+      rank26 <= rank_w_26;
+      rank27 <= rank_w_27;
+      rank28 <= rank_w_28;
+      rank29 <= rank_w_29;
+      rank30 <= rank_w_30;
+      rank31 <= rank_w_31;
+      rank32 <= rank_w_32;
+      rank33 <= rank_w_33;
+      rank34 <= rank_w_34;
+      rank35 <= rank_w_35;
+      rank36 <= rank_w_36;
+      rank37 <= rank_w_37;
+      rank38 <= rank_w_38;
+      rank39 <= rank_w_39;
+      rank40 <= rank_w_40;
+      rank41 <= rank_w_41;
+      rank42 <= rank_w_42;
+      rank43 <= rank_w_43;
+      rank44 <= rank_w_44;
+      rank45 <= rank_w_45;
+      rank46 <= rank_w_46;
+      rank47 <= rank_w_47;
+      // Write hit: dirty and live again; allocation into the victim.
       if (wb_fire & wb_match[0]) begin
-        if (wb_mask[0]) data[0][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[0][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[0][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[0][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[0][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[0][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[0][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[0][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[0][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[0][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[0][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[0][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[0][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[0][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[0][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[0][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[0][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[0][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[0][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[0][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[0][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[0][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[0][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[0][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[0][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[0][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[0][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[0][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[0][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[0][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[0][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[0][1023:992] <= wb_data[1023:992];
+        dirty[0] <= 1'b1;
+        dead[0] <= 1'b0;
+      end
+      if (alloc & victim[0]) begin
+        valid[0] <= 1'b1;
+        tag0 <= wb_reg;
         dirty[0] <= 1'b1;
         dead[0] <= 1'b0;
       end
       if (wb_fire & wb_match[1]) begin
-        if (wb_mask[0]) data[1][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[1][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[1][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[1][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[1][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[1][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[1][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[1][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[1][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[1][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[1][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[1][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[1][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[1][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[1][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[1][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[1][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[1][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[1][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[1][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[1][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[1][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[1][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[1][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[1][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[1][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[1][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[1][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[1][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[1][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[1][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[1][1023:992] <= wb_data[1023:992];
+        dirty[1] <= 1'b1;
+        dead[1] <= 1'b0;
+      end
+      if (alloc & victim[1]) begin
+        valid[1] <= 1'b1;
+        tag1 <= wb_reg;
         dirty[1] <= 1'b1;
         dead[1] <= 1'b0;
       end
       if (wb_fire & wb_match[2]) begin
-        if (wb_mask[0]) data[2][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[2][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[2][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[2][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[2][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[2][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[2][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[2][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[2][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[2][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[2][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[2][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[2][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[2][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[2][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[2][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[2][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[2][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[2][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[2][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[2][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[2][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[2][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[2][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[2][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[2][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[2][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[2][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[2][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[2][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[2][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[2][1023:992] <= wb_data[1023:992];
+        dirty[2] <= 1'b1;
+        dead[2] <= 1'b0;
+      end
+      if (alloc & victim[2]) begin
+        valid[2] <= 1'b1;
+        tag2 <= wb_reg;
         dirty[2] <= 1'b1;
         dead[2] <= 1'b0;
       end
       if (wb_fire & wb_match[3]) begin
-        if (wb_mask[0]) data[3][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[3][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[3][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[3][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[3][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[3][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[3][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[3][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[3][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[3][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[3][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[3][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[3][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[3][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[3][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[3][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[3][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[3][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[3][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[3][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[3][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[3][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[3][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[3][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[3][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[3][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[3][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[3][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[3][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[3][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[3][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[3][1023:992] <= wb_data[1023:992];
+        dirty[3] <= 1'b1;
+        dead[3] <= 1'b0;
+      end
+      if (alloc & victim[3]) begin
+        valid[3] <= 1'b1;
+        tag3 <= wb_reg;
         dirty[3] <= 1'b1;
         dead[3] <= 1'b0;
       end
       if (wb_fire & wb_match[4]) begin
-        if (wb_mask[0]) data[4][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[4][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[4][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[4][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[4][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[4][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[4][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[4][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[4][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[4][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[4][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[4][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[4][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[4][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[4][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[4][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[4][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[4][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[4][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[4][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[4][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[4][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[4][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[4][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[4][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[4][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[4][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[4][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[4][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[4][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[4][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[4][1023:992] <= wb_data[1023:992];
+        dirty[4] <= 1'b1;
+        dead[4] <= 1'b0;
+      end
+      if (alloc & victim[4]) begin
+        valid[4] <= 1'b1;
+        tag4 <= wb_reg;
         dirty[4] <= 1'b1;
         dead[4] <= 1'b0;
       end
       if (wb_fire & wb_match[5]) begin
-        if (wb_mask[0]) data[5][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[5][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[5][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[5][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[5][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[5][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[5][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[5][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[5][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[5][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[5][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[5][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[5][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[5][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[5][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[5][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[5][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[5][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[5][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[5][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[5][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[5][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[5][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[5][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[5][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[5][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[5][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[5][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[5][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[5][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[5][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[5][1023:992] <= wb_data[1023:992];
+        dirty[5] <= 1'b1;
+        dead[5] <= 1'b0;
+      end
+      if (alloc & victim[5]) begin
+        valid[5] <= 1'b1;
+        tag5 <= wb_reg;
         dirty[5] <= 1'b1;
         dead[5] <= 1'b0;
       end
       if (wb_fire & wb_match[6]) begin
-        if (wb_mask[0]) data[6][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[6][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[6][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[6][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[6][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[6][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[6][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[6][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[6][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[6][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[6][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[6][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[6][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[6][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[6][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[6][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[6][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[6][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[6][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[6][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[6][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[6][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[6][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[6][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[6][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[6][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[6][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[6][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[6][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[6][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[6][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[6][1023:992] <= wb_data[1023:992];
+        dirty[6] <= 1'b1;
+        dead[6] <= 1'b0;
+      end
+      if (alloc & victim[6]) begin
+        valid[6] <= 1'b1;
+        tag6 <= wb_reg;
         dirty[6] <= 1'b1;
         dead[6] <= 1'b0;
       end
       if (wb_fire & wb_match[7]) begin
-        if (wb_mask[0]) data[7][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[7][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[7][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[7][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[7][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[7][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[7][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[7][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[7][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[7][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[7][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[7][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[7][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[7][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[7][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[7][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[7][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[7][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[7][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[7][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[7][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[7][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[7][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[7][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[7][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[7][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[7][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[7][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[7][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[7][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[7][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[7][1023:992] <= wb_data[1023:992];
+        dirty[7] <= 1'b1;
+        dead[7] <= 1'b0;
+      end
+      if (alloc & victim[7]) begin
+        valid[7] <= 1'b1;
+        tag7 <= wb_reg;
         dirty[7] <= 1'b1;
         dead[7] <= 1'b0;
       end
       if (wb_fire & wb_match[8]) begin
-        if (wb_mask[0]) data[8][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[8][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[8][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[8][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[8][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[8][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[8][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[8][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[8][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[8][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[8][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[8][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[8][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[8][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[8][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[8][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[8][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[8][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[8][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[8][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[8][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[8][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[8][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[8][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[8][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[8][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[8][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[8][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[8][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[8][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[8][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[8][1023:992] <= wb_data[1023:992];
+        dirty[8] <= 1'b1;
+        dead[8] <= 1'b0;
+      end
+      if (alloc & victim[8]) begin
+        valid[8] <= 1'b1;
+        tag8 <= wb_reg;
         dirty[8] <= 1'b1;
         dead[8] <= 1'b0;
       end
       if (wb_fire & wb_match[9]) begin
-        if (wb_mask[0]) data[9][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[9][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[9][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[9][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[9][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[9][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[9][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[9][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[9][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[9][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[9][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[9][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[9][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[9][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[9][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[9][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[9][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[9][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[9][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[9][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[9][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[9][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[9][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[9][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[9][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[9][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[9][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[9][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[9][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[9][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[9][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[9][1023:992] <= wb_data[1023:992];
+        dirty[9] <= 1'b1;
+        dead[9] <= 1'b0;
+      end
+      if (alloc & victim[9]) begin
+        valid[9] <= 1'b1;
+        tag9 <= wb_reg;
         dirty[9] <= 1'b1;
         dead[9] <= 1'b0;
       end
       if (wb_fire & wb_match[10]) begin
-        if (wb_mask[0]) data[10][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[10][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[10][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[10][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[10][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[10][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[10][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[10][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[10][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[10][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[10][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[10][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[10][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[10][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[10][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[10][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[10][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[10][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[10][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[10][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[10][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[10][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[10][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[10][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[10][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[10][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[10][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[10][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[10][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[10][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[10][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[10][1023:992] <= wb_data[1023:992];
+        dirty[10] <= 1'b1;
+        dead[10] <= 1'b0;
+      end
+      if (alloc & victim[10]) begin
+        valid[10] <= 1'b1;
+        tag10 <= wb_reg;
         dirty[10] <= 1'b1;
         dead[10] <= 1'b0;
       end
       if (wb_fire & wb_match[11]) begin
-        if (wb_mask[0]) data[11][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[11][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[11][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[11][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[11][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[11][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[11][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[11][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[11][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[11][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[11][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[11][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[11][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[11][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[11][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[11][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[11][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[11][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[11][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[11][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[11][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[11][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[11][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[11][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[11][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[11][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[11][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[11][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[11][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[11][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[11][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[11][1023:992] <= wb_data[1023:992];
+        dirty[11] <= 1'b1;
+        dead[11] <= 1'b0;
+      end
+      if (alloc & victim[11]) begin
+        valid[11] <= 1'b1;
+        tag11 <= wb_reg;
         dirty[11] <= 1'b1;
         dead[11] <= 1'b0;
       end
       if (wb_fire & wb_match[12]) begin
-        if (wb_mask[0]) data[12][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[12][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[12][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[12][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[12][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[12][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[12][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[12][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[12][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[12][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[12][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[12][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[12][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[12][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[12][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[12][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[12][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[12][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[12][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[12][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[12][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[12][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[12][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[12][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[12][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[12][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[12][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[12][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[12][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[12][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[12][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[12][1023:992] <= wb_data[1023:992];
+        dirty[12] <= 1'b1;
+        dead[12] <= 1'b0;
+      end
+      if (alloc & victim[12]) begin
+        valid[12] <= 1'b1;
+        tag12 <= wb_reg;
         dirty[12] <= 1'b1;
         dead[12] <= 1'b0;
       end
       if (wb_fire & wb_match[13]) begin
-        if (wb_mask[0]) data[13][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[13][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[13][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[13][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[13][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[13][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[13][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[13][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[13][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[13][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[13][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[13][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[13][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[13][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[13][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[13][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[13][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[13][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[13][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[13][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[13][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[13][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[13][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[13][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[13][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[13][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[13][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[13][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[13][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[13][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[13][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[13][1023:992] <= wb_data[1023:992];
+        dirty[13] <= 1'b1;
+        dead[13] <= 1'b0;
+      end
+      if (alloc & victim[13]) begin
+        valid[13] <= 1'b1;
+        tag13 <= wb_reg;
         dirty[13] <= 1'b1;
         dead[13] <= 1'b0;
       end
       if (wb_fire & wb_match[14]) begin
-        if (wb_mask[0]) data[14][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[14][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[14][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[14][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[14][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[14][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[14][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[14][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[14][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[14][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[14][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[14][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[14][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[14][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[14][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[14][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[14][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[14][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[14][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[14][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[14][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[14][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[14][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[14][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[14][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[14][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[14][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[14][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[14][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[14][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[14][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[14][1023:992] <= wb_data[1023:992];
+        dirty[14] <= 1'b1;
+        dead[14] <= 1'b0;
+      end
+      if (alloc & victim[14]) begin
+        valid[14] <= 1'b1;
+        tag14 <= wb_reg;
         dirty[14] <= 1'b1;
         dead[14] <= 1'b0;
       end
       if (wb_fire & wb_match[15]) begin
-        if (wb_mask[0]) data[15][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[15][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[15][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[15][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[15][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[15][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[15][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[15][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[15][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[15][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[15][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[15][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[15][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[15][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[15][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[15][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[15][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[15][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[15][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[15][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[15][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[15][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[15][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[15][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[15][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[15][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[15][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[15][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[15][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[15][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[15][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[15][1023:992] <= wb_data[1023:992];
+        dirty[15] <= 1'b1;
+        dead[15] <= 1'b0;
+      end
+      if (alloc & victim[15]) begin
+        valid[15] <= 1'b1;
+        tag15 <= wb_reg;
         dirty[15] <= 1'b1;
         dead[15] <= 1'b0;
       end
       if (wb_fire & wb_match[16]) begin
-        if (wb_mask[0]) data[16][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[16][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[16][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[16][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[16][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[16][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[16][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[16][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[16][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[16][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[16][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[16][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[16][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[16][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[16][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[16][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[16][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[16][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[16][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[16][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[16][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[16][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[16][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[16][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[16][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[16][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[16][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[16][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[16][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[16][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[16][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[16][1023:992] <= wb_data[1023:992];
+        dirty[16] <= 1'b1;
+        dead[16] <= 1'b0;
+      end
+      if (alloc & victim[16]) begin
+        valid[16] <= 1'b1;
+        tag16 <= wb_reg;
         dirty[16] <= 1'b1;
         dead[16] <= 1'b0;
       end
       if (wb_fire & wb_match[17]) begin
-        if (wb_mask[0]) data[17][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[17][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[17][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[17][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[17][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[17][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[17][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[17][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[17][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[17][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[17][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[17][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[17][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[17][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[17][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[17][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[17][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[17][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[17][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[17][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[17][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[17][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[17][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[17][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[17][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[17][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[17][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[17][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[17][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[17][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[17][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[17][1023:992] <= wb_data[1023:992];
+        dirty[17] <= 1'b1;
+        dead[17] <= 1'b0;
+      end
+      if (alloc & victim[17]) begin
+        valid[17] <= 1'b1;
+        tag17 <= wb_reg;
         dirty[17] <= 1'b1;
         dead[17] <= 1'b0;
       end
       if (wb_fire & wb_match[18]) begin
-        if (wb_mask[0]) data[18][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[18][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[18][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[18][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[18][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[18][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[18][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[18][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[18][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[18][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[18][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[18][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[18][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[18][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[18][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[18][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[18][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[18][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[18][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[18][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[18][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[18][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[18][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[18][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[18][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[18][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[18][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[18][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[18][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[18][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[18][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[18][1023:992] <= wb_data[1023:992];
+        dirty[18] <= 1'b1;
+        dead[18] <= 1'b0;
+      end
+      if (alloc & victim[18]) begin
+        valid[18] <= 1'b1;
+        tag18 <= wb_reg;
         dirty[18] <= 1'b1;
         dead[18] <= 1'b0;
       end
       if (wb_fire & wb_match[19]) begin
-        if (wb_mask[0]) data[19][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[19][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[19][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[19][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[19][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[19][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[19][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[19][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[19][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[19][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[19][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[19][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[19][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[19][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[19][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[19][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[19][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[19][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[19][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[19][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[19][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[19][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[19][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[19][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[19][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[19][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[19][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[19][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[19][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[19][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[19][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[19][1023:992] <= wb_data[1023:992];
+        dirty[19] <= 1'b1;
+        dead[19] <= 1'b0;
+      end
+      if (alloc & victim[19]) begin
+        valid[19] <= 1'b1;
+        tag19 <= wb_reg;
         dirty[19] <= 1'b1;
         dead[19] <= 1'b0;
       end
       if (wb_fire & wb_match[20]) begin
-        if (wb_mask[0]) data[20][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[20][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[20][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[20][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[20][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[20][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[20][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[20][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[20][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[20][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[20][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[20][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[20][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[20][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[20][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[20][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[20][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[20][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[20][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[20][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[20][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[20][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[20][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[20][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[20][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[20][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[20][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[20][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[20][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[20][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[20][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[20][1023:992] <= wb_data[1023:992];
+        dirty[20] <= 1'b1;
+        dead[20] <= 1'b0;
+      end
+      if (alloc & victim[20]) begin
+        valid[20] <= 1'b1;
+        tag20 <= wb_reg;
         dirty[20] <= 1'b1;
         dead[20] <= 1'b0;
       end
       if (wb_fire & wb_match[21]) begin
-        if (wb_mask[0]) data[21][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[21][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[21][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[21][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[21][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[21][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[21][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[21][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[21][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[21][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[21][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[21][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[21][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[21][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[21][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[21][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[21][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[21][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[21][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[21][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[21][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[21][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[21][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[21][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[21][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[21][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[21][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[21][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[21][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[21][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[21][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[21][1023:992] <= wb_data[1023:992];
+        dirty[21] <= 1'b1;
+        dead[21] <= 1'b0;
+      end
+      if (alloc & victim[21]) begin
+        valid[21] <= 1'b1;
+        tag21 <= wb_reg;
         dirty[21] <= 1'b1;
         dead[21] <= 1'b0;
       end
       if (wb_fire & wb_match[22]) begin
-        if (wb_mask[0]) data[22][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[22][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[22][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[22][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[22][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[22][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[22][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[22][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[22][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[22][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[22][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[22][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[22][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[22][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[22][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[22][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[22][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[22][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[22][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[22][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[22][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[22][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[22][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[22][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[22][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[22][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[22][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[22][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[22][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[22][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[22][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[22][1023:992] <= wb_data[1023:992];
+        dirty[22] <= 1'b1;
+        dead[22] <= 1'b0;
+      end
+      if (alloc & victim[22]) begin
+        valid[22] <= 1'b1;
+        tag22 <= wb_reg;
         dirty[22] <= 1'b1;
         dead[22] <= 1'b0;
       end
       if (wb_fire & wb_match[23]) begin
-        if (wb_mask[0]) data[23][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[23][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[23][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[23][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[23][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[23][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[23][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[23][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[23][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[23][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[23][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[23][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[23][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[23][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[23][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[23][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[23][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[23][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[23][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[23][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[23][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[23][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[23][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[23][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[23][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[23][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[23][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[23][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[23][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[23][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[23][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[23][1023:992] <= wb_data[1023:992];
+        dirty[23] <= 1'b1;
+        dead[23] <= 1'b0;
+      end
+      if (alloc & victim[23]) begin
+        valid[23] <= 1'b1;
+        tag23 <= wb_reg;
         dirty[23] <= 1'b1;
         dead[23] <= 1'b0;
       end
       if (wb_fire & wb_match[24]) begin
-        if (wb_mask[0]) data[24][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[24][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[24][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[24][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[24][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[24][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[24][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[24][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[24][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[24][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[24][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[24][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[24][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[24][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[24][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[24][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[24][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[24][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[24][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[24][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[24][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[24][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[24][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[24][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[24][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[24][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[24][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[24][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[24][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[24][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[24][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[24][1023:992] <= wb_data[1023:992];
+        dirty[24] <= 1'b1;
+        dead[24] <= 1'b0;
+      end
+      if (alloc & victim[24]) begin
+        valid[24] <= 1'b1;
+        tag24 <= wb_reg;
         dirty[24] <= 1'b1;
         dead[24] <= 1'b0;
       end
       if (wb_fire & wb_match[25]) begin
-        if (wb_mask[0]) data[25][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[25][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[25][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[25][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[25][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[25][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[25][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[25][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[25][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[25][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[25][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[25][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[25][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[25][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[25][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[25][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[25][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[25][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[25][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[25][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[25][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[25][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[25][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[25][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[25][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[25][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[25][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[25][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[25][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[25][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[25][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[25][1023:992] <= wb_data[1023:992];
+        dirty[25] <= 1'b1;
+        dead[25] <= 1'b0;
+      end
+      if (alloc & victim[25]) begin
+        valid[25] <= 1'b1;
+        tag25 <= wb_reg;
         dirty[25] <= 1'b1;
         dead[25] <= 1'b0;
       end
       if (wb_fire & wb_match[26]) begin
-        if (wb_mask[0]) data[26][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[26][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[26][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[26][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[26][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[26][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[26][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[26][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[26][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[26][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[26][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[26][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[26][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[26][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[26][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[26][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[26][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[26][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[26][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[26][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[26][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[26][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[26][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[26][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[26][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[26][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[26][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[26][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[26][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[26][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[26][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[26][1023:992] <= wb_data[1023:992];
+        dirty[26] <= 1'b1;
+        dead[26] <= 1'b0;
+      end
+      if (alloc & victim[26]) begin
+        valid[26] <= 1'b1;
+        tag26 <= wb_reg;
         dirty[26] <= 1'b1;
         dead[26] <= 1'b0;
       end
       if (wb_fire & wb_match[27]) begin
-        if (wb_mask[0]) data[27][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[27][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[27][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[27][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[27][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[27][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[27][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[27][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[27][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[27][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[27][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[27][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[27][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[27][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[27][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[27][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[27][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[27][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[27][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[27][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[27][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[27][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[27][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[27][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[27][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[27][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[27][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[27][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[27][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[27][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[27][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[27][1023:992] <= wb_data[1023:992];
+        dirty[27] <= 1'b1;
+        dead[27] <= 1'b0;
+      end
+      if (alloc & victim[27]) begin
+        valid[27] <= 1'b1;
+        tag27 <= wb_reg;
         dirty[27] <= 1'b1;
         dead[27] <= 1'b0;
       end
       if (wb_fire & wb_match[28]) begin
-        if (wb_mask[0]) data[28][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[28][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[28][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[28][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[28][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[28][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[28][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[28][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[28][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[28][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[28][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[28][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[28][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[28][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[28][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[28][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[28][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[28][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[28][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[28][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[28][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[28][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[28][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[28][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[28][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[28][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[28][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[28][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[28][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[28][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[28][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[28][1023:992] <= wb_data[1023:992];
+        dirty[28] <= 1'b1;
+        dead[28] <= 1'b0;
+      end
+      if (alloc & victim[28]) begin
+        valid[28] <= 1'b1;
+        tag28 <= wb_reg;
         dirty[28] <= 1'b1;
         dead[28] <= 1'b0;
       end
       if (wb_fire & wb_match[29]) begin
-        if (wb_mask[0]) data[29][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[29][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[29][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[29][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[29][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[29][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[29][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[29][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[29][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[29][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[29][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[29][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[29][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[29][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[29][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[29][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[29][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[29][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[29][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[29][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[29][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[29][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[29][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[29][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[29][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[29][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[29][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[29][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[29][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[29][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[29][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[29][1023:992] <= wb_data[1023:992];
+        dirty[29] <= 1'b1;
+        dead[29] <= 1'b0;
+      end
+      if (alloc & victim[29]) begin
+        valid[29] <= 1'b1;
+        tag29 <= wb_reg;
         dirty[29] <= 1'b1;
         dead[29] <= 1'b0;
       end
       if (wb_fire & wb_match[30]) begin
-        if (wb_mask[0]) data[30][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[30][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[30][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[30][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[30][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[30][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[30][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[30][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[30][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[30][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[30][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[30][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[30][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[30][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[30][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[30][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[30][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[30][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[30][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[30][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[30][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[30][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[30][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[30][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[30][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[30][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[30][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[30][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[30][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[30][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[30][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[30][1023:992] <= wb_data[1023:992];
+        dirty[30] <= 1'b1;
+        dead[30] <= 1'b0;
+      end
+      if (alloc & victim[30]) begin
+        valid[30] <= 1'b1;
+        tag30 <= wb_reg;
         dirty[30] <= 1'b1;
         dead[30] <= 1'b0;
       end
       if (wb_fire & wb_match[31]) begin
-        if (wb_mask[0]) data[31][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[31][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[31][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[31][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[31][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[31][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[31][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[31][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[31][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[31][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[31][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[31][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[31][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[31][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[31][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[31][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[31][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[31][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[31][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[31][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[31][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[31][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[31][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[31][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[31][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[31][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[31][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[31][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[31][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[31][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[31][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[31][1023:992] <= wb_data[1023:992];
+        dirty[31] <= 1'b1;
+        dead[31] <= 1'b0;
+      end
+      if (alloc & victim[31]) begin
+        valid[31] <= 1'b1;
+        tag31 <= wb_reg;
         dirty[31] <= 1'b1;
         dead[31] <= 1'b0;
       end
       if (wb_fire & wb_match[32]) begin
-        if (wb_mask[0]) data[32][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[32][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[32][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[32][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[32][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[32][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[32][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[32][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[32][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[32][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[32][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[32][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[32][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[32][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[32][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[32][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[32][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[32][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[32][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[32][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[32][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[32][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[32][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[32][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[32][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[32][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[32][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[32][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[32][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[32][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[32][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[32][1023:992] <= wb_data[1023:992];
+        dirty[32] <= 1'b1;
+        dead[32] <= 1'b0;
+      end
+      if (alloc & victim[32]) begin
+        valid[32] <= 1'b1;
+        tag32 <= wb_reg;
         dirty[32] <= 1'b1;
         dead[32] <= 1'b0;
       end
       if (wb_fire & wb_match[33]) begin
-        if (wb_mask[0]) data[33][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[33][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[33][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[33][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[33][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[33][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[33][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[33][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[33][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[33][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[33][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[33][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[33][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[33][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[33][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[33][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[33][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[33][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[33][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[33][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[33][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[33][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[33][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[33][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[33][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[33][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[33][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[33][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[33][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[33][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[33][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[33][1023:992] <= wb_data[1023:992];
+        dirty[33] <= 1'b1;
+        dead[33] <= 1'b0;
+      end
+      if (alloc & victim[33]) begin
+        valid[33] <= 1'b1;
+        tag33 <= wb_reg;
         dirty[33] <= 1'b1;
         dead[33] <= 1'b0;
       end
       if (wb_fire & wb_match[34]) begin
-        if (wb_mask[0]) data[34][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[34][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[34][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[34][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[34][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[34][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[34][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[34][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[34][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[34][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[34][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[34][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[34][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[34][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[34][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[34][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[34][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[34][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[34][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[34][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[34][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[34][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[34][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[34][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[34][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[34][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[34][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[34][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[34][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[34][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[34][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[34][1023:992] <= wb_data[1023:992];
+        dirty[34] <= 1'b1;
+        dead[34] <= 1'b0;
+      end
+      if (alloc & victim[34]) begin
+        valid[34] <= 1'b1;
+        tag34 <= wb_reg;
         dirty[34] <= 1'b1;
         dead[34] <= 1'b0;
       end
       if (wb_fire & wb_match[35]) begin
-        if (wb_mask[0]) data[35][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[35][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[35][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[35][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[35][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[35][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[35][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[35][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[35][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[35][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[35][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[35][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[35][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[35][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[35][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[35][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[35][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[35][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[35][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[35][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[35][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[35][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[35][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[35][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[35][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[35][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[35][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[35][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[35][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[35][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[35][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[35][1023:992] <= wb_data[1023:992];
+        dirty[35] <= 1'b1;
+        dead[35] <= 1'b0;
+      end
+      if (alloc & victim[35]) begin
+        valid[35] <= 1'b1;
+        tag35 <= wb_reg;
         dirty[35] <= 1'b1;
         dead[35] <= 1'b0;
       end
       if (wb_fire & wb_match[36]) begin
-        if (wb_mask[0]) data[36][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[36][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[36][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[36][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[36][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[36][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[36][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[36][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[36][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[36][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[36][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[36][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[36][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[36][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[36][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[36][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[36][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[36][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[36][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[36][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[36][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[36][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[36][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[36][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[36][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[36][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[36][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[36][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[36][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[36][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[36][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[36][1023:992] <= wb_data[1023:992];
+        dirty[36] <= 1'b1;
+        dead[36] <= 1'b0;
+      end
+      if (alloc & victim[36]) begin
+        valid[36] <= 1'b1;
+        tag36 <= wb_reg;
         dirty[36] <= 1'b1;
         dead[36] <= 1'b0;
       end
       if (wb_fire & wb_match[37]) begin
-        if (wb_mask[0]) data[37][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[37][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[37][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[37][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[37][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[37][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[37][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[37][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[37][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[37][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[37][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[37][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[37][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[37][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[37][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[37][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[37][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[37][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[37][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[37][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[37][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[37][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[37][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[37][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[37][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[37][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[37][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[37][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[37][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[37][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[37][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[37][1023:992] <= wb_data[1023:992];
+        dirty[37] <= 1'b1;
+        dead[37] <= 1'b0;
+      end
+      if (alloc & victim[37]) begin
+        valid[37] <= 1'b1;
+        tag37 <= wb_reg;
         dirty[37] <= 1'b1;
         dead[37] <= 1'b0;
       end
       if (wb_fire & wb_match[38]) begin
-        if (wb_mask[0]) data[38][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[38][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[38][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[38][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[38][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[38][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[38][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[38][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[38][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[38][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[38][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[38][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[38][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[38][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[38][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[38][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[38][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[38][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[38][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[38][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[38][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[38][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[38][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[38][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[38][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[38][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[38][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[38][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[38][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[38][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[38][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[38][1023:992] <= wb_data[1023:992];
+        dirty[38] <= 1'b1;
+        dead[38] <= 1'b0;
+      end
+      if (alloc & victim[38]) begin
+        valid[38] <= 1'b1;
+        tag38 <= wb_reg;
         dirty[38] <= 1'b1;
         dead[38] <= 1'b0;
       end
       if (wb_fire & wb_match[39]) begin
-        if (wb_mask[0]) data[39][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[39][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[39][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[39][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[39][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[39][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[39][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[39][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[39][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[39][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[39][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[39][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[39][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[39][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[39][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[39][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[39][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[39][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[39][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[39][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[39][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[39][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[39][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[39][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[39][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[39][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[39][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[39][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[39][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[39][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[39][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[39][1023:992] <= wb_data[1023:992];
+        dirty[39] <= 1'b1;
+        dead[39] <= 1'b0;
+      end
+      if (alloc & victim[39]) begin
+        valid[39] <= 1'b1;
+        tag39 <= wb_reg;
         dirty[39] <= 1'b1;
         dead[39] <= 1'b0;
       end
       if (wb_fire & wb_match[40]) begin
-        if (wb_mask[0]) data[40][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[40][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[40][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[40][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[40][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[40][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[40][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[40][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[40][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[40][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[40][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[40][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[40][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[40][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[40][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[40][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[40][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[40][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[40][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[40][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[40][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[40][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[40][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[40][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[40][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[40][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[40][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[40][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[40][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[40][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[40][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[40][1023:992] <= wb_data[1023:992];
+        dirty[40] <= 1'b1;
+        dead[40] <= 1'b0;
+      end
+      if (alloc & victim[40]) begin
+        valid[40] <= 1'b1;
+        tag40 <= wb_reg;
         dirty[40] <= 1'b1;
         dead[40] <= 1'b0;
       end
       if (wb_fire & wb_match[41]) begin
-        if (wb_mask[0]) data[41][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[41][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[41][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[41][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[41][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[41][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[41][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[41][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[41][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[41][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[41][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[41][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[41][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[41][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[41][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[41][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[41][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[41][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[41][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[41][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[41][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[41][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[41][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[41][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[41][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[41][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[41][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[41][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[41][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[41][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[41][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[41][1023:992] <= wb_data[1023:992];
+        dirty[41] <= 1'b1;
+        dead[41] <= 1'b0;
+      end
+      if (alloc & victim[41]) begin
+        valid[41] <= 1'b1;
+        tag41 <= wb_reg;
         dirty[41] <= 1'b1;
         dead[41] <= 1'b0;
       end
       if (wb_fire & wb_match[42]) begin
-        if (wb_mask[0]) data[42][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[42][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[42][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[42][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[42][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[42][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[42][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[42][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[42][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[42][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[42][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[42][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[42][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[42][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[42][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[42][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[42][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[42][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[42][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[42][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[42][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[42][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[42][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[42][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[42][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[42][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[42][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[42][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[42][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[42][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[42][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[42][1023:992] <= wb_data[1023:992];
+        dirty[42] <= 1'b1;
+        dead[42] <= 1'b0;
+      end
+      if (alloc & victim[42]) begin
+        valid[42] <= 1'b1;
+        tag42 <= wb_reg;
         dirty[42] <= 1'b1;
         dead[42] <= 1'b0;
       end
       if (wb_fire & wb_match[43]) begin
-        if (wb_mask[0]) data[43][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[43][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[43][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[43][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[43][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[43][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[43][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[43][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[43][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[43][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[43][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[43][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[43][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[43][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[43][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[43][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[43][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[43][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[43][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[43][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[43][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[43][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[43][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[43][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[43][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[43][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[43][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[43][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[43][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[43][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[43][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[43][1023:992] <= wb_data[1023:992];
+        dirty[43] <= 1'b1;
+        dead[43] <= 1'b0;
+      end
+      if (alloc & victim[43]) begin
+        valid[43] <= 1'b1;
+        tag43 <= wb_reg;
         dirty[43] <= 1'b1;
         dead[43] <= 1'b0;
       end
       if (wb_fire & wb_match[44]) begin
-        if (wb_mask[0]) data[44][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[44][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[44][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[44][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[44][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[44][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[44][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[44][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[44][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[44][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[44][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[44][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[44][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[44][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[44][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[44][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[44][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[44][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[44][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[44][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[44][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[44][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[44][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[44][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[44][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[44][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[44][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[44][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[44][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[44][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[44][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[44][1023:992] <= wb_data[1023:992];
+        dirty[44] <= 1'b1;
+        dead[44] <= 1'b0;
+      end
+      if (alloc & victim[44]) begin
+        valid[44] <= 1'b1;
+        tag44 <= wb_reg;
         dirty[44] <= 1'b1;
         dead[44] <= 1'b0;
       end
       if (wb_fire & wb_match[45]) begin
-        if (wb_mask[0]) data[45][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[45][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[45][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[45][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[45][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[45][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[45][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[45][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[45][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[45][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[45][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[45][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[45][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[45][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[45][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[45][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[45][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[45][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[45][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[45][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[45][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[45][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[45][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[45][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[45][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[45][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[45][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[45][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[45][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[45][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[45][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[45][1023:992] <= wb_data[1023:992];
+        dirty[45] <= 1'b1;
+        dead[45] <= 1'b0;
+      end
+      if (alloc & victim[45]) begin
+        valid[45] <= 1'b1;
+        tag45 <= wb_reg;
         dirty[45] <= 1'b1;
         dead[45] <= 1'b0;
       end
       if (wb_fire & wb_match[46]) begin
-        if (wb_mask[0]) data[46][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[46][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[46][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[46][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[46][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[46][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[46][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[46][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[46][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[46][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[46][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[46][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[46][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[46][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[46][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[46][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[46][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[46][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[46][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[46][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[46][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[46][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[46][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[46][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[46][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[46][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[46][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[46][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[46][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[46][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[46][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[46][1023:992] <= wb_data[1023:992];
+        dirty[46] <= 1'b1;
+        dead[46] <= 1'b0;
+      end
+      if (alloc & victim[46]) begin
+        valid[46] <= 1'b1;
+        tag46 <= wb_reg;
         dirty[46] <= 1'b1;
         dead[46] <= 1'b0;
       end
       if (wb_fire & wb_match[47]) begin
-        if (wb_mask[0]) data[47][31:0] <= wb_data[31:0];
-        if (wb_mask[1]) data[47][63:32] <= wb_data[63:32];
-        if (wb_mask[2]) data[47][95:64] <= wb_data[95:64];
-        if (wb_mask[3]) data[47][127:96] <= wb_data[127:96];
-        if (wb_mask[4]) data[47][159:128] <= wb_data[159:128];
-        if (wb_mask[5]) data[47][191:160] <= wb_data[191:160];
-        if (wb_mask[6]) data[47][223:192] <= wb_data[223:192];
-        if (wb_mask[7]) data[47][255:224] <= wb_data[255:224];
-        if (wb_mask[8]) data[47][287:256] <= wb_data[287:256];
-        if (wb_mask[9]) data[47][319:288] <= wb_data[319:288];
-        if (wb_mask[10]) data[47][351:320] <= wb_data[351:320];
-        if (wb_mask[11]) data[47][383:352] <= wb_data[383:352];
-        if (wb_mask[12]) data[47][415:384] <= wb_data[415:384];
-        if (wb_mask[13]) data[47][447:416] <= wb_data[447:416];
-        if (wb_mask[14]) data[47][479:448] <= wb_data[479:448];
-        if (wb_mask[15]) data[47][511:480] <= wb_data[511:480];
-        if (wb_mask[16]) data[47][543:512] <= wb_data[543:512];
-        if (wb_mask[17]) data[47][575:544] <= wb_data[575:544];
-        if (wb_mask[18]) data[47][607:576] <= wb_data[607:576];
-        if (wb_mask[19]) data[47][639:608] <= wb_data[639:608];
-        if (wb_mask[20]) data[47][671:640] <= wb_data[671:640];
-        if (wb_mask[21]) data[47][703:672] <= wb_data[703:672];
-        if (wb_mask[22]) data[47][735:704] <= wb_data[735:704];
-        if (wb_mask[23]) data[47][767:736] <= wb_data[767:736];
-        if (wb_mask[24]) data[47][799:768] <= wb_data[799:768];
-        if (wb_mask[25]) data[47][831:800] <= wb_data[831:800];
-        if (wb_mask[26]) data[47][863:832] <= wb_data[863:832];
-        if (wb_mask[27]) data[47][895:864] <= wb_data[895:864];
-        if (wb_mask[28]) data[47][927:896] <= wb_data[927:896];
-        if (wb_mask[29]) data[47][959:928] <= wb_data[959:928];
-        if (wb_mask[30]) data[47][991:960] <= wb_data[991:960];
-        if (wb_mask[31]) data[47][1023:992] <= wb_data[1023:992];
         dirty[47] <= 1'b1;
         dead[47] <= 1'b0;
-      end
-      // Allocation into the victim; a dirty live victim goes to the eviction buffer.
-      if (alloc & victim[0]) begin
-        valid[0] <= 1'b1;
-        tag[0] <= wb_reg;
-        dirty[0] <= 1'b1;
-        dead[0] <= 1'b0;
-        data[0] <= wb_data;
-      end
-      if (alloc & victim[1]) begin
-        valid[1] <= 1'b1;
-        tag[1] <= wb_reg;
-        dirty[1] <= 1'b1;
-        dead[1] <= 1'b0;
-        data[1] <= wb_data;
-      end
-      if (alloc & victim[2]) begin
-        valid[2] <= 1'b1;
-        tag[2] <= wb_reg;
-        dirty[2] <= 1'b1;
-        dead[2] <= 1'b0;
-        data[2] <= wb_data;
-      end
-      if (alloc & victim[3]) begin
-        valid[3] <= 1'b1;
-        tag[3] <= wb_reg;
-        dirty[3] <= 1'b1;
-        dead[3] <= 1'b0;
-        data[3] <= wb_data;
-      end
-      if (alloc & victim[4]) begin
-        valid[4] <= 1'b1;
-        tag[4] <= wb_reg;
-        dirty[4] <= 1'b1;
-        dead[4] <= 1'b0;
-        data[4] <= wb_data;
-      end
-      if (alloc & victim[5]) begin
-        valid[5] <= 1'b1;
-        tag[5] <= wb_reg;
-        dirty[5] <= 1'b1;
-        dead[5] <= 1'b0;
-        data[5] <= wb_data;
-      end
-      if (alloc & victim[6]) begin
-        valid[6] <= 1'b1;
-        tag[6] <= wb_reg;
-        dirty[6] <= 1'b1;
-        dead[6] <= 1'b0;
-        data[6] <= wb_data;
-      end
-      if (alloc & victim[7]) begin
-        valid[7] <= 1'b1;
-        tag[7] <= wb_reg;
-        dirty[7] <= 1'b1;
-        dead[7] <= 1'b0;
-        data[7] <= wb_data;
-      end
-      if (alloc & victim[8]) begin
-        valid[8] <= 1'b1;
-        tag[8] <= wb_reg;
-        dirty[8] <= 1'b1;
-        dead[8] <= 1'b0;
-        data[8] <= wb_data;
-      end
-      if (alloc & victim[9]) begin
-        valid[9] <= 1'b1;
-        tag[9] <= wb_reg;
-        dirty[9] <= 1'b1;
-        dead[9] <= 1'b0;
-        data[9] <= wb_data;
-      end
-      if (alloc & victim[10]) begin
-        valid[10] <= 1'b1;
-        tag[10] <= wb_reg;
-        dirty[10] <= 1'b1;
-        dead[10] <= 1'b0;
-        data[10] <= wb_data;
-      end
-      if (alloc & victim[11]) begin
-        valid[11] <= 1'b1;
-        tag[11] <= wb_reg;
-        dirty[11] <= 1'b1;
-        dead[11] <= 1'b0;
-        data[11] <= wb_data;
-      end
-      if (alloc & victim[12]) begin
-        valid[12] <= 1'b1;
-        tag[12] <= wb_reg;
-        dirty[12] <= 1'b1;
-        dead[12] <= 1'b0;
-        data[12] <= wb_data;
-      end
-      if (alloc & victim[13]) begin
-        valid[13] <= 1'b1;
-        tag[13] <= wb_reg;
-        dirty[13] <= 1'b1;
-        dead[13] <= 1'b0;
-        data[13] <= wb_data;
-      end
-      if (alloc & victim[14]) begin
-        valid[14] <= 1'b1;
-        tag[14] <= wb_reg;
-        dirty[14] <= 1'b1;
-        dead[14] <= 1'b0;
-        data[14] <= wb_data;
-      end
-      if (alloc & victim[15]) begin
-        valid[15] <= 1'b1;
-        tag[15] <= wb_reg;
-        dirty[15] <= 1'b1;
-        dead[15] <= 1'b0;
-        data[15] <= wb_data;
-      end
-      if (alloc & victim[16]) begin
-        valid[16] <= 1'b1;
-        tag[16] <= wb_reg;
-        dirty[16] <= 1'b1;
-        dead[16] <= 1'b0;
-        data[16] <= wb_data;
-      end
-      if (alloc & victim[17]) begin
-        valid[17] <= 1'b1;
-        tag[17] <= wb_reg;
-        dirty[17] <= 1'b1;
-        dead[17] <= 1'b0;
-        data[17] <= wb_data;
-      end
-      if (alloc & victim[18]) begin
-        valid[18] <= 1'b1;
-        tag[18] <= wb_reg;
-        dirty[18] <= 1'b1;
-        dead[18] <= 1'b0;
-        data[18] <= wb_data;
-      end
-      if (alloc & victim[19]) begin
-        valid[19] <= 1'b1;
-        tag[19] <= wb_reg;
-        dirty[19] <= 1'b1;
-        dead[19] <= 1'b0;
-        data[19] <= wb_data;
-      end
-      if (alloc & victim[20]) begin
-        valid[20] <= 1'b1;
-        tag[20] <= wb_reg;
-        dirty[20] <= 1'b1;
-        dead[20] <= 1'b0;
-        data[20] <= wb_data;
-      end
-      if (alloc & victim[21]) begin
-        valid[21] <= 1'b1;
-        tag[21] <= wb_reg;
-        dirty[21] <= 1'b1;
-        dead[21] <= 1'b0;
-        data[21] <= wb_data;
-      end
-      if (alloc & victim[22]) begin
-        valid[22] <= 1'b1;
-        tag[22] <= wb_reg;
-        dirty[22] <= 1'b1;
-        dead[22] <= 1'b0;
-        data[22] <= wb_data;
-      end
-      if (alloc & victim[23]) begin
-        valid[23] <= 1'b1;
-        tag[23] <= wb_reg;
-        dirty[23] <= 1'b1;
-        dead[23] <= 1'b0;
-        data[23] <= wb_data;
-      end
-      if (alloc & victim[24]) begin
-        valid[24] <= 1'b1;
-        tag[24] <= wb_reg;
-        dirty[24] <= 1'b1;
-        dead[24] <= 1'b0;
-        data[24] <= wb_data;
-      end
-      if (alloc & victim[25]) begin
-        valid[25] <= 1'b1;
-        tag[25] <= wb_reg;
-        dirty[25] <= 1'b1;
-        dead[25] <= 1'b0;
-        data[25] <= wb_data;
-      end
-      if (alloc & victim[26]) begin
-        valid[26] <= 1'b1;
-        tag[26] <= wb_reg;
-        dirty[26] <= 1'b1;
-        dead[26] <= 1'b0;
-        data[26] <= wb_data;
-      end
-      if (alloc & victim[27]) begin
-        valid[27] <= 1'b1;
-        tag[27] <= wb_reg;
-        dirty[27] <= 1'b1;
-        dead[27] <= 1'b0;
-        data[27] <= wb_data;
-      end
-      if (alloc & victim[28]) begin
-        valid[28] <= 1'b1;
-        tag[28] <= wb_reg;
-        dirty[28] <= 1'b1;
-        dead[28] <= 1'b0;
-        data[28] <= wb_data;
-      end
-      if (alloc & victim[29]) begin
-        valid[29] <= 1'b1;
-        tag[29] <= wb_reg;
-        dirty[29] <= 1'b1;
-        dead[29] <= 1'b0;
-        data[29] <= wb_data;
-      end
-      if (alloc & victim[30]) begin
-        valid[30] <= 1'b1;
-        tag[30] <= wb_reg;
-        dirty[30] <= 1'b1;
-        dead[30] <= 1'b0;
-        data[30] <= wb_data;
-      end
-      if (alloc & victim[31]) begin
-        valid[31] <= 1'b1;
-        tag[31] <= wb_reg;
-        dirty[31] <= 1'b1;
-        dead[31] <= 1'b0;
-        data[31] <= wb_data;
-      end
-      if (alloc & victim[32]) begin
-        valid[32] <= 1'b1;
-        tag[32] <= wb_reg;
-        dirty[32] <= 1'b1;
-        dead[32] <= 1'b0;
-        data[32] <= wb_data;
-      end
-      if (alloc & victim[33]) begin
-        valid[33] <= 1'b1;
-        tag[33] <= wb_reg;
-        dirty[33] <= 1'b1;
-        dead[33] <= 1'b0;
-        data[33] <= wb_data;
-      end
-      if (alloc & victim[34]) begin
-        valid[34] <= 1'b1;
-        tag[34] <= wb_reg;
-        dirty[34] <= 1'b1;
-        dead[34] <= 1'b0;
-        data[34] <= wb_data;
-      end
-      if (alloc & victim[35]) begin
-        valid[35] <= 1'b1;
-        tag[35] <= wb_reg;
-        dirty[35] <= 1'b1;
-        dead[35] <= 1'b0;
-        data[35] <= wb_data;
-      end
-      if (alloc & victim[36]) begin
-        valid[36] <= 1'b1;
-        tag[36] <= wb_reg;
-        dirty[36] <= 1'b1;
-        dead[36] <= 1'b0;
-        data[36] <= wb_data;
-      end
-      if (alloc & victim[37]) begin
-        valid[37] <= 1'b1;
-        tag[37] <= wb_reg;
-        dirty[37] <= 1'b1;
-        dead[37] <= 1'b0;
-        data[37] <= wb_data;
-      end
-      if (alloc & victim[38]) begin
-        valid[38] <= 1'b1;
-        tag[38] <= wb_reg;
-        dirty[38] <= 1'b1;
-        dead[38] <= 1'b0;
-        data[38] <= wb_data;
-      end
-      if (alloc & victim[39]) begin
-        valid[39] <= 1'b1;
-        tag[39] <= wb_reg;
-        dirty[39] <= 1'b1;
-        dead[39] <= 1'b0;
-        data[39] <= wb_data;
-      end
-      if (alloc & victim[40]) begin
-        valid[40] <= 1'b1;
-        tag[40] <= wb_reg;
-        dirty[40] <= 1'b1;
-        dead[40] <= 1'b0;
-        data[40] <= wb_data;
-      end
-      if (alloc & victim[41]) begin
-        valid[41] <= 1'b1;
-        tag[41] <= wb_reg;
-        dirty[41] <= 1'b1;
-        dead[41] <= 1'b0;
-        data[41] <= wb_data;
-      end
-      if (alloc & victim[42]) begin
-        valid[42] <= 1'b1;
-        tag[42] <= wb_reg;
-        dirty[42] <= 1'b1;
-        dead[42] <= 1'b0;
-        data[42] <= wb_data;
-      end
-      if (alloc & victim[43]) begin
-        valid[43] <= 1'b1;
-        tag[43] <= wb_reg;
-        dirty[43] <= 1'b1;
-        dead[43] <= 1'b0;
-        data[43] <= wb_data;
-      end
-      if (alloc & victim[44]) begin
-        valid[44] <= 1'b1;
-        tag[44] <= wb_reg;
-        dirty[44] <= 1'b1;
-        dead[44] <= 1'b0;
-        data[44] <= wb_data;
-      end
-      if (alloc & victim[45]) begin
-        valid[45] <= 1'b1;
-        tag[45] <= wb_reg;
-        dirty[45] <= 1'b1;
-        dead[45] <= 1'b0;
-        data[45] <= wb_data;
-      end
-      if (alloc & victim[46]) begin
-        valid[46] <= 1'b1;
-        tag[46] <= wb_reg;
-        dirty[46] <= 1'b1;
-        dead[46] <= 1'b0;
-        data[46] <= wb_data;
       end
       if (alloc & victim[47]) begin
         valid[47] <= 1'b1;
-        tag[47] <= wb_reg;
+        tag47 <= wb_reg;
         dirty[47] <= 1'b1;
         dead[47] <= 1'b0;
-        data[47] <= wb_data;
       end
       if (evict_new) begin
         evict_valid <= 1'b1;
         evict_warp <= wb_warp;
-        evict_reg <= ({5{victim[0]}} & tag[0])
-      | ({5{victim[1]}} & tag[1])
-      | ({5{victim[2]}} & tag[2])
-      | ({5{victim[3]}} & tag[3])
-      | ({5{victim[4]}} & tag[4])
-      | ({5{victim[5]}} & tag[5])
-      | ({5{victim[6]}} & tag[6])
-      | ({5{victim[7]}} & tag[7])
-      | ({5{victim[8]}} & tag[8])
-      | ({5{victim[9]}} & tag[9])
-      | ({5{victim[10]}} & tag[10])
-      | ({5{victim[11]}} & tag[11])
-      | ({5{victim[12]}} & tag[12])
-      | ({5{victim[13]}} & tag[13])
-      | ({5{victim[14]}} & tag[14])
-      | ({5{victim[15]}} & tag[15])
-      | ({5{victim[16]}} & tag[16])
-      | ({5{victim[17]}} & tag[17])
-      | ({5{victim[18]}} & tag[18])
-      | ({5{victim[19]}} & tag[19])
-      | ({5{victim[20]}} & tag[20])
-      | ({5{victim[21]}} & tag[21])
-      | ({5{victim[22]}} & tag[22])
-      | ({5{victim[23]}} & tag[23])
-      | ({5{victim[24]}} & tag[24])
-      | ({5{victim[25]}} & tag[25])
-      | ({5{victim[26]}} & tag[26])
-      | ({5{victim[27]}} & tag[27])
-      | ({5{victim[28]}} & tag[28])
-      | ({5{victim[29]}} & tag[29])
-      | ({5{victim[30]}} & tag[30])
-      | ({5{victim[31]}} & tag[31])
-      | ({5{victim[32]}} & tag[32])
-      | ({5{victim[33]}} & tag[33])
-      | ({5{victim[34]}} & tag[34])
-      | ({5{victim[35]}} & tag[35])
-      | ({5{victim[36]}} & tag[36])
-      | ({5{victim[37]}} & tag[37])
-      | ({5{victim[38]}} & tag[38])
-      | ({5{victim[39]}} & tag[39])
-      | ({5{victim[40]}} & tag[40])
-      | ({5{victim[41]}} & tag[41])
-      | ({5{victim[42]}} & tag[42])
-      | ({5{victim[43]}} & tag[43])
-      | ({5{victim[44]}} & tag[44])
-      | ({5{victim[45]}} & tag[45])
-      | ({5{victim[46]}} & tag[46])
-      | ({5{victim[47]}} & tag[47]);
-        evict_data <= ({1024{victim[0]}} & data[0])
-      | ({1024{victim[1]}} & data[1])
-      | ({1024{victim[2]}} & data[2])
-      | ({1024{victim[3]}} & data[3])
-      | ({1024{victim[4]}} & data[4])
-      | ({1024{victim[5]}} & data[5])
-      | ({1024{victim[6]}} & data[6])
-      | ({1024{victim[7]}} & data[7])
-      | ({1024{victim[8]}} & data[8])
-      | ({1024{victim[9]}} & data[9])
-      | ({1024{victim[10]}} & data[10])
-      | ({1024{victim[11]}} & data[11])
-      | ({1024{victim[12]}} & data[12])
-      | ({1024{victim[13]}} & data[13])
-      | ({1024{victim[14]}} & data[14])
-      | ({1024{victim[15]}} & data[15])
-      | ({1024{victim[16]}} & data[16])
-      | ({1024{victim[17]}} & data[17])
-      | ({1024{victim[18]}} & data[18])
-      | ({1024{victim[19]}} & data[19])
-      | ({1024{victim[20]}} & data[20])
-      | ({1024{victim[21]}} & data[21])
-      | ({1024{victim[22]}} & data[22])
-      | ({1024{victim[23]}} & data[23])
-      | ({1024{victim[24]}} & data[24])
-      | ({1024{victim[25]}} & data[25])
-      | ({1024{victim[26]}} & data[26])
-      | ({1024{victim[27]}} & data[27])
-      | ({1024{victim[28]}} & data[28])
-      | ({1024{victim[29]}} & data[29])
-      | ({1024{victim[30]}} & data[30])
-      | ({1024{victim[31]}} & data[31])
-      | ({1024{victim[32]}} & data[32])
-      | ({1024{victim[33]}} & data[33])
-      | ({1024{victim[34]}} & data[34])
-      | ({1024{victim[35]}} & data[35])
-      | ({1024{victim[36]}} & data[36])
-      | ({1024{victim[37]}} & data[37])
-      | ({1024{victim[38]}} & data[38])
-      | ({1024{victim[39]}} & data[39])
-      | ({1024{victim[40]}} & data[40])
-      | ({1024{victim[41]}} & data[41])
-      | ({1024{victim[42]}} & data[42])
-      | ({1024{victim[43]}} & data[43])
-      | ({1024{victim[44]}} & data[44])
-      | ({1024{victim[45]}} & data[45])
-      | ({1024{victim[46]}} & data[46])
-      | ({1024{victim[47]}} & data[47]);
+        evict_reg <= ({5{victim[0]}} & tag0)
+      | ({5{victim[1]}} & tag1)
+      | ({5{victim[2]}} & tag2)
+      | ({5{victim[3]}} & tag3)
+      | ({5{victim[4]}} & tag4)
+      | ({5{victim[5]}} & tag5)
+      | ({5{victim[6]}} & tag6)
+      | ({5{victim[7]}} & tag7)
+      | ({5{victim[8]}} & tag8)
+      | ({5{victim[9]}} & tag9)
+      | ({5{victim[10]}} & tag10)
+      | ({5{victim[11]}} & tag11)
+      | ({5{victim[12]}} & tag12)
+      | ({5{victim[13]}} & tag13)
+      | ({5{victim[14]}} & tag14)
+      | ({5{victim[15]}} & tag15)
+      | ({5{victim[16]}} & tag16)
+      | ({5{victim[17]}} & tag17)
+      | ({5{victim[18]}} & tag18)
+      | ({5{victim[19]}} & tag19)
+      | ({5{victim[20]}} & tag20)
+      | ({5{victim[21]}} & tag21)
+      | ({5{victim[22]}} & tag22)
+      | ({5{victim[23]}} & tag23)
+      | ({5{victim[24]}} & tag24)
+      | ({5{victim[25]}} & tag25)
+      | ({5{victim[26]}} & tag26)
+      | ({5{victim[27]}} & tag27)
+      | ({5{victim[28]}} & tag28)
+      | ({5{victim[29]}} & tag29)
+      | ({5{victim[30]}} & tag30)
+      | ({5{victim[31]}} & tag31)
+      | ({5{victim[32]}} & tag32)
+      | ({5{victim[33]}} & tag33)
+      | ({5{victim[34]}} & tag34)
+      | ({5{victim[35]}} & tag35)
+      | ({5{victim[36]}} & tag36)
+      | ({5{victim[37]}} & tag37)
+      | ({5{victim[38]}} & tag38)
+      | ({5{victim[39]}} & tag39)
+      | ({5{victim[40]}} & tag40)
+      | ({5{victim[41]}} & tag41)
+      | ({5{victim[42]}} & tag42)
+      | ({5{victim[43]}} & tag43)
+      | ({5{victim[44]}} & tag44)
+      | ({5{victim[45]}} & tag45)
+      | ({5{victim[46]}} & tag46)
+      | ({5{victim[47]}} & tag47);
+        evict_data <= data[victim_idx];
       end else if (evict_valid) evict_valid <= 1'b0;
       // Flush step: the written entry leaves; with the last one (or none) the slot is freed.
       if (fl_step) begin
@@ -3218,261 +1513,261 @@ module isca11_rfc_rfc (
         flush_busy <= 1'b0;
         if (fl_sel[0]) begin
           owner_valid[0] <= 1'b0;
-          slot_of_valid[owner[0]] <= 1'b0;
+          slot_of_valid[owner0] <= 1'b0;
           valid[0] <= 1'b0;
-          rank[0] <= 3'd0;
+          rank0 <= 3'd0;
           valid[1] <= 1'b0;
-          rank[1] <= 3'd1;
+          rank1 <= 3'd1;
           valid[2] <= 1'b0;
-          rank[2] <= 3'd2;
+          rank2 <= 3'd2;
           valid[3] <= 1'b0;
-          rank[3] <= 3'd3;
+          rank3 <= 3'd3;
           valid[4] <= 1'b0;
-          rank[4] <= 3'd4;
+          rank4 <= 3'd4;
           valid[5] <= 1'b0;
-          rank[5] <= 3'd5;
+          rank5 <= 3'd5;
         end
         if (fl_sel[1]) begin
           owner_valid[1] <= 1'b0;
-          slot_of_valid[owner[1]] <= 1'b0;
+          slot_of_valid[owner1] <= 1'b0;
           valid[6] <= 1'b0;
-          rank[6] <= 3'd0;
+          rank6 <= 3'd0;
           valid[7] <= 1'b0;
-          rank[7] <= 3'd1;
+          rank7 <= 3'd1;
           valid[8] <= 1'b0;
-          rank[8] <= 3'd2;
+          rank8 <= 3'd2;
           valid[9] <= 1'b0;
-          rank[9] <= 3'd3;
+          rank9 <= 3'd3;
           valid[10] <= 1'b0;
-          rank[10] <= 3'd4;
+          rank10 <= 3'd4;
           valid[11] <= 1'b0;
-          rank[11] <= 3'd5;
+          rank11 <= 3'd5;
         end
         if (fl_sel[2]) begin
           owner_valid[2] <= 1'b0;
-          slot_of_valid[owner[2]] <= 1'b0;
+          slot_of_valid[owner2] <= 1'b0;
           valid[12] <= 1'b0;
-          rank[12] <= 3'd0;
+          rank12 <= 3'd0;
           valid[13] <= 1'b0;
-          rank[13] <= 3'd1;
+          rank13 <= 3'd1;
           valid[14] <= 1'b0;
-          rank[14] <= 3'd2;
+          rank14 <= 3'd2;
           valid[15] <= 1'b0;
-          rank[15] <= 3'd3;
+          rank15 <= 3'd3;
           valid[16] <= 1'b0;
-          rank[16] <= 3'd4;
+          rank16 <= 3'd4;
           valid[17] <= 1'b0;
-          rank[17] <= 3'd5;
+          rank17 <= 3'd5;
         end
         if (fl_sel[3]) begin
           owner_valid[3] <= 1'b0;
-          slot_of_valid[owner[3]] <= 1'b0;
+          slot_of_valid[owner3] <= 1'b0;
           valid[18] <= 1'b0;
-          rank[18] <= 3'd0;
+          rank18 <= 3'd0;
           valid[19] <= 1'b0;
-          rank[19] <= 3'd1;
+          rank19 <= 3'd1;
           valid[20] <= 1'b0;
-          rank[20] <= 3'd2;
+          rank20 <= 3'd2;
           valid[21] <= 1'b0;
-          rank[21] <= 3'd3;
+          rank21 <= 3'd3;
           valid[22] <= 1'b0;
-          rank[22] <= 3'd4;
+          rank22 <= 3'd4;
           valid[23] <= 1'b0;
-          rank[23] <= 3'd5;
+          rank23 <= 3'd5;
         end
         if (fl_sel[4]) begin
           owner_valid[4] <= 1'b0;
-          slot_of_valid[owner[4]] <= 1'b0;
+          slot_of_valid[owner4] <= 1'b0;
           valid[24] <= 1'b0;
-          rank[24] <= 3'd0;
+          rank24 <= 3'd0;
           valid[25] <= 1'b0;
-          rank[25] <= 3'd1;
+          rank25 <= 3'd1;
           valid[26] <= 1'b0;
-          rank[26] <= 3'd2;
+          rank26 <= 3'd2;
           valid[27] <= 1'b0;
-          rank[27] <= 3'd3;
+          rank27 <= 3'd3;
           valid[28] <= 1'b0;
-          rank[28] <= 3'd4;
+          rank28 <= 3'd4;
           valid[29] <= 1'b0;
-          rank[29] <= 3'd5;
+          rank29 <= 3'd5;
         end
         if (fl_sel[5]) begin
           owner_valid[5] <= 1'b0;
-          slot_of_valid[owner[5]] <= 1'b0;
+          slot_of_valid[owner5] <= 1'b0;
           valid[30] <= 1'b0;
-          rank[30] <= 3'd0;
+          rank30 <= 3'd0;
           valid[31] <= 1'b0;
-          rank[31] <= 3'd1;
+          rank31 <= 3'd1;
           valid[32] <= 1'b0;
-          rank[32] <= 3'd2;
+          rank32 <= 3'd2;
           valid[33] <= 1'b0;
-          rank[33] <= 3'd3;
+          rank33 <= 3'd3;
           valid[34] <= 1'b0;
-          rank[34] <= 3'd4;
+          rank34 <= 3'd4;
           valid[35] <= 1'b0;
-          rank[35] <= 3'd5;
+          rank35 <= 3'd5;
         end
         if (fl_sel[6]) begin
           owner_valid[6] <= 1'b0;
-          slot_of_valid[owner[6]] <= 1'b0;
+          slot_of_valid[owner6] <= 1'b0;
           valid[36] <= 1'b0;
-          rank[36] <= 3'd0;
+          rank36 <= 3'd0;
           valid[37] <= 1'b0;
-          rank[37] <= 3'd1;
+          rank37 <= 3'd1;
           valid[38] <= 1'b0;
-          rank[38] <= 3'd2;
+          rank38 <= 3'd2;
           valid[39] <= 1'b0;
-          rank[39] <= 3'd3;
+          rank39 <= 3'd3;
           valid[40] <= 1'b0;
-          rank[40] <= 3'd4;
+          rank40 <= 3'd4;
           valid[41] <= 1'b0;
-          rank[41] <= 3'd5;
+          rank41 <= 3'd5;
         end
         if (fl_sel[7]) begin
           owner_valid[7] <= 1'b0;
-          slot_of_valid[owner[7]] <= 1'b0;
+          slot_of_valid[owner7] <= 1'b0;
           valid[42] <= 1'b0;
-          rank[42] <= 3'd0;
+          rank42 <= 3'd0;
           valid[43] <= 1'b0;
-          rank[43] <= 3'd1;
+          rank43 <= 3'd1;
           valid[44] <= 1'b0;
-          rank[44] <= 3'd2;
+          rank44 <= 3'd2;
           valid[45] <= 1'b0;
-          rank[45] <= 3'd3;
+          rank45 <= 3'd3;
           valid[46] <= 1'b0;
-          rank[46] <= 3'd4;
+          rank46 <= 3'd4;
           valid[47] <= 1'b0;
-          rank[47] <= 3'd5;
+          rank47 <= 3'd5;
         end
       end
       // Releases of finished warps: their slots are freed without write-backs.
-      if (owner_valid[0] & rel_mask[owner[0]]) begin
+      if (owner_valid[0] & rel_mask[owner0]) begin
         owner_valid[0] <= 1'b0;
-        slot_of_valid[owner[0]] <= 1'b0;
+        slot_of_valid[owner0] <= 1'b0;
         valid[0] <= 1'b0;
-        rank[0] <= 3'd0;
+        rank0 <= 3'd0;
         valid[1] <= 1'b0;
-        rank[1] <= 3'd1;
+        rank1 <= 3'd1;
         valid[2] <= 1'b0;
-        rank[2] <= 3'd2;
+        rank2 <= 3'd2;
         valid[3] <= 1'b0;
-        rank[3] <= 3'd3;
+        rank3 <= 3'd3;
         valid[4] <= 1'b0;
-        rank[4] <= 3'd4;
+        rank4 <= 3'd4;
         valid[5] <= 1'b0;
-        rank[5] <= 3'd5;
+        rank5 <= 3'd5;
       end
-      if (owner_valid[1] & rel_mask[owner[1]]) begin
+      if (owner_valid[1] & rel_mask[owner1]) begin
         owner_valid[1] <= 1'b0;
-        slot_of_valid[owner[1]] <= 1'b0;
+        slot_of_valid[owner1] <= 1'b0;
         valid[6] <= 1'b0;
-        rank[6] <= 3'd0;
+        rank6 <= 3'd0;
         valid[7] <= 1'b0;
-        rank[7] <= 3'd1;
+        rank7 <= 3'd1;
         valid[8] <= 1'b0;
-        rank[8] <= 3'd2;
+        rank8 <= 3'd2;
         valid[9] <= 1'b0;
-        rank[9] <= 3'd3;
+        rank9 <= 3'd3;
         valid[10] <= 1'b0;
-        rank[10] <= 3'd4;
+        rank10 <= 3'd4;
         valid[11] <= 1'b0;
-        rank[11] <= 3'd5;
+        rank11 <= 3'd5;
       end
-      if (owner_valid[2] & rel_mask[owner[2]]) begin
+      if (owner_valid[2] & rel_mask[owner2]) begin
         owner_valid[2] <= 1'b0;
-        slot_of_valid[owner[2]] <= 1'b0;
+        slot_of_valid[owner2] <= 1'b0;
         valid[12] <= 1'b0;
-        rank[12] <= 3'd0;
+        rank12 <= 3'd0;
         valid[13] <= 1'b0;
-        rank[13] <= 3'd1;
+        rank13 <= 3'd1;
         valid[14] <= 1'b0;
-        rank[14] <= 3'd2;
+        rank14 <= 3'd2;
         valid[15] <= 1'b0;
-        rank[15] <= 3'd3;
+        rank15 <= 3'd3;
         valid[16] <= 1'b0;
-        rank[16] <= 3'd4;
+        rank16 <= 3'd4;
         valid[17] <= 1'b0;
-        rank[17] <= 3'd5;
+        rank17 <= 3'd5;
       end
-      if (owner_valid[3] & rel_mask[owner[3]]) begin
+      if (owner_valid[3] & rel_mask[owner3]) begin
         owner_valid[3] <= 1'b0;
-        slot_of_valid[owner[3]] <= 1'b0;
+        slot_of_valid[owner3] <= 1'b0;
         valid[18] <= 1'b0;
-        rank[18] <= 3'd0;
+        rank18 <= 3'd0;
         valid[19] <= 1'b0;
-        rank[19] <= 3'd1;
+        rank19 <= 3'd1;
         valid[20] <= 1'b0;
-        rank[20] <= 3'd2;
+        rank20 <= 3'd2;
         valid[21] <= 1'b0;
-        rank[21] <= 3'd3;
+        rank21 <= 3'd3;
         valid[22] <= 1'b0;
-        rank[22] <= 3'd4;
+        rank22 <= 3'd4;
         valid[23] <= 1'b0;
-        rank[23] <= 3'd5;
+        rank23 <= 3'd5;
       end
-      if (owner_valid[4] & rel_mask[owner[4]]) begin
+      if (owner_valid[4] & rel_mask[owner4]) begin
         owner_valid[4] <= 1'b0;
-        slot_of_valid[owner[4]] <= 1'b0;
+        slot_of_valid[owner4] <= 1'b0;
         valid[24] <= 1'b0;
-        rank[24] <= 3'd0;
+        rank24 <= 3'd0;
         valid[25] <= 1'b0;
-        rank[25] <= 3'd1;
+        rank25 <= 3'd1;
         valid[26] <= 1'b0;
-        rank[26] <= 3'd2;
+        rank26 <= 3'd2;
         valid[27] <= 1'b0;
-        rank[27] <= 3'd3;
+        rank27 <= 3'd3;
         valid[28] <= 1'b0;
-        rank[28] <= 3'd4;
+        rank28 <= 3'd4;
         valid[29] <= 1'b0;
-        rank[29] <= 3'd5;
+        rank29 <= 3'd5;
       end
-      if (owner_valid[5] & rel_mask[owner[5]]) begin
+      if (owner_valid[5] & rel_mask[owner5]) begin
         owner_valid[5] <= 1'b0;
-        slot_of_valid[owner[5]] <= 1'b0;
+        slot_of_valid[owner5] <= 1'b0;
         valid[30] <= 1'b0;
-        rank[30] <= 3'd0;
+        rank30 <= 3'd0;
         valid[31] <= 1'b0;
-        rank[31] <= 3'd1;
+        rank31 <= 3'd1;
         valid[32] <= 1'b0;
-        rank[32] <= 3'd2;
+        rank32 <= 3'd2;
         valid[33] <= 1'b0;
-        rank[33] <= 3'd3;
+        rank33 <= 3'd3;
         valid[34] <= 1'b0;
-        rank[34] <= 3'd4;
+        rank34 <= 3'd4;
         valid[35] <= 1'b0;
-        rank[35] <= 3'd5;
+        rank35 <= 3'd5;
       end
-      if (owner_valid[6] & rel_mask[owner[6]]) begin
+      if (owner_valid[6] & rel_mask[owner6]) begin
         owner_valid[6] <= 1'b0;
-        slot_of_valid[owner[6]] <= 1'b0;
+        slot_of_valid[owner6] <= 1'b0;
         valid[36] <= 1'b0;
-        rank[36] <= 3'd0;
+        rank36 <= 3'd0;
         valid[37] <= 1'b0;
-        rank[37] <= 3'd1;
+        rank37 <= 3'd1;
         valid[38] <= 1'b0;
-        rank[38] <= 3'd2;
+        rank38 <= 3'd2;
         valid[39] <= 1'b0;
-        rank[39] <= 3'd3;
+        rank39 <= 3'd3;
         valid[40] <= 1'b0;
-        rank[40] <= 3'd4;
+        rank40 <= 3'd4;
         valid[41] <= 1'b0;
-        rank[41] <= 3'd5;
+        rank41 <= 3'd5;
       end
-      if (owner_valid[7] & rel_mask[owner[7]]) begin
+      if (owner_valid[7] & rel_mask[owner7]) begin
         owner_valid[7] <= 1'b0;
-        slot_of_valid[owner[7]] <= 1'b0;
+        slot_of_valid[owner7] <= 1'b0;
         valid[42] <= 1'b0;
-        rank[42] <= 3'd0;
+        rank42 <= 3'd0;
         valid[43] <= 1'b0;
-        rank[43] <= 3'd1;
+        rank43 <= 3'd1;
         valid[44] <= 1'b0;
-        rank[44] <= 3'd2;
+        rank44 <= 3'd2;
         valid[45] <= 1'b0;
-        rank[45] <= 3'd3;
+        rank45 <= 3'd3;
         valid[46] <= 1'b0;
-        rank[46] <= 3'd4;
+        rank46 <= 3'd4;
         valid[47] <= 1'b0;
-        rank[47] <= 3'd5;
+        rank47 <= 3'd5;
       end
       if (flush_valid & ~flush_busy & slot_of_valid[flush_warp]) begin
         flush_busy <= 1'b1;
@@ -3481,39 +1776,77 @@ module isca11_rfc_rfc (
       if (act_valid & act_ready) begin
         if (free_first[0]) begin
           owner_valid[0] <= 1'b1;
-          owner[0] <= act_warp;
+          owner0 <= act_warp;
         end
         if (free_first[1]) begin
           owner_valid[1] <= 1'b1;
-          owner[1] <= act_warp;
+          owner1 <= act_warp;
         end
         if (free_first[2]) begin
           owner_valid[2] <= 1'b1;
-          owner[2] <= act_warp;
+          owner2 <= act_warp;
         end
         if (free_first[3]) begin
           owner_valid[3] <= 1'b1;
-          owner[3] <= act_warp;
+          owner3 <= act_warp;
         end
         if (free_first[4]) begin
           owner_valid[4] <= 1'b1;
-          owner[4] <= act_warp;
+          owner4 <= act_warp;
         end
         if (free_first[5]) begin
           owner_valid[5] <= 1'b1;
-          owner[5] <= act_warp;
+          owner5 <= act_warp;
         end
         if (free_first[6]) begin
           owner_valid[6] <= 1'b1;
-          owner[6] <= act_warp;
+          owner6 <= act_warp;
         end
         if (free_first[7]) begin
           owner_valid[7] <= 1'b1;
-          owner[7] <= act_warp;
+          owner7 <= act_warp;
         end
         slot_of_valid[act_warp] <= 1'b1;
         slot_of[act_warp] <= free_slot;
       end
+    end
+  end
+
+  // The values: the written lanes of a hit, every lane of an allocation.
+  always @(posedge clk) begin
+    if (data_we) begin
+      if (data_wmask[0]) data[w_idx][31:0] <= wb_data[31:0];
+      if (data_wmask[1]) data[w_idx][63:32] <= wb_data[63:32];
+      if (data_wmask[2]) data[w_idx][95:64] <= wb_data[95:64];
+      if (data_wmask[3]) data[w_idx][127:96] <= wb_data[127:96];
+      if (data_wmask[4]) data[w_idx][159:128] <= wb_data[159:128];
+      if (data_wmask[5]) data[w_idx][191:160] <= wb_data[191:160];
+      if (data_wmask[6]) data[w_idx][223:192] <= wb_data[223:192];
+      if (data_wmask[7]) data[w_idx][255:224] <= wb_data[255:224];
+      if (data_wmask[8]) data[w_idx][287:256] <= wb_data[287:256];
+      if (data_wmask[9]) data[w_idx][319:288] <= wb_data[319:288];
+      if (data_wmask[10]) data[w_idx][351:320] <= wb_data[351:320];
+      if (data_wmask[11]) data[w_idx][383:352] <= wb_data[383:352];
+      if (data_wmask[12]) data[w_idx][415:384] <= wb_data[415:384];
+      if (data_wmask[13]) data[w_idx][447:416] <= wb_data[447:416];
+      if (data_wmask[14]) data[w_idx][479:448] <= wb_data[479:448];
+      if (data_wmask[15]) data[w_idx][511:480] <= wb_data[511:480];
+      if (data_wmask[16]) data[w_idx][543:512] <= wb_data[543:512];
+      if (data_wmask[17]) data[w_idx][575:544] <= wb_data[575:544];
+      if (data_wmask[18]) data[w_idx][607:576] <= wb_data[607:576];
+      if (data_wmask[19]) data[w_idx][639:608] <= wb_data[639:608];
+      if (data_wmask[20]) data[w_idx][671:640] <= wb_data[671:640];
+      if (data_wmask[21]) data[w_idx][703:672] <= wb_data[703:672];
+      if (data_wmask[22]) data[w_idx][735:704] <= wb_data[735:704];
+      if (data_wmask[23]) data[w_idx][767:736] <= wb_data[767:736];
+      if (data_wmask[24]) data[w_idx][799:768] <= wb_data[799:768];
+      if (data_wmask[25]) data[w_idx][831:800] <= wb_data[831:800];
+      if (data_wmask[26]) data[w_idx][863:832] <= wb_data[863:832];
+      if (data_wmask[27]) data[w_idx][895:864] <= wb_data[895:864];
+      if (data_wmask[28]) data[w_idx][927:896] <= wb_data[927:896];
+      if (data_wmask[29]) data[w_idx][959:928] <= wb_data[959:928];
+      if (data_wmask[30]) data[w_idx][991:960] <= wb_data[991:960];
+      if (data_wmask[31]) data[w_idx][1023:992] <= wb_data[1023:992];
     end
   end
 endmodule

@@ -109,6 +109,38 @@ pub fn compressed(name: &str) -> Checked {
     rfgen_gen::config::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// Small configurations with a register file cache, covering: one entry and one collector,
+/// LRU and FIFO, liveness on and off, two-level slots fewer than warps, a warp count that is
+/// not a power of two, and 64 lanes.
+pub const CACHED: &[(&str, &str)] = &[
+    (
+        "rtiny",
+        "name = \"rtiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\ncollectors = 1\ntag_bits = 1\n[rfc]\nenabled = true\nentries = 1\n",
+    ),
+    (
+        "rsmall",
+        "name = \"rsmall\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 16\ncollectors = 2\ntag_bits = 4\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 2\n[rfc]\nenabled = true\nentries = 3\nreplacement = \"lru\"\n",
+    ),
+    (
+        "rodd",
+        "name = \"rodd\"\n[sm]\nwarps = 6\nlanes = 16\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16\ncollectors = 3\ntag_bits = 3\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 3\n[rfc]\nenabled = true\nentries = 5\nliveness = false\n",
+    ),
+    (
+        "rwide",
+        "name = \"rwide\"\n[sm]\nwarps = 4\nlanes = 64\nclusters = 8\nregisters_per_thread = 4\n[mrf]\nbanks = 16\nentries = 8\ncollectors = 2\n[scheduler]\npolicy = \"lrr\"\n[rfc]\nenabled = true\nentries = 2\nreplacement = \"lru\"\n",
+    ),
+];
+
+pub fn cached(name: &str) -> Checked {
+    let (_, text) = CACHED.iter().find(|(n, _)| *n == name).expect("a cached config of that name");
+    rfgen_gen::config::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The paper's register file cache (preset `isca11-rfc`).
+pub fn isca11_rfc() -> Checked {
+    rfgen_gen::config::preset("isca11-rfc").unwrap()
+}
+
 /// The paper's compressed SM (preset `isca15-bdi`).
 pub fn isca15_bdi() -> Checked {
     rfgen_gen::config::preset("isca15-bdi").unwrap()

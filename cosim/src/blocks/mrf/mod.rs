@@ -7,7 +7,9 @@ mod cache_events;
 mod stimulus;
 
 pub use cache_events::CacheEvents;
-pub use stimulus::{CacheKnobs, Knobs, RandomStimulus, Script, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus};
+pub use stimulus::{
+    CacheKnobs, Knobs, RandomStimulus, Script, ScriptCache, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
+};
 
 use crate::glue::{CosimBlock, Expected, Glue, bind_all};
 use crate::lockstep::Lockstep;
@@ -25,7 +27,7 @@ impl Glue for Mrf {
     type Ports = MrfPorts<PortSlot>;
 
     fn bind(&self, layout: &Layout) -> Result<Self::Ports> {
-        bind_all(&MrfPorts::new(self.geometry(), self.layout(), self.rfc().is_some()), layout, |i, f| i.map(f))
+        bind_all(&MrfPorts::new(self.geometry(), self.layout(), self.rfc_layout()), layout, |i, f| i.map(f))
     }
 
     fn drive(&self, p: &Self::Ports, i: &MrfIn, buf: &mut [u32]) {
@@ -45,7 +47,9 @@ impl Glue for Mrf {
             buf[p.wb_data.range()].copy_from_slice(&i.wb_data);
         }
         if let Some(r) = &p.rfc {
-            r.issue_src_last.put(buf, bits(&i.issue_src_last));
+            if let Some(last) = &r.issue_src_last {
+                last.put(buf, bits(&i.issue_src_last));
+            }
             r.wb_long.put(buf, i.wb_long as u64);
             r.act_valid.put(buf, i.act_valid as u64);
             r.act_warp.put(buf, i.act_warp as u64);

@@ -238,6 +238,21 @@ pub struct ScriptCycle {
     /// Offer this write-back, unless an earlier one is still waiting for `wb_ready` (then
     /// this one is skipped).
     pub wb: Option<ScriptWb>,
+    /// Register file cache events of the cycle (ignored without a cache).
+    pub cache: ScriptCache,
+}
+
+/// What a script asks of a register file cache in one cycle; requests the protocol does not
+/// allow now ([`CacheEvents`]) are dropped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScriptCache {
+    pub act: Option<u32>,
+    pub flush: Option<u32>,
+    /// Warps to release.
+    pub release: u64,
+    /// Last-read bits of the instruction offered, and whether the write-back is long-latency.
+    pub last: [bool; 3],
+    pub long: bool,
 }
 
 /// A finite stimulus: instructions are offered in order; one entry of `cycles` per cycle.
@@ -253,11 +268,19 @@ pub struct ScriptedStimulus {
     offering: bool,
     writing: bool,
     cycle: usize,
+    cache: CacheEvents,
 }
 
 impl ScriptedStimulus {
     pub fn new(script: Script) -> Self {
-        ScriptedStimulus { script, next_instr: 0, offering: false, writing: false, cycle: 0 }
+        ScriptedStimulus {
+            script,
+            next_instr: 0,
+            offering: false,
+            writing: false,
+            cycle: 0,
+            cache: CacheEvents::default(),
+        }
     }
 }
 
@@ -270,7 +293,10 @@ impl Stimulus<Mrf> for ScriptedStimulus {
             self.writing &= !out.wb_ready;
             return;
         };
+        let c = &act.cache;
+        self.cache.next(c.act, c.flush, c.release, out, inp);
         if !self.offering && act.offer && self.next_instr < self.script.instrs.len() {
+            inp.issue_src_last = c.last;
             let ins = &self.script.instrs[self.next_instr];
             self.next_instr += 1;
             inp.issue_warp = ins.warp;
@@ -288,6 +314,7 @@ impl Stimulus<Mrf> for ScriptedStimulus {
         inp.disp_ready = act.ready;
         if let (false, Some(wb)) = (self.writing, &act.wb) {
             self.writing = true;
+            inp.wb_long = act.cache.long;
             inp.wb_warp = wb.warp;
             inp.wb_reg = wb.reg;
             inp.wb_mask = wb.mask & lane_mask(inp.wb_data.len());

@@ -5,6 +5,7 @@
 
 use crate::bdi::Layout;
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::rfc::RfcLayout;
 use crate::verilog::{Port, packing};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
@@ -53,7 +54,8 @@ pub struct CompressedPorts<P> {
 /// Ports only an MRF behind a register file cache has (docs/rfc.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RfcPorts<P> {
-    pub issue_src_last: P,
+    /// Only with liveness.
+    pub issue_src_last: Option<P>,
     pub wb_long: P,
     pub act_valid: P,
     pub act_warp: P,
@@ -70,7 +72,7 @@ pub fn bank_bit(group: u32, cluster: u32, clusters: u32) -> u32 {
 }
 
 impl MrfPorts<Port> {
-    pub fn new(g: &Geometry, compression: Option<&Layout>, rfc: bool) -> Self {
+    pub fn new(g: &Geometry, compression: Option<&Layout>, rfc: Option<&RfcLayout>) -> Self {
         let (wb, rb, k) = (g.warp_bits(), g.reg_bits(), SLOTS_PER_COLLECTOR);
         let lanes = packing("lane", 32);
         let valid_with = |s: usize| format!("source {s}, {lanes} (valid with disp_src_valid[{s}])");
@@ -90,13 +92,15 @@ impl MrfPorts<Port> {
                 bank_wr_en: strobe("bank_wr_en", "bank written this cycle"),
             }
         });
-        let rfc = rfc.then(|| RfcPorts {
-            issue_src_last: Port::input(
-                "issue_src_last",
-                k,
-                &format!("the source register is read for the last time (liveness), {}", packing("source", 1)),
-            )
-            .vector(),
+        let rfc = rfc.map(|r| RfcPorts {
+            issue_src_last: r.liveness.then(|| {
+                Port::input(
+                    "issue_src_last",
+                    k,
+                    &format!("the source register is read for the last time (liveness), {}", packing("source", 1)),
+                )
+                .vector()
+            }),
             wb_long: Port::input("wb_long", 1, "the write-back is a long-latency result: it bypasses the RFC"),
             act_valid: Port::input("act_valid", 1, "warp act_warp becomes active (hold until act_ready)"),
             act_warp: Port::input("act_warp", wb, "warp id"),
@@ -231,7 +235,7 @@ impl<P> MrfPorts<P> {
                 bank_wr_en: f(&c.bank_wr_en),
             }),
             rfc: rfc.as_ref().map(|r| RfcPorts {
-                issue_src_last: f(&r.issue_src_last),
+                issue_src_last: r.issue_src_last.as_ref().map(&mut f),
                 wb_long: f(&r.wb_long),
                 act_valid: f(&r.act_valid),
                 act_warp: f(&r.act_warp),
@@ -252,7 +256,7 @@ impl<P> MrfPorts<P> {
         v.extend(&self.issue_src_reg);
         v.push(&self.issue_tag);
         if let Some(r) = &self.rfc {
-            v.push(&r.issue_src_last);
+            v.extend(&r.issue_src_last);
         }
         v.extend([&self.disp_valid, &self.disp_ready, &self.disp_warp, &self.disp_tag]);
         v.push(&self.disp_src_valid);
@@ -280,7 +284,7 @@ mod tests {
     fn list_covers_every_field() {
         for text in ["", "[compression]\nenabled = true", "[rfc]\nenabled = true"] {
             let c = crate::config::parse(text).unwrap();
-            let ports = MrfPorts::new(&c.geometry, c.compression.as_ref(), c.rfc.is_some());
+            let ports = MrfPorts::new(&c.geometry, c.compression.as_ref(), c.rfc.as_ref());
             let mut mapped = Vec::new();
             ports.map(|p| mapped.push(p.name.clone()));
             let mut listed: Vec<String> = ports.list().iter().map(|p| p.name.clone()).collect();

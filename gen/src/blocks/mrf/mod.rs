@@ -40,7 +40,7 @@ pub fn modules(
     let collector = collector::operand_collector(prefix, g, compression.is_some(), cache.is_some());
     let mut modules = vec![sram.clone(), reg_map.clone(), bank_arbiter.clone()];
     modules.extend(dispatch_arbiter.clone());
-    let ports = MrfPorts::new(g, compression, cache.is_some());
+    let ports = MrfPorts::new(g, compression, cache);
     let top = match (compression, cache) {
         (None, Some(r)) => {
             let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);

@@ -15,6 +15,7 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     let n = a * e;
     let (wb, rb, sb, lanes, w) = (g.warp_bits(), g.reg_bits(), r.slot_bits(), g.lanes, g.warp_reg_bits());
     let rk = index_bits(e);
+    let ib = index_bits(n);
     let idx = |s: u32, x: u32| s * e + x;
     let lru = r.replacement == Replacement::Lru;
     let mut b = String::new();
@@ -22,13 +23,18 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     // State.
     b += &format!("  reg  [{}:0] slot_of [0:{}];\n", sb - 1, (1u32 << wb) - 1);
     b += &vector_reg("slot_of_valid", 1 << wb);
-    b += &format!("  reg  [{}:0] owner [0:{}];\n", wb - 1, a - 1);
+    for s in 0..a {
+        b += &reg(&format!("owner{s}"), wb);
+    }
     b += &vector_reg("owner_valid", a);
     for name in ["valid", "dirty", "dead"] {
         b += &vector_reg(name, n);
     }
-    b += &format!("  reg  [{}:0] tag [0:{}];\n", rb - 1, n - 1);
-    b += &format!("  reg  [{}:0] rank [0:{}];\n", rk - 1, n - 1);
+    for i in 0..n {
+        b += &reg(&format!("tag{i}"), rb);
+        b += &reg(&format!("rank{i}"), rk);
+    }
+    // The values: one array with one write port (a write hit or an allocation, never both).
     b += &format!("  reg  [{}:0] data [0:{}];\n", w - 1, n - 1);
     b += &reg("evict_valid", 1);
     b += &reg("evict_warp", wb);
@@ -52,6 +58,11 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     }
     b += &wire("bypass", 1);
     b += &wire("free_slot", sb);
+    for name in ["victim_idx", "w_idx"] {
+        b += &wire(name, ib);
+    }
+    b += &wire("data_we", 1);
+    b += &vector_wire("data_wmask", lanes);
 
     b += "\n  // The issuing warp's slot, the write-back's, the one being flushed (one-hot).\n";
     for s in 0..a {
@@ -68,14 +79,14 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
             for x in 0..e {
                 let i = idx(s, x);
                 b += &format!(
-                    "  assign rd_match{src}[{i}] = rd_src_valid[{src}] & rd_sel[{s}] & valid[{i}] & (tag[{i}] == {reg_s});\n"
+                    "  assign rd_match{src}[{i}] = rd_src_valid[{src}] & rd_sel[{s}] & valid[{i}] & (tag{i} == {reg_s});\n"
                 );
             }
         }
         b += &format!("  assign rd_hit[{src}] = |rd_match{src};\n");
-        let terms: Vec<(String, String)> =
-            (0..n).map(|i| (format!("rd_match{src}[{i}]"), format!("data[{i}]"))).collect();
-        b += &format!("  assign {} = {};\n", slice("rd_data", src, w), onehot_mux(&terms, w));
+        b += &wire(&format!("rd_idx{src}"), ib);
+        b += &format!("  assign rd_idx{src} = {};\n", onehot_index(&format!("rd_match{src}"), n));
+        b += &format!("  assign {} = data[rd_idx{src}];\n", slice("rd_data", src, w));
     }
 
     b += "\n  // A source read for the last time marks its entry dead (liveness).\n";
@@ -93,7 +104,7 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     for s in 0..a {
         for x in 0..e {
             let i = idx(s, x);
-            b += &format!("  assign wb_match[{i}] = wb_sel[{s}] & valid[{i}] & (tag[{i}] == wb_reg);\n");
+            b += &format!("  assign wb_match[{i}] = wb_sel[{s}] & valid[{i}] & (tag{i} == wb_reg);\n");
         }
     }
     b += "  assign wb_hit = |wb_match;\n";
@@ -112,7 +123,7 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
         }
     }
     let rank_of = |stage: Option<&str>, i: u32| match stage {
-        None => format!("rank[{i}]"),
+        None => format!("rank{i}"),
         Some(name) => format!("rank_{name}_{i}"),
     };
     let mut last: Option<String> = None;
@@ -138,6 +149,10 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
         }
     }
     b += "  assign evict_new = alloc & (|(victim & valid & dirty & ~dead_r));\n";
+    b += &format!("  assign victim_idx = {};\n", onehot_index("victim", n));
+    b += &format!("  assign w_idx = wb_hit ? {} : victim_idx;\n", onehot_index("wb_match", n));
+    b += "  assign data_we = (wb_fire & wb_hit) | alloc;\n";
+    b += &format!("  assign data_wmask = wb_hit ? wb_mask : {{{lanes}{{1'b1}}}};\n");
     let touch_w = if lru {
         format!("({{{n}{{wb_fire}}}} & wb_match) | ({{{n}{{alloc}}}} & victim)")
     } else {
@@ -165,7 +180,7 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
         let t: Vec<(String, String)> = (0..n).map(|i| (format!("fl_first[{i}]"), field(i))).collect();
         onehot_mux(&t, width)
     };
-    let owner_terms: Vec<(String, String)> = (0..a).map(|s| (format!("fl_sel[{s}]"), format!("owner[{s}]"))).collect();
+    let owner_terms: Vec<(String, String)> = (0..a).map(|s| (format!("fl_sel[{s}]"), format!("owner{s}"))).collect();
     b += "  assign bank_wr_en = evict_valid | (flush_busy & fl_any) | bypass;\n";
     b += &format!(
         "  assign bank_wr_warp = evict_valid ? evict_warp : flush_busy ? ({}) : wb_warp;\n",
@@ -173,12 +188,12 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     );
     b += &format!(
         "  assign bank_wr_reg = evict_valid ? evict_reg : flush_busy ? ({}) : wb_reg;\n",
-        fl_terms(&|i| format!("tag[{i}]"), rb)
+        fl_terms(&|i| format!("tag{i}"), rb)
     );
     b += &format!("  assign bank_wr_mask = (evict_valid | flush_busy) ? {{{lanes}{{1'b1}}}} : wb_mask;\n");
     b += &format!(
-        "  assign bank_wr_data = evict_valid ? evict_data : flush_busy ? ({}) : wb_data;\n",
-        fl_terms(&|i| format!("data[{i}]"), w)
+        "  assign bank_wr_data = evict_valid ? evict_data : flush_busy ? data[{}] : wb_data;\n",
+        onehot_index("fl_first", n)
     );
 
     b += "\n  // Handshakes, from the state.\n";
@@ -187,18 +202,7 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     b += "  assign free = ~owner_valid;\n";
     b += &format!("  assign free_first = free & (~free + {});\n", lit(a, 1));
     b += "  assign act_ready = |free;\n";
-    if a == 1 {
-        b += "  assign free_slot = 1'b0;\n";
-    } else {
-        let bits: Vec<String> = (0..sb)
-            .rev()
-            .map(|bit| {
-                let mask: String = (0..a).rev().map(|s| if (s >> bit) & 1 == 1 { '1' } else { '0' }).collect();
-                format!("|(free_first & {a}'b{mask})")
-            })
-            .collect();
-        b += &format!("  assign free_slot = {{{}}};\n", bits.join(", "));
-    }
+    b += &format!("  assign free_slot = {};\n", onehot_index("free_first", a));
 
     b += "\n  // Clock edge, in the model's order: reads, the write-back, the flush step, releases, a\n";
     b += "  // new flush, an activation (a later event wins where two touch one register).\n";
@@ -208,39 +212,27 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     b += "      evict_valid <= 1'b0;\n      flush_busy <= 1'b0;\n";
     for s in 0..a {
         for x in 0..e {
-            b += &format!("      rank[{}] <= {};\n", idx(s, x), lit(rk, x as u64));
+            b += &format!("      rank{} <= {};\n", idx(s, x), lit(rk, x as u64));
         }
     }
     b += "    end else begin\n";
     b += "      dead <= dead_r;\n";
     for i in 0..n {
-        b += &format!("      rank[{i}] <= rank_w_{i};\n");
+        b += &format!("      rank{i} <= rank_w_{i};\n");
     }
-    b += "      // Write hit: the written lanes, dirty and live again.\n";
-    for i in 0..n {
-        b += &format!("      if (wb_fire & wb_match[{i}]) begin\n");
-        for lane in 0..lanes {
-            b += &format!(
-                "        if (wb_mask[{lane}]) data[{i}][{}:{}] <= wb_data[{}:{}];\n",
-                32 * lane + 31,
-                32 * lane,
-                32 * lane + 31,
-                32 * lane
-            );
-        }
-        b += &format!("        dirty[{i}] <= 1'b1;\n        dead[{i}] <= 1'b0;\n      end\n");
-    }
-    b += "      // Allocation into the victim; a dirty live victim goes to the eviction buffer.\n";
+    b += "      // Write hit: dirty and live again; allocation into the victim.\n";
     for i in 0..n {
         b += &format!(
-            "      if (alloc & victim[{i}]) begin\n        valid[{i}] <= 1'b1;\n        tag[{i}] <= wb_reg;\n        dirty[{i}] <= 1'b1;\n        dead[{i}] <= 1'b0;\n        data[{i}] <= wb_data;\n      end\n"
+            "      if (wb_fire & wb_match[{i}]) begin\n        dirty[{i}] <= 1'b1;\n        dead[{i}] <= 1'b0;\n      end\n"
+        );
+        b += &format!(
+            "      if (alloc & victim[{i}]) begin\n        valid[{i}] <= 1'b1;\n        tag{i} <= wb_reg;\n        dirty[{i}] <= 1'b1;\n        dead[{i}] <= 1'b0;\n      end\n"
         );
     }
-    let victim_tag: Vec<(String, String)> = (0..n).map(|i| (format!("victim[{i}]"), format!("tag[{i}]"))).collect();
-    let victim_data: Vec<(String, String)> = (0..n).map(|i| (format!("victim[{i}]"), format!("data[{i}]"))).collect();
+    let victim_tag: Vec<(String, String)> = (0..n).map(|i| (format!("victim[{i}]"), format!("tag{i}"))).collect();
     b += "      if (evict_new) begin\n        evict_valid <= 1'b1;\n        evict_warp <= wb_warp;\n";
     b += &format!("        evict_reg <= {};\n", onehot_mux(&victim_tag, rb));
-    b += &format!("        evict_data <= {};\n", onehot_mux(&victim_data, w));
+    b += "        evict_data <= data[victim_idx];\n";
     b += "      end else if (evict_valid) evict_valid <= 1'b0;\n";
     b += "      // Flush step: the written entry leaves; with the last one (or none) the slot is freed.\n";
     b += "      if (fl_step) begin\n";
@@ -255,7 +247,7 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     b += "      // Releases of finished warps: their slots are freed without write-backs.\n";
     for s in 0..a {
         b += &format!(
-            "      if (owner_valid[{s}] & rel_mask[owner[{s}]]) begin\n{}      end\n",
+            "      if (owner_valid[{s}] & rel_mask[owner{s}]) begin\n{}      end\n",
             free(s, e, rk, "        ")
         );
     }
@@ -264,10 +256,17 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     b += "      if (act_valid & act_ready) begin\n";
     for s in 0..a {
         b += &format!(
-            "        if (free_first[{s}]) begin\n          owner_valid[{s}] <= 1'b1;\n          owner[{s}] <= act_warp;\n        end\n"
+            "        if (free_first[{s}]) begin\n          owner_valid[{s}] <= 1'b1;\n          owner{s} <= act_warp;\n        end\n"
         );
     }
     b += "        slot_of_valid[act_warp] <= 1'b1;\n        slot_of[act_warp] <= free_slot;\n      end\n";
+    b += "    end\n  end\n";
+    b += "\n  // The values: the written lanes of a hit, every lane of an allocation.\n";
+    b += "  always @(posedge clk) begin\n    if (data_we) begin\n";
+    for lane in 0..lanes {
+        let (hi, lo) = (32 * lane + 31, 32 * lane);
+        b += &format!("      if (data_wmask[{lane}]) data[w_idx][{hi}:{lo}] <= wb_data[{hi}:{lo}];\n");
+    }
     b += "    end\n  end\n";
 
     let repl = if lru { "LRU" } else { "FIFO" };
@@ -281,47 +280,84 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
             "3 read ports (the issue stage's tag check), 1 write port, an eviction buffer and a flush engine".into(),
             "writing dirty live entries back through the MRF write port. See docs/rfc.md.".into(),
         ],
-        ports: vec![
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high: every slot free, nothing cached"),
-            Port::input("rd_fire", 1, "an instruction is issued this cycle (its sources' last reads apply)"),
-            Port::input("rd_warp", wb, "its warp"),
-            Port::input("rd_src_valid", k, &format!("which sources exist, {}", packing("source", 1))).vector(),
-            Port::input("rd_src_reg", k * rb, &format!("their registers, {}", packing("source", rb))),
-            Port::input("rd_src_last", k, &format!("read for the last time, {}", packing("source", 1))).vector(),
-            Port::output("rd_hit", k, &format!("the source is cached, {}", packing("source", 1))).vector(),
-            Port::output("rd_data", k * w, &format!("its value, {}", packing("source", w))),
-            Port::input("wb_fire", 1, "a write-back is taken this cycle (wb_ready was high)"),
-            Port::input("wb_warp", wb, "its warp"),
-            Port::input("wb_reg", rb, "its register"),
-            Port::input("wb_mask", lanes, "its active lanes, lane i at bit i").vector(),
-            Port::input("wb_data", w, &format!("its value, {}", packing("lane", 32))),
-            Port::input("wb_long", 1, "a long-latency result: not allocated"),
-            Port::output("wb_ready", 1, "no eviction waits and no flush is under way"),
-            Port::output("bank_wr_en", 1, "write a warp register to the banks this cycle"),
-            Port::output("bank_wr_warp", wb, "its warp"),
-            Port::output("bank_wr_reg", rb, "its register"),
-            Port::output("bank_wr_mask", lanes, "its lanes, lane i at bit i").vector(),
-            Port::output("bank_wr_data", w, &format!("its value, {}", packing("lane", 32))),
-            Port::input("act_valid", 1, "warp act_warp becomes active"),
-            Port::input("act_warp", wb, "warp id"),
-            Port::output("act_ready", 1, "a slot is free: an activation is taken"),
-            Port::input("flush_valid", 1, "flush the slot of warp flush_warp"),
-            Port::input("flush_warp", wb, "warp id"),
-            Port::output("flush_ready", 1, "no flush is under way: a flush request is taken"),
-            Port::input("rel_mask", g.warps, &format!("finished warps, {}", packing("warp", 1))).vector(),
-        ],
+        ports: [
+            vec![
+                Port::input("clk", 1, "clock"),
+                Port::input("rst", 1, "synchronous reset, active high: every slot free, nothing cached"),
+            ],
+            ports_read_side(r, wb, rb, w),
+            vec![
+                Port::input("wb_fire", 1, "a write-back is taken this cycle (wb_ready was high)"),
+                Port::input("wb_warp", wb, "its warp"),
+                Port::input("wb_reg", rb, "its register"),
+                Port::input("wb_mask", lanes, "its active lanes, lane i at bit i").vector(),
+                Port::input("wb_data", w, &format!("its value, {}", packing("lane", 32))),
+                Port::input("wb_long", 1, "a long-latency result: not allocated"),
+                Port::output("wb_ready", 1, "no eviction waits and no flush is under way"),
+                Port::output("bank_wr_en", 1, "write a warp register to the banks this cycle"),
+                Port::output("bank_wr_warp", wb, "its warp"),
+                Port::output("bank_wr_reg", rb, "its register"),
+                Port::output("bank_wr_mask", lanes, "its lanes, lane i at bit i").vector(),
+                Port::output("bank_wr_data", w, &format!("its value, {}", packing("lane", 32))),
+                Port::input("act_valid", 1, "warp act_warp becomes active"),
+                Port::input("act_warp", wb, "warp id"),
+                Port::output("act_ready", 1, "a slot is free: an activation is taken"),
+                Port::input("flush_valid", 1, "flush the slot of warp flush_warp"),
+                Port::input("flush_warp", wb, "warp id"),
+                Port::output("flush_ready", 1, "no flush is under way: a flush request is taken"),
+                Port::input("rel_mask", g.warps, &format!("finished warps, {}", packing("warp", 1))).vector(),
+            ],
+        ]
+        .concat(),
         body: b,
         memory: None,
     }
 }
 
+/// The tag check's ports: `rd_fire` only when an issue changes the RFC (LRU order, liveness),
+/// `rd_src_last` only with liveness.
+fn ports_read_side(r: &RfcLayout, wb: u32, rb: u32, w: u32) -> Vec<Port> {
+    let k = SLOTS_PER_COLLECTOR;
+    let mut v = Vec::new();
+    if r.liveness || r.replacement == Replacement::Lru {
+        v.push(Port::input("rd_fire", 1, "an instruction is issued this cycle (its reads take effect)"));
+    }
+    v.extend([
+        Port::input("rd_warp", wb, "its warp"),
+        Port::input("rd_src_valid", k, &format!("which sources exist, {}", packing("source", 1))).vector(),
+        Port::input("rd_src_reg", k * rb, &format!("their registers, {}", packing("source", rb))),
+    ]);
+    if r.liveness {
+        v.push(Port::input("rd_src_last", k, &format!("read for the last time, {}", packing("source", 1))).vector());
+    }
+    v.extend([
+        Port::output("rd_hit", k, &format!("the source is cached, {}", packing("source", 1))).vector(),
+        Port::output("rd_data", k * w, &format!("its value, {}", packing("source", w))),
+    ]);
+    v
+}
+
+/// The binary index of the set bit of the one-hot `n`-bit vector `v` (`index_bits(n)` bits).
+fn onehot_index(v: &str, n: u32) -> String {
+    if n == 1 {
+        return "1'b0".into();
+    }
+    let bits: Vec<String> = (0..index_bits(n))
+        .rev()
+        .map(|bit| {
+            let mask: String = (0..n).rev().map(|i| if (i >> bit) & 1 == 1 { '1' } else { '0' }).collect();
+            format!("|({v} & {n}'b{mask})")
+        })
+        .collect();
+    format!("{{{}}}", bits.join(", "))
+}
+
 /// Frees slot `s`: no owner, no valid entry, replacement order reset.
 fn free(s: u32, e: u32, rk: u32, indent: &str) -> String {
-    let mut t = format!("{indent}owner_valid[{s}] <= 1'b0;\n{indent}slot_of_valid[owner[{s}]] <= 1'b0;\n");
+    let mut t = format!("{indent}owner_valid[{s}] <= 1'b0;\n{indent}slot_of_valid[owner{s}] <= 1'b0;\n");
     for x in 0..e {
         let i = s * e + x;
-        t += &format!("{indent}valid[{i}] <= 1'b0;\n{indent}rank[{i}] <= {};\n", lit(rk, x as u64));
+        t += &format!("{indent}valid[{i}] <= 1'b0;\n{indent}rank{i} <= {};\n", lit(rk, x as u64));
     }
     t
 }

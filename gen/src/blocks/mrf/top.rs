@@ -57,8 +57,10 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         b += &wire("wr_en", 1);
     }
     let cached = matches!(parts.write, WritePath::Cached { .. });
-    if cached {
-        b += &wire("rd_fire", 1);
+    if let WritePath::Cached { rfc, .. } = parts.write {
+        if has_port(rfc, "rd_fire") {
+            b += &wire("rd_fire", 1);
+        }
         b += &wire("wb_fire", 1);
         b += &wire("bank_wr_en", 1);
     }
@@ -329,43 +331,52 @@ fn cache(g: &Geometry, p: &MrfPorts<Sig>, rfc: &Module) -> String {
     let v = |name: &str, width: u32| Sig::new(name, width);
     let wb_ready = p.wb_ready.as_ref().expect("a cached write-back can be refused");
     let mut b = String::from("  // Register file cache: tag check at issue, write-backs, evictions and flushes.\n");
-    b += "  assign rd_fire = issue_valid & issue_ready;\n";
+    if has_port(rfc, "rd_fire") {
+        b += "  assign rd_fire = issue_valid & issue_ready;\n";
+    }
     b += &format!("  assign wb_fire = wb_valid & {wb_ready};\n");
     let regs: Vec<String> = (0..k).rev().map(|s| format!("issue_src{s}_reg")).collect();
-    b += &rfc.instance(
-        "u_rfc",
-        &[
-            ("clk", p.clk.clone()),
-            ("rst", p.rst.clone()),
-            ("rd_fire", v("rd_fire", 1)),
-            ("rd_warp", p.issue_warp.clone()),
-            ("rd_src_valid", p.issue_src_valid.clone()),
-            ("rd_src_reg", v(&format!("{{{}}}", regs.join(", ")), k * g.reg_bits())),
-            ("rd_src_last", r.issue_src_last.clone()),
-            ("rd_hit", v("rd_hit", k)),
-            ("rd_data", v("rd_data", k * wr)),
-            ("wb_fire", v("wb_fire", 1)),
-            ("wb_warp", p.wb_warp.clone()),
-            ("wb_reg", p.wb_reg.clone()),
-            ("wb_mask", p.wb_mask.clone()),
-            ("wb_data", p.wb_data.clone()),
-            ("wb_long", r.wb_long.clone()),
-            ("wb_ready", wb_ready.clone()),
-            ("bank_wr_en", v("bank_wr_en", 1)),
-            ("bank_wr_warp", v("bank_wr_warp", g.warp_bits())),
-            ("bank_wr_reg", v("bank_wr_reg", g.reg_bits())),
-            ("bank_wr_mask", v("bank_wr_mask", g.lanes)),
-            ("bank_wr_data", v("bank_wr_data", wr)),
-            ("act_valid", r.act_valid.clone()),
-            ("act_warp", r.act_warp.clone()),
-            ("act_ready", r.act_ready.clone()),
-            ("flush_valid", r.flush_valid.clone()),
-            ("flush_warp", r.flush_warp.clone()),
-            ("flush_ready", r.flush_ready.clone()),
-            ("rel_mask", r.rel_mask.clone()),
-        ],
-    );
+    let mut conns = vec![("clk", p.clk.clone()), ("rst", p.rst.clone())];
+    if has_port(rfc, "rd_fire") {
+        conns.push(("rd_fire", v("rd_fire", 1)));
+    }
+    conns.extend([
+        ("rd_warp", p.issue_warp.clone()),
+        ("rd_src_valid", p.issue_src_valid.clone()),
+        ("rd_src_reg", v(&format!("{{{}}}", regs.join(", ")), k * g.reg_bits())),
+    ]);
+    if let Some(last) = &r.issue_src_last {
+        conns.push(("rd_src_last", last.clone()));
+    }
+    conns.extend([
+        ("rd_hit", v("rd_hit", k)),
+        ("rd_data", v("rd_data", k * wr)),
+        ("wb_fire", v("wb_fire", 1)),
+        ("wb_warp", p.wb_warp.clone()),
+        ("wb_reg", p.wb_reg.clone()),
+        ("wb_mask", p.wb_mask.clone()),
+        ("wb_data", p.wb_data.clone()),
+        ("wb_long", r.wb_long.clone()),
+        ("wb_ready", wb_ready.clone()),
+        ("bank_wr_en", v("bank_wr_en", 1)),
+        ("bank_wr_warp", v("bank_wr_warp", g.warp_bits())),
+        ("bank_wr_reg", v("bank_wr_reg", g.reg_bits())),
+        ("bank_wr_mask", v("bank_wr_mask", g.lanes)),
+        ("bank_wr_data", v("bank_wr_data", wr)),
+        ("act_valid", r.act_valid.clone()),
+        ("act_warp", r.act_warp.clone()),
+        ("act_ready", r.act_ready.clone()),
+        ("flush_valid", r.flush_valid.clone()),
+        ("flush_warp", r.flush_warp.clone()),
+        ("flush_ready", r.flush_ready.clone()),
+        ("rel_mask", r.rel_mask.clone()),
+    ]);
+    b += &rfc.instance("u_rfc", &conns);
     b
+}
+
+fn has_port(m: &Module, name: &str) -> bool {
+    m.ports.iter().any(|p| p.name == name)
 }
 
 /// The bank groups, written through `w`.

@@ -282,7 +282,7 @@ impl Mrf {
     pub fn for_config(checked: &Checked) -> Self {
         let Some(r) = &checked.rfc else { return Mrf::build(&checked.geometry, checked.compression.as_ref()) };
         let g = &checked.geometry;
-        let rfc = Rfc::new(g.warps, r.slots, r.entries, g.lanes as usize, r.replacement, r.liveness);
+        let rfc = Rfc::new(g.warps, r, g.lanes as usize);
         Mrf::assemble(g, WritePath::Cached { rfc, groups: direct_groups(g) }, None)
     }
 
@@ -361,6 +361,11 @@ impl Mrf {
             WritePath::Cached { rfc, .. } => Some(rfc),
             _ => None,
         }
+    }
+
+    /// The register file cache's shape, when there is one.
+    pub fn rfc_layout(&self) -> Option<&rfgen_gen::rfc::RfcLayout> {
+        self.rfc().map(Rfc::layout)
     }
 
     /// Units ready for dispatch, bit per unit.

@@ -7,6 +7,7 @@
 
 use super::lane_mask;
 use rfgen_gen::config::Replacement;
+use rfgen_gen::rfc::RfcLayout;
 
 /// A warp register on its way to the banks this cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +39,7 @@ pub struct Hit {
 
 #[derive(Clone, Debug)]
 pub struct Rfc {
+    layout: RfcLayout,
     entries: usize,
     lanes: usize,
     replacement: Replacement,
@@ -63,13 +65,15 @@ pub struct Rfc {
 }
 
 impl Rfc {
-    pub fn new(warps: u32, slots: u32, entries: u32, lanes: usize, replacement: Replacement, liveness: bool) -> Self {
+    pub fn new(warps: u32, l: &RfcLayout, lanes: usize) -> Self {
+        let (slots, entries) = (l.slots, l.entries);
         let n = (slots * entries) as usize;
         let mut r = Rfc {
+            layout: l.clone(),
             entries: entries as usize,
             lanes,
-            replacement,
-            liveness,
+            replacement: l.replacement,
+            liveness: l.liveness,
             slot_of: vec![None; warps as usize],
             owner: vec![None; slots as usize],
             valid: vec![false; n],
@@ -105,6 +109,10 @@ impl Rfc {
             self.valid[i] = false;
             self.rank[i] = e as u32;
         }
+    }
+
+    pub fn layout(&self) -> &RfcLayout {
+        &self.layout
     }
 
     /// A write-back offered now is taken: no eviction waits and no flush is under way.

@@ -1,0 +1,212 @@
+//! The register file cache (seed 000) in lockstep with its model: proptest scripts with the
+//! cache protocol (activations, flushes, releases, last reads, long-latency results) that shrink
+//! on failure, long random runs that must exercise every rule, the library kernels driving the
+//! paper's RTL (preset isca11-rfc) from the SM model, and seeded RTL bugs that lockstep catches.
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use rfgen_cosim::blocks::bdi::Pattern;
+use rfgen_cosim::blocks::mrf::{
+    Knobs, RandomStimulus, Script, ScriptCache, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
+};
+use rfgen_cosim::session::{CosimOptions, cosim_kernel};
+use rfgen_gen::{Checked, Design, Geometry, SramKind};
+use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::kernel::library::KERNELS;
+
+fn script(g: &Geometry, max_cycles: usize) -> impl Strategy<Value = Script> {
+    // Few registers, so that reads find what was written.
+    let (w, r, tags, lanes) = (g.warps, g.registers.min(6), 1u32 << g.tag_bits.min(16), g.lanes);
+    let src = proptest::option::weighted(0.8, 0..r);
+    let instr =
+        (0..w, [src.clone(), src.clone(), src], 0..tags).prop_map(|(warp, srcs, tag)| ScriptInstr { warp, srcs, tag });
+    let full = if lanes == 64 { u64::MAX } else { (1u64 << lanes) - 1 };
+    let mask = prop_oneof![4 => Just(full), 1 => any::<u64>()];
+    let wb = (0..w, 0..r, mask, any::<u32>()).prop_map(|(warp, reg, mask, base)| ScriptWb {
+        warp,
+        reg,
+        mask,
+        data: Pattern::Ramp { base, stride: 0x0100_0193 },
+    });
+    let warp = proptest::option::weighted(0.3, 0..w);
+    let cache = (
+        warp.clone(),
+        proptest::option::weighted(0.06, 0..w),
+        proptest::option::weighted(0.02, 0..w),
+        any::<[bool; 3]>(),
+        proptest::bool::weighted(0.2),
+    )
+        .prop_map(|(act, flush, release, last, long)| ScriptCache {
+            act,
+            flush,
+            release: release.map_or(0, |w| 1 << w),
+            last,
+            long,
+        });
+    let cycle =
+        (proptest::bool::weighted(0.8), proptest::bool::weighted(0.75), proptest::option::weighted(0.7, wb), cache)
+            .prop_map(|(offer, ready, wb, cache)| ScriptCycle { offer, ready, wb, cache });
+    (proptest::collection::vec(instr, 0..60), proptest::collection::vec(cycle, 1..max_cycles))
+        .prop_map(|(instrs, cycles)| Script { instrs, cycles })
+}
+
+#[test]
+fn proptest_lockstep_small_caches() {
+    for (name, _) in CACHED {
+        let checked = cached(name);
+        let g = checked.geometry.clone();
+        let lib = build(&rfgen_gen::generate(&checked, SramKind::Behavioural));
+        let config = ProptestConfig { cases: 60, failure_persistence: None, ..ProptestConfig::default() };
+        proptest!(config, |(s in script(&g, 250), x_seed in any::<u32>())| {
+            let cycles = s.cycles.len() as u64;
+            let result = mrf_run(&lib, Mrf::for_config(&checked), &mut ScriptedStimulus::new(s), cycles, x_seed);
+            prop_assert!(result.mismatch.is_none(), "{name}: {}", result.mismatch.unwrap());
+        });
+    }
+}
+
+/// Long random runs agree with the RTL and exercise every rule of the cache.
+#[test]
+fn random_runs_exercise_every_rule() {
+    for (name, _) in CACHED {
+        let checked = cached(name);
+        let lib = build(&rfgen_gen::generate(&checked, SramKind::Behavioural));
+        let mut stimulus = RandomStimulus::new(&checked.geometry, 3, Knobs::cached());
+        let result = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 100_000, 7);
+        assert!(result.mismatch.is_none(), "{name}: {}", result.mismatch.unwrap());
+        let s = result.block.model().stats();
+        let r = &s.rfc;
+        assert!(r.read_hits > 2_000 && r.write_hits > 1_000 && r.allocations > 2_000, "{name}: {r:?}");
+        assert!(r.evictions > 300 && r.bypasses > 2_000, "{name}: {r:?}");
+        assert!(r.flushes > 200 && r.flush_writes > 200 && r.activations > 500, "{name}: {r:?}");
+        if checked.config.rfc.liveness {
+            assert!(r.dead_evictions > 50, "{name}: {r:?}");
+        } else {
+            assert_eq!(r.dead_evictions, 0, "{name}: no liveness, nothing dies");
+        }
+        assert!(s.mrf_writes < s.writes + r.flush_writes + r.evictions, "{name}: the cache keeps some writes");
+        assert!(s.wb_stall_cycles > 0, "{name}: evictions and flushes hold write-backs off");
+    }
+}
+
+fn kernel_options() -> CosimOptions {
+    CosimOptions {
+        block: "mrf".into(),
+        cycles: 5_000_000,
+        seed: 0,
+        x_seed: 1,
+        trace: None,
+        fail_wave_dir: None,
+        cache: cache_dir(),
+    }
+}
+
+/// The SM model drives the paper's RFC (8 active warps x 6 entries, two-level, liveness) with
+/// every library kernel: RTL and model agree, every operand is right, and the cache works.
+#[test]
+fn every_library_kernel_passes_on_the_paper_rfc() {
+    let checked = isca11_rfc();
+    let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+    for lib in KERNELS {
+        let k = lib.parse().unwrap();
+        let r = cosim_kernel(&checked, &design, &k, &kernel_options(), &mut |_| {}).unwrap();
+        assert!(r.passed(), "{}: {:?} {:?}", k.name, r.mismatch, r.kernel_error);
+        let stat = |name: &str| r.stats.iter().find(|(n, _)| *n == name).unwrap().1;
+        assert!(stat("RFC read hits") > 100 && stat("RFC flushes") > 0, "{}: {:?}", k.name, r.stats);
+    }
+}
+
+/// The small caches under a kernel's traffic.
+#[test]
+fn small_caches_pass_under_a_kernel() {
+    let kernel = rfgen_model::kernel::parse(include_str!("data/operand_stress.kir")).unwrap();
+    for (name, _) in CACHED.iter().filter(|(n, _)| cached(n).geometry.registers >= 8) {
+        let checked = cached(name);
+        let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+        let r = cosim_kernel(&checked, &design, &kernel, &kernel_options(), &mut |_| {}).unwrap();
+        assert!(r.passed(), "{name}: {:?} {:?}", r.mismatch, r.kernel_error);
+    }
+}
+
+/// A named edit of one generated file of the `rsmall` config (3-entry LRU cache, liveness, two
+/// slots): every occurrence of `from` becomes `to`.
+struct Mutation {
+    name: &'static str,
+    from: &'static str,
+    to: &'static str,
+}
+
+const MUTATIONS: &[Mutation] = &[
+    Mutation {
+        name: "wrong victim: the most recent entry instead of the oldest",
+        from: "(rank_r2_0 == 2'd2)",
+        to: "(rank_r2_0 == 2'd0)",
+    },
+    Mutation {
+        name: "dirty bit lost on allocation",
+        from: "        tag0 <= wb_reg;\n        dirty[0] <= 1'b1;",
+        to: "        tag0 <= wb_reg;\n        dirty[0] <= 1'b0;",
+    },
+    Mutation {
+        name: "dead entry written back on eviction",
+        from: "assign evict_new = alloc & (|(victim & valid & dirty & ~dead_r));",
+        to: "assign evict_new = alloc & (|(victim & valid & dirty));",
+    },
+    Mutation {
+        name: "bypass rule inverted: long-latency results allocated, short ones bypassed",
+        from: "& ~wb_long & (&wb_mask)",
+        to: "& wb_long & (&wb_mask)",
+    },
+    Mutation {
+        name: "flush skips entries: the slot is freed after the first write-back",
+        from: "assign fl_done = flush_busy & ~fl_more & (~fl_any | ~evict_valid);",
+        to: "assign fl_done = flush_busy & (~fl_any | ~evict_valid);",
+    },
+    Mutation {
+        name: "read hits do not refresh the LRU order",
+        from: "assign t_r0 = ({6{rd_fire}} & rd_match0);",
+        to: "assign t_r0 = 6'd0;",
+    },
+];
+
+fn mutate(design: &Design, m: &Mutation) -> Design {
+    let mut d = design.clone();
+    let (_, text) = d.files.iter_mut().find(|(n, _)| n == "rsmall_rfc.v").expect("the cache's file");
+    assert!(text.contains(m.from), "mutation `{}` does not apply", m.name);
+    *text = text.replace(m.from, m.to);
+    d
+}
+
+#[test]
+fn lockstep_reports_every_cache_mutation_with_its_cycle() {
+    let checked = cached("rsmall");
+    let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+    let run = |d: &Design| {
+        let lib = build(d);
+        let mut stimulus = RandomStimulus::new(&checked.geometry, 21, Knobs::cached());
+        mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 30_000, 1)
+    };
+    assert!(run(&design).mismatch.is_none(), "the unmutated cache passes");
+    let mut caught = Vec::new();
+    for m in MUTATIONS {
+        let result = run(&mutate(&design, m));
+        let mismatch = result.mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
+        assert_eq!(result.cycles, mismatch.cycle + 1, "{}: the run stops at the reported cycle", m.name);
+        caught.push(format!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port));
+    }
+    eprintln!("{}", caught.join("\n"));
+}
+
+#[test]
+fn cli_cosim_and_gen_of_the_paper_rfc() {
+    let out = rfgen(&["cosim", "--preset", "isca11-rfc", "--cycles", "30000", "--seed", "4"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for line in ["top                        isca11_rfc_mrf", "RFC read hits", "RFC flushes", "PASS"] {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
+    }
+    let checked: Checked = isca11_rfc();
+    assert_eq!(checked.rfc.as_ref().map(|r| (r.slots, r.entries)), Some((8, 6)));
+}
