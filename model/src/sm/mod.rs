@@ -657,7 +657,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         let t = &mut self.stats.mrf;
         let per_bank = (self.lanes / self.clusters) as u64;
         t.reads = m.operand_reads;
-        t.writes = m.writes;
+        t.writes = m.mrf_writes;
         t.bank_reads = m.bank_reads;
         t.bank_writes = m.bank_writes;
         t.read_values = m.bank_reads * per_bank;
@@ -665,5 +665,24 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         t.bank_conflicts = m.bank_conflicts;
         self.stats.compression =
             self.bdi.as_ref().map(|layout| stats::CompressionStats::new(m, layout, self.clusters as u32));
+        let lanes = self.lanes as u64;
+        self.stats.rfc = self.cache.as_ref().map(|_| {
+            let r = &m.rfc;
+            stats::RfcTraffic {
+                read_hits: r.read_hits,
+                write_hits: r.write_hits,
+                allocations: r.allocations,
+                bypasses: r.bypasses,
+                evictions: r.evictions,
+                flush_writes: r.flush_writes,
+                dead_evictions: r.dead_evictions,
+                flushes: r.flushes,
+                activations: r.activations,
+                // Hits deliver every lane; evictions and flushes read whole entries; a write
+                // hit writes its active lanes, an allocation every lane.
+                read_values: (r.read_hits + r.evictions + r.flush_writes) * lanes,
+                written_values: m.rfc_written_lanes,
+            }
+        });
     }
 }

@@ -135,6 +135,30 @@ pub struct SimStats {
     pub values: ValueStats,
     /// Present with a compressed MRF.
     pub compression: Option<CompressionStats>,
+    /// Present with a register file cache.
+    pub rfc: Option<RfcTraffic>,
+}
+
+/// Register-file-cache traffic, in warp registers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RfcTraffic {
+    /// Source operands found in the RFC.
+    pub read_hits: u64,
+    /// Write-backs kept in the RFC: into an entry holding the register, or a new one.
+    pub write_hits: u64,
+    pub allocations: u64,
+    /// Write-backs sent to the MRF (long-latency, partial-mask, or no slot).
+    pub bypasses: u64,
+    /// Entries written back to the MRF on eviction and on flushes (each an RFC read and an
+    /// MRF write); dirty dead entries dropped.
+    pub evictions: u64,
+    pub flush_writes: u64,
+    pub dead_evictions: u64,
+    pub flushes: u64,
+    pub activations: u64,
+    /// Values (32-bit lanes) read from and written into the RFC.
+    pub read_values: u64,
+    pub written_values: u64,
 }
 
 /// The value a register of a warp holds, for the value statistics.

@@ -200,8 +200,9 @@ pub struct MrfStats {
     pub bank_wakeups: u64,
     /// Cycles a write-back could not be taken (`wb_ready` low).
     pub wb_stall_cycles: u64,
-    /// Register file cache only from here on: what it did.
+    /// Register file cache only from here on: what it did, and the lanes written into it.
     pub rfc: RfcStats,
+    pub rfc_written_lanes: u64,
 }
 
 /// Register file cache events.
@@ -544,7 +545,9 @@ impl Mrf {
         st.writes += u64::from(taken);
         let act = inp.act_valid.then_some(inp.act_warp);
         let flush = inp.flush_valid.then_some(inp.flush_warp);
+        let hit = wb.is_some_and(|(w, reg, ..)| rfc.lookup(w, reg).is_some());
         let ev = rfc.tick(reads, wb, act, flush, inp.rel_mask);
+        st.rfc_written_lanes += ev.allocations * lanes as u64 + if hit { mask.count_ones() as u64 } else { 0 };
         let r = &mut st.rfc;
         r.read_hits += ev.read_hits;
         r.write_hits += ev.write_hits;
@@ -871,5 +874,71 @@ mod compressed_tests {
         let s = m.stats();
         assert_eq!((s.dummy_movs, s.partial_writes, s.full_writes_by_ri[1], s.bank_wakeups), (1, 1, 1, 8));
         assert_eq!((s.bank_reads, s.bank_writes, s.decompressions, s.compressions), (1 + 1 + 8, 1 + 8 + 1, 2, 1));
+    }
+}
+
+#[cfg(test)]
+mod rfc_tests {
+    use super::*;
+
+    /// The timing example of docs/rfc.md, cycle by cycle: the default SM with a 2-entry FIFO
+    /// register file cache, liveness, two-level slots.
+    #[test]
+    fn documented_rfc_timing() {
+        let checked = rfgen_gen::config::parse(
+            "[scheduler]\npolicy = \"two_level\"\n[rfc]\nenabled = true\nentries = 2\nreplacement = \"fifo\"\n",
+        )
+        .unwrap();
+        let g = checked.geometry.clone();
+        let mut m = Mrf::for_config(&checked);
+        let mut inp = MrfIn::new(&g);
+        inp.disp_ready = true;
+        // (wb_ready, act_ready, flush_ready, offered tag, bank write (reg, cause))
+        let mut log = Vec::new();
+        for cycle in 0..14 {
+            inp.act_valid = cycle == 0;
+            inp.flush_valid = cycle == 7;
+            let wb = [(1, 1, 11), (2, 2, 22), (4, 3, 33), (5, 4, 44)].iter().find(|w| w.0 == cycle);
+            inp.wb_valid = wb.is_some();
+            if let Some(&(_, reg, value)) = wb {
+                (inp.wb_reg, inp.wb_mask) = (reg, lane_mask(g.lanes as usize));
+                inp.wb_data.fill(value);
+            }
+            inp.issue_valid = matches!(cycle, 3 | 10);
+            if cycle == 3 {
+                // A: r1 (read for the last time) and r2.
+                (inp.issue_tag, inp.issue_src_valid, inp.issue_src_reg) = (0xA, [true, true, false], [1, 2, 0]);
+                inp.issue_src_last = [true, false, false];
+            } else {
+                // B: r4.
+                (inp.issue_tag, inp.issue_src_valid, inp.issue_src_reg) = (0xB, [true, false, false], [4, 0, 0]);
+                inp.issue_src_last = [false; 3];
+            }
+            let out = m.outputs();
+            if out.disp_valid {
+                let want: &[u32] = if out.disp_tag == 0xA { &[11, 22] } else { &[44] };
+                for (s, &v) in want.iter().enumerate() {
+                    assert_eq!(out.disp_src_data[s][0], v, "tag {:#x} source {s}", out.disp_tag);
+                }
+            }
+            let wb_taken = (inp.wb_valid && out.wb_ready).then_some((inp.wb_warp, inp.wb_reg, inp.wb_mask, &inp.wb_data[..], false));
+            let bank = m.rfc().and_then(|r| r.bank_write(wb_taken)).map(|w| (w.reg, w.cause));
+            log.push((out.wb_ready, out.act_ready, out.flush_ready, out.disp_valid.then_some(out.disp_tag), bank));
+            m.tick(&inp);
+        }
+        let at = |c: usize| log[c];
+        assert_eq!(at(0), (true, true, true, None, None));
+        assert_eq!(at(3), (true, true, true, None, None), "A's sources both hit at issue");
+        assert_eq!(at(4), (true, true, true, Some(0xA), None), "A is offered the next cycle; r3 takes dead r1's entry");
+        assert_eq!(at(5), (true, true, true, None, None), "r4 evicts r2, dirty and live");
+        assert_eq!(at(6), (false, true, true, None, Some((2, WriteCause::Eviction))), "the eviction buffer drains");
+        assert_eq!(at(7), (true, true, true, None, None), "the flush of warp 0 is taken");
+        assert_eq!(at(8), (false, true, false, None, Some((3, WriteCause::Flush))));
+        assert_eq!(at(9), (false, true, false, None, Some((4, WriteCause::Flush))), "the last entry frees the slot");
+        assert_eq!(at(10), (true, true, true, None, None), "B's r4 misses: its slot is gone");
+        assert_eq!(at(13), (true, true, true, Some(0xB), None), "read from the banks: offered in t+3");
+        let r = &m.stats().rfc;
+        assert_eq!((r.read_hits, r.allocations, r.evictions, r.dead_evictions), (2, 4, 1, 1));
+        assert_eq!((r.flushes, r.flush_writes, r.activations, m.stats().mrf_writes), (1, 2, 1, 3));
     }
 }
