@@ -210,3 +210,50 @@ fn cli_cosim_and_gen_of_the_paper_rfc() {
     let checked: Checked = isca11_rfc();
     assert_eq!(checked.rfc.as_ref().map(|r| (r.slots, r.entries)), Some((8, 6)));
 }
+
+/// `rfgen sim` on the paper's RFC: every library kernel keeps its functional result, every
+/// write-back and source operand is accounted for once, and the energy comparison follows the
+/// wire distances.
+#[test]
+fn sim_accounts_for_every_operand_and_write_back() {
+    let checked = isca11_rfc();
+    for lib in KERNELS {
+        let k = lib.parse().unwrap();
+        let r = rfgen_model::sim::simulate(&checked, &k, 50_000_000, &mut |_| {}).unwrap();
+        let (s, c) = (&r.stats, r.rfc.as_ref().expect("an RFC report"));
+        let t = s.rfc.as_ref().unwrap();
+        assert_eq!(s.operand_mismatches, 0, "{}", k.name);
+        // Each source operand is an RFC hit or an MRF read, whatever the timing.
+        assert_eq!(t.read_hits + c.mrf_reads, c.uncached_mrf_reads, "{}", k.name);
+        // Each write-back is kept (new entry or its entry) or bypassed; the MRF sees bypasses,
+        // evictions and flushes.
+        assert_eq!(t.allocations + t.write_hits + t.bypasses, c.uncached_mrf_writes, "{}", k.name);
+        assert_eq!(t.bypasses + t.evictions + t.flush_writes, c.mrf_writes, "{}", k.name);
+        assert!(c.read_reduction > 0.05 && c.write_reduction > 0.05, "{}: {c:?}", k.name);
+        // Table 5's rows: closer RFCs save more; the configured 1 mm / 0.2 mm is the headline.
+        let row = |m: f64, f: f64| c.table5.iter().find(|t| (t.mrf_mm, t.rfc_mm) == (m, f)).unwrap().energy_ratio;
+        assert!(row(1.0, 1.0) > row(1.0, 0.2) && row(1.0, 0.2) > row(1.0, 0.0), "{}: {:?}", k.name, c.table5);
+        assert!((row(1.0, 0.2) - c.energy_ratio).abs() < 1e-12);
+        assert_eq!(r.energy.terms, ["mrf access", "mrf wire", "rfc access", "rfc wire"]);
+        // Without the RFC the report compares like with like: the same kernel's work.
+        assert_eq!(c.uncached_energy.rfc_access_pj, 0.0);
+    }
+}
+
+#[test]
+fn cli_sim_prints_the_rfc_report() {
+    let out = rfgen(&["sim", "--preset", "isca11-rfc", "--kernel", "matmul"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for line in
+        ["register file cache (seed 000", "read hits", "MRF reads", "without the RFC", "[Table 5: 0.65]", "RFC wire"]
+    {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
+    }
+    let out = rfgen(&["sim", "--preset", "isca11-rfc", "--kernel", "matmul", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let rfc = &json["rfc"];
+    assert_eq!((rfc["entries"].as_u64(), rfc["slots"].as_u64()), (Some(6), Some(8)));
+    assert!(rfc["mrf_reads"].as_u64() < rfc["uncached_mrf_reads"].as_u64());
+    assert!(json["stats"]["rfc"]["read_hits"].as_u64().unwrap() > 0);
+}

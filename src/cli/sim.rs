@@ -5,7 +5,7 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rfgen_model::kernel::{Kernel, library, synthetic};
-use rfgen_model::sim::{SimReport, simulate};
+use rfgen_model::sim::{RfcReport, SimReport, simulate};
 use rfgen_model::sm::stats::Histogram;
 use std::process::ExitCode;
 
@@ -164,6 +164,10 @@ fn print_text(r: &SimReport) {
     println!("energy (SPEC section 6; terms: {})", r.energy.terms.join(", "));
     row("MRF access", format!("{:.1} nJ", r.energy.mrf_access_pj / 1000.0));
     row("MRF wire", format!("{:.1} nJ", r.energy.mrf_wire_pj / 1000.0));
+    if r.rfc.is_some() {
+        row("RFC access", format!("{:.1} nJ", r.energy.rfc_access_pj / 1000.0));
+        row("RFC wire", format!("{:.1} nJ", r.energy.rfc_wire_pj / 1000.0));
+    }
     row(
         "total",
         format!(
@@ -230,6 +234,9 @@ fn print_text(r: &SimReport) {
             ),
         );
     }
+    if let Some(c) = &r.rfc {
+        print_rfc(r, c);
+    }
     println!("correctness");
     row("operand mismatches", s.operand_mismatches.to_string());
     if s.undefined_reads > 0 {
@@ -239,6 +246,65 @@ fn print_text(r: &SimReport) {
         println!(
             "    cycle {} warp {} line {} operand {} lane {}: expected 0x{:08x}, delivered 0x{:08x}",
             e.cycle, e.warp, e.line, e.operand, e.lane, e.expected, e.actual
+        );
+    }
+}
+
+fn print_rfc(r: &SimReport, c: &RfcReport) {
+    use rfgen_model::sim::{PAPER_RFC_READ_REDUCTION as PR, PAPER_RFC_WRITE_REDUCTION as PW};
+    let row = |k: &str, v: String| println!("  {k:<28} {v}");
+    let t = r.stats.rfc.as_ref().expect("an RFC report comes with RFC traffic");
+    println!("register file cache (seed 000; paper figures in brackets)");
+    row("size", format!("{} entries x {} warp slots", c.entries, c.slots));
+    row("read hits", format!("{} ({:.1}% of source operands)", t.read_hits, 100.0 * c.hit_rate));
+    row(
+        "write-backs kept",
+        format!("{} allocated, {} into their entry, {} bypassed to the MRF", t.allocations, t.write_hits, t.bypasses),
+    );
+    row(
+        "written back to the MRF",
+        format!(
+            "{} evictions, {} by {} flushes; {} dead entries dropped",
+            t.evictions, t.flush_writes, t.flushes, t.dead_evictions
+        ),
+    );
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    row(
+        "MRF reads",
+        format!(
+            "{} vs {} without the RFC: -{}  [-{:.0} to -{:.0}%]",
+            c.mrf_reads,
+            c.uncached_mrf_reads,
+            pct(c.read_reduction),
+            100.0 * PR.0,
+            100.0 * PR.1
+        ),
+    );
+    row(
+        "MRF writes",
+        format!(
+            "{} vs {} without the RFC: -{}  [-{:.0} to -{:.0}%]",
+            c.mrf_writes,
+            c.uncached_mrf_writes,
+            pct(c.write_reduction),
+            100.0 * PW.0,
+            100.0 * PW.1
+        ),
+    );
+    row("cycles", format!("{} vs {} without the RFC", r.stats.cycles, c.uncached_cycles));
+    row(
+        "energy vs without the RFC",
+        format!(
+            "{:.3}x ({:.1} nJ vs {:.1} nJ)",
+            c.energy_ratio,
+            r.energy.total_pj / 1000.0,
+            c.uncached_energy.total_pj / 1000.0
+        ),
+    );
+    for t5 in &c.table5 {
+        row(
+            &format!("  MRF {} mm, RFC {} mm", t5.mrf_mm, t5.rfc_mm),
+            format!("{:.3}x  [Table 5: {:.2}]", t5.energy_ratio, t5.paper),
         );
     }
 }

@@ -310,6 +310,8 @@ pub struct Energy {
     pub orf_private_wire_mm: f64,
     pub orf_shared_wire_mm: f64,
     pub lrf_wire_mm: f64,
+    /// Register file cache to ALU distance (seed 000 §5.4: 0.2 mm beside a 1 mm MRF).
+    pub rfc_wire_mm: f64,
     /// Seed 004 Table 3 (45 nm), for the compression report: 128-bit bank access, wire per mm
     /// per 128 bit, leakage per powered bank, compressor and decompressor activations, clock.
     pub bdi_bank_access_pj: f64,
@@ -334,6 +336,7 @@ impl Default for Energy {
             orf_private_wire_mm: 0.2,
             orf_shared_wire_mm: 0.4,
             lrf_wire_mm: 0.05,
+            rfc_wire_mm: 0.2,
             bdi_bank_access_pj: 7.0,
             bdi_wire_pj_per_mm: 9.6,
             bank_leakage_mw: 5.8,

@@ -262,6 +262,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         ("energy.orf_private_wire_mm", e.orf_private_wire_mm),
         ("energy.orf_shared_wire_mm", e.orf_shared_wire_mm),
         ("energy.lrf_wire_mm", e.lrf_wire_mm),
+        ("energy.rfc_wire_mm", e.rfc_wire_mm),
         ("energy.bdi_bank_access_pj", e.bdi_bank_access_pj),
         ("energy.bdi_wire_pj_per_mm", e.bdi_wire_pj_per_mm),
         ("energy.bank_leakage_mw", e.bank_leakage_mw),

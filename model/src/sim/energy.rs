@@ -1,7 +1,10 @@
 //! Register-file energy per SPEC §6: Σ accesses × (access energy + wire energy), every term
 //! reported separately. MRF: 128-bit bank reads and writes at `mrf_read_pj`/`mrf_write_pj`; wire:
 //! every 32-bit value moved between the MRF and the units travels `mrf_wire_mm` at
-//! `wire_pj_per_mm`.
+//! `wire_pj_per_mm`. Register file cache: every 4 values read or written cost one 128-bit access
+//! of a small RF with `rfc.entries` entries per thread; the values it hands to the units and
+//! takes from them travel `rfc_wire_mm`. Its evictions and flushes are RFC reads plus MRF writes
+//! (their wire is the MRF's).
 
 use crate::sm::SimStats;
 use rfgen_gen::config::Energy as EnergyTable;
@@ -11,18 +14,46 @@ use serde::Serialize;
 pub struct Energy {
     pub mrf_access_pj: f64,
     pub mrf_wire_pj: f64,
+    pub rfc_access_pj: f64,
+    pub rfc_wire_pj: f64,
     pub total_pj: f64,
     /// Terms included in `total_pj`.
     pub terms: Vec<&'static str>,
 }
 
-pub fn energy(s: &SimStats, e: &EnergyTable) -> Energy {
-    let m = &s.mrf;
-    let access = m.bank_reads as f64 * e.mrf_read_pj + m.bank_writes as f64 * e.mrf_write_pj;
-    let wire = (m.read_values + m.written_values) as f64 * e.wire_pj_per_mm * e.mrf_wire_mm;
-    Energy { mrf_access_pj: access, mrf_wire_pj: wire, total_pj: access + wire, terms: vec!["mrf access", "mrf wire"] }
+/// Wire distances from the units, for the comparisons that vary them (seed 000 Table 5).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Distances {
+    pub mrf_mm: f64,
+    pub rfc_mm: f64,
 }
 
+impl Distances {
+    pub fn of(e: &EnergyTable) -> Self {
+        Distances { mrf_mm: e.mrf_wire_mm, rfc_mm: e.rfc_wire_mm }
+    }
+}
+
+pub fn energy(s: &SimStats, e: &EnergyTable, entries: Option<u32>) -> Energy {
+    energy_at(s, e, entries, Distances::of(e))
+}
+
+/// [`energy`] with the wires at `d`. `entries` is the RFC's entries per thread, if any.
+pub fn energy_at(s: &SimStats, e: &EnergyTable, entries: Option<u32>, d: Distances) -> Energy {
+    let m = &s.mrf;
+    let mrf_access_pj = m.bank_reads as f64 * e.mrf_read_pj + m.bank_writes as f64 * e.mrf_write_pj;
+    let mrf_wire_pj = (m.read_values + m.written_values) as f64 * e.wire_pj_per_mm * d.mrf_mm;
+    let mut t = Energy { mrf_access_pj, mrf_wire_pj, terms: vec!["mrf access", "mrf wire"], ..Energy::default() };
+    if let (Some(r), Some(entries)) = (&s.rfc, entries) {
+        let i = entries as usize - 1;
+        t.rfc_access_pj =
+            (r.read_values as f64 * e.small_rf_read_pj[i] + r.written_values as f64 * e.small_rf_write_pj[i]) / 4.0;
+        t.rfc_wire_pj = (r.delivered_values + r.written_values) as f64 * e.wire_pj_per_mm * d.rfc_mm;
+        t.terms.extend(["rfc access", "rfc wire"]);
+    }
+    t.total_pj = t.mrf_access_pj + t.mrf_wire_pj + t.rfc_access_pj + t.rfc_wire_pj;
+    t
+}
 /// Register-file energy per seed 004 Table 3, the model of the compression report: dynamic bank
 /// accesses and their 128-bit wires, leakage of every powered bank-cycle, compressor and
 /// decompressor activations. Without compression no bank is ever gated.

@@ -24,6 +24,88 @@ pub struct SimReport {
     pub baseline: Option<Baseline>,
     /// With a compressed MRF: seed 004's figures, against this config without compression.
     pub compression: Option<CompressionReport>,
+    /// With a register file cache: seed 000's figures, against this config without it.
+    pub rfc: Option<RfcReport>,
+}
+
+/// Seed 000's measures of the register file cache, beside the paper's numbers.
+#[derive(Clone, Debug, Serialize)]
+pub struct RfcReport {
+    pub entries: u32,
+    /// Warp slots holding entries (the active set under two-level scheduling).
+    pub slots: u32,
+    /// Share of source operands the RFC delivered.
+    pub hit_rate: f64,
+    /// MRF warp-register reads and writes with the RFC and without it.
+    pub mrf_reads: u64,
+    pub mrf_writes: u64,
+    pub uncached_mrf_reads: u64,
+    pub uncached_mrf_writes: u64,
+    /// `1 - with / without`.
+    pub read_reduction: f64,
+    pub write_reduction: f64,
+    pub uncached_cycles: u64,
+    /// Register-file energy over the same config without the RFC, at the configured distances.
+    pub energy_ratio: f64,
+    pub uncached_energy: Energy,
+    /// Seed 000 Table 5: the energy ratio at the paper's four MRF/RFC wire distances.
+    pub table5: Vec<Table5Row>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Table5Row {
+    pub mrf_mm: f64,
+    pub rfc_mm: f64,
+    pub energy_ratio: f64,
+    /// The paper's compute-trace figure for 8 active warps and 6 entries.
+    pub paper: f64,
+}
+
+/// Seed 000 §5.3 and Table 5 (compute traces): MRF traffic cut by a 6-entry RFC with liveness
+/// under two-level scheduling, and the normalized energy per (MRF, RFC) distance in mm.
+pub const PAPER_RFC_READ_REDUCTION: (f64, f64) = (0.40, 0.60);
+pub const PAPER_RFC_WRITE_REDUCTION: (f64, f64) = (0.40, 0.80);
+pub const PAPER_TABLE5: [(f64, f64, f64); 4] = [(0.0, 0.0, 0.76), (1.0, 1.0, 0.87), (1.0, 0.2, 0.65), (1.0, 0.0, 0.63)];
+
+fn rfc_report(
+    checked: &Checked,
+    kernel: &Kernel,
+    stats: &SimStats,
+    max_cycles: u64,
+) -> Result<Option<RfcReport>, SimError> {
+    let (Some(layout), Some(r)) = (&checked.rfc, &stats.rfc) else { return Ok(None) };
+    let mut plain = checked.config.clone();
+    plain.rfc.enabled = false;
+    let plain = rfgen_gen::config::check(plain).expect("disabling the RFC keeps a config valid");
+    let (u, uncached_energy) = run(&plain, kernel, max_cycles, &mut |_| {})?;
+    let e = &checked.config.energy;
+    let ratio = |d: energy::Distances| {
+        energy::energy_at(stats, e, Some(layout.entries), d).total_pj / energy::energy_at(&u, e, None, d).total_pj
+    };
+    let reduction = |with: u64, without: u64| 1.0 - with as f64 / without.max(1) as f64;
+    Ok(Some(RfcReport {
+        entries: layout.entries,
+        slots: layout.slots,
+        hit_rate: r.read_hits as f64 / (r.read_hits + stats.mrf.reads).max(1) as f64,
+        mrf_reads: stats.mrf.reads,
+        mrf_writes: stats.mrf.writes,
+        uncached_mrf_reads: u.mrf.reads,
+        uncached_mrf_writes: u.mrf.writes,
+        read_reduction: reduction(stats.mrf.reads, u.mrf.reads),
+        write_reduction: reduction(stats.mrf.writes, u.mrf.writes),
+        uncached_cycles: u.cycles,
+        energy_ratio: ratio(energy::Distances::of(e)),
+        uncached_energy,
+        table5: PAPER_TABLE5
+            .iter()
+            .map(|&(mrf_mm, rfc_mm, paper)| Table5Row {
+                mrf_mm,
+                rfc_mm,
+                energy_ratio: ratio(energy::Distances { mrf_mm, rfc_mm }),
+                paper,
+            })
+            .collect(),
+    }))
 }
 
 /// Seed 004's measures, beside the paper's numbers.
@@ -108,7 +190,7 @@ pub fn run(
     let mut sm = Sm::new(checked, kernel)?;
     sm.run(max_cycles, progress)?;
     let stats = sm.stats().clone();
-    let energy = energy::energy(&stats, &checked.config.energy);
+    let energy = energy::energy(&stats, &checked.config.energy, checked.rfc.as_ref().map(|r| r.entries));
     Ok((stats, energy))
 }
 
@@ -134,6 +216,7 @@ pub fn simulate(
         }
     };
     let compression = compression_report(checked, kernel, &stats, max_cycles)?;
+    let rfc = rfc_report(checked, kernel, &stats, max_cycles)?;
     Ok(SimReport {
         kernel: kernel.name.clone(),
         config: checked.config.name.clone(),
@@ -147,6 +230,7 @@ pub fn simulate(
         energy,
         baseline,
         compression,
+        rfc,
     })
 }
 

@@ -681,6 +681,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 // Hits deliver every lane; evictions and flushes read whole entries; a write
                 // hit writes its active lanes, an allocation every lane.
                 read_values: (r.read_hits + r.evictions + r.flush_writes) * lanes,
+                delivered_values: r.read_hits * lanes,
                 written_values: m.rfc_written_lanes,
             }
         });

@@ -156,8 +156,10 @@ pub struct RfcTraffic {
     pub dead_evictions: u64,
     pub flushes: u64,
     pub activations: u64,
-    /// Values (32-bit lanes) read from and written into the RFC.
+    /// Values (32-bit lanes) read from the RFC (hits, evictions, flushes), those of them
+    /// handed to the units (hits), and values written into it.
     pub read_values: u64,
+    pub delivered_values: u64,
     pub written_values: u64,
 }
 

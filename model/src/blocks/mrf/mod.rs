@@ -921,7 +921,13 @@ mod rfc_tests {
                     assert_eq!(out.disp_src_data[s][0], v, "tag {:#x} source {s}", out.disp_tag);
                 }
             }
-            let wb_taken = (inp.wb_valid && out.wb_ready).then_some((inp.wb_warp, inp.wb_reg, inp.wb_mask, &inp.wb_data[..], false));
+            let wb_taken = (inp.wb_valid && out.wb_ready).then_some((
+                inp.wb_warp,
+                inp.wb_reg,
+                inp.wb_mask,
+                &inp.wb_data[..],
+                false,
+            ));
             let bank = m.rfc().and_then(|r| r.bank_write(wb_taken)).map(|w| (w.reg, w.cause));
             log.push((out.wb_ready, out.act_ready, out.flush_ready, out.disp_valid.then_some(out.disp_tag), bank));
             m.tick(&inp);
