@@ -84,6 +84,15 @@ fn area_grows_with_banks_and_with_depth() {
         assert!(figure(a, &["area", "sram", "um2"]) < figure(b, &["area", "sram", "um2"]), "deeper banks");
         assert!(figure(a, &["area", "transistors"]) <= figure(b, &["area", "transistors"]), "deeper banks");
     }
+    // Every module is measured; below the top under its name without the point's prefix.
+    for p in &points {
+        let group = figure(p, &["modules", "mrf_bank_group", "transistors"]);
+        assert!(group > 0.0 && group < figure(p, &["area", "transistors"]), "{p}");
+        assert_eq!(p["modules"]["mrf"], p["area"], "the top is in the modules too");
+    }
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(header.contains(",transistors,") && header.contains(",mrf_bank_group.transistors,"), "{header}");
     // Module prefixes differ per point.
     let names: std::collections::BTreeSet<&str> = points.iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), 6);
@@ -193,6 +202,8 @@ fn bad_input_exits_2_with_a_message() {
         (&["--param", "mrf.banks=4", "--out", o, "--synth", "--target", "fpga"], "invalid value 'fpga' for '--target"),
         (&["--param", "mrf.banks=4", "--out", o, "--synth", "--liberty", "/no/cells.lib"], "cannot read Liberty file"),
         (&["--param", "mrf.banks=4"], "--out <DIR>"),
+        (&["--param", "mrf.banks=4", "--out", o, "--kernel", "nope"], "`nope` is neither a library kernel (vecadd"),
+        (&["--param", "mrf.banks=4", "--out", o, "--kernel", "all", "--kernel", "bfs"], "`bfs` is given twice"),
         (&["--out", o], "--param <PATH=LIST>"),
     ];
     for (args, message) in cases {
@@ -223,4 +234,68 @@ fn bad_input_exits_2_with_a_message() {
         let output = sweep(&["--param", "sm.warps=16,32", "--out", empty.to_str().unwrap()]);
         assert!(output.status.success(), "{}", stderr(&output));
     }
+}
+
+/// Kernels on the SM model of every point: per-kernel figures and, with several kernels, their
+/// total energy and mean RFC savings; kernels that do not fit a point are said so; a rerun
+/// skips the points unless a kernel's source changed.
+#[test]
+fn kernels_run_on_every_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let kir = dir.path().join("tiny.kir");
+    std::fs::write(&kir, ".kernel tiny\n.grid 1 512\n  mov r0, 1\n  add r1, r0, r0\n  add r2, r1, r0\n  exit\n")
+        .unwrap();
+    let out = dir.path().join("k");
+    let args = [
+        "--preset",
+        "isca11-rfc",
+        "--param",
+        "rfc.entries=1,6",
+        "--param",
+        "sm.warps=8,32",
+        "--kernel",
+        "matmul",
+        "--kernel",
+        kir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = sweep(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let points = results(&out);
+    let ok: Vec<&Value> = points.iter().filter(|p| p["status"] == "ok").collect();
+    assert_eq!(ok.len(), 4, "{points:#?}");
+    for p in &ok {
+        let sims = p["sim"].as_array().unwrap();
+        assert_eq!(sims.len(), 2);
+        assert_eq!(sims[1]["kernel"], "tiny");
+        assert!(figure(&sims[0], &["rfc", "read_reduction"]) > 0.1, "{p}");
+        if p["params"]["sm.warps"] == 8 {
+            // 512 threads need 16 warp slots.
+            assert!(sims[1]["error"].as_str().unwrap().starts_with("does not fit"), "{p}");
+            assert!(p["message"].as_str().unwrap().contains("kernel tiny: does not fit"), "{p}");
+        } else {
+            assert!(sims[1]["error"].is_null() && figure(&sims[1], &["cycles"]) > 0.0, "{p}");
+        }
+    }
+    let at = |entries: u64| {
+        ok.iter().find(|p| p["params"]["rfc.entries"] == entries && p["params"]["sm.warps"] == 32).unwrap()
+    };
+    let reads = |p: &Value| figure(&p["sim"][0], &["mrf_reads"]);
+    assert!(reads(at(6)) < reads(at(1)), "more entries, fewer MRF reads");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    for col in
+        ["matmul.cycles", "matmul.mrf_read_reduction", "tiny.energy_nj", "all.energy_nj", "all.mrf_write_reduction"]
+    {
+        assert!(header.contains(col), "{col} in {header}");
+    }
+    assert!(stdout(&o).contains("RF energy nJ, all kernels"), "{}", stdout(&o));
+    assert!(std::fs::read_to_string(out.join("rfc.entries.svg")).unwrap().contains("kernels vs rfc.entries"));
+
+    let o = sweep(&args);
+    assert!(stderr(&o).contains("0 to measure, 4 done earlier"), "{}", stderr(&o));
+    std::fs::write(&kir, ".kernel tiny\n.grid 1 512\n  mov r0, 2\n  add r1, r0, r0\n  exit\n").unwrap();
+    let o = sweep(&args);
+    assert!(stderr(&o).contains("4 to measure, 0 done earlier"), "an edited kernel is run again: {}", stderr(&o));
 }

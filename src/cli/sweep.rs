@@ -2,13 +2,15 @@
 
 use super::synth::{SynthFlags, pool, table};
 use super::{ConfigSource, bad_input};
-use crate::sweep::{CosimSettings, Job, Param, Row, Status, points, show, write_results};
+use crate::sweep::{CosimSettings, Job, KernelSettings, Param, Row, Status, points, show, write_results};
 use crate::synth::Target;
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rfgen_cosim::verilator::default_cache_dir;
+use rfgen_model::kernel::Kernel;
+use sha2::Digest as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -36,19 +38,23 @@ fn claim_folder(out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Sweep configuration parameters: synthesize and cosimulate every point, tabulate and plot
+/// Sweep configuration parameters: synthesize, cosimulate and run kernels on every point, tabulate and plot
 #[derive(Args)]
 #[command(after_help = "Examples:
   rfgen sweep --param mrf.collectors=2,4,8 --synth --out sweep/
   rfgen sweep --param mrf.banks=16,32,64 --param mrf.collectors=2,4,8 --synth --target ice40 --out banks/
   rfgen sweep --config small.toml --param mrf.entries=16,32 --synth --cosim 20000 --jobs 2 --out small/
+  rfgen sweep --preset isca11-rfc --param rfc.entries=1,2,4,6,8 --kernel all --out rfc/
   rfgen sweep --param sm.warps=16,32,64 --out check/     # only validate and list the points
 
 PATH is a key of the configuration (docs/config.md), LIST its comma-separated values; several
 --param give their cross product. Invalid points are reported in the results, not fatal. Each
 measured point is stored in DIR/points/<config hash>.json: rerunning with the same settings skips
-it. Writes DIR/results.csv, DIR/results.json and, with --synth, DIR/<PATH>.svg per varied
-parameter; Yosys logs are in DIR/work/<config hash>/.
+it. --synth measures every module (results.csv: the top's figures, then `<module>.<figure>`);
+--kernel records cycles, IPC, register-file energy and MRF traffic per kernel (with a register
+file cache also what it saves), `<kernel>.<figure>`, and with several kernels their total energy
+and mean ratios, `all.<figure>`. Writes DIR/results.csv, DIR/results.json and DIR/<PATH>.svg per
+varied parameter; Yosys logs are in DIR/work/<config hash>/.
 
 Exit status: 0 when every valid point was measured, 1 when a tool failed or cosim found a
 mismatch, 2 on bad input.")]
@@ -69,6 +75,10 @@ pub struct SweepArgs {
     /// Cosim stimulus seed
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Run a kernel on the SM model of each point: library name or .kir file, `all` for every
+    /// library kernel (repeat for several)
+    #[arg(long = "kernel", value_name = "NAME|FILE|all")]
+    kernels: Vec<String>,
     /// Points measured in parallel (default: number of cores)
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -99,6 +109,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let job = Job {
         synth: if args.synth { Some(args.flags.options()?) } else { None },
         cosim: args.cosim.map(|cycles| CosimSettings { block: "mrf".into(), cycles, seed: args.seed }),
+        sim: kernels(&args.kernels)?,
         cache: args.cache_dir.clone().unwrap_or_else(default_cache_dir),
     };
     let pool = pool(args.jobs)?;
@@ -157,6 +168,15 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         }
     }
     for row in &mut rows {
+        let unfit: Vec<String> = row
+            .record
+            .iter()
+            .flat_map(|r| &r.sim)
+            .filter_map(|s| Some(format!("kernel {}: {}", s.kernel, s.error.as_ref()?)))
+            .collect();
+        if !unfit.is_empty() {
+            row.message = unfit.join("; ");
+        }
         if let Some(m) = row.record.as_ref().and_then(|r| r.cosim.as_ref()).and_then(|c| c.mismatch.as_ref()) {
             row.status = Status::Mismatch;
             row.message = format!("RTL and model differ (seed {}): {}", args.seed, m.lines().next().unwrap_or(""));
@@ -171,20 +191,44 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     Ok(if bad == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
+/// The kernels of `--kernel`, each with what identifies its results: source hash and rfgen
+/// version.
+fn kernels(names: &[String]) -> anyhow::Result<Vec<(KernelSettings, Kernel)>> {
+    let library: Vec<String> = rfgen_model::kernel::library::KERNELS.iter().map(|k| k.name.to_string()).collect();
+    let names = names.iter().flat_map(|n| if n == "all" { library.clone() } else { vec![n.clone()] });
+    let mut out: Vec<(KernelSettings, Kernel)> = Vec::new();
+    for name in names {
+        let (kernel, source) = super::kernel_with_source(&name)?;
+        if out.iter().any(|(_, k)| k.name == kernel.name) {
+            return Err(bad_input(format!("--kernel {name}: a kernel named `{}` is given twice", kernel.name)));
+        }
+        let hash = sha2::Sha256::digest(source.as_bytes())[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let settings =
+            KernelSettings { kernel: kernel.name.clone(), source: hash, rfgen: env!("CARGO_PKG_VERSION").to_string() };
+        out.push((settings, kernel));
+    }
+    Ok(out)
+}
+
 fn print_summary(params: &[Param], rows: &[Row]) {
-    let metrics = crate::sweep::metric_columns(rows);
+    let metrics = crate::sweep::columns(rows, true);
     let mut header: Vec<String> = params.iter().map(|p| p.path.clone()).collect();
     header.extend(["name".into(), "status".into()]);
     header.extend(metrics.iter().map(|(_, label)| label.to_string()));
+    let cosim = rows.iter().any(|r| r.record.as_ref().is_some_and(|r| r.cosim.is_some()));
+    if cosim {
+        header.push("cosim".into());
+    }
     let lines: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
             let mut line: Vec<String> = row.values.iter().map(show).collect();
             line.push(row.record.as_ref().map(|r| r.name.clone()).unwrap_or_default());
             line.push(row.status.as_str().to_string());
-            let values = row.metrics();
-            for (key, _) in &metrics {
-                line.push(values.iter().find(|m| m.key == *key).map(|m| m.format()).unwrap_or_default());
+            let figures = row.figures();
+            line.extend(metrics.iter().map(|(key, _)| crate::sweep::cell(&figures, key)));
+            if cosim {
+                line.push(row.cosim().to_string());
             }
             line
         })

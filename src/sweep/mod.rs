@@ -1,5 +1,5 @@
 //! Design-space sweeps: every point of a cross product of config parameters is validated,
-//! measured (Yosys area of the top module, lockstep cosim) and stored on its own, so that a
+//! measured (Yosys area of every module, lockstep cosim, kernels on the SM model) and stored on its own, so that a
 //! rerun skips what is done; the summary is `results.csv`, `results.json` and one SVG plot per
 //! varied parameter.
 //!
@@ -12,22 +12,69 @@ mod record;
 mod results;
 
 pub use params::{Param, points, show};
-use record::{CosimOutcome, SynthSettings};
-pub use record::{CosimSettings, Record, Settings};
-pub use results::{Row, Status, metric_columns};
+use record::{CosimOutcome, RfcOutcome, SimOutcome, SynthSettings};
+pub use record::{CosimSettings, KernelSettings, Record, Settings};
+pub use results::{Row, Status, cell, columns};
 
 use crate::synth::{Options, Synth};
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use rfgen_cosim::session::{CosimOptions, cosim};
 use rfgen_gen::{Checked, SramKind};
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::SimError;
 use std::path::{Path, PathBuf};
 
 /// What to measure at each point.
 pub struct Job {
     pub synth: Option<Options>,
     pub cosim: Option<CosimSettings>,
+    /// Kernels to run on the SM model.
+    pub sim: Vec<(KernelSettings, Kernel)>,
     /// Verilator build cache.
     pub cache: PathBuf,
+}
+
+/// A sweep's kernels stop with an error after this many cycles, as `rfgen sim` does.
+const SIM_MAX_CYCLES: u64 = 200_000_000;
+
+/// Runs `kernel` on the point's SM model.
+fn simulate(checked: &Checked, kernel: &Kernel) -> Result<SimOutcome> {
+    let name = kernel.name.clone();
+    let r = match rfgen_model::sim::simulate(checked, kernel, SIM_MAX_CYCLES, &mut |_| {}) {
+        Err(SimError::DoesNotFit(m)) => {
+            let error = Some(format!("does not fit: {m}"));
+            let none = SimOutcome {
+                kernel: name,
+                error,
+                cycles: 0,
+                ipc: 0.0,
+                energy_pj: 0.0,
+                mrf_reads: 0,
+                mrf_writes: 0,
+                rfc: None,
+            };
+            return Ok(none);
+        }
+        Err(e) => return Err(anyhow!("kernel {name}: {e}")),
+        Ok(r) => r,
+    };
+    if r.stats.operand_mismatches > 0 {
+        return Err(anyhow!("kernel {name}: the SM model delivered {} wrong operands", r.stats.operand_mismatches));
+    }
+    Ok(SimOutcome {
+        kernel: name,
+        error: None,
+        cycles: r.stats.cycles,
+        ipc: r.ipc,
+        energy_pj: r.energy.total_pj,
+        mrf_reads: r.stats.mrf.reads,
+        mrf_writes: r.stats.mrf.writes,
+        rfc: r.rfc.map(|c| RfcOutcome {
+            read_reduction: c.read_reduction,
+            write_reduction: c.write_reduction,
+            energy_ratio: c.energy_ratio,
+        }),
+    })
 }
 
 impl Job {
@@ -40,6 +87,7 @@ impl Job {
                 sram: (!o.target.is_fpga()).then_some(o.sram),
             }),
             cosim: self.cosim.clone(),
+            sim: self.sim.iter().map(|(s, _)| s.clone()).collect(),
         }
     }
 
@@ -51,12 +99,15 @@ impl Job {
     /// Measures one point and stores its record.
     pub fn measure(&self, out: &Path, checked: &Checked) -> Result<Record> {
         let work = out.join("work").join(checked.hash());
-        let area = match &self.synth {
+        let modules = match &self.synth {
             Some(opts) => {
                 let design = rfgen_gen::generate(checked, SramKind::Behavioural);
-                Some(Synth::new(&design, opts, &work)?.module(&design.manifest.top)?)
+                let synth = Synth::new(&design, opts, &work)?;
+                let top = &design.manifest.top;
+                let below = design.manifest.modules.iter().map(|m| &m.name).filter(|&m| m != top);
+                below.chain([top]).map(|m| synth.module(m)).collect::<Result<_>>()?
             }
-            None => None,
+            None => vec![],
         };
         let cosim = match &self.cosim {
             Some(c) => {
@@ -75,12 +126,14 @@ impl Job {
             }
             None => None,
         };
+        let sim = self.sim.iter().map(|(_, k)| simulate(checked, k)).collect::<Result<_>>()?;
         let record = Record {
             name: checked.config.name.clone(),
             config_hash: checked.hash(),
             settings: self.settings(),
-            area,
+            modules,
             cosim,
+            sim,
         };
         std::fs::create_dir_all(out.join("points"))?;
         record::save(&record_path(out, checked), &record)?;
@@ -97,7 +150,7 @@ pub fn write_results(
     rows: &[Row],
 ) -> Result<Vec<PathBuf>> {
     let mut written = results::write_tables(out, base, params, settings, rows)?;
-    written.extend(plot::write(out, params, rows, &metric_columns(rows))?);
+    written.extend(plot::write(out, params, rows)?);
     Ok(written)
 }
 

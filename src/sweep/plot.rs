@@ -3,7 +3,7 @@
 
 use super::params::{Param, show};
 use super::record::write_atomic;
-use super::results::{Row, Status};
+use super::results::{Row, Status, columns};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -13,8 +13,9 @@ const COLUMNS: usize = 2;
 const NOT_PLOTTED: &[&str] = &["sram_macros", "sram_bits"];
 
 /// Writes `<path>.svg` for each parameter with several values; returns the files written.
-pub fn write(out: &Path, params: &[Param], rows: &[Row], metrics: &[(&str, &str)]) -> anyhow::Result<Vec<PathBuf>> {
-    let metrics: Vec<(&str, &str)> = metrics.iter().copied().filter(|(k, _)| !NOT_PLOTTED.contains(k)).collect();
+pub fn write(out: &Path, params: &[Param], rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
+    let metrics: Vec<(String, String)> =
+        columns(rows, true).into_iter().filter(|(k, _)| !NOT_PLOTTED.contains(&k.as_str())).collect();
     if metrics.is_empty() {
         return Ok(vec![]);
     }
@@ -30,7 +31,7 @@ pub fn write(out: &Path, params: &[Param], rows: &[Row], metrics: &[(&str, &str)
 }
 
 /// A line: the other parameters' values, and (x index, metric values) per measured point.
-type Series = (String, Vec<(usize, Vec<(&'static str, f64)>)>);
+type Series = (String, Vec<(usize, Vec<(String, f64)>)>);
 
 fn series(params: &[Param], x: usize, rows: &[Row]) -> Vec<Series> {
     let mut lines: Vec<Series> = Vec::new();
@@ -44,7 +45,7 @@ fn series(params: &[Param], x: usize, rows: &[Row]) -> Vec<Series> {
             .collect();
         let label = label.join(", ");
         let at = params[x].values.iter().position(|v| *v == row.values[x]).expect("a value of the parameter");
-        let point = (at, row.metrics().iter().map(|m| (m.key, m.value)).collect());
+        let point = (at, row.figures().into_iter().filter(|f| f.headline).map(|f| (f.key, f.value)).collect());
         match lines.iter_mut().find(|(l, _)| *l == label) {
             Some((_, points)) => points.push(point),
             None => lines.push((label, vec![point])),
@@ -57,7 +58,7 @@ fn render(
     params: &[Param],
     x: usize,
     rows: &[Row],
-    metrics: &[(&str, &str)],
+    metrics: &[(String, String)],
 ) -> Result<String, Box<dyn std::error::Error>> {
     let param = &params[x];
     let labels: Vec<String> = param.values.iter().map(show).collect();
@@ -68,12 +69,20 @@ fn render(
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         root.fill(&WHITE)?;
-        let root = root.titled(&format!("area vs {}", param.path), ("sans-serif", 22))?;
+        let what = match (
+            rows.iter().any(|r| r.record.as_ref().is_some_and(|r| !r.modules.is_empty())),
+            rows.iter().any(|r| r.record.as_ref().is_some_and(|r| !r.sim.is_empty())),
+        ) {
+            (true, true) => "area and kernels",
+            (false, true) => "kernels",
+            _ => "area",
+        };
+        let root = root.titled(&format!("{what} vs {}", param.path), ("sans-serif", 22))?;
         for (panel, (key, label)) in root.split_evenly((panel_rows, COLUMNS)).iter().zip(metrics) {
-            let value = |m: &[(&str, f64)]| m.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
+            let value = |m: &[(String, f64)]| m.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
             let top = lines.iter().flat_map(|(_, p)| p.iter().filter_map(|(_, m)| value(m))).fold(0.0, f64::max);
             let mut chart = ChartBuilder::on(panel)
-                .caption(*label, ("sans-serif", 16))
+                .caption(label.as_str(), ("sans-serif", 16))
                 .margin(12)
                 .x_label_area_size(36)
                 .y_label_area_size(70)

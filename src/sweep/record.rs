@@ -10,6 +10,17 @@ use std::path::Path;
 pub struct Settings {
     pub synth: Option<SynthSettings>,
     pub cosim: Option<CosimSettings>,
+    #[serde(default)]
+    pub sim: Vec<KernelSettings>,
+}
+
+/// A kernel run on the SM model of every point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelSettings {
+    pub kernel: String,
+    /// Content hash of the kernel's source, and the rfgen version whose model ran it.
+    pub source: String,
+    pub rfgen: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,9 +46,49 @@ pub struct Record {
     pub name: String,
     pub config_hash: String,
     pub settings: Settings,
-    /// Area of the design's top module.
-    pub area: Option<ModuleArea>,
+    /// Area of every module of the design, each synthesized with what it instantiates, in
+    /// manifest order: leaves first, the top last. Empty without `--synth`.
+    pub modules: Vec<ModuleArea>,
     pub cosim: Option<CosimOutcome>,
+    /// One per kernel of the settings, in their order.
+    #[serde(default)]
+    pub sim: Vec<SimOutcome>,
+}
+
+/// A kernel on the SM model of a point: performance, MRF traffic, energy (SPEC §6) and, with a
+/// register file cache, what it saves against the same point without it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimOutcome {
+    pub kernel: String,
+    /// Why the kernel did not run (it does not fit the point's SM); the figures are then 0.
+    pub error: Option<String>,
+    pub cycles: u64,
+    pub ipc: f64,
+    pub energy_pj: f64,
+    pub mrf_reads: u64,
+    pub mrf_writes: u64,
+    pub rfc: Option<RfcOutcome>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RfcOutcome {
+    /// `1 - with / without`: the read reduction is also the share of operands the RFC delivered.
+    pub read_reduction: f64,
+    pub write_reduction: f64,
+    pub energy_ratio: f64,
+}
+
+impl Record {
+    /// Area of the top module.
+    pub fn area(&self) -> Option<&ModuleArea> {
+        self.modules.last()
+    }
+
+    /// A module's name without the point's prefix (`<name>_`): the same for every point.
+    pub fn role<'a>(&self, module: &'a str) -> &'a str {
+        let prefix = self.name.replace('-', "_");
+        module.strip_prefix(prefix.as_str()).and_then(|m| m.strip_prefix('_')).unwrap_or(module)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 //! `results.json`, each written atomically.
 
 use super::params::{Param, show};
-use super::record::{CosimOutcome, Record, Settings, write_atomic};
+use super::record::{CosimOutcome, Record, Settings, SimOutcome, write_atomic};
 use crate::synth::{Metric, ModuleArea};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -47,8 +47,11 @@ struct JsonPoint<'a> {
     message: &'a str,
     name: Option<&'a str>,
     config_hash: Option<&'a str>,
+    /// The top module's area, then every module's by its name without the point's prefix.
     area: Option<&'a ModuleArea>,
+    modules: std::collections::BTreeMap<&'a str, &'a ModuleArea>,
     cosim: Option<&'a CosimOutcome>,
+    sim: Option<&'a [SimOutcome]>,
 }
 
 pub struct Row {
@@ -60,12 +63,106 @@ pub struct Row {
     pub reused: bool,
 }
 
-impl Row {
-    pub fn metrics(&self) -> Vec<Metric> {
-        self.record.as_ref().and_then(|r| r.area.as_ref()).map(|a| a.metrics()).unwrap_or_default()
+/// One column of the tables: the top module's area figures, the kernels' figures, and every
+/// module's area figures (`<module>.<figure>`, in the CSV only).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    pub key: String,
+    pub label: String,
+    pub value: f64,
+    pub decimals: usize,
+    /// Shown in the printed summary and plotted.
+    pub headline: bool,
+}
+
+impl Figure {
+    fn new(key: String, label: String, value: f64, decimals: usize, headline: bool) -> Self {
+        Figure { key, label, value, decimals, headline }
     }
 
-    fn cosim(&self) -> &'static str {
+    fn from_metric(m: &Metric, prefix: Option<&str>) -> Self {
+        match prefix {
+            None => Figure::new(m.key.into(), m.label.into(), m.value, m.decimals, true),
+            Some(p) => Figure::new(format!("{p}.{}", m.key), format!("{p} {}", m.label), m.value, m.decimals, false),
+        }
+    }
+
+    pub fn format(&self) -> String {
+        format!("{:.*}", self.decimals, self.value)
+    }
+}
+
+/// A kernel's figures, `<kernel>.<figure>`; with several kernels the headline is their total
+/// energy and mean ratios (`all.*`).
+fn kernel_figures(sims: &[SimOutcome]) -> Vec<Figure> {
+    let ran: Vec<&SimOutcome> = sims.iter().filter(|s| s.error.is_none()).collect();
+    let single = sims.len() == 1;
+    let mut figs = Vec::new();
+    let per_kernel = |s: &SimOutcome| {
+        let mut v = vec![
+            ("cycles", "cycles", s.cycles as f64, 0),
+            ("ipc", "IPC", s.ipc, 3),
+            ("energy_nj", "RF energy nJ", s.energy_pj / 1000.0, 1),
+            ("mrf_reads", "MRF reads", s.mrf_reads as f64, 0),
+            ("mrf_writes", "MRF writes", s.mrf_writes as f64, 0),
+        ];
+        if let Some(r) = &s.rfc {
+            v.extend([
+                ("mrf_read_reduction", "MRF read reduction", r.read_reduction, 3),
+                ("mrf_write_reduction", "MRF write reduction", r.write_reduction, 3),
+                ("rfc_energy_ratio", "energy vs no RFC", r.energy_ratio, 3),
+            ]);
+        }
+        v
+    };
+    for s in &ran {
+        for (key, label, value, decimals) in per_kernel(s) {
+            figs.push(Figure::new(
+                format!("{}.{key}", s.kernel),
+                format!("{} {label}", s.kernel),
+                value,
+                decimals,
+                single,
+            ));
+        }
+    }
+    if !single && !ran.is_empty() && ran.len() == sims.len() {
+        let mean = |f: &dyn Fn(&SimOutcome) -> Option<f64>| {
+            let v: Vec<f64> = ran.iter().filter_map(|s| f(s)).collect();
+            (v.len() == ran.len()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        };
+        let total = ran.iter().map(|s| s.energy_pj).sum::<f64>() / 1000.0;
+        figs.push(Figure::new("all.energy_nj".into(), "RF energy nJ, all kernels".into(), total, 1, true));
+        let means: [(&str, &str, &dyn Fn(&SimOutcome) -> Option<f64>); 4] = [
+            ("ipc", "mean IPC", &|s| Some(s.ipc)),
+            ("mrf_read_reduction", "mean MRF read reduction", &|s| s.rfc.as_ref().map(|r| r.read_reduction)),
+            ("mrf_write_reduction", "mean MRF write reduction", &|s| s.rfc.as_ref().map(|r| r.write_reduction)),
+            ("rfc_energy_ratio", "mean energy vs no RFC", &|s| s.rfc.as_ref().map(|r| r.energy_ratio)),
+        ];
+        for (key, label, f) in means {
+            if let Some(v) = mean(f) {
+                figs.push(Figure::new(format!("all.{key}"), label.into(), v, 3, true));
+            }
+        }
+    }
+    figs
+}
+
+impl Row {
+    /// Every figure of the row's record, in column order.
+    pub fn figures(&self) -> Vec<Figure> {
+        let Some(r) = &self.record else { return vec![] };
+        let mut figs: Vec<Figure> =
+            r.area().map(|a| a.metrics().iter().map(|m| Figure::from_metric(m, None)).collect()).unwrap_or_default();
+        figs.extend(kernel_figures(&r.sim));
+        let below = &r.modules[..r.modules.len().saturating_sub(1)];
+        for m in below {
+            figs.extend(m.metrics().iter().map(|x| Figure::from_metric(x, Some(r.role(&m.module)))));
+        }
+        figs
+    }
+
+    pub fn cosim(&self) -> &'static str {
         match self.record.as_ref().and_then(|r| r.cosim.as_ref()) {
             None => "",
             Some(c) if c.mismatch.is_some() => "mismatch",
@@ -74,15 +171,21 @@ impl Row {
     }
 }
 
-/// Metric columns present in any row, in the order they first appear.
-pub fn metric_columns(rows: &[Row]) -> Vec<(&'static str, &'static str)> {
-    let mut cols = Vec::new();
-    for m in rows.iter().flat_map(Row::metrics) {
-        if !cols.iter().any(|(k, _)| *k == m.key) {
-            cols.push((m.key, m.label));
+/// Columns `(key, label)` present in any row, in the order they first appear; only the
+/// headline ones when `headline`.
+pub fn columns(rows: &[Row], headline: bool) -> Vec<(String, String)> {
+    let mut cols: Vec<(String, String)> = Vec::new();
+    for f in rows.iter().flat_map(Row::figures).filter(|f| f.headline || !headline) {
+        if !cols.iter().any(|(k, _)| *k == f.key) {
+            cols.push((f.key, f.label));
         }
     }
     cols
+}
+
+/// The value of column `key` in `figures`, formatted, or empty.
+pub fn cell(figures: &[Figure], key: &str) -> String {
+    figures.iter().find(|f| f.key == key).map(Figure::format).unwrap_or_default()
 }
 
 /// Writes the CSV and the JSON; returns the files written.
@@ -93,21 +196,19 @@ pub fn write_tables(
     settings: &Settings,
     rows: &[Row],
 ) -> anyhow::Result<Vec<PathBuf>> {
-    let metrics = metric_columns(rows);
+    let cols = columns(rows, false);
     let mut csv = ::csv::Writer::from_writer(Vec::new());
     let mut header: Vec<&str> = params.iter().map(|p| p.path.as_str()).collect();
     header.extend(["name", "config_hash", "status"]);
-    header.extend(metrics.iter().map(|(k, _)| *k));
+    header.extend(cols.iter().map(|(k, _)| k.as_str()));
     header.extend(["cosim", "message"]);
     csv.write_record(&header)?;
     for row in rows {
         let mut fields: Vec<String> = row.values.iter().map(show).collect();
         let (name, hash) = row.record.as_ref().map_or(("", ""), |r| (r.name.as_str(), r.config_hash.as_str()));
         fields.extend([name.to_string(), hash.to_string(), row.status.as_str().to_string()]);
-        let values = row.metrics();
-        for (key, _) in &metrics {
-            fields.push(values.iter().find(|m| m.key == *key).map(Metric::format).unwrap_or_default());
-        }
+        let figures = row.figures();
+        fields.extend(cols.iter().map(|(key, _)| cell(&figures, key)));
         fields.extend([row.cosim().to_string(), row.message.clone()]);
         csv.write_record(&fields)?;
     }
@@ -122,8 +223,10 @@ pub fn write_tables(
             message: &row.message,
             name: row.record.as_ref().map(|r| r.name.as_str()),
             config_hash: row.record.as_ref().map(|r| r.config_hash.as_str()),
-            area: row.record.as_ref().and_then(|r| r.area.as_ref()),
+            area: row.record.as_ref().and_then(|r| r.area()),
+            modules: row.record.iter().flat_map(|r| r.modules.iter().map(move |m| (r.role(&m.module), m))).collect(),
             cosim: row.record.as_ref().and_then(|r| r.cosim.as_ref()),
+            sim: row.record.as_ref().map(|r| &r.sim[..]).filter(|s| !s.is_empty()),
         })
         .collect();
     let json = JsonResults { base, params, settings, points };
