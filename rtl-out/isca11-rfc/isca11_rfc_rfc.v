@@ -179,6 +179,8 @@ module isca11_rfc_rfc (
   wire [2:0] free_slot;
   wire [5:0] victim_idx;
   wire [5:0] w_idx;
+  wire [5:0] spill_idx;
+  wire [1023:0] spill_data;
   wire data_we;
   wire [31:0] data_wmask;
 
@@ -807,7 +809,11 @@ module isca11_rfc_rfc (
       | ({5{fl_first[46]}} & tag46)
       | ({5{fl_first[47]}} & tag47)) : wb_reg;
   assign bank_wr_mask = (evict_valid | flush_busy) ? {32{1'b1}} : wb_mask;
-  assign bank_wr_data = evict_valid ? evict_data : flush_busy ? data[{|(fl_first & 48'b111111111111111100000000000000000000000000000000), |(fl_first & 48'b000000000000000011111111111111110000000000000000), |(fl_first & 48'b111111110000000011111111000000001111111100000000), |(fl_first & 48'b111100001111000011110000111100001111000011110000), |(fl_first & 48'b110011001100110011001100110011001100110011001100), |(fl_first & 48'b101010101010101010101010101010101010101010101010)}] : wb_data;
+  // One read port for what leaves the RFC: a flush step's entry, else the victim of an
+  // allocation (never both: no write-back is taken during a flush).
+  assign spill_idx = flush_busy ? {|(fl_first & 48'b111111111111111100000000000000000000000000000000), |(fl_first & 48'b000000000000000011111111111111110000000000000000), |(fl_first & 48'b111111110000000011111111000000001111111100000000), |(fl_first & 48'b111100001111000011110000111100001111000011110000), |(fl_first & 48'b110011001100110011001100110011001100110011001100), |(fl_first & 48'b101010101010101010101010101010101010101010101010)} : victim_idx;
+  assign spill_data = data[spill_idx];
+  assign bank_wr_data = evict_valid ? evict_data : flush_busy ? spill_data : wb_data;
 
   // Handshakes, from the state.
   assign wb_ready = ~evict_valid & ~flush_busy;
@@ -1456,7 +1462,7 @@ module isca11_rfc_rfc (
       | ({5{victim[45]}} & tag45)
       | ({5{victim[46]}} & tag46)
       | ({5{victim[47]}} & tag47);
-        evict_data <= data[victim_idx];
+        evict_data <= spill_data;
       end else if (evict_valid) evict_valid <= 1'b0;
       // Flush step: the written entry leaves; with the last one (or none) the slot is freed.
       if (fl_step) begin

@@ -58,9 +58,10 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     }
     b += &wire("bypass", 1);
     b += &wire("free_slot", sb);
-    for name in ["victim_idx", "w_idx"] {
+    for name in ["victim_idx", "w_idx", "spill_idx"] {
         b += &wire(name, ib);
     }
+    b += &wire("spill_data", w);
     b += &wire("data_we", 1);
     b += &vector_wire("data_wmask", lanes);
 
@@ -191,10 +192,11 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
         fl_terms(&|i| format!("tag{i}"), rb)
     );
     b += &format!("  assign bank_wr_mask = (evict_valid | flush_busy) ? {{{lanes}{{1'b1}}}} : wb_mask;\n");
-    b += &format!(
-        "  assign bank_wr_data = evict_valid ? evict_data : flush_busy ? data[{}] : wb_data;\n",
-        onehot_index("fl_first", n)
-    );
+    b += "  // One read port for what leaves the RFC: a flush step's entry, else the victim of an\n";
+    b += "  // allocation (never both: no write-back is taken during a flush).\n";
+    b += &format!("  assign spill_idx = flush_busy ? {} : victim_idx;\n", onehot_index("fl_first", n));
+    b += "  assign spill_data = data[spill_idx];\n";
+    b += "  assign bank_wr_data = evict_valid ? evict_data : flush_busy ? spill_data : wb_data;\n";
 
     b += "\n  // Handshakes, from the state.\n";
     b += "  assign wb_ready = ~evict_valid & ~flush_busy;\n";
@@ -232,7 +234,7 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     let victim_tag: Vec<(String, String)> = (0..n).map(|i| (format!("victim[{i}]"), format!("tag{i}"))).collect();
     b += "      if (evict_new) begin\n        evict_valid <= 1'b1;\n        evict_warp <= wb_warp;\n";
     b += &format!("        evict_reg <= {};\n", onehot_mux(&victim_tag, rb));
-    b += "        evict_data <= data[victim_idx];\n";
+    b += "        evict_data <= spill_data;\n";
     b += "      end else if (evict_valid) evict_valid <= 1'b0;\n";
     b += "      // Flush step: the written entry leaves; with the last one (or none) the slot is freed.\n";
     b += "      if (fl_step) begin\n";

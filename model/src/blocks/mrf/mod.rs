@@ -1,7 +1,7 @@
 //! Golden model of the MRF subsystem: banked main register file + operand collectors
-//! (generated top `<prefix>_mrf`), optionally with BDI register compression. This is the
-//! executable specification; `docs/mrf.md` and `docs/bdi.md` show the same rules as port
-//! tables and timing diagrams.
+//! (generated top `<prefix>_mrf`), optionally with BDI register compression or a register file
+//! cache. This is the executable specification; `docs/mrf.md`, `docs/bdi.md` and `docs/rfc.md`
+//! show the same rules as port tables and timing diagrams.
 //!
 //! # Structure (one struct per generated module)
 //! - `G = banks / clusters` bank groups ([`BankGroup`], or [`CompressedBankGroup`] with its
@@ -11,7 +11,7 @@
 //! - `N` operand collector units ([`OperandCollector`]), each with 3 operand slots; slot `s` of
 //!   unit `c` is requester `3c + s` of every bank arbiter ([`RoundRobin`]).
 //! - The write path is a variant ([`WritePath`]): write-backs go straight to their bank group,
-//!   or, compressed, through the [`WritePort`].
+//!   or, compressed, through the [`WritePort`], or through the register file cache ([`Rfc`]).
 //!
 //! # One clock cycle
 //! Outputs depend only on the state (no input reaches an output combinationally):
@@ -67,6 +67,39 @@
 //!   and not needed by the head → gated; gated and needed → powered, awake after
 //!   `wakeup_cycles` more edges; otherwise the wake-up countdown runs. Reset gates every bank.
 //!   Needed banks are never gated, so a bank holding a valid entry is always awake.
+//!
+//! # Register file cache (`rfc.enabled`; seed 000 §3, docs/rfc.md)
+//! [`Rfc`]: `S` slots (the two-level scheduler's active warps, else every warp) of `E` entries,
+//! each a tag (register id), valid, dirty, dead, a replacement rank and one warp register. A
+//! warp owns at most one slot. The outputs add `wb_ready` (no eviction waits and no flush is
+//! under way), `act_ready` (a slot is free) and `flush_ready` (no flush is under way). At each
+//! edge, all from the state before it:
+//! - **Tag check at issue** (rule 4): each valid source of the accepted instruction is looked up
+//!   in its warp's slot; a hit fills the collector slot with the entry's value at this edge (the
+//!   slot never requests a bank), a miss becomes a pending slot as without an RFC. An
+//!   instruction whose sources all hit is complete one edge after issue and offered in `t+1`.
+//!   A hit whose source is marked last-read (`issue_src_last`, with `rfc.liveness`) marks its
+//!   entry dead; with LRU every hit entry becomes the most recent, in source order.
+//! - **Write-back** (rule 5), taken only with `wb_ready`: a register the slot holds is updated
+//!   in its active lanes, dirty and live again (a *write hit*, whatever its mask or latency). A
+//!   miss is *allocated* when the warp owns a slot, `wb_long` is low and every lane is active:
+//!   the victim is the lowest invalid entry, else the one with the highest rank (FIFO: the
+//!   oldest allocation; LRU: the least recently read or written); a dirty live victim moves to
+//!   the eviction buffer, a dirty dead one is dropped. The new entry is valid, dirty, live and
+//!   the most recent. Any other write-back *bypasses* the RFC to its bank group.
+//! - **Bank write port**, one register per edge, in priority order: the eviction buffer, then a
+//!   flush step, then a bypassing write-back. The buffer and a flush lower `wb_ready`, so a
+//!   write-back never competes with them: an eviction costs the next cycle's write-back slot.
+//! - **Flush** (`flush_valid` with `flush_ready`): the warp's slot (nothing if it owns none)
+//!   is flushed, one edge per dirty live entry, lowest entry first, each written to the banks
+//!   and invalidated; the edge writing the last frees the slot (a slot with none is freed at the
+//!   next edge). A flush step waits while the eviction buffer drains.
+//! - **Release** (`rel_mask`): the slots of finished warps are freed without write-backs.
+//! - **Activation** (`act_valid` with `act_ready`): the lowest free slot, free before the edge,
+//!   becomes the warp's, every entry invalid.
+//!
+//! A source missing at issue reads the banks one edge later at the earliest, so it sees what an
+//! eviction or flush wrote at the edge of the miss. Reset frees every slot.
 
 mod bank_group;
 mod bank_power;
