@@ -72,8 +72,8 @@ impl<S: Stimulus<Mrf>> Stimulus<Mrf> for Observed<S> {
         self.rd += ones(out.bank_rd_en);
         self.wr += ones(out.bank_wr_en);
         self.gated += ones(out.bank_gated);
-        self.stalls += u64::from(!out.wb_ready);
         self.inner.next(cycle, out, inp);
+        self.stalls += u64::from(inp.wb_valid && !out.wb_ready);
     }
 }
 

@@ -200,6 +200,13 @@ impl Compressor {
         (self.newest + 1) % self.valid.len()
     }
 
+    /// Which stages hold a register, indexed like the stages' ring (see [`WritePort`]).
+    ///
+    /// [`WritePort`]: crate::blocks::mrf::WritePort
+    pub fn stage_valid(&self) -> &[bool] {
+        &self.valid
+    }
+
     /// `out_valid` and the other outputs.
     pub fn output(&self) -> (bool, &Packed) {
         let o = self.oldest();

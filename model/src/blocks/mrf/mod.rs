@@ -276,6 +276,8 @@ struct Plan {
     granted: u64,
     conflicts: u64,
     action: WriteAction,
+    /// The banks take a write at this edge (always, unless a compressed write port is busy).
+    banks_ready: bool,
     wb_ready: bool,
     bank_rd_en: Vec<u64>,
     bank_wr_en: Vec<u64>,
@@ -289,8 +291,6 @@ pub enum WritePath {
     Direct(Vec<BankGroup>),
     /// Through the write port's compressor into compressed bank groups.
     Compressed { layout: Layout, groups: Vec<CompressedBankGroup>, port: WritePort },
-    /// Into the register file cache, which sends the bank groups what it does not keep.
-    Cached { rfc: Rfc, groups: Vec<BankGroup> },
 }
 
 /// The MRF subsystem model.
@@ -300,6 +300,9 @@ pub struct Mrf {
     lanes: usize,
     collectors: Vec<OperandCollector>,
     dispatch: RoundRobin,
+    /// The register file cache in front of the write path: what it does not keep, its
+    /// evictions and its flushes are what the banks are written.
+    rfc: Option<Rfc>,
     write: WritePath,
     plan: Plan,
     stats: MrfStats,
@@ -308,20 +311,19 @@ pub struct Mrf {
 impl Mrf {
     /// The uncompressed MRF of a geometry.
     pub fn new(g: &Geometry) -> Self {
-        Mrf::build(g, None)
+        Mrf::build(g, None, None)
     }
 
     /// The MRF a config describes: compressed when `compression.enabled`, behind a register
     /// file cache when `rfc.enabled`.
     pub fn for_config(checked: &Checked) -> Self {
-        let Some(r) = &checked.rfc else { return Mrf::build(&checked.geometry, checked.compression.as_ref()) };
         let g = &checked.geometry;
-        let rfc = Rfc::new(g.warps, r, g.lanes as usize);
-        Mrf::assemble(g, WritePath::Cached { rfc, groups: direct_groups(g) }, None)
+        let rfc = checked.rfc.as_ref().map(|r| Rfc::new(g.warps, r, g.lanes as usize));
+        Mrf::build(g, checked.compression.as_ref(), rfc)
     }
 
-    /// The MRF of a geometry, compressed with `layout` if given.
-    pub fn build(g: &Geometry, layout: Option<&Layout>) -> Self {
+    /// The MRF of a geometry, compressed with `layout` if given, behind `rfc` if given.
+    pub fn build(g: &Geometry, layout: Option<&Layout>, rfc: Option<Rfc>) -> Self {
         let lanes = g.lanes as usize;
         let write = match layout {
             None => WritePath::Direct(direct_groups(g)),
@@ -336,10 +338,6 @@ impl Mrf {
                 }
             }
         };
-        Mrf::assemble(g, write, layout)
-    }
-
-    fn assemble(g: &Geometry, write: WritePath, layout: Option<&Layout>) -> Self {
         let lanes = g.lanes as usize;
         let banks = layout.map_or(0, |l| (g.groups * l.clusters) as usize);
         let codes = layout.map_or(0, |l| l.modes.len() + 1);
@@ -355,6 +353,7 @@ impl Mrf {
             lanes,
             collectors: (0..g.collectors).map(|_| OperandCollector::new(lanes)).collect(),
             dispatch: RoundRobin::new(g.collectors),
+            rfc,
             write,
             plan: Plan {
                 winner: [NONE; MAX_GROUPS],
@@ -362,6 +361,7 @@ impl Mrf {
                 granted: 0,
                 conflicts: 0,
                 action: WriteAction::Wait,
+                banks_ready: true,
                 wb_ready: true,
                 bank_rd_en: vec![0; words],
                 bank_wr_en: vec![0; words],
@@ -391,10 +391,7 @@ impl Mrf {
 
     /// The register file cache, when there is one.
     pub fn rfc(&self) -> Option<&Rfc> {
-        match &self.write {
-            WritePath::Cached { rfc, .. } => Some(rfc),
-            _ => None,
-        }
+        self.rfc.as_ref()
     }
 
     /// The register file cache's shape, when there is one.
@@ -416,7 +413,7 @@ impl Mrf {
     fn replan(&mut self) {
         let p = &mut self.plan;
         let (action, mov) = match &self.write {
-            WritePath::Direct(_) | WritePath::Cached { .. } => (WriteAction::Wait, None),
+            WritePath::Direct(_) => (WriteAction::Wait, None),
             WritePath::Compressed { groups, port, .. } => {
                 let action = port.action(groups);
                 // The dummy MOV reads its register on its group's read port.
@@ -426,19 +423,30 @@ impl Mrf {
             }
         };
         p.action = action;
+        // With a register file cache in front of the compressor, a register on its way to the
+        // banks (in the eviction buffer or the write port) is not read until it is stored.
+        let held: Vec<(u32, u32)> = match (&self.rfc, &self.write) {
+            (Some(rfc), WritePath::Compressed { port, .. }) => {
+                let evicted = rfc.evicting().map(|(w, r)| self.g.map(w, r)).map(|a| (a.group, a.row));
+                port.in_flight().chain(evicted).collect()
+            }
+            _ => Vec::new(),
+        };
         let mut requests = [0u64; MAX_GROUPS];
         for (c, unit) in self.collectors.iter().enumerate() {
             let mut open = unit.pending;
             while open != 0 {
                 let s = open.trailing_zeros() as usize;
                 open &= open - 1;
-                requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
+                if !held.contains(&(unit.group[s], unit.row[s])) {
+                    requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
+                }
             }
         }
         p.granted = 0;
         p.conflicts = 0;
         let arbiter = |grp: usize| match &self.write {
-            WritePath::Direct(groups) | WritePath::Cached { groups, .. } => &groups[grp].arbiter,
+            WritePath::Direct(groups) => &groups[grp].arbiter,
             WritePath::Compressed { groups, .. } => &groups[grp].arbiter,
         };
         for grp in 0..self.g.groups as usize {
@@ -460,19 +468,15 @@ impl Mrf {
                 }
             }
         }
-        let (layout, groups, port) = match &self.write {
-            WritePath::Direct(_) => {
-                p.wb_ready = true;
-                return;
-            }
-            WritePath::Cached { rfc, .. } => {
-                p.wb_ready = rfc.wb_ready();
-                return;
-            }
-            WritePath::Compressed { layout, groups, port } => (layout, groups, port),
+        // The banks take a write this cycle (the write port's compressor advances); with a
+        // register file cache, a write-back is taken only while nothing else waits for them.
+        p.banks_ready = match &self.write {
+            WritePath::Direct(_) => true,
+            WritePath::Compressed { port, .. } => port.head().is_none() || action == WriteAction::Commit,
         };
+        p.wb_ready = p.banks_ready && self.rfc.as_ref().is_none_or(Rfc::wb_ready);
+        let WritePath::Compressed { layout, groups, port } = &self.write else { return };
         let c = layout.clusters as usize;
-        p.wb_ready = port.head().is_none() || action == WriteAction::Commit;
         // `C` is a power of two, so a group's bits never straddle two words.
         let put = |bits: &mut [u64], grp: usize, mask: u64| {
             let (word, shift) = (grp * c / 64, grp * c % 64);
@@ -509,16 +513,14 @@ impl Mrf {
             let (winner, row) = (self.plan.winner[grp], self.plan.read[grp]);
             let granted = (winner != NONE).then_some(winner);
             match &mut self.write {
-                WritePath::Direct(groups) | WritePath::Cached { groups, .. } => {
-                    groups[grp].arbiter.update(granted, true)
-                }
+                WritePath::Direct(groups) => groups[grp].arbiter.update(granted, true),
                 WritePath::Compressed { groups, .. } => groups[grp].arbiter.update(granted, true),
             }
             if row == NONE {
                 continue;
             }
             match &mut self.write {
-                WritePath::Direct(groups) | WritePath::Cached { groups, .. } => {
+                WritePath::Direct(groups) => {
                     let unit = &mut self.collectors[winner as usize / SLOTS];
                     let (data, known) = unit.grant(winner as usize % SLOTS, latency);
                     *known = groups[grp].read(row, data);
@@ -541,45 +543,29 @@ impl Mrf {
         }
     }
 
-    /// Uncompressed write-back: the masked lanes are written at this edge.
-    fn write_direct(&mut self, inp: &MrfIn) {
-        let WritePath::Direct(groups) = &mut self.write else { unreachable!("the direct write path") };
-        if !inp.wb_valid {
-            return;
-        }
-        let addr = self.g.map(inp.wb_warp, inp.wb_reg);
-        let mask = inp.wb_mask & lane_mask(self.lanes);
-        groups[addr.group as usize].write(addr.row, mask, &inp.wb_data);
-        self.stats.writes += 1;
-        self.stats.mrf_writes += 1;
-        self.stats.bank_writes +=
-            u64::from(active_clusters(mask, self.g.lanes_per_cluster, self.g.clusters as usize).count_ones());
-    }
-
-    /// Write path through the register file cache at an edge: what the RFC does not keep (or
-    /// pushes out) is written to its bank group, after this cycle's reads; then the RFC's own
-    /// edge, with the sources issued at this edge and the activation, flush and release events.
-    fn write_cached(&mut self, inp: &MrfIn, reads: &[(u32, u32, bool)]) {
-        let (lanes, lpc, clusters) = (self.lanes, self.g.lanes_per_cluster, self.g.clusters as usize);
-        let wb_ready = self.plan.wb_ready;
-        let WritePath::Cached { rfc, groups } = &mut self.write else { unreachable!("the cached write path") };
+    /// Write path at an edge, after this edge's reads (read-first): the banks take the offered
+    /// write-back or, with a register file cache, what the cache sends them; then the cache's
+    /// own edge, with the sources issued at this edge and the activation, flush and release.
+    fn write(&mut self, inp: &MrfIn, reads: &[(u32, u32, bool)]) {
+        let (lanes, banks_ready) = (self.lanes, self.plan.banks_ready);
+        let taken = inp.wb_valid && self.plan.wb_ready;
         let st = &mut self.stats;
-        let taken = inp.wb_valid && wb_ready;
-        st.wb_stall_cycles += u64::from(inp.wb_valid && !wb_ready);
+        st.wb_stall_cycles += u64::from(inp.wb_valid && !self.plan.wb_ready);
+        st.writes += u64::from(taken);
         let mask = inp.wb_mask & lane_mask(lanes);
         let wb = taken.then_some((inp.wb_warp, inp.wb_reg, mask, &inp.wb_data[..], inp.wb_long));
-        if let Some(w) = rfc.bank_write(wb) {
-            let addr = self.g.map(w.warp, w.reg);
-            groups[addr.group as usize].write(addr.row, w.mask, w.data);
-            st.mrf_writes += 1;
-            st.bank_writes += u64::from(active_clusters(w.mask, lpc, clusters).count_ones());
-            st.rfc.bypasses += u64::from(w.cause == WriteCause::Bypass);
-        }
-        st.writes += u64::from(taken);
+        let Some(rfc) = &mut self.rfc else {
+            let w = wb.map(|(warp, reg, mask, data, _)| BankWrite { warp, reg, mask, data, cause: WriteCause::Bypass });
+            write_banks(&self.g, &mut self.write, &self.plan, st, w);
+            return;
+        };
+        let w = rfc.bank_write(wb);
+        st.rfc.bypasses += u64::from(w.is_some_and(|w| w.cause == WriteCause::Bypass));
+        write_banks(&self.g, &mut self.write, &self.plan, st, w);
         let act = inp.act_valid.then_some(inp.act_warp);
         let flush = inp.flush_valid.then_some(inp.flush_warp);
         let hit = wb.is_some_and(|(w, reg, ..)| rfc.lookup(w, reg).is_some());
-        let ev = rfc.tick(reads, wb, act, flush, inp.rel_mask);
+        let ev = rfc.tick(reads, wb, act, flush, inp.rel_mask, banks_ready);
         st.rfc_written_lanes += ev.allocations * lanes as u64 + if hit { mask.count_ones() as u64 } else { 0 };
         let r = &mut st.rfc;
         r.read_hits += ev.read_hits;
@@ -591,69 +577,76 @@ impl Mrf {
         r.flush_writes += ev.flush_writes;
         r.activations += ev.activations;
     }
+}
 
-    /// Compressed write path at an edge: power gating, the head's commit or the dummy MOV, then
-    /// the compressor advances (taking the offered write when `wb_ready`).
-    fn write_compressed(&mut self, inp: &MrfIn) {
-        let (lanes, lpc) = (self.lanes, self.g.lanes_per_cluster);
-        let (action, wb_ready) = (self.plan.action, self.plan.wb_ready);
-        let WritePath::Compressed { layout, groups, port } = &mut self.write else {
-            unreachable!("the compressed write path")
-        };
-        let c = layout.clusters as usize;
-        let st = &mut self.stats;
-        for (grp, group) in groups.iter().enumerate() {
-            let mut gated = group.power.gated();
-            while gated != 0 {
-                st.gated_cycles[grp * c + gated.trailing_zeros() as usize] += 1;
-                gated &= gated - 1;
+/// The banks' edge with `w`, the register offered to them: uncompressed, its masked lanes are
+/// written now; compressed, power gating and the head's commit or dummy MOV happen first, then
+/// the compressor advances, taking `w` when the port is ready (`plan.banks_ready`).
+fn write_banks(g: &Geometry, write: &mut WritePath, plan: &Plan, st: &mut MrfStats, w: Option<BankWrite>) {
+    let (lanes, lpc) = (g.lanes as usize, g.lanes_per_cluster);
+    let (layout, groups, port) = match write {
+        WritePath::Direct(groups) => {
+            if let Some(w) = w {
+                let addr = g.map(w.warp, w.reg);
+                groups[addr.group as usize].write(addr.row, w.mask, w.data);
+                st.mrf_writes += 1;
+                st.bank_writes += u64::from(active_clusters(w.mask, lpc, g.clusters as usize).count_ones());
             }
+            return;
         }
-        st.wb_stall_cycles += u64::from(!wb_ready);
-        let (head_group, needs) = port.head().map_or((NONE, 0), |(_, s)| (s.group, port.needs()));
-        for (grp, group) in groups.iter_mut().enumerate() {
-            let wake = if grp as u32 == head_group { needs } else { 0 };
-            st.bank_wakeups += u64::from(group.power.edge(group.table.empty(), wake));
+        WritePath::Compressed { layout, groups, port } => (layout, groups, port),
+    };
+    let action = plan.action;
+    let c = layout.clusters as usize;
+    for (grp, group) in groups.iter().enumerate() {
+        let mut gated = group.power.gated();
+        while gated != 0 {
+            st.gated_cycles[grp * c + gated.trailing_zeros() as usize] += 1;
+            gated &= gated - 1;
         }
+    }
+    let (head_group, needs) = port.head().map_or((NONE, 0), |(_, s)| (s.group, port.needs()));
+    for (grp, group) in groups.iter_mut().enumerate() {
+        let wake = if grp as u32 == head_group { needs } else { 0 };
+        st.bank_wakeups += u64::from(group.power.edge(group.table.empty(), wake));
+    }
 
-        if let Some((packed, side)) = port.head() {
-            let group = &mut groups[side.group as usize];
-            match action {
-                WriteAction::Commit => {
-                    let written = low_bits(layout.banks(packed.ri)) & active_clusters(side.mask, lpc, c);
-                    group.write(side.row, cluster_lanes(written, lpc, lanes) & side.mask, &packed.chunks);
-                    st.bank_writes += u64::from(written.count_ones());
-                    st.mrf_writes += 1;
-                    group.table.store(side.row, packed.ri);
-                    if side.partial {
-                        st.partial_writes += 1;
-                        let merged = choose(layout, group.raw(side.row).0).map_or(0, |m| m.ri);
-                        st.partial_merged_by_ri[merged as usize] += 1;
-                    } else {
-                        st.full_writes_by_ri[packed.ri as usize] += 1;
-                    }
+    if let Some((packed, side)) = port.head() {
+        let group = &mut groups[side.group as usize];
+        match action {
+            WriteAction::Commit => {
+                let written = low_bits(layout.banks(packed.ri)) & active_clusters(side.mask, lpc, c);
+                group.write(side.row, cluster_lanes(written, lpc, lanes) & side.mask, &packed.chunks);
+                st.bank_writes += u64::from(written.count_ones());
+                st.mrf_writes += 1;
+                group.table.store(side.row, packed.ri);
+                if side.partial {
+                    st.partial_writes += 1;
+                    let merged = choose(layout, group.raw(side.row).0).map_or(0, |m| m.ri);
+                    st.partial_merged_by_ri[merged as usize] += 1;
+                } else {
+                    st.full_writes_by_ri[packed.ri as usize] += 1;
                 }
-                WriteAction::MovCommit => {
-                    group.replace(side.row, &port.mov_data, port.mov_known);
-                    st.bank_writes += c as u64;
-                    group.table.store(side.row, 0);
-                }
-                WriteAction::MovRead => st.dummy_movs += 1,
-                WriteAction::Wait => {}
             }
+            WriteAction::MovCommit => {
+                group.replace(side.row, &port.mov_data, port.mov_known);
+                st.bank_writes += c as u64;
+                group.table.store(side.row, 0);
+            }
+            WriteAction::MovRead => st.dummy_movs += 1,
+            WriteAction::Wait => {}
         }
-        port.mov_edge(action);
+    }
+    port.mov_edge(action);
 
-        let mask = inp.wb_mask & lane_mask(lanes);
-        if inp.wb_valid && wb_ready {
-            let addr = self.g.map(inp.wb_warp, inp.wb_reg);
-            let side = Side { group: addr.group, row: addr.row, mask, partial: mask != lane_mask(lanes) };
-            st.writes += 1;
+    match w {
+        Some(w) if plan.banks_ready => {
+            let addr = g.map(w.warp, w.reg);
+            let side = Side { group: addr.group, row: addr.row, mask: w.mask, partial: w.mask != lane_mask(lanes) };
             st.compressions += u64::from(!side.partial);
-            port.advance(true, true, side, &inp.wb_data);
-        } else {
-            port.advance(wb_ready, false, Side::default(), &inp.wb_data);
+            port.advance(true, true, side, w.data);
         }
+        _ => port.advance(plan.banks_ready, false, Side::default(), &[]),
     }
 }
 
@@ -678,12 +671,9 @@ impl Block for Mrf {
     fn reset(&mut self) {
         self.collectors.iter_mut().for_each(OperandCollector::reset);
         self.dispatch.reset();
+        self.rfc.iter_mut().for_each(Rfc::reset);
         match &mut self.write {
             WritePath::Direct(groups) => groups.iter_mut().for_each(|g| g.arbiter.reset()),
-            WritePath::Cached { rfc, groups } => {
-                groups.iter_mut().for_each(|g| g.arbiter.reset());
-                rfc.reset();
-            }
             WritePath::Compressed { groups, port, .. } => {
                 groups.iter_mut().for_each(CompressedBankGroup::reset);
                 port.reset();
@@ -741,7 +731,7 @@ impl Block for Mrf {
             unit.alloc(inp.issue_warp, inp.issue_tag, inp.issue_src_valid, addr);
             // With a register file cache, the tag check (this cycle, from the state before the
             // edge) hands the sources it holds straight to the collector.
-            if let WritePath::Cached { rfc, .. } = &self.write {
+            if let Some(rfc) = &self.rfc {
                 for s in (0..SLOTS).filter(|&s| inp.issue_src_valid[s]) {
                     reads[issued] = (inp.issue_warp, inp.issue_src_reg[s], inp.issue_src_last[s]);
                     issued += 1;
@@ -754,11 +744,7 @@ impl Block for Mrf {
         }
 
         // 5. Write-back (after the reads above: read-first).
-        match self.write {
-            WritePath::Direct(_) => self.write_direct(inp),
-            WritePath::Compressed { .. } => self.write_compressed(inp),
-            WritePath::Cached { .. } => self.write_cached(inp, &reads[..issued]),
-        }
+        self.write(inp, &reads[..issued]);
         self.replan();
     }
 }

@@ -120,6 +120,11 @@ impl Rfc {
         self.evict.is_none() && self.flush.is_none()
     }
 
+    /// The register waiting in the eviction buffer, as `(warp, reg)`.
+    pub fn evicting(&self) -> Option<(u32, u32)> {
+        self.evict
+    }
+
     /// A slot is free for an activation.
     pub fn act_ready(&self) -> bool {
         self.owner.iter().any(Option::is_none)
@@ -202,7 +207,9 @@ impl Rfc {
 
     /// One clock edge. `reads`: the sources of an instruction issued this cycle, as
     /// `(warp, reg, last read)`; `wb`: a write-back taken this cycle as `(warp, reg, mask, data,
-    /// long latency)`. Returns what happened, for the statistics.
+    /// long latency)`; `banks_ready`: the banks take [`Rfc::bank_write`] at this edge (a
+    /// compressed MRF's write port may be busy; the eviction buffer and a flush step then wait).
+    /// Returns what happened, for the statistics.
     pub fn tick(
         &mut self,
         reads: &[(u32, u32, bool)],
@@ -210,6 +217,7 @@ impl Rfc {
         act: Option<u32>,
         flush: Option<u32>,
         release: u64,
+        banks_ready: bool,
     ) -> RfcEvents {
         let mut ev = RfcEvents::default();
         // Decisions from the state before the edge.
@@ -219,8 +227,11 @@ impl Rfc {
             let left = (0..self.entries).filter(|e| self.flush_live(slot * self.entries + e)).count();
             (slot, self.flush_entry(), left <= 1)
         });
-        let draining = self.evict.take().is_some();
-        ev.eviction_written = draining;
+        let evicting = self.evict.is_some();
+        if banks_ready {
+            self.evict = None;
+        }
+        ev.eviction_written = evicting && banks_ready;
 
         // Issue: hits by last reads die; LRU moves every hit entry up, in source order.
         for &(warp, reg, last) in reads {
@@ -276,7 +287,7 @@ impl Rfc {
         // buffer had the port); the slot is free once none is left.
         if let Some((slot, entry, last)) = flushing {
             match entry {
-                Some(i) if !draining => {
+                Some(i) if !evicting && banks_ready => {
                     self.valid[i] = false;
                     ev.flush_writes += 1;
                     if last {

@@ -72,6 +72,11 @@ impl WritePort {
         valid.then(|| (packed, self.side[(self.newest + 1) % self.side.len()]))
     }
 
+    /// Group and row of every register in the port (taken, not yet committed).
+    pub fn in_flight(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.compressor.stage_valid().iter().zip(&self.side).filter(|(v, _)| **v).map(|(_, s)| (s.group, s.row))
+    }
+
     /// Banks of its group the head needs awake: all for a partial write, else its chunks'.
     pub fn needs(&self) -> u64 {
         match self.head() {
