@@ -84,10 +84,6 @@ const BAD: &[(&str, &str)] = &[
     ),
     ("[latency]\ndram = 0", "`latency.dram` = 0: out of range (allowed: 1 to 10000)"),
     (
-        "[rfc]\nenabled = true\n[compression]\nenabled = true",
-        "`rfc.enabled` = true: a register file cache in front of a compressed MRF is not generated yet (allowed: rfc.enabled or compression.enabled, not both)",
-    ),
-    (
         "[orf]\nenabled = true",
         "`orf.enabled` = true: the operand register file is not generated yet (allowed: disabled (the default))",
     ),

@@ -73,7 +73,7 @@ fn random_runs_exercise_every_rule() {
     for (name, _) in CACHED {
         let checked = cached(name);
         let lib = build(&rfgen_gen::generate(&checked, SramKind::Behavioural));
-        let mut stimulus = RandomStimulus::new(&checked.geometry, 3, Knobs::cached());
+        let mut stimulus = RandomStimulus::new(&checked.geometry, 3, Knobs::for_config(&checked));
         let result = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 100_000, 7);
         assert!(result.mismatch.is_none(), "{name}: {}", result.mismatch.unwrap());
         let s = result.block.model().stats();
@@ -103,19 +103,31 @@ fn kernel_options() -> CosimOptions {
     }
 }
 
-/// The SM model drives the paper's RFC (8 active warps x 6 entries, two-level, liveness) with
-/// every library kernel: RTL and model agree, every operand is right, and the cache works.
-#[test]
-fn every_library_kernel_passes_on_the_paper_rfc() {
-    let checked = isca11_rfc();
-    let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+/// Every library kernel on `checked`: RTL and model agree, every operand is right, and the
+/// named statistics are above 100 and the cache flushed.
+fn every_library_kernel_passes(checked: &Checked, busy: &[&str]) {
+    let design = rfgen_gen::generate(checked, SramKind::Behavioural);
     for lib in KERNELS {
         let k = lib.parse().unwrap();
-        let r = cosim_kernel(&checked, &design, &k, &kernel_options(), &mut |_| {}).unwrap();
+        let r = cosim_kernel(checked, &design, &k, &kernel_options(), &mut |_| {}).unwrap();
         assert!(r.passed(), "{}: {:?} {:?}", k.name, r.mismatch, r.kernel_error);
         let stat = |name: &str| r.stats.iter().find(|(n, _)| *n == name).unwrap().1;
-        assert!(stat("RFC read hits") > 100 && stat("RFC flushes") > 0, "{}: {:?}", k.name, r.stats);
+        assert!(busy.iter().all(|n| stat(n) > 100) && stat("RFC flushes") > 0, "{}: {:?}", k.name, r.stats);
     }
+}
+
+/// The SM model drives the paper's RFC (8 active warps x 6 entries, two-level, liveness).
+#[test]
+fn every_library_kernel_passes_on_the_paper_rfc() {
+    every_library_kernel_passes(&isca11_rfc(), &["RFC read hits"]);
+}
+
+/// The paper's cache in front of the compressed MRF (isca11-rfc with compression).
+#[test]
+fn every_library_kernel_passes_on_the_rfc_in_front_of_the_compressed_mrf() {
+    let text = format!("{}\n[compression]\nenabled = true\n", include_str!("../configs/isca11-rfc.toml"));
+    let checked = rfgen_gen::config::parse(&text).unwrap();
+    every_library_kernel_passes(&checked, &["RFC read hits", "full writes compressed"]);
 }
 
 /// The small caches under a kernel's traffic.
@@ -130,14 +142,14 @@ fn small_caches_pass_under_a_kernel() {
     }
 }
 
-/// A named edit of one generated file of the `rsmall` config (3-entry LRU cache, liveness, two
-/// slots): every occurrence of `from` becomes `to`.
+/// A named edit of one generated file: every occurrence of `from` becomes `to`.
 struct Mutation {
     name: &'static str,
     from: &'static str,
     to: &'static str,
 }
 
+/// Edits of `rsmall_rfc.v` (3-entry LRU cache, liveness, two slots).
 const MUTATIONS: &[Mutation] = &[
     Mutation {
         name: "wrong victim: the most recent entry instead of the oldest",
@@ -171,31 +183,65 @@ const MUTATIONS: &[Mutation] = &[
     },
 ];
 
-fn mutate(design: &Design, m: &Mutation) -> Design {
+fn mutate(design: &Design, file: &str, m: &Mutation) -> Design {
     let mut d = design.clone();
-    let (_, text) = d.files.iter_mut().find(|(n, _)| n == "rsmall_rfc.v").expect("the cache's file");
+    let (_, text) = d.files.iter_mut().find(|(n, _)| n == file).expect("the mutated file");
     assert!(text.contains(m.from), "mutation `{}` does not apply", m.name);
     *text = text.replace(m.from, m.to);
     d
 }
 
+/// Edits of the cache in front of a compressed MRF (`rcsmall`): the write port may refuse what
+/// the cache sends, and registers on their way to the banks must not be read from them.
+const COMPRESSED_MUTATIONS: &[(&str, Mutation)] = &[
+    (
+        "rcsmall_mrf.v",
+        Mutation {
+            name: "reads of a register in the write port or eviction buffer are not held",
+            from: "slot_req & ~slot_hold &",
+            to: "slot_req &",
+        },
+    ),
+    (
+        "rcsmall_rfc.v",
+        Mutation {
+            name: "the eviction buffer empties although the write port refused it",
+            from: "end else if (evict_valid & bank_wr_ready) evict_valid <= 1'b0;",
+            to: "end else if (evict_valid) evict_valid <= 1'b0;",
+        },
+    ),
+    (
+        "rcsmall_rfc.v",
+        Mutation {
+            name: "a flush step leaves the cache although the write port refused it",
+            from: "assign fl_step = flush_busy & fl_any & ~evict_valid & bank_wr_ready;",
+            to: "assign fl_step = flush_busy & fl_any & ~evict_valid;",
+        },
+    ),
+];
+
 #[test]
 fn lockstep_reports_every_cache_mutation_with_its_cycle() {
-    let checked = cached("rsmall");
-    let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
-    let run = |d: &Design| {
-        let lib = build(d);
-        let mut stimulus = RandomStimulus::new(&checked.geometry, 21, Knobs::cached());
-        mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 30_000, 1)
-    };
-    assert!(run(&design).mismatch.is_none(), "the unmutated cache passes");
+    let mutants = MUTATIONS.iter().map(|m| ("rsmall", "rsmall_rfc.v", m));
+    let compressed = COMPRESSED_MUTATIONS.iter().map(|(file, m)| ("rcsmall", *file, m));
     let mut caught = Vec::new();
-    for m in MUTATIONS {
-        let result = run(&mutate(&design, m));
-        let mismatch = result.mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
-        assert_eq!(result.cycles, mismatch.cycle + 1, "{}: the run stops at the reported cycle", m.name);
-        caught.push(format!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port));
+    for config in ["rsmall", "rcsmall"] {
+        let checked = cached(config);
+        let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+        let run = |d: &Design| {
+            let lib = build(d);
+            let mut stimulus = RandomStimulus::new(&checked.geometry, 21, Knobs::for_config(&checked));
+            mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 30_000, 1)
+        };
+        assert!(run(&design).mismatch.is_none(), "{config}: the unmutated cache passes");
+        for (_, file, m) in mutants.clone().chain(compressed.clone()).filter(|(c, _, _)| *c == config) {
+            let result = run(&mutate(&design, file, m));
+            let mismatch = result.mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
+            assert_eq!(result.cycles, mismatch.cycle + 1, "{}: the run stops at the reported cycle", m.name);
+            caught.push(format!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port));
+        }
     }
+    assert_eq!(caught.len(), MUTATIONS.len() + COMPRESSED_MUTATIONS.len());
     eprintln!("{}", caught.join("\n"));
 }
 

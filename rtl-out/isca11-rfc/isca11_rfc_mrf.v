@@ -61,13 +61,13 @@ module isca11_rfc_mrf (
   wire [4095:0] group_rd_data;
   wire [2:0] rd_hit;
   wire [3071:0] rd_data;
-  wire [4:0] bank_wr_warp;
-  wire [4:0] bank_wr_reg;
-  wire [31:0] bank_wr_mask;
-  wire [1023:0] bank_wr_data;
+  wire [4:0] rfc_wr_warp;
+  wire [4:0] rfc_wr_reg;
+  wire [31:0] rfc_wr_mask;
+  wire [1023:0] rfc_wr_data;
   wire rd_fire;
   wire wb_fire;
-  wire bank_wr_en;
+  wire rfc_wr_en;
   wire [11:0] group0_req;
   wire [11:0] group0_grant;
   wire [11:0] group1_req;
@@ -121,8 +121,8 @@ module isca11_rfc_mrf (
     .row    (issue_row[23:16])
   );
   isca11_rfc_reg_map u_map_wb (
-    .warp   (bank_wr_warp),
-    .reg_id (bank_wr_reg),
+    .warp   (rfc_wr_warp),
+    .reg_id (rfc_wr_reg),
     .group  (wb_group),
     .row    (wb_row)
   );
@@ -160,11 +160,11 @@ module isca11_rfc_mrf (
     .wb_data      (wb_data),
     .wb_long      (wb_long),
     .wb_ready     (wb_ready),
-    .bank_wr_en   (bank_wr_en),
-    .bank_wr_warp (bank_wr_warp),
-    .bank_wr_reg  (bank_wr_reg),
-    .bank_wr_mask (bank_wr_mask),
-    .bank_wr_data (bank_wr_data),
+    .bank_wr_en   (rfc_wr_en),
+    .bank_wr_warp (rfc_wr_warp),
+    .bank_wr_reg  (rfc_wr_reg),
+    .bank_wr_mask (rfc_wr_mask),
+    .bank_wr_data (rfc_wr_data),
     .act_valid    (act_valid),
     .act_warp     (act_warp),
     .act_ready    (act_ready),
@@ -181,10 +181,10 @@ module isca11_rfc_mrf (
     .slot_row   (slot_row),
     .slot_grant (group0_grant),
     .rd_data    (group_rd_data[1023:0]),
-    .wr_en      (bank_wr_en & (wb_group == 2'd0)),
+    .wr_en      (rfc_wr_en & (wb_group == 2'd0)),
     .wr_row     (wb_row),
-    .wr_mask    (bank_wr_mask),
-    .wr_data    (bank_wr_data)
+    .wr_mask    (rfc_wr_mask),
+    .wr_data    (rfc_wr_data)
   );
   isca11_rfc_mrf_bank_group u_group1 (
     .clk        (clk),
@@ -193,10 +193,10 @@ module isca11_rfc_mrf (
     .slot_row   (slot_row),
     .slot_grant (group1_grant),
     .rd_data    (group_rd_data[2047:1024]),
-    .wr_en      (bank_wr_en & (wb_group == 2'd1)),
+    .wr_en      (rfc_wr_en & (wb_group == 2'd1)),
     .wr_row     (wb_row),
-    .wr_mask    (bank_wr_mask),
-    .wr_data    (bank_wr_data)
+    .wr_mask    (rfc_wr_mask),
+    .wr_data    (rfc_wr_data)
   );
   isca11_rfc_mrf_bank_group u_group2 (
     .clk        (clk),
@@ -205,10 +205,10 @@ module isca11_rfc_mrf (
     .slot_row   (slot_row),
     .slot_grant (group2_grant),
     .rd_data    (group_rd_data[3071:2048]),
-    .wr_en      (bank_wr_en & (wb_group == 2'd2)),
+    .wr_en      (rfc_wr_en & (wb_group == 2'd2)),
     .wr_row     (wb_row),
-    .wr_mask    (bank_wr_mask),
-    .wr_data    (bank_wr_data)
+    .wr_mask    (rfc_wr_mask),
+    .wr_data    (rfc_wr_data)
   );
   isca11_rfc_mrf_bank_group u_group3 (
     .clk        (clk),
@@ -217,10 +217,10 @@ module isca11_rfc_mrf (
     .slot_row   (slot_row),
     .slot_grant (group3_grant),
     .rd_data    (group_rd_data[4095:3072]),
-    .wr_en      (bank_wr_en & (wb_group == 2'd3)),
+    .wr_en      (rfc_wr_en & (wb_group == 2'd3)),
     .wr_row     (wb_row),
-    .wr_mask    (bank_wr_mask),
-    .wr_data    (bank_wr_data)
+    .wr_mask    (rfc_wr_mask),
+    .wr_data    (rfc_wr_data)
   );
 
   isca11_rfc_operand_collector u_collector0 (

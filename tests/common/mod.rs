@@ -111,7 +111,8 @@ pub fn compressed(name: &str) -> Checked {
 
 /// Small configurations with a register file cache, covering: one entry and one collector,
 /// LRU and FIFO, liveness on and off, two-level slots fewer than warps, a warp count that is
-/// not a power of two, and 64 lanes.
+/// not a power of two, 64 lanes, and in front of a compressed MRF (one entry, one-stage
+/// compressor; LRU, two-stage compressor, slow wake-up).
 pub const CACHED: &[(&str, &str)] = &[
     (
         "rtiny",
@@ -128,6 +129,14 @@ pub const CACHED: &[(&str, &str)] = &[
     (
         "rwide",
         "name = \"rwide\"\n[sm]\nwarps = 4\nlanes = 64\nclusters = 8\nregisters_per_thread = 4\n[mrf]\nbanks = 16\nentries = 8\ncollectors = 2\n[scheduler]\npolicy = \"lrr\"\n[rfc]\nenabled = true\nentries = 2\nreplacement = \"lru\"\n",
+    ),
+    (
+        "rctiny",
+        "name = \"rctiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[compression]\nenabled = true\nmodes = [\"8,0\", \"4,1\", \"4,0\"]\ncompress_latency = 1\nwakeup_cycles = 0\n[rfc]\nenabled = true\nentries = 1\n",
+    ),
+    (
+        "rcsmall",
+        "name = \"rcsmall\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 8\nentries = 16\ncollectors = 2\ntag_bits = 4\n[compression]\nenabled = true\nmodes = [\"4,0\", \"4,1\", \"4,2\", \"8,0\", \"8,1\", \"8,2\", \"8,4\"]\nwakeup_cycles = 3\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 2\n[rfc]\nenabled = true\nentries = 3\nreplacement = \"lru\"\n",
     ),
 ];
 

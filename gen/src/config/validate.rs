@@ -284,14 +284,6 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     }
 
     // Blocks whose RTL does not exist yet: refuse rather than silently ignore.
-    if cfg.rfc.enabled && cfg.compression.enabled {
-        return Err(ConfigError::Rule {
-            path: "rfc.enabled".into(),
-            value: "true".into(),
-            rule: "a register file cache in front of a compressed MRF is not generated yet".into(),
-            allowed: "rfc.enabled or compression.enabled, not both".into(),
-        });
-    }
     if cfg.orf.enabled {
         return Err(not_generated("orf.enabled", "the operand register file"));
     }

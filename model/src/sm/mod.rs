@@ -381,7 +381,9 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         let out = self.mrf.outputs();
 
         // 1. Write-back. A compressed MRF's write port may refuse (`wb_ready`) and commits later:
-        // the scoreboard is released when the write commits, in the order writes were taken.
+        // the scoreboard is released when the write commits, in the order writes were taken. A
+        // register file cache in front of it releases at once: it holds the value or, on its way
+        // to the banks, the MRF holds the register's reads until stored.
         self.inp.wb_valid = false;
         self.completed.clear();
         if out.wb_commit {
@@ -402,7 +404,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                     self.inp.wb_data.copy_from_slice(f.vals.dst());
                     self.inp.wb_long = self.k.code[f.pc as usize].op.is_long_latency();
                     self.units.pop(q);
-                    if self.bdi.is_some() {
+                    if self.bdi.is_some() && self.cache.is_none() {
                         self.uncommitted.push_back(id);
                         continue;
                     }

@@ -105,12 +105,7 @@ impl CosimBlock for Mrf {
     }
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomStimulus {
-        let knobs = match (&checked.compression, &checked.rfc) {
-            (Some(_), _) => Knobs::compressed(),
-            (None, Some(_)) => Knobs::cached(),
-            (None, None) => Knobs::default(),
-        };
-        RandomStimulus::new(&checked.geometry, seed, knobs)
+        RandomStimulus::new(&checked.geometry, seed, Knobs::for_config(checked))
     }
 
     fn idle(&self) -> MrfIn {
@@ -145,7 +140,6 @@ pub fn summary(m: &Mrf) -> Vec<(&'static str, u64)> {
             ("RFC flush write-backs", r.flush_writes),
             ("RFC activations", r.activations),
             ("MRF warp-register writes", s.mrf_writes),
-            ("write-back stall cycles", s.wb_stall_cycles),
         ]);
     }
     if m.layout().is_some() {
@@ -159,8 +153,10 @@ pub fn summary(m: &Mrf) -> Vec<(&'static str, u64)> {
             ("bank writes", s.bank_writes),
             ("bank wake-ups", s.bank_wakeups),
             ("power-gated bank-cycles", s.gated_bank_cycles()),
-            ("write-back stall cycles", s.wb_stall_cycles),
         ]);
+    }
+    if m.rfc().is_some() || m.layout().is_some() {
+        v.push(("write-back stall cycles", s.wb_stall_cycles));
     }
     v
 }

@@ -7,7 +7,7 @@ use crate::blocks::bdi::Pattern;
 use crate::glue::Stimulus;
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rfgen_gen::Geometry;
+use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::mrf::{MrfIn, MrfOut, lane_mask};
 
@@ -78,10 +78,11 @@ impl Knobs {
         Knobs { kernel_values: 0.85, compressible_phases: true, ..Knobs::default() }
     }
 
-    /// For an MRF behind a register file cache: its events, and registers that repeat often
-    /// enough to hit.
-    pub fn cached() -> Self {
-        Knobs { cache: Some(CacheKnobs::default()), ..Knobs::default() }
+    /// The knobs for a config's MRF: compressed data if compressed; with a register file cache,
+    /// its events (the registers repeat often enough to hit).
+    pub fn for_config(checked: &Checked) -> Self {
+        let base = if checked.compression.is_some() { Knobs::compressed() } else { Knobs::default() };
+        Knobs { cache: checked.rfc.as_ref().map(|_| CacheKnobs::default()), ..base }
     }
 }
 

@@ -81,12 +81,14 @@ impl MrfPorts<Port> {
             let strobe = |name: &str, what: &str| {
                 Port::output(name, banks, &format!("{what}; group j cluster c at bit {}j+c", l.clusters)).vector()
             };
+            let commit = match rfc {
+                None => "the oldest write-back taken is stored at this edge (read by grants from the next cycle)",
+                Some(_) => {
+                    "the write port's oldest register (from the RFC: bypass, eviction or flush) is stored at this edge"
+                }
+            };
             CompressedPorts {
-                wb_commit: Port::output(
-                    "wb_commit",
-                    1,
-                    "the oldest write-back taken is stored at this edge (read by grants from the next cycle)",
-                ),
+                wb_commit: Port::output("wb_commit", 1, commit),
                 bank_gated: strobe("bank_gated", "bank power-gated"),
                 bank_rd_en: strobe("bank_rd_en", "bank read this cycle"),
                 bank_wr_en: strobe("bank_wr_en", "bank written this cycle"),
@@ -120,9 +122,13 @@ impl MrfPorts<Port> {
                 "write a warp register this cycle (never blocked)",
                 "per-lane write enable (active mask), lane i at bit i",
             ),
-            (Some(_), _) => (
+            (Some(_), None) => (
                 "a write-back is offered (hold it until wb_ready)",
                 "per-lane write enable (active mask), lane i at bit i; partial: stored uncompressed",
+            ),
+            (Some(_), Some(_)) => (
+                "a write-back is offered (hold it until wb_ready)",
+                "per-lane write enable (active mask), lane i at bit i; partial: kept in the RFC only if it holds the register, else stored uncompressed",
             ),
             (None, Some(_)) => (
                 "a write-back is offered (hold it until wb_ready)",
@@ -130,7 +136,10 @@ impl MrfPorts<Port> {
             ),
         };
         let wb_ready = match (compression, &rfc) {
-            (Some(_), _) => Some("the write port takes the offer this cycle"),
+            (Some(_), None) => Some("the write port takes the offer this cycle"),
+            (Some(_), Some(_)) => {
+                Some("the offer is taken this cycle (no eviction waits, no flush is under way, the write port is free)")
+            }
             (None, Some(_)) => Some("the offer is taken this cycle (no eviction waits and no flush is under way)"),
             (None, None) => None,
         }

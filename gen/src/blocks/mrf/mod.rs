@@ -41,35 +41,23 @@ pub fn modules(
     let mut modules = vec![sram.clone(), reg_map.clone(), bank_arbiter.clone()];
     modules.extend(dispatch_arbiter.clone());
     let ports = MrfPorts::new(g, compression, cache);
-    let top = match (compression, cache) {
-        (None, Some(r)) => {
+    // A cache in front of the compressor waits while the write port refuses its writes.
+    let rfc = cache.map(|r| rfc::rfc(prefix, g, r, compression.is_some()));
+    let parts = |write| top::Parts {
+        reg_map: &reg_map,
+        collector: &collector,
+        dispatch_arbiter: dispatch_arbiter.as_ref(),
+        write,
+        rfc: rfc.as_ref(),
+    };
+    let top = match compression {
+        None => {
             let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
-            let rfc = rfc::rfc(prefix, g, r);
-            let write = WritePath::Cached { rfc: &rfc, bank_group: &bank_group };
-            let parts = top::Parts {
-                reg_map: &reg_map,
-                collector: &collector,
-                dispatch_arbiter: dispatch_arbiter.as_ref(),
-                write,
-            };
-            let top = top::mrf(prefix, g, &ports, parts);
-            modules.extend([bank_group, rfc]);
-            top
-        }
-        (None, None) => {
-            let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
-            let write = WritePath::Direct { bank_group: &bank_group };
-            let parts = top::Parts {
-                reg_map: &reg_map,
-                collector: &collector,
-                dispatch_arbiter: dispatch_arbiter.as_ref(),
-                write,
-            };
-            let top = top::mrf(prefix, g, &ports, parts);
+            let top = top::mrf(prefix, g, &ports, parts(WritePath::Direct { bank_group: &bank_group }));
             modules.push(bank_group);
             top
         }
-        (Some(l), _) => {
+        Some(l) => {
             let compressor = compressor(prefix, l);
             let decompressor = decompressor(prefix, l);
             let range_table = range_table::range_table(prefix, g, l);
@@ -82,19 +70,14 @@ pub fn modules(
                 decompressor: &decompressor,
             };
             let bank_group = compressed_bank_group::compressed_bank_group(prefix, g, l, group_parts);
-            let write_port = write_port::write_port(prefix, g, l, &reg_map, &compressor);
+            let write_port = write_port::write_port(prefix, g, l, &reg_map, &compressor, cache.is_some());
             let write = WritePath::Compressed { layout: l, write_port: &write_port, bank_group: &bank_group };
-            let parts = top::Parts {
-                reg_map: &reg_map,
-                collector: &collector,
-                dispatch_arbiter: dispatch_arbiter.as_ref(),
-                write,
-            };
-            let top = top::mrf(prefix, g, &ports, parts);
+            let top = top::mrf(prefix, g, &ports, parts(write));
             modules.extend([compressor, decompressor, range_table, bank_power, bank_group, write_port]);
             top
         }
     };
+    modules.extend(rfc);
     modules.extend([collector, top]);
     modules
 }

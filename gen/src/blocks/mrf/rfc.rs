@@ -10,7 +10,10 @@ use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::rfc::RfcLayout;
 use crate::verilog::{Module, Port, lit, onehot_mux, packing, reg, slice, vector_reg, vector_wire, wire};
 
-pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
+/// With `banks_may_refuse` (a compressed MRF's write port behind it), the banks take its write
+/// only with `bank_wr_ready`; the eviction buffer and flush steps wait, and `evict_valid` tells
+/// the top which register must not be read from the banks yet.
+pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) -> Module {
     let (a, e, k) = (r.slots, r.entries, SLOTS_PER_COLLECTOR);
     let n = a * e;
     let (wb, rb, sb, lanes, w) = (g.warp_bits(), g.reg_bits(), r.slot_bits(), g.lanes, g.warp_reg_bits());
@@ -173,8 +176,10 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     b += &format!("  assign fl_first = fl_cand & (~fl_cand + {});\n", lit(n, 1));
     b += "  assign fl_any = |fl_cand;\n";
     b += "  assign fl_more = |(fl_cand & ~fl_first);\n";
-    b += "  assign fl_step = flush_busy & fl_any & ~evict_valid;\n";
-    b += "  assign fl_done = flush_busy & ~fl_more & (~fl_any | ~evict_valid);\n";
+    let taken = if banks_may_refuse { " & bank_wr_ready" } else { "" };
+    b += &format!("  assign fl_step = flush_busy & fl_any & ~evict_valid{taken};\n");
+    let port_free = if banks_may_refuse { "(~evict_valid & bank_wr_ready)" } else { "~evict_valid" };
+    b += &format!("  assign fl_done = flush_busy & ~fl_more & (~fl_any | {port_free});\n");
 
     b += "\n  // What goes to the banks this cycle: the eviction buffer, a flush step, or a bypass.\n";
     let fl_terms = |field: &dyn Fn(u32) -> String, width: u32| {
@@ -200,6 +205,9 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
 
     b += "\n  // Handshakes, from the state.\n";
     b += "  assign wb_ready = ~evict_valid & ~flush_busy;\n";
+    if banks_may_refuse {
+        b += "  assign evicting = evict_valid;\n";
+    }
     b += "  assign flush_ready = ~flush_busy;\n";
     b += "  assign free = ~owner_valid;\n";
     b += &format!("  assign free_first = free & (~free + {});\n", lit(a, 1));
@@ -235,7 +243,7 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
     b += "      if (evict_new) begin\n        evict_valid <= 1'b1;\n        evict_warp <= wb_warp;\n";
     b += &format!("        evict_reg <= {};\n", onehot_mux(&victim_tag, rb));
     b += "        evict_data <= spill_data;\n";
-    b += "      end else if (evict_valid) evict_valid <= 1'b0;\n";
+    b += &format!("      end else if (evict_valid{taken}) evict_valid <= 1'b0;\n");
     b += "      // Flush step: the written entry leaves; with the last one (or none) the slot is freed.\n";
     b += "      if (fl_step) begin\n";
     for i in 0..n {
@@ -301,6 +309,9 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
                 Port::output("bank_wr_reg", rb, "its register"),
                 Port::output("bank_wr_mask", lanes, "its lanes, lane i at bit i").vector(),
                 Port::output("bank_wr_data", w, &format!("its value, {}", packing("lane", 32))),
+            ],
+            ports_spill_side(banks_may_refuse),
+            vec![
                 Port::input("act_valid", 1, "warp act_warp becomes active"),
                 Port::input("act_warp", wb, "warp id"),
                 Port::output("act_ready", 1, "a slot is free: an activation is taken"),
@@ -314,6 +325,17 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout) -> Module {
         body: b,
         memory: None,
     }
+}
+
+/// Only when the banks may refuse a write: their readiness, and the eviction buffer's state.
+fn ports_spill_side(banks_may_refuse: bool) -> Vec<Port> {
+    if !banks_may_refuse {
+        return vec![];
+    }
+    vec![
+        Port::input("bank_wr_ready", 1, "the banks take bank_wr_* this cycle"),
+        Port::output("evicting", 1, "an evicted register waits in the eviction buffer (it is bank_wr_*)"),
+    ]
 }
 
 /// The tag check's ports: `rd_fire` only when an issue changes the RFC (LRU order, liveness),

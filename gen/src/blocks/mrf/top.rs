@@ -1,7 +1,8 @@
 //! The MRF subsystem top: issue port → operand collectors → bank groups → dispatch port, plus
 //! the write path. Cycle behaviour is specified by `model::blocks::mrf::Mrf`. The write path is
 //! a variant: write-back straight into the bank groups, or (compressed MRF) through the write
-//! port's compressor into compressed bank groups, with the banks' strobes driven out.
+//! port's compressor into compressed bank groups, with the banks' strobes driven out. A register
+//! file cache may sit in front of either: the banks are then written what it sends them.
 
 use super::interface::{CompressedPorts, MrfPorts};
 use crate::bdi::Layout;
@@ -14,8 +15,6 @@ pub enum WritePath<'a> {
     Direct { bank_group: &'a Module },
     /// Through the write port (compressor, wake-up, dummy MOV) into compressed bank groups.
     Compressed { layout: &'a Layout, write_port: &'a Module, bank_group: &'a Module },
-    /// Into the register file cache, which writes the bank groups what it does not keep.
-    Cached { rfc: &'a Module, bank_group: &'a Module },
 }
 
 pub struct Parts<'a> {
@@ -24,6 +23,38 @@ pub struct Parts<'a> {
     /// None with a single collector.
     pub dispatch_arbiter: Option<&'a Module>,
     pub write: WritePath<'a>,
+    /// The register file cache in front of the write path.
+    pub rfc: Option<&'a Module>,
+}
+
+/// What the banks are offered: the write-back port, or the register file cache's bank write.
+struct BankWrite {
+    en: Sig,
+    warp: Sig,
+    reg: Sig,
+    mask: Sig,
+    data: Sig,
+}
+
+impl BankWrite {
+    fn of(g: &Geometry, p: &MrfPorts<Sig>, cached: bool) -> Self {
+        if !cached {
+            return BankWrite {
+                en: p.wb_valid.clone(),
+                warp: p.wb_warp.clone(),
+                reg: p.wb_reg.clone(),
+                mask: p.wb_mask.clone(),
+                data: p.wb_data.clone(),
+            };
+        }
+        BankWrite {
+            en: Sig::new("rfc_wr_en", 1),
+            warp: Sig::new("rfc_wr_warp", g.warp_bits()),
+            reg: Sig::new("rfc_wr_reg", g.reg_bits()),
+            mask: Sig::new("rfc_wr_mask", g.lanes),
+            data: Sig::new("rfc_wr_data", g.warp_reg_bits()),
+        }
+    }
 }
 
 pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> Module {
@@ -32,6 +63,13 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
     let p = ports.map(Port::sig);
     let v = |name: &str, width: u32| Sig::new(name, width);
     let compressed = matches!(parts.write, WritePath::Compressed { .. });
+    let cached = parts.rfc.is_some();
+    // A register file cache in front of the compressor: registers on their way to the banks
+    // (eviction buffer, write port) are not read from them until stored.
+    let pend = match parts.write {
+        WritePath::Compressed { layout, .. } if cached => layout.compress_latency,
+        _ => 0,
+    };
     let mut b = String::new();
     let mut wires = vec![
         ("cu_busy", n),
@@ -49,6 +87,19 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         ("issue_row", k * ab),
     ];
     wires.extend(parts.write.wires(g));
+    if cached {
+        wires.extend([
+            ("rd_hit", k),
+            ("rd_data", k * wr),
+            ("rfc_wr_warp", wb),
+            ("rfc_wr_reg", g.reg_bits()),
+            ("rfc_wr_mask", g.lanes),
+            ("rfc_wr_data", wr),
+        ]);
+    }
+    if pend > 0 {
+        wires.extend([("pend_valid", pend), ("pend_group", pend * gb), ("pend_row", pend * ab), ("slot_hold", s)]);
+    }
     for (name, w) in wires {
         b += &vector_wire(name, w);
     }
@@ -56,13 +107,19 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         b += &wire("mov_rd", 1);
         b += &wire("wr_en", 1);
     }
-    let cached = matches!(parts.write, WritePath::Cached { .. });
-    if let WritePath::Cached { rfc, .. } = parts.write {
+    if let Some(rfc) = parts.rfc {
         if has_port(rfc, "rd_fire") {
             b += &wire("rd_fire", 1);
         }
         b += &wire("wb_fire", 1);
-        b += &wire("bank_wr_en", 1);
+        b += &wire("rfc_wr_en", 1);
+    }
+    if pend > 0 {
+        for (name, width) in
+            [("evicting", 1), ("evict_group", gb), ("evict_row", ab), ("banks_ready", 1), ("rfc_wb_ready", 1)]
+        {
+            b += &wire(name, width);
+        }
     }
     for grp in 0..g.groups {
         b += &wire(&format!("group{grp}_req"), s);
@@ -80,13 +137,18 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         }
     }
 
-    b += match parts.write {
-        WritePath::Direct { .. } => "\n  // Register-to-bank mapping of the issued sources and of the write-back.\n",
-        WritePath::Cached { .. } => {
+    b += match (&parts.write, cached) {
+        (WritePath::Direct { .. }, false) => {
+            "\n  // Register-to-bank mapping of the issued sources and of the write-back.\n"
+        }
+        (WritePath::Direct { .. }, true) => {
             "\n  // Register-to-bank mapping of the issued sources and of the register-file-cache's bank write.\n"
         }
-        WritePath::Compressed { .. } => {
+        (WritePath::Compressed { .. }, false) => {
             "\n  // Register-to-bank mapping of the issued sources (the write port maps its own).\n"
+        }
+        (WritePath::Compressed { .. }, true) => {
+            "\n  // Register-to-bank mapping of the issued sources and of the eviction buffer's register (the\n  // write port maps its own).\n"
         }
     };
     for o in 0..k {
@@ -101,7 +163,8 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         );
     }
 
-    b += &parts.write.map_write_back(parts.reg_map, &p, g);
+    let bank_write = BankWrite::of(g, &p, cached);
+    b += &parts.write.map_write_back(parts.reg_map, &bank_write, g, pend > 0);
     b += "\n  // Issue: the lowest-numbered free collector takes the instruction.\n";
     b += "  assign free = ~cu_busy;\n";
     b += &format!("  assign alloc_first = free & (~free + {});\n", lit(n, 1));
@@ -109,14 +172,23 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
     b += &format!("  assign cu_alloc = {{{n}{{issue_valid}}}} & alloc_first;\n\n");
 
     b += "  // Crossbar, request side: each slot requests the bank group holding its register.\n";
+    let held = if pend > 0 {
+        b += &slot_hold(g, pend);
+        " & ~slot_hold"
+    } else {
+        ""
+    };
     for grp in 0..g.groups {
         let sel: Vec<String> =
             (0..s).rev().map(|i| format!("({} == {})", slice("slot_group", i, gb), lit(gb, grp as u64))).collect();
-        b += &format!("  assign group{grp}_req = slot_req & {{{}}};\n", sel.join(", "));
+        b += &format!("  assign group{grp}_req = slot_req{held} & {{{}}};\n", sel.join(", "));
     }
     let grants: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_grant")).collect();
     b += &format!("  assign slot_grant = {};\n", grants.join(" | "));
-    b += &parts.write.groups(g, &p);
+    if let Some(rfc) = parts.rfc {
+        b += &format!("\n{}", cache(g, &p, rfc, &bank_write, pend > 0));
+    }
+    b += &parts.write.groups(g, &p, &bank_write, pend);
 
     b += "\n";
     for c in 0..n {
@@ -194,7 +266,7 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         ),
         format!("{n} operand collector units x {k} slots, per-bank round-robin read arbitration, 1R1W banks."),
     ];
-    doc.extend(parts.write.doc());
+    doc.extend(parts.write.doc(cached));
     Module {
         name: format!("{prefix}_mrf"),
         doc,
@@ -210,17 +282,6 @@ impl WritePath<'_> {
         let (gb, ab, wr) = (g.group_bits(), g.row_bits(), g.warp_reg_bits());
         match self {
             WritePath::Direct { .. } => vec![("wb_group", gb), ("wb_row", ab), ("group_rd_data", g.groups * wr)],
-            WritePath::Cached { .. } => vec![
-                ("wb_group", gb),
-                ("wb_row", ab),
-                ("group_rd_data", g.groups * wr),
-                ("rd_hit", SLOTS_PER_COLLECTOR),
-                ("rd_data", SLOTS_PER_COLLECTOR * wr),
-                ("bank_wr_warp", g.warp_bits()),
-                ("bank_wr_reg", g.reg_bits()),
-                ("bank_wr_mask", g.lanes),
-                ("bank_wr_data", wr),
-            ],
             WritePath::Compressed { layout: l, .. } => vec![
                 ("group_rd_data", g.groups * wr),
                 ("slot_deliver", g.slots()),
@@ -237,67 +298,53 @@ impl WritePath<'_> {
         }
     }
 
-    /// The direct path maps the write-back's register to its bank here; the write port maps its own.
-    fn map_write_back(&self, reg_map: &Module, p: &MrfPorts<Sig>, g: &Geometry) -> String {
+    /// The direct path maps the banks' write to its bank here. The write port maps its own, but
+    /// behind a cache (`pending`) the eviction buffer's register is mapped here to hold its reads.
+    fn map_write_back(&self, reg_map: &Module, w: &BankWrite, g: &Geometry, pending: bool) -> String {
+        let map = |name: &str, group: &str, row: &str| {
+            reg_map.instance(
+                name,
+                &[
+                    ("warp", w.warp.clone()),
+                    ("reg_id", w.reg.clone()),
+                    ("group", Sig::new(group, g.group_bits())),
+                    ("row", Sig::new(row, g.row_bits())),
+                ],
+            )
+        };
         match self {
-            WritePath::Direct { .. } => reg_map.instance(
-                "u_map_wb",
-                &[
-                    ("warp", p.wb_warp.clone()),
-                    ("reg_id", p.wb_reg.clone()),
-                    ("group", Sig::new("wb_group", g.group_bits())),
-                    ("row", Sig::new("wb_row", g.row_bits())),
-                ],
-            ),
-            WritePath::Cached { .. } => reg_map.instance(
-                "u_map_wb",
-                &[
-                    ("warp", Sig::new("bank_wr_warp", g.warp_bits())),
-                    ("reg_id", Sig::new("bank_wr_reg", g.reg_bits())),
-                    ("group", Sig::new("wb_group", g.group_bits())),
-                    ("row", Sig::new("wb_row", g.row_bits())),
-                ],
-            ),
+            WritePath::Direct { .. } => map("u_map_wb", "wb_group", "wb_row"),
+            WritePath::Compressed { .. } if pending => map("u_map_evict", "evict_group", "evict_row"),
             WritePath::Compressed { .. } => String::new(),
         }
     }
 
-    fn groups(&self, g: &Geometry, p: &MrfPorts<Sig>) -> String {
+    fn groups(&self, g: &Geometry, p: &MrfPorts<Sig>, w: &BankWrite, pend: u32) -> String {
         match self {
-            WritePath::Direct { bank_group } => {
-                let w = BankWrite { en: "wb_valid", mask: p.wb_mask.clone(), data: p.wb_data.clone() };
-                format!("\n{}", direct_groups(g, p, bank_group, &w))
-            }
-            WritePath::Cached { rfc, bank_group } => {
-                let w = BankWrite {
-                    en: "bank_wr_en",
-                    mask: Sig::new("bank_wr_mask", g.lanes),
-                    data: Sig::new("bank_wr_data", g.warp_reg_bits()),
-                };
-                format!("\n{}\n{}", cache(g, p, rfc), direct_groups(g, p, bank_group, &w))
-            }
+            WritePath::Direct { bank_group } => format!("\n{}", direct_groups(g, p, bank_group, w)),
             WritePath::Compressed { layout, write_port, bank_group } => {
                 let c = p.compressed.as_ref().expect("the compressed MRF has the compressed ports");
-                compressed_groups(g, layout, p, c, write_port, bank_group)
+                compressed_groups(g, layout, p, c, (write_port, bank_group), w, pend)
             }
         }
     }
 
-    fn doc(&self) -> Vec<String> {
+    fn doc(&self, cached: bool) -> Vec<String> {
+        let cache = [
+            "Register file cache: the issue stage's tag check hands cached sources to the collector;".to_string(),
+            "write-backs go to the RFC, which writes the banks what it does not keep (bypasses,".into(),
+            "evictions, flushes). See docs/rfc.md and docs/mrf.md.".into(),
+        ];
         match self {
+            WritePath::Direct { .. } if cached => cache.into(),
             WritePath::Direct { .. } => vec![
                 "Timing: issue accepted in cycle t, reads arbitrated from t+1, data captured one cycle".into(),
                 "after its grant; a conflict-free instruction is offered for dispatch in cycle t+3.".into(),
                 "See docs/mrf.md.".into(),
             ],
-            WritePath::Cached { .. } => vec![
-                "Register file cache: the issue stage's tag check hands cached sources to the collector;".into(),
-                "write-backs go to the RFC, which writes the banks what it does not keep (bypasses,".into(),
-                "evictions, flushes). See docs/rfc.md and docs/mrf.md.".into(),
-            ],
             WritePath::Compressed { layout: l, .. } => {
                 let (lc, ld) = (l.compress_latency, l.decompress_latency);
-                vec![
+                let mut doc = vec![
                     format!(
                         "BDI compression: {lc}-cycle compressor on the write port, {ld}-cycle decompressor per bank group,"
                     ),
@@ -310,22 +357,42 @@ impl WritePath<'_> {
                         3 + ld
                     ),
                     "earliest. See docs/bdi.md and docs/mrf.md.".into(),
-                ]
+                ];
+                if cached {
+                    doc.extend(cache);
+                    doc.push(
+                        "A register on its way to the banks (eviction buffer, write port) is not read from them."
+                            .into(),
+                    );
+                }
+                doc
             }
         }
     }
 }
 
-/// The write port of uncompressed bank groups: an enable (qualified per group by `wb_group`,
-/// with row `wb_row`), the lanes and the data.
-struct BankWrite {
-    en: &'static str,
-    mask: Sig,
-    data: Sig,
+/// Per slot: its register is on its way to the banks (in the cache's eviction buffer or one of
+/// the write port's `pend` stages), so it is not requested until stored.
+fn slot_hold(g: &Geometry, pend: u32) -> String {
+    let (gb, ab) = (g.group_bits(), g.row_bits());
+    let mut b = String::from("  // Reads wait for a register on its way to the banks (eviction buffer, write port).\n");
+    for i in 0..g.slots() {
+        let at = |valid: String, group: String, row: String| {
+            format!("({valid} & ({} == {group}) & ({} == {row}))", slice("slot_group", i, gb), slice("slot_row", i, ab))
+        };
+        let mut terms = vec![at("evicting".into(), "evict_group".into(), "evict_row".into())];
+        for st in 0..pend {
+            terms.push(at(format!("pend_valid[{st}]"), slice("pend_group", st, gb), slice("pend_row", st, ab)));
+        }
+        b += &format!("  assign slot_hold[{i}] = {};\n", terms.join("\n      | "));
+    }
+    b
 }
 
-/// The register file cache in front of the bank groups.
-fn cache(g: &Geometry, p: &MrfPorts<Sig>, rfc: &Module) -> String {
+/// The register file cache in front of the write path. When the banks may refuse its write
+/// (`banks_may_refuse`: a compressed MRF's write port), a write-back is taken only when both
+/// take it, and the cache learns whether its write was taken.
+fn cache(g: &Geometry, p: &MrfPorts<Sig>, rfc: &Module, w: &BankWrite, banks_may_refuse: bool) -> String {
     let r = p.rfc.as_ref().expect("an MRF with a cache has its ports");
     let (k, wr) = (SLOTS_PER_COLLECTOR, g.warp_reg_bits());
     let v = |name: &str, width: u32| Sig::new(name, width);
@@ -333,6 +400,9 @@ fn cache(g: &Geometry, p: &MrfPorts<Sig>, rfc: &Module) -> String {
     let mut b = String::from("  // Register file cache: tag check at issue, write-backs, evictions and flushes.\n");
     if has_port(rfc, "rd_fire") {
         b += "  assign rd_fire = issue_valid & issue_ready;\n";
+    }
+    if banks_may_refuse {
+        b += &format!("  assign {wb_ready} = rfc_wb_ready & banks_ready;\n");
     }
     b += &format!("  assign wb_fire = wb_valid & {wb_ready};\n");
     let regs: Vec<String> = (0..k).rev().map(|s| format!("issue_src{s}_reg")).collect();
@@ -357,12 +427,17 @@ fn cache(g: &Geometry, p: &MrfPorts<Sig>, rfc: &Module) -> String {
         ("wb_mask", p.wb_mask.clone()),
         ("wb_data", p.wb_data.clone()),
         ("wb_long", r.wb_long.clone()),
-        ("wb_ready", wb_ready.clone()),
-        ("bank_wr_en", v("bank_wr_en", 1)),
-        ("bank_wr_warp", v("bank_wr_warp", g.warp_bits())),
-        ("bank_wr_reg", v("bank_wr_reg", g.reg_bits())),
-        ("bank_wr_mask", v("bank_wr_mask", g.lanes)),
-        ("bank_wr_data", v("bank_wr_data", wr)),
+        ("wb_ready", if banks_may_refuse { v("rfc_wb_ready", 1) } else { wb_ready.clone() }),
+        ("bank_wr_en", w.en.clone()),
+        ("bank_wr_warp", w.warp.clone()),
+        ("bank_wr_reg", w.reg.clone()),
+        ("bank_wr_mask", w.mask.clone()),
+        ("bank_wr_data", w.data.clone()),
+    ]);
+    if banks_may_refuse {
+        conns.extend([("bank_wr_ready", v("banks_ready", 1)), ("evicting", v("evicting", 1))]);
+    }
+    conns.extend([
         ("act_valid", r.act_valid.clone()),
         ("act_warp", r.act_warp.clone()),
         ("act_ready", r.act_ready.clone()),
@@ -393,7 +468,7 @@ fn direct_groups(g: &Geometry, p: &MrfPorts<Sig>, bank_group: &Module, w: &BankW
                 ("slot_row", Sig::new("slot_row", s * ab)),
                 ("slot_grant", Sig::new(format!("group{grp}_grant"), s)),
                 ("rd_data", Sig::new("group_rd_data", g.groups * wr).slice(grp, wr)),
-                ("wr_en", Sig::new(format!("{} & (wb_group == {})", w.en, lit(gb, grp as u64)), 1)),
+                ("wr_en", Sig::new(format!("{} & (wb_group == {})", w.en.expr, lit(gb, grp as u64)), 1)),
                 ("wr_row", Sig::new("wb_row", ab)),
                 ("wr_mask", w.mask.clone()),
                 ("wr_data", w.data.clone()),
@@ -410,41 +485,52 @@ fn compressed_groups(
     l: &Layout,
     p: &MrfPorts<Sig>,
     cp: &CompressedPorts<Sig>,
-    write_port: &Module,
-    bank_group: &Module,
+    (write_port, bank_group): (&Module, &Module),
+    w: &BankWrite,
+    pend: u32,
 ) -> String {
-    let (gb, ab, s, w, c) = (g.group_bits(), g.row_bits(), g.slots(), g.warp_reg_bits(), l.clusters);
+    let (gb, ab, s, wr, c) = (g.group_bits(), g.row_bits(), g.slots(), g.warp_reg_bits(), l.clusters);
     let v = |name: &str, width: u32| Sig::new(name, width);
     let mut b = String::new();
     let delivers: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_deliver")).collect();
     b += &format!("  assign slot_deliver = {};\n\n", delivers.join(" | "));
     b += "  // Write-back through the compressor; the head commits to its bank group.\n";
-    b += &write_port.instance(
-        "u_write",
-        &[
-            ("clk", p.clk.clone()),
-            ("rst", p.rst.clone()),
-            ("wb_valid", p.wb_valid.clone()),
-            ("wb_ready", p.wb_ready.clone().expect("a compressed write-back can be refused")),
-            ("wb_warp", p.wb_warp.clone()),
-            ("wb_reg", p.wb_reg.clone()),
-            ("wb_mask", p.wb_mask.clone()),
-            ("wb_data", p.wb_data.clone()),
-            ("head_group", v("head_group", gb)),
-            ("head_row", v("head_row", ab)),
-            ("head_commit", cp.wb_commit.clone()),
-            ("group_compressed", v("group_compressed", g.groups)),
-            ("group_usable", v("group_usable", g.groups * c)),
-            ("group_mov_done", v("group_mov_done", g.groups)),
-            ("group_rd_data", v("group_rd_data", g.groups * w)),
-            ("wake_req", v("wake_req", c)),
-            ("mov_rd", v("mov_rd", 1)),
-            ("wr_en", v("wr_en", 1)),
-            ("wr_ri", v("wr_ri", l.ri_bits())),
-            ("wr_mask", v("wr_mask", g.lanes)),
-            ("wr_data", v("wr_data", w)),
-        ],
-    );
+    // Behind a register file cache (`pend` stages reported), the port takes the cache's writes.
+    let ready = match pend {
+        0 => p.wb_ready.clone().expect("a compressed write-back can be refused"),
+        _ => v("banks_ready", 1),
+    };
+    let mut conns = vec![
+        ("clk", p.clk.clone()),
+        ("rst", p.rst.clone()),
+        ("wb_valid", w.en.clone()),
+        ("wb_ready", ready),
+        ("wb_warp", w.warp.clone()),
+        ("wb_reg", w.reg.clone()),
+        ("wb_mask", w.mask.clone()),
+        ("wb_data", w.data.clone()),
+        ("head_group", v("head_group", gb)),
+        ("head_row", v("head_row", ab)),
+        ("head_commit", cp.wb_commit.clone()),
+        ("group_compressed", v("group_compressed", g.groups)),
+        ("group_usable", v("group_usable", g.groups * c)),
+        ("group_mov_done", v("group_mov_done", g.groups)),
+        ("group_rd_data", v("group_rd_data", g.groups * wr)),
+        ("wake_req", v("wake_req", c)),
+        ("mov_rd", v("mov_rd", 1)),
+        ("wr_en", v("wr_en", 1)),
+        ("wr_ri", v("wr_ri", l.ri_bits())),
+        ("wr_mask", v("wr_mask", g.lanes)),
+        ("wr_data", v("wr_data", wr)),
+    ];
+    if pend > 0 {
+        conns.extend([
+            ("pend_valid", v("pend_valid", pend)),
+            ("pend_group", v("pend_group", pend * gb)),
+            ("pend_row", v("pend_row", pend * ab)),
+        ]);
+    }
+    b += &write_port.instance("u_write", &conns);
     b += "\n";
     for grp in 0..g.groups {
         let here = format!("(head_group == {})", lit(gb, grp as u64));
@@ -457,7 +543,7 @@ fn compressed_groups(
                 ("slot_row", v("slot_row", s * ab)),
                 ("slot_grant", v(&format!("group{grp}_grant"), s)),
                 ("deliver", v(&format!("group{grp}_deliver"), s)),
-                ("rd_data", v("group_rd_data", g.groups * w).slice(grp, w)),
+                ("rd_data", v("group_rd_data", g.groups * wr).slice(grp, wr)),
                 ("mov_rd", v(&format!("mov_rd & {here}"), 1)),
                 ("mov_done", v("group_mov_done", g.groups).bit(grp)),
                 ("wr_row", v("head_row", ab)),
@@ -465,7 +551,7 @@ fn compressed_groups(
                 ("wr_en", v(&format!("wr_en & {here}"), 1)),
                 ("wr_ri", v("wr_ri", l.ri_bits())),
                 ("wr_mask", v("wr_mask", g.lanes)),
-                ("wr_data", v("wr_data", w)),
+                ("wr_data", v("wr_data", wr)),
                 ("wake_req", v(&format!("{{{c}{{{here}}}}} & wake_req"), c)),
                 ("usable", v("group_usable", g.groups * c).slice(grp, c)),
                 ("gated", cp.bank_gated.slice(grp, c)),

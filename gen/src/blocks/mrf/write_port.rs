@@ -8,7 +8,16 @@ use crate::bdi::Layout;
 use crate::geometry::Geometry;
 use crate::verilog::{Module, Port, Sig, lit, onehot_mux, packing, reg, slice, vector_reg, vector_wire, wire};
 
-pub fn write_port(prefix: &str, g: &Geometry, l: &Layout, reg_map: &Module, compressor: &Module) -> Module {
+/// With `report_pending`, the port also drives out where every register it holds goes (for a
+/// register file cache in front of it: those registers are not read from the banks yet).
+pub fn write_port(
+    prefix: &str,
+    g: &Geometry,
+    l: &Layout,
+    reg_map: &Module,
+    compressor: &Module,
+    report_pending: bool,
+) -> Module {
     let (gb, ab, rb, c, n) = (g.group_bits(), g.row_bits(), l.ri_bits(), l.clusters, l.compress_latency);
     let (lanes, w, groups) = (g.lanes, g.warp_reg_bits(), g.groups);
     let mut b = String::new();
@@ -80,6 +89,18 @@ pub fn write_port(prefix: &str, g: &Geometry, l: &Layout, reg_map: &Module, comp
     }
     b += "    end\n  end\n";
     b += &format!("  assign head_group = s{n}_group;\n  assign head_row = s{n}_row;\n");
+    if report_pending {
+        b += "\n  // Which stages hold a register (as the compressor's valid bits), and where each goes.\n";
+        b += &vector_reg("stage_valid", n);
+        b += &format!(
+            "  always @(posedge clk) begin\n    if (rst) stage_valid <= {};\n    else if (advance) stage_valid <= {};\n  end\n",
+            lit(n, 0),
+            if n == 1 { "wb_valid".to_string() } else { format!("{{stage_valid[{}:0], wb_valid}}", n - 2) }
+        );
+        b += "  assign pend_valid = stage_valid;\n";
+        let cat = |f: &str| (1..=n).rev().map(|st| format!("s{st}_{f}")).collect::<Vec<_>>().join(", ");
+        b += &format!("  assign pend_group = {{{}}};\n  assign pend_row = {{{}}};\n", cat("group"), cat("row"));
+    }
 
     b += "\n  // What the head's bank group reports about it.\n";
     let pick = |bus: &str, width: u32| {
@@ -125,7 +146,7 @@ pub fn write_port(prefix: &str, g: &Geometry, l: &Layout, reg_map: &Module, comp
             "once its banks are awake, and the dummy MOV that decompresses a register before a".into(),
             "partial-mask write. See docs/bdi.md.".into(),
         ],
-        ports: vec![
+        ports: [
             Port::input("clk", 1, "clock"),
             Port::input("rst", 1, "synchronous reset, active high"),
             Port::input("wb_valid", 1, "a write-back is offered (held until wb_ready)"),
@@ -160,8 +181,21 @@ pub fn write_port(prefix: &str, g: &Geometry, l: &Layout, reg_map: &Module, comp
             Port::output("wr_ri", rb, "its range indicator"),
             Port::output("wr_mask", lanes, "per-lane write enable").vector(),
             Port::output("wr_data", w, "chunks (uncompressed: lanes) to write"),
-        ],
+        ]
+        .into_iter()
+        .chain(report_pending.then(|| pending_ports(n, gb, ab)).into_iter().flatten())
+        .collect(),
         body: b,
         memory: None,
     }
+}
+
+/// The registers in the port, stage 0 (just taken) to stage `n - 1` (the head).
+fn pending_ports(n: u32, gb: u32, ab: u32) -> Vec<Port> {
+    vec![
+        Port::output("pend_valid", n, &format!("the stage holds a register (0: just taken), {}", packing("stage", 1)))
+            .vector(),
+        Port::output("pend_group", n * gb, &format!("its bank group, {}", packing("stage", gb))),
+        Port::output("pend_row", n * ab, &format!("its row, {}", packing("stage", ab))),
+    ]
 }

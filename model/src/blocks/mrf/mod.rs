@@ -100,6 +100,15 @@
 //!
 //! A source missing at issue reads the banks one edge later at the earliest, so it sees what an
 //! eviction or flush wrote at the edge of the miss. Reset frees every slot.
+//!
+//! **In front of the compressed MRF**, the RFC's bank write goes into the write port, which may
+//! refuse it: the eviction buffer and a flush step leave only at an edge the port takes them
+//! (`banks_ready`), and a write-back is taken only when both the RFC and the port take it
+//! (`wb_ready = rfc.wb_ready && banks_ready`). A register on its way to the banks — in the
+//! eviction buffer or in a compressor stage, head included — is not requested by a collector
+//! slot until it is stored (the arbiters never see that request). `wb_commit` is the port's
+//! commit, of whatever the RFC sent; the SM releases its scoreboard when the RFC takes the
+//! write-back, as without compression.
 
 mod bank_group;
 mod bank_power;
