@@ -26,7 +26,10 @@ fn bad_input_exits_2_with_a_message() {
     let bad = bad.to_str().unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["gen", "--frobnicate"], "unexpected argument '--frobnicate'"),
-        (&["gen", "--preset", "nope"], "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc)"),
+        (
+            &["gen", "--preset", "nope"],
+            "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc, war-warpboard)",
+        ),
         (&["gen", "--preset", "baseline", "--config", "x.toml"], "cannot be used with"),
         (&["gen", "--config", "/no/such/file.toml"], "cannot read config /no/such/file.toml"),
         (&["gen", "--config", bad], "`mrf.banks` = 24"),
@@ -145,7 +148,7 @@ fn config_subcommand_prints_checks_and_lists() {
     std::fs::write(&file, &text).unwrap();
     let out = rfgen(&["config", "--check", file.to_str().unwrap()]);
     assert!(out.status.success() && stdout(&out).contains(": ok (name baseline"));
-    assert_eq!(stdout(&rfgen(&["config", "--list-presets"])).trim(), "baseline\nisca15-bdi\nisca11-rfc");
+    assert_eq!(stdout(&rfgen(&["config", "--list-presets"])).trim(), "baseline\nisca15-bdi\nisca11-rfc\nwar-warpboard");
     assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
 }
 

@@ -207,6 +207,7 @@ fn broken_kernels_fail_their_check() {
         ("pathfinder", "selp      r4, r3, r4, p1", "mov       r4, r4"),
         ("bfs", "add       r7, r7, 1", "add       r7, r7, 2"),
         ("stencil", "min       r5, r5, LAST", "min       r5, r5, 128"),
+        ("heartwall", "add       r0, r1, 0x4f", "add       r0, r1, 0x50"),
     ];
     for lib in KERNELS {
         let (_, from, to) = mutations.iter().find(|m| m.0 == lib.name).expect("every kernel has a mutation here");

@@ -58,5 +58,12 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         design.manifest.top,
         design.manifest.config_hash
     );
+    if checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
+        // The warpboard lives in the issue stage, which the SM model runs but rfgen does not
+        // generate yet: say so rather than let the policy look generated.
+        eprintln!(
+            "note: warpboard.policy applies to the SM model (sim, sweep, kernel-driven cosim); the issue stage's RTL is not generated yet"
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -108,9 +108,10 @@ fn print_text(r: &SimReport) {
     row(
         "issue slots",
         format!(
-            "issued {}, scoreboard {}, collector full {}, barrier {}, descheduled {}, no warp {}",
+            "issued {}, scoreboard {}, warpboard {}, collector full {}, barrier {}, descheduled {}, no warp {}",
             pct(st.issued, s.cycles),
             pct(st.scoreboard, s.cycles),
+            pct(st.warpboard, s.cycles),
             pct(st.collector_full, s.cycles),
             pct(st.barrier, s.cycles),
             pct(st.descheduled, s.cycles),
@@ -239,12 +240,22 @@ fn print_text(r: &SimReport) {
     }
     println!("correctness");
     row("operand mismatches", s.operand_mismatches.to_string());
+    if s.war_hazards > 0 {
+        row(
+            "WAR hazards",
+            format!(
+                "{} of them: a later instruction of the warp wrote the register back before it was read (warpboard.policy = \"none\")",
+                s.war_hazards
+            ),
+        );
+    }
     if s.undefined_reads > 0 {
         row("warning", format!("the kernel read {} lanes of registers it never wrote", s.undefined_reads));
     }
     for e in &s.mismatch_examples {
+        let war = e.war_writer_line.map(|l| format!(" (WAR: overwritten by line {l})")).unwrap_or_default();
         println!(
-            "    cycle {} warp {} line {} operand {} lane {}: expected 0x{:08x}, delivered 0x{:08x}",
+            "    cycle {} warp {} line {} operand {} lane {}: expected 0x{:08x}, delivered 0x{:08x}{war}",
             e.cycle, e.warp, e.line, e.operand, e.lane, e.expected, e.actual
         );
     }

@@ -23,6 +23,7 @@ pub fn check(name: &str, kernel: &Kernel, memory: &GlobalMemory) -> Result<(), S
         "pathfinder" => pathfinder,
         "bfs" => bfs,
         "stencil" => stencil,
+        "heartwall" => heartwall,
         _ => return Err(format!("{name}: no reference check for this kernel")),
     };
     let expected = reference(&Input { kernel });
@@ -156,6 +157,23 @@ fn bfs(m: &Input) -> Expected {
         })
         .collect();
     Expected { grid: (16, 256), base: out, words }
+}
+
+fn heartwall(_: &Input) -> Expected {
+    let words = (0..16 * 256u32)
+        .map(|t| {
+            let (mut r0, r4, r8, mut r5) = (t, t + 3, t + 5, 13u32);
+            for _ in 0..16 {
+                r0 = r0.wrapping_sub(1);
+                let r18 = r5.wrapping_mul(r0);
+                let r18 = r5.wrapping_mul(r0).wrapping_add(r18) << 16;
+                r5 = r4.wrapping_mul(r0).wrapping_add(r8);
+                r0 = r18.wrapping_add(r5.wrapping_add(0x4f + 0x4f) << 2);
+            }
+            r0
+        })
+        .collect();
+    Expected { grid: (16, 256), base: 0x30_0000, words }
 }
 
 fn stencil(m: &Input) -> Expected {

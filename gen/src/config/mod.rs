@@ -18,6 +18,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("baseline", include_str!("../../../configs/baseline.toml")),
     ("isca15-bdi", include_str!("../../../configs/isca15-bdi.toml")),
     ("isca11-rfc", include_str!("../../../configs/isca11-rfc.toml")),
+    ("war-warpboard", include_str!("../../../configs/war-warpboard.toml")),
 ];
 
 /// A configuration that passed validation, with what validation derived from it.

@@ -104,14 +104,6 @@ pub(super) fn show_float(v: f64) -> String {
     if v != 0.0 && v.is_finite() && !(1e-4..1e9).contains(&v.abs()) { format!("{v:e}") } else { v.to_string() }
 }
 
-/// The name a config file uses for an enum value.
-fn serde_name<T: serde::Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => format!("{s:?}"),
-        _ => "?".into(),
-    }
-}
-
 fn powers_of_two(lo: u32, hi: u32) -> String {
     let mut v = Vec::new();
     let mut p = lo.max(1).next_power_of_two();
@@ -289,14 +281,6 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     }
     if cfg.rename.enabled {
         return Err(not_generated("rename.enabled", "register renaming"));
-    }
-    if cfg.warpboard.policy != WarPolicy::None {
-        return Err(ConfigError::Rule {
-            path: "warpboard.policy".into(),
-            value: serde_name(&cfg.warpboard.policy),
-            rule: "the warpboard is not generated yet".into(),
-            allowed: "\"none\" (the default)".into(),
-        });
     }
 
     let geometry = Geometry::new(&cfg.sm, &cfg.mrf);

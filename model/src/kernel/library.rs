@@ -24,6 +24,7 @@ pub const KERNELS: &[LibraryKernel] = &[
     kernel!("pathfinder", "Rodinia-style dynamic program, pyramid of 16 rows"),
     kernel!("bfs", "BFS relaxation step, data-dependent gather loop"),
     kernel!("stencil", "5-point stencil on a 128x128 grid, clamped borders"),
+    kernel!("heartwall", "seed 002 Fig. 1: a register reused right after its last read (WAR hazard)"),
 ];
 
 pub fn find(name: &str) -> Option<&'static LibraryKernel> {

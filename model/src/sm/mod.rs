@@ -25,6 +25,7 @@ pub mod cache_control;
 pub mod scheduler;
 pub mod stats;
 pub mod units;
+pub mod warpboard;
 
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
@@ -37,6 +38,7 @@ use stats::{OperandMismatch, ValueLife};
 use std::collections::VecDeque;
 use std::fmt;
 use units::Units;
+use warpboard::{Touch, Warpboard};
 
 /// Why a simulation stopped without finishing the kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,6 +118,8 @@ struct Flight {
     mask: u64,
     segments: u32,
     vals: Values,
+    /// The warpboard bins it holds while in its collector.
+    touch: Touch,
 }
 
 /// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
@@ -159,6 +163,17 @@ pub struct Sm<'k, M: MrfBlock = Mrf> {
     bdi: Option<rfgen_gen::bdi::Layout>,
     /// Register file cache: its activations, flushes and releases.
     cache: Option<CacheControl>,
+    g: rfgen_gen::Geometry,
+    warpboard: Warpboard,
+    /// Warps whose next instruction only the warpboard holds.
+    war_blocked: u64,
+    /// Instructions in operand collectors.
+    collecting: Vec<usize>,
+    /// Operands a write-back may have overwritten before they were read: (reader flight,
+    /// operand, writer pc). A wrong value delivered there is a write-after-read hazard.
+    war_exposed: Vec<(usize, usize, u32)>,
+    /// Instructions that left their collector this cycle (the warpboard sees it at the edge).
+    left: Vec<usize>,
 }
 
 const MISMATCH_EXAMPLES: usize = 8;
@@ -245,6 +260,12 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
             cache: c.rfc.as_ref().map(|_| CacheControl::default()),
+            g: g.clone(),
+            warpboard: Warpboard::new(c.config.warpboard.policy, g),
+            war_blocked: 0,
+            collecting: Vec::new(),
+            war_exposed: Vec::new(),
+            left: Vec::new(),
         };
         sm.launch_blocks();
         Ok(sm)
@@ -340,7 +361,8 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         match self.free_flights.pop() {
             Some(f) => f,
             None => {
-                self.flights.push(Flight { slot: 0, pc: 0, mask: 0, segments: 0, vals: Values::new(self.lanes) });
+                let vals = Values::new(self.lanes);
+                self.flights.push(Flight { slot: 0, pc: 0, mask: 0, segments: 0, vals, touch: Touch::default() });
                 self.flights.len() - 1
             }
         }
@@ -351,17 +373,27 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         let bit = 1u64 << w;
         let s = &self.slots[w];
         let next = s.warp.as_ref().and_then(|x| x.next());
-        let (mut ready, mut collector) = (false, false);
+        let (mut ready, mut collector, mut war) = (false, false, false);
         if let Some((pc, _)) = next {
             let i = &self.info[pc as usize];
             ready = !s.at_barrier && !i.regs.meets(&s.pending) && i.preds & s.pending_preds == 0;
             collector = i.unit != Unit::Control;
+            war = ready && self.warpboard.stalls(w, &self.touch(w, pc));
+            ready &= !war;
         }
         let set = |m: &mut u64, on: bool| *m = if on { *m | bit } else { *m & !bit };
         set(&mut self.can_issue, ready);
+        set(&mut self.war_blocked, war);
         set(&mut self.needs_collector, collector);
         set(&mut self.at_barrier, next.is_some() && s.at_barrier);
         set(&mut self.resident, next.is_some());
+    }
+
+    /// The warpboard bins instruction `pc` of slot `w` reads and writes.
+    fn touch(&self, w: usize, pc: u32) -> Touch {
+        let ins = &self.k.code[pc as usize];
+        let srcs = ins.src_regs().map(|(_, r)| r as u32);
+        self.warpboard.touch(&self.g, w as u32, srcs, ins.dst.map(u32::from))
     }
 
     /// The next instruction of slot `w` waits for a long-latency result.
@@ -403,6 +435,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                     self.inp.wb_mask = f.mask;
                     self.inp.wb_data.copy_from_slice(f.vals.dst());
                     self.inp.wb_long = self.k.code[f.pc as usize].op.is_long_latency();
+                    expose_readers(self.k, &self.flights, &self.collecting, &mut self.war_exposed, id, dst);
                     self.units.pop(q);
                     if self.bdi.is_some() && self.cache.is_none() {
                         self.uncommitted.push_back(id);
@@ -433,6 +466,9 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                     self.stats.undefined_reads += (f.mask & !defined).count_ones() as u64;
                     if let Some(lane) = (0..self.lanes).find(|&l| defined >> l & 1 == 1 && got[l] != want[l]) {
                         self.stats.operand_mismatches += 1;
+                        let war = self.war_exposed.iter().find(|e| e.0 == id && e.1 == s);
+                        let war_writer_line = war.map(|e| self.k.pos[e.2 as usize].line);
+                        self.stats.war_hazards += war.is_some() as u64;
                         if self.stats.mismatch_examples.len() < MISMATCH_EXAMPLES {
                             self.stats.mismatch_examples.push(OperandMismatch {
                                 cycle: now,
@@ -442,12 +478,16 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                                 lane: lane as u32,
                                 expected: want[lane],
                                 actual: got[lane],
+                                war_writer_line,
                             });
                         }
                     }
                 }
                 let completes = ins.dst.is_some() || ins.pdst.is_some();
                 self.units.accept(unit, now, f.segments, completes, id);
+                self.collecting.retain(|&c| c != id);
+                self.war_exposed.retain(|e| e.0 != id);
+                self.left.push(id);
                 self.free_tags.push(out.disp_tag);
                 if !completes {
                     self.completed.push(id);
@@ -486,6 +526,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 self.issue(w)?;
             }
             None if self.can_issue & candidates != 0 => st.collector_full += 1,
+            None if self.war_blocked & candidates != 0 => st.warpboard += 1,
             None if candidates & !self.can_issue & !self.at_barrier != 0 => st.scoreboard += 1,
             None if candidates & self.at_barrier != 0 => st.barrier += 1,
             None if self.sched.is_two_level() && self.sched.pending_count() > 0 => st.descheduled += 1,
@@ -498,7 +539,13 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         }
         self.mrf.tick(&self.inp);
 
-        // 5. Completions, finished warps and blocks.
+        // 5. Leaves, completions, finished warps and blocks.
+        for i in 0..self.left.len() {
+            let f = &self.flights[self.left[i]];
+            self.warpboard.leave(f.slot, &f.touch);
+            self.refresh(f.slot);
+        }
+        self.left.clear();
         for i in 0..self.completed.len() {
             let id = self.completed[i];
             let f = &self.flights[id];
@@ -513,6 +560,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 s.pending_preds &= !(1 << p);
             }
             s.inflight -= 1;
+            self.warpboard.commit(w);
             self.free_flights.push(id);
             self.refresh(w);
             self.maybe_finish(w);
@@ -583,6 +631,11 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         } else {
             let tag = self.free_tags.pop().expect("validation gives every operand collector a tag");
             self.tags[tag as usize] = id;
+            let touch = self.touch(w, e.pc);
+            self.warpboard.issue(w, &touch);
+            self.flights[id].touch = touch;
+            self.collecting.push(id);
+            let s = &mut self.slots[w];
             let inp = &mut self.inp;
             inp.issue_valid = true;
             inp.issue_warp = w as u32;
@@ -687,5 +740,22 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 written_values: m.rfc_written_lanes,
             }
         });
+    }
+}
+
+/// The write-back of flight `writer` to `dst` is taken: the older instructions of its warp still
+/// collecting operands that read `dst` may get its value instead of theirs.
+fn expose_readers(
+    k: &Kernel,
+    flights: &[Flight],
+    collecting: &[usize],
+    exposed: &mut Vec<(usize, usize, u32)>,
+    writer: usize,
+    dst: u8,
+) {
+    let (w, pc) = (flights[writer].slot, flights[writer].pc);
+    for &r in collecting.iter().filter(|&&r| flights[r].slot == w) {
+        let srcs = k.code[flights[r].pc as usize].src_regs();
+        srcs.filter(|&(_, reg)| reg == dst).for_each(|(op, _)| exposed.push((r, op, pc)));
     }
 }

@@ -18,6 +18,8 @@ pub struct Stalls {
     pub descheduled: u64,
     /// No warp left to issue (launch gaps and the drain at the end).
     pub no_warp: u64,
+    /// A warp's next instruction was held by the warpboard (and nothing else issued).
+    pub warpboard: u64,
 }
 
 /// Main-register-file traffic.
@@ -47,6 +49,9 @@ pub struct OperandMismatch {
     pub lane: u32,
     pub expected: u32,
     pub actual: u32,
+    /// A write-after-read hazard: the line of the later instruction of the same warp whose
+    /// write-back reached the register before this operand was read.
+    pub war_writer_line: Option<u32>,
 }
 
 /// Histogram with named bins.
@@ -130,6 +135,8 @@ pub struct SimStats {
     /// there (not compared, reported as a kernel warning).
     pub undefined_reads: u64,
     pub operand_mismatches: u64,
+    /// Of those, operands corrupted by a write-after-read hazard (`warpboard.policy = "none"`).
+    pub war_hazards: u64,
     /// The first few mismatches, for the report.
     pub mismatch_examples: Vec<OperandMismatch>,
     pub values: ValueStats,

@@ -1,0 +1,7 @@
+war_warpboard_sram_1r1w_1024x128.v
+war_warpboard_reg_map.v
+war_warpboard_rr_arbiter_24.v
+war_warpboard_rr_arbiter_8.v
+war_warpboard_mrf_bank_group.v
+war_warpboard_operand_collector.v
+war_warpboard_mrf.v
