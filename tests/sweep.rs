@@ -299,3 +299,33 @@ fn kernels_run_on_every_point() {
     let o = sweep(&args);
     assert!(stderr(&o).contains("4 to measure, 0 done earlier"), "an edited kernel is run again: {}", stderr(&o));
 }
+
+/// `--kernel synthetic:KNOBS`: generated kernels, each named by its knobs, on every point.
+#[test]
+fn synthetic_kernels_get_their_own_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let o = sweep(&[
+        "--param",
+        "warpboard.policy=none,release_on_commit",
+        "--kernel",
+        "synthetic:seed=1,length=40",
+        "--kernel",
+        "synthetic:seed=2,length=40",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    for col in ["synthetic(seed=1;length=40).cycles", "synthetic(seed=2;length=40).cycles"] {
+        assert!(header.contains(col), "{col} in {header}");
+    }
+    for p in results(&out) {
+        assert_eq!(p["status"], "ok", "{p}");
+        assert!(figure(&p["sim"][1], &["cycles"]) > 0.0, "{p}");
+    }
+    let o = sweep(&["--param", "mrf.banks=32", "--kernel", "synthetic:speed=3", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--kernel synthetic:speed=3: unknown knob `speed`"), "{}", stderr(&o));
+}

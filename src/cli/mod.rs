@@ -107,7 +107,15 @@ pub fn kernel(name: &str) -> anyhow::Result<rfgen_model::kernel::Kernel> {
 
 /// [`kernel`] and its source text.
 pub fn kernel_with_source(name: &str) -> anyhow::Result<(rfgen_model::kernel::Kernel, String)> {
-    use rfgen_model::kernel::library;
+    use rfgen_model::kernel::{library, synthetic};
+    if let Some(text) = name.strip_prefix("synthetic:") {
+        let knobs = synthetic::Knobs::parse(text).map_err(|e| bad_input(format!("--kernel {name}: {e}")))?;
+        let source = synthetic::source(&knobs);
+        let mut kernel = rfgen_model::kernel::parse(&source).expect("generated kernels parse");
+        // Named by its knobs, so that several synthetic kernels have their own columns.
+        kernel.name = format!("synthetic({})", text.replace(',', ";"));
+        return Ok((kernel, source));
+    }
     if let Some(k) = library::find(name) {
         let kernel = k.parse().map_err(|e| anyhow::anyhow!("library kernel {name}: {e}"))?;
         return Ok((kernel, k.source.to_string()));
@@ -115,7 +123,10 @@ pub fn kernel_with_source(name: &str) -> anyhow::Result<(rfgen_model::kernel::Ke
     let path = PathBuf::from(name);
     if !path.exists() {
         let names: Vec<&str> = library::KERNELS.iter().map(|k| k.name).collect();
-        return Err(bad_input(format!("`{name}` is neither a library kernel ({}) nor a file", names.join(", "))));
+        return Err(bad_input(format!(
+            "`{name}` is neither a library kernel ({}), `synthetic:KNOBS` nor a file",
+            names.join(", ")
+        )));
     }
     let text = std::fs::read_to_string(&path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
     let kernel = rfgen_model::kernel::parse(&text).map_err(|e| bad_input(format!("{}:{e}", path.display())))?;

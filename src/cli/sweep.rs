@@ -75,9 +75,9 @@ pub struct SweepArgs {
     /// Cosim stimulus seed
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Run a kernel on the SM model of each point: library name or .kir file, `all` for every
-    /// library kernel (repeat for several)
-    #[arg(long = "kernel", value_name = "NAME|FILE|all")]
+    /// Run a kernel on the SM model of each point: library name, .kir file, `synthetic:KNOBS`
+    /// (as `rfgen sim --synthetic`), or `all` for every library kernel (repeat for several)
+    #[arg(long = "kernel", value_name = "NAME|FILE|synthetic:KNOBS|all")]
     kernels: Vec<String>,
     /// Points measured in parallel (default: number of cores)
     #[arg(long, value_name = "N")]
