@@ -36,7 +36,7 @@ fn bad_input_exits_2_with_a_message() {
         (&["gen", "--sram", "magic"], "invalid value 'magic' for '--sram"),
         (&["config", "--check", bad], "`mrf.banks` = 24"),
         (&["config"], "required"),
-        (&["cosim", "--block", "nope"], "unknown block `nope` (allowed: mrf, bdi)"),
+        (&["cosim", "--block", "nope"], "unknown block `nope` (allowed: mrf, bdi, warpboard)"),
         (&["cosim", "--cycles", "0"], "--cycles 0: allowed 1 to 10000000000"),
         (&["cosim", "--cycles", "18446744073709551615"], "--cycles 18446744073709551615: allowed 1 to 10000000000"),
         (&["cosim", "--trace", "/no/such/dir/x.vcd"], "--trace: folder /no/such/dir does not exist"),
@@ -152,13 +152,24 @@ fn config_subcommand_prints_checks_and_lists() {
     assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
 }
 
-/// `rtl-out/` holds the generated RTL of every preset; it must match the generator.
+/// `rtl-out/` holds the generated RTL of every preset (and the warpboard of `war-warpboard`);
+/// it must match the generator.
 #[test]
 fn committed_rtl_out_matches_regeneration() {
-    for name in rfgen_gen::config::preset_names() {
-        let checked = rfgen_gen::config::preset(name).unwrap();
-        let design = rfgen_gen::generate(&checked, rfgen_gen::SramKind::Behavioural);
-        let committed = Path::new("rtl-out").join(name);
+    let warpboard = rfgen_gen::emit::generate_warpboard(&rfgen_gen::config::preset("war-warpboard").unwrap());
+    let designs = rfgen_gen::config::preset_names()
+        .into_iter()
+        .map(|name| {
+            let checked = rfgen_gen::config::preset(name).unwrap();
+            (name.to_string(), rfgen_gen::generate(&checked, rfgen_gen::SramKind::Behavioural))
+        })
+        .chain([("war-warpboard-warpboard".to_string(), warpboard.unwrap())]);
+    let mut folders: Vec<String> =
+        std::fs::read_dir("rtl-out").unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    folders.sort();
+    for (name, design) in designs {
+        folders.retain(|f| *f != name);
+        let committed = Path::new("rtl-out").join(&name);
         let mut expected: Vec<(String, Vec<u8>)> =
             design.files.iter().map(|(n, t)| (n.clone(), t.as_bytes().to_vec())).collect();
         expected.sort();
@@ -169,4 +180,5 @@ fn committed_rtl_out_matches_regeneration() {
             assert!(a == e, "rtl-out/{name}/{n} is stale; run `rfgen gen --preset {name}`");
         }
     }
+    assert!(folders.is_empty(), "rtl-out holds folders no preset generates: {folders:?}");
 }

@@ -128,3 +128,24 @@ fn register_file_caches_lint_and_synthesize_clean() {
     }
     lint_design(&rfgen_gen::generate(&isca11_rfc(), SramKind::Behavioural), false);
 }
+
+/// Every warpboard policy, on the default SM and on a small odd one (one bank group, 3
+/// collectors: bloomN counts to 9 in 4 bits).
+#[test]
+fn warpboards_lint_and_synthesize_clean() {
+    use rfgen_gen::config::WarPolicy;
+    let policies = [
+        WarPolicy::ReleaseOnCommit,
+        WarPolicy::ReleaseOnRead,
+        WarPolicy::Bloom1,
+        WarPolicy::Bloom2,
+        WarPolicy::BloomUnbounded,
+    ];
+    let small = "name = \"wsmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 64\ncollectors = 3\ntag_bits = 2\n";
+    for policy in policies {
+        for (mut checked, synthesize) in [(baseline(), true), (rfgen_gen::config::parse(small).unwrap(), false)] {
+            checked.config.warpboard.policy = policy;
+            lint_design(&rfgen_gen::emit::generate_warpboard(&checked).unwrap(), synthesize);
+        }
+    }
+}

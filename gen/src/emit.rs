@@ -78,6 +78,21 @@ pub fn generate_bdi_codec(checked: &Checked) -> Result<Design, ConfigError> {
     Ok(assemble(checked, SramKind::Behavioural, modules, "BDI register compressor feeding a decompressor"))
 }
 
+/// Generates the warpboard of a config's `warpboard.policy` (top `<prefix>_warpboard`); fails
+/// for `none`, which has none.
+pub fn generate_warpboard(checked: &Checked) -> Result<Design, ConfigError> {
+    let g = &checked.geometry;
+    let shape = blocks::warpboard::Shape::new(g, checked.config.warpboard.policy).ok_or_else(|| ConfigError::Rule {
+        path: "warpboard.policy".into(),
+        value: "\"none\"".into(),
+        rule: "there is no warpboard to generate".into(),
+        allowed: "release_on_commit, release_on_read, bloom1, bloom2, bloom_unbounded".into(),
+    })?;
+    let prefix = checked.prefix();
+    let modules = blocks::warpboard::modules(&prefix, g, &shape, blocks::mrf::reg_map(&prefix, g));
+    Ok(assemble(checked, SramKind::Behavioural, modules, "WAR-hazard warpboard of the issue stage (seed 002)"))
+}
+
 fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description: &str) -> Design {
     let hash = checked.hash();
     let name = &checked.config.name;

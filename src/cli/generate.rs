@@ -14,13 +14,19 @@ use std::process::ExitCode;
   rfgen gen --preset baseline --out build/rtl
   rfgen gen --config my.toml --sram blackbox  # SRAM leaves as stubs for a macro flow
   rfgen gen --force                           # also replace rtl-out/baseline after hand edits
+  rfgen gen --preset war-warpboard --block warpboard   # into rtl-out/war-warpboard-warpboard/
 
 --out replaces only a folder rfgen wrote (recognized by its manifest.json); a file, a link or a
 folder with other content is refused and left untouched.")]
 pub struct GenArgs {
     #[command(flatten)]
     source: ConfigSource,
-    /// Output folder (default: rtl-out/<name>): created, or replaced atomically when rfgen wrote it
+    /// Block to generate (as `rfgen cosim --list` names them): the operand path `mrf`, or a block
+    /// with a design of its own
+    #[arg(long, default_value = "mrf")]
+    block: String,
+    /// Output folder (default: rtl-out/<name>, rtl-out/<name>-<block> for other blocks): created,
+    /// or replaced atomically when rfgen wrote it
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Also replace an rfgen output folder whose files were edited since (never anything else)
@@ -45,8 +51,14 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         Sram::Behavioural => SramKind::Behavioural,
         Sram::Blackbox => SramKind::Blackbox,
     };
-    let design = rfgen_gen::generate(&checked, kind);
-    let out = args.out.unwrap_or_else(|| PathBuf::from("rtl-out").join(&checked.config.name));
+    let (design, folder) = if args.block == "mrf" {
+        (rfgen_gen::generate(&checked, kind), checked.config.name.clone())
+    } else {
+        let block = rfgen_cosim::blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
+        let design = (block.design)(&checked).map_err(|e| bad_input(e.to_string()))?;
+        (design, format!("{}-{}", checked.config.name, args.block))
+    };
+    let out = args.out.unwrap_or_else(|| PathBuf::from("rtl-out").join(folder));
     design.write(&out, args.force).map_err(|e| match e {
         OutputError::Refused(m) => bad_input(m),
         e => anyhow::anyhow!(e),
@@ -58,12 +70,9 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         design.manifest.top,
         design.manifest.config_hash
     );
-    if checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
-        // The warpboard lives in the issue stage, which the SM model runs but rfgen does not
-        // generate yet: say so rather than let the policy look generated.
-        eprintln!(
-            "note: warpboard.policy applies to the SM model (sim, sweep, kernel-driven cosim); the issue stage's RTL is not generated yet"
-        );
+    if args.block == "mrf" && checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
+        // The operand path does not contain the warpboard: say where it is.
+        eprintln!("note: the warpboard is a design of its own: rfgen gen --block warpboard");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -16,6 +16,7 @@ use std::process::ExitCode;
   rfgen synth --module baseline_mrf_bank_group --format json
   rfgen synth --liberty sky130hd_tt.lib.gz       # µm² of logic, SRAM from the per-bit model
   rfgen synth --config my.toml --sram-um2-per-bit 0.3 --sram-um2-per-macro 2000
+  rfgen synth --block warpboard --preset war-warpboard
 
 Each module is synthesized with everything below it (flattened). In the ASIC view (generic,
 --liberty) SRAM leaves are black boxes costed by a per-bit model; FPGA targets infer RAM.
@@ -23,6 +24,9 @@ Method and meaning of every figure: docs/area.md.")]
 pub struct SynthArgs {
     #[command(flatten)]
     source: ConfigSource,
+    /// Block whose design to synthesize (as `rfgen cosim --list` names them)
+    #[arg(long, default_value = "mrf")]
+    block: String,
     /// Only this module (default: every module of the design, leaves first)
     #[arg(long, value_name = "NAME")]
     module: Option<String>,
@@ -100,7 +104,8 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
     let checked = args.source.load()?;
     let opts = args.flags.options()?;
     let pool = pool(args.jobs)?;
-    let design = rfgen_gen::generate(&checked, rfgen_gen::SramKind::Behavioural);
+    let block = rfgen_cosim::blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
+    let design = (block.design)(&checked).map_err(|e| bad_input(e.to_string()))?;
     let names: Vec<&str> = design.manifest.modules.iter().map(|m| m.name.as_str()).collect();
     let modules = match &args.module {
         None => names.clone(),

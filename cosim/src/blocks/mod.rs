@@ -4,6 +4,7 @@
 
 pub mod bdi;
 pub mod mrf;
+pub mod warpboard;
 
 use crate::bench::{BenchReport, bench_random};
 use crate::glue::CosimBlock;
@@ -15,6 +16,7 @@ use anyhow::{Result, bail};
 use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::bdi::Codec;
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::Kernel;
 use std::sync::Arc;
 
@@ -54,6 +56,14 @@ pub const BLOCKS: &[BlockInfo] = &[
         design: Codec::design,
         random: random_run::<Codec>,
         bench: |c, lib, cycles, seed| bench_random::<Codec>(c, lib, cycles, seed),
+        kernel: None,
+    },
+    BlockInfo {
+        name: "warpboard",
+        about: "WAR-hazard warpboard of the config's warpboard.policy (top <prefix>_warpboard)",
+        design: Warpboard::design,
+        random: random_run::<Warpboard>,
+        bench: |c, lib, cycles, seed| bench_random::<Warpboard>(c, lib, cycles, seed),
         kernel: None,
     },
 ];

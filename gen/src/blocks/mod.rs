@@ -4,3 +4,4 @@
 pub mod bdi;
 pub mod mrf;
 pub mod sram;
+pub mod warpboard;

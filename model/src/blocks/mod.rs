@@ -5,3 +5,4 @@
 pub mod arbiter;
 pub mod bdi;
 pub mod mrf;
+pub mod warpboard;

@@ -25,9 +25,10 @@ pub mod cache_control;
 pub mod scheduler;
 pub mod stats;
 pub mod units;
-pub mod warpboard;
 
+use crate::block::Block as _;
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
+use crate::blocks::warpboard::{Warpboard, WarpboardIn};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use cache_control::CacheControl;
@@ -38,7 +39,6 @@ use stats::{OperandMismatch, ValueLife};
 use std::collections::VecDeque;
 use std::fmt;
 use units::Units;
-use warpboard::{Touch, Warpboard};
 
 /// Why a simulation stopped without finishing the kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,8 +118,6 @@ struct Flight {
     mask: u64,
     segments: u32,
     vals: Values,
-    /// The warpboard bins it holds while in its collector.
-    touch: Touch,
 }
 
 /// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
@@ -163,8 +161,9 @@ pub struct Sm<'k, M: MrfBlock = Mrf> {
     bdi: Option<rfgen_gen::bdi::Layout>,
     /// Register file cache: its activations, flushes and releases.
     cache: Option<CacheControl>,
-    g: rfgen_gen::Geometry,
-    warpboard: Warpboard,
+    /// WAR protection (`warpboard.policy`), and this cycle's events for it.
+    warpboard: Option<Warpboard>,
+    wb_in: WarpboardIn,
     /// Warps whose next instruction only the warpboard holds.
     war_blocked: u64,
     /// Instructions in operand collectors.
@@ -172,8 +171,6 @@ pub struct Sm<'k, M: MrfBlock = Mrf> {
     /// Operands a write-back may have overwritten before they were read: (reader flight,
     /// operand, writer pc). A wrong value delivered there is a write-after-read hazard.
     war_exposed: Vec<(usize, usize, u32)>,
-    /// Instructions that left their collector this cycle (the warpboard sees it at the edge).
-    left: Vec<usize>,
 }
 
 const MISMATCH_EXAMPLES: usize = 8;
@@ -260,12 +257,11 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
             cache: c.rfc.as_ref().map(|_| CacheControl::default()),
-            g: g.clone(),
-            warpboard: Warpboard::new(c.config.warpboard.policy, g),
+            warpboard: Warpboard::new(g, c.config.warpboard.policy),
+            wb_in: WarpboardIn::default(),
             war_blocked: 0,
             collecting: Vec::new(),
             war_exposed: Vec::new(),
-            left: Vec::new(),
         };
         sm.launch_blocks();
         Ok(sm)
@@ -362,7 +358,7 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
             Some(f) => f,
             None => {
                 let vals = Values::new(self.lanes);
-                self.flights.push(Flight { slot: 0, pc: 0, mask: 0, segments: 0, vals, touch: Touch::default() });
+                self.flights.push(Flight { slot: 0, pc: 0, mask: 0, segments: 0, vals });
                 self.flights.len() - 1
             }
         }
@@ -378,7 +374,12 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
             let i = &self.info[pc as usize];
             ready = !s.at_barrier && !i.regs.meets(&s.pending) && i.preds & s.pending_preds == 0;
             collector = i.unit != Unit::Control;
-            war = ready && self.warpboard.stalls(w, &self.touch(w, pc));
+            war = ready
+                && self.warpboard.as_ref().is_some_and(|b| {
+                    let ins = &self.k.code[pc as usize];
+                    let touch = b.touch(w as u32, ins.src_regs().map(|(_, r)| r as u32), ins.dst.map(u32::from));
+                    b.stalls(w, &touch)
+                });
             ready &= !war;
         }
         let set = |m: &mut u64, on: bool| *m = if on { *m | bit } else { *m & !bit };
@@ -387,13 +388,6 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         set(&mut self.needs_collector, collector);
         set(&mut self.at_barrier, next.is_some() && s.at_barrier);
         set(&mut self.resident, next.is_some());
-    }
-
-    /// The warpboard bins instruction `pc` of slot `w` reads and writes.
-    fn touch(&self, w: usize, pc: u32) -> Touch {
-        let ins = &self.k.code[pc as usize];
-        let srcs = ins.src_regs().map(|(_, r)| r as u32);
-        self.warpboard.touch(&self.g, w as u32, srcs, ins.dst.map(u32::from))
     }
 
     /// The next instruction of slot `w` waits for a long-latency result.
@@ -487,7 +481,8 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 self.units.accept(unit, now, f.segments, completes, id);
                 self.collecting.retain(|&c| c != id);
                 self.war_exposed.retain(|e| e.0 != id);
-                self.left.push(id);
+                (self.wb_in.lv_valid, self.wb_in.lv_warp) = (true, f.slot as u32);
+                (self.wb_in.lv_src_valid, self.wb_in.lv_src_reg) = sources(ins);
                 self.free_tags.push(out.disp_tag);
                 if !completes {
                     self.completed.push(id);
@@ -539,13 +534,16 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         }
         self.mrf.tick(&self.inp);
 
-        // 5. Leaves, completions, finished warps and blocks.
-        for i in 0..self.left.len() {
-            let f = &self.flights[self.left[i]];
-            self.warpboard.leave(f.slot, &f.touch);
-            self.refresh(f.slot);
+        // 5. The warpboard's edge (this cycle's issue, leave and commits), completions,
+        // finished warps and blocks.
+        if let Some(b) = &mut self.warpboard {
+            let i = &mut self.wb_in;
+            i.commit = self.completed.iter().fold(0, |m, &id| m | 1 << self.flights[id].slot);
+            b.tick(i);
+            let touched = [(i.iss_valid, i.iss_warp), (i.lv_valid, i.lv_warp)];
+            self.wb_in = WarpboardIn::default();
+            touched.iter().filter(|t| t.0).for_each(|&(_, w)| self.refresh(w as usize));
         }
-        self.left.clear();
         for i in 0..self.completed.len() {
             let id = self.completed[i];
             let f = &self.flights[id];
@@ -560,7 +558,6 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
                 s.pending_preds &= !(1 << p);
             }
             s.inflight -= 1;
-            self.warpboard.commit(w);
             self.free_flights.push(id);
             self.refresh(w);
             self.maybe_finish(w);
@@ -631,9 +628,8 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
         } else {
             let tag = self.free_tags.pop().expect("validation gives every operand collector a tag");
             self.tags[tag as usize] = id;
-            let touch = self.touch(w, e.pc);
-            self.warpboard.issue(w, &touch);
-            self.flights[id].touch = touch;
+            (self.wb_in.iss_valid, self.wb_in.iss_warp) = (true, w as u32);
+            (self.wb_in.iss_src_valid, self.wb_in.iss_src_reg) = sources(ins);
             self.collecting.push(id);
             let s = &mut self.slots[w];
             let inp = &mut self.inp;
@@ -758,4 +754,13 @@ fn expose_readers(
         let srcs = k.code[flights[r].pc as usize].src_regs();
         srcs.filter(|&(_, reg)| reg == dst).for_each(|(op, _)| exposed.push((r, op, pc)));
     }
+}
+
+/// An instruction's source-register ports: which exist, and their ids.
+fn sources(ins: &crate::kernel::Instr) -> ([bool; 3], [u32; 3]) {
+    let (mut valid, mut reg) = ([false; 3], [0; 3]);
+    for (k, r) in ins.src_regs() {
+        (valid[k], reg[k]) = (true, r as u32);
+    }
+    (valid, reg)
 }

@@ -13,6 +13,8 @@ mod rfc;
 mod top;
 mod write_port;
 
+pub use reg_map::reg_map;
+
 use crate::bdi::Layout;
 use crate::blocks::bdi::{compressor, decompressor};
 use crate::blocks::sram::SramKind;

@@ -1,0 +1,176 @@
+//! The `warpboard` cosim block: the warpboard model bound to the generated `<prefix>_warpboard`
+//! of the config's `warpboard.policy`. Its outputs are its state (busy bits or bins), compared
+//! every cycle. The random stimulus follows the issue stage's protocol: an instruction issues
+//! only when the check on this cycle's outputs lets it and a collector is free; it leaves its
+//! collector later, and commits after leaving.
+
+use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::verilator::{Layout as PortLayout, PortSlot};
+use anyhow::{Result, anyhow};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::blocks::warpboard::Shape;
+use rfgen_gen::blocks::warpboard::interface::WarpboardPorts;
+use rfgen_gen::{Checked, Design, Geometry};
+use rfgen_model::blocks::warpboard::{Warpboard, WarpboardIn, WarpboardOut, touch};
+
+impl Glue for Warpboard {
+    type Ports = WarpboardPorts<PortSlot>;
+
+    fn bind(&self, layout: &PortLayout) -> Result<Self::Ports> {
+        bind_all(&WarpboardPorts::new(self.shape()), layout, |i, f| i.map(f))
+    }
+
+    fn drive(&self, p: &Self::Ports, i: &WarpboardIn, buf: &mut [u32]) {
+        let bits = |v: &[bool; 3]| v.iter().enumerate().fold(0, |m, (k, &b)| m | (b as u64) << k);
+        p.iss_valid.put(buf, i.iss_valid as u64);
+        p.iss_warp.put(buf, i.iss_warp as u64);
+        if let (Some(v), Some(w)) = (&p.lv_valid, &p.lv_warp) {
+            v.put(buf, i.lv_valid as u64);
+            w.put(buf, i.lv_warp as u64);
+        }
+        if let Some(c) = &p.commit {
+            c.put(buf, i.commit);
+        }
+        if let Some(b) = &p.bloom {
+            b.iss_src_valid.put(buf, bits(&i.iss_src_valid));
+            b.lv_src_valid.put(buf, bits(&i.lv_src_valid));
+            for k in 0..3 {
+                b.iss_src_reg[k].put(buf, i.iss_src_reg[k] as u64);
+                b.lv_src_reg[k].put(buf, i.lv_src_reg[k] as u64);
+            }
+        }
+    }
+
+    fn expect(&self, p: &Self::Ports, out: &WarpboardOut<'_>, exp: &mut Expected) {
+        if let Some(busy) = &p.busy {
+            exp.set(busy, out.busy);
+        }
+        if let (Some(b), Some(bins)) = (&p.bloom, &self.shape().bloom) {
+            let cw = bins.counter_bits as usize;
+            let mut words = vec![0u64; (out.bins.len() * cw).div_ceil(64)];
+            for (i, &v) in out.bins.iter().enumerate() {
+                for bit in 0..cw {
+                    let at = i * cw + bit;
+                    words[at / 64] |= u64::from(v >> bit & 1) << (at % 64);
+                }
+            }
+            exp.set_bits(&b.bins, &words);
+        }
+    }
+}
+
+impl CosimBlock for Warpboard {
+    type Stimulus = RandomIssue;
+
+    fn design(checked: &Checked) -> Result<Design> {
+        Ok(rfgen_gen::emit::generate_warpboard(checked)?)
+    }
+
+    fn model(checked: &Checked) -> Result<Self> {
+        Warpboard::new(&checked.geometry, checked.config.warpboard.policy)
+            .ok_or_else(|| anyhow!("warpboard.policy is \"none\": there is no warpboard"))
+    }
+
+    fn stimulus(checked: &Checked, seed: u64) -> RandomIssue {
+        RandomIssue::new(checked, seed)
+    }
+
+    fn idle(&self) -> WarpboardIn {
+        WarpboardIn::default()
+    }
+
+    fn summary(&self, s: &RandomIssue) -> Vec<(&'static str, u64)> {
+        vec![
+            ("instructions issued", s.issued),
+            ("issues the warpboard stalled", s.stalled),
+            ("leaves", s.leaves),
+            ("commits", s.commits),
+        ]
+    }
+}
+
+/// An instruction between issue and commit.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    warp: u32,
+    src_valid: [bool; 3],
+    src_reg: [u32; 3],
+}
+
+/// Random issue-stage traffic: instructions of random warps with random sources (few
+/// registers, so bins fill), issued when the check passes and one of the `collectors` is free.
+pub struct RandomIssue {
+    rng: Xoshiro256PlusPlus,
+    g: Geometry,
+    shape: Shape,
+    collecting: Vec<Pending>,
+    executing: Vec<Pending>,
+    issued: u64,
+    stalled: u64,
+    leaves: u64,
+    commits: u64,
+}
+
+impl RandomIssue {
+    pub fn new(checked: &Checked, seed: u64) -> Self {
+        let g = checked.geometry.clone();
+        let shape =
+            Shape::new(&g, checked.config.warpboard.policy).expect("the block exists, so the policy is not none");
+        RandomIssue {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            g,
+            shape,
+            collecting: Vec::new(),
+            executing: Vec::new(),
+            issued: 0,
+            stalled: 0,
+            leaves: 0,
+            commits: 0,
+        }
+    }
+}
+
+impl Stimulus<Warpboard> for RandomIssue {
+    fn next(&mut self, _cycle: u64, out: &WarpboardOut<'_>, i: &mut WarpboardIn) {
+        *i = WarpboardIn::default();
+        let rng = &mut self.rng;
+        // Commits of instructions that left earlier.
+        let mut still = Vec::new();
+        for p in self.executing.drain(..) {
+            if rng.random_bool(0.3) {
+                i.commit |= 1 << p.warp;
+                self.commits += 1;
+            } else {
+                still.push(p);
+            }
+        }
+        self.executing = still;
+        let full = self.collecting.len() >= self.g.collectors as usize;
+        if !self.collecting.is_empty() && rng.random_bool(0.4) {
+            let p = self.collecting.swap_remove(rng.random_range(0..self.collecting.len()));
+            (i.lv_valid, i.lv_warp, i.lv_src_valid, i.lv_src_reg) = (true, p.warp, p.src_valid, p.src_reg);
+            self.executing.push(p);
+            self.leaves += 1;
+        }
+        if full || !rng.random_bool(0.8) {
+            return;
+        }
+        let regs = self.g.registers.min(8);
+        let warps = self.g.warps.min(4);
+        let warp = rng.random_range(0..warps);
+        let mut p = Pending { warp, src_valid: [false; 3], src_reg: [0; 3] };
+        for k in 0..3 {
+            (p.src_valid[k], p.src_reg[k]) = (rng.random_bool(0.7), rng.random_range(0..regs));
+        }
+        let dst = rng.random_bool(0.8).then(|| rng.random_range(0..regs));
+        let srcs = (0..3).filter(|&k| p.src_valid[k]).map(|k| p.src_reg[k]);
+        if out.stalls(&self.shape, warp as usize, &touch(&self.g, warp, srcs, dst)) {
+            self.stalled += 1;
+            return;
+        }
+        (i.iss_valid, i.iss_warp, i.iss_src_valid, i.iss_src_reg) = (true, warp, p.src_valid, p.src_reg);
+        self.collecting.push(p);
+        self.issued += 1;
+    }
+}

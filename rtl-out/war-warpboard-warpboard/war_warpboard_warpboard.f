@@ -1,0 +1,2 @@
+war_warpboard_reg_map.v
+war_warpboard_warpboard.v
