@@ -3,11 +3,13 @@
 //! write-backs, compression — and every output is compared every cycle while the SM keeps
 //! checking every operand against the kernel's functional values.
 
+use crate::glue::Glue;
 use crate::lockstep::{Lockstep, Mismatch, Waveform};
 use crate::verilator::RtlLib;
 use anyhow::Result;
 use rfgen_gen::Checked;
-use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::mrf::{Mrf, MrfBlock};
+use rfgen_model::blocks::warpboard::WarpboardBlock;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 use std::sync::Arc;
@@ -52,8 +54,23 @@ pub fn run(
 ) -> Result<KernelOutcome> {
     let block = Lockstep::new(Mrf::for_config(checked), lib, opts.x_seed, opts.waveform.clone())?;
     let mut sm = Sm::with_mrf(checked, kernel, block).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| sm.mrf().failed());
+    let sim = sm.stats().clone();
+    let mut block = sm.into_mrf();
+    let stats = crate::blocks::mrf::summary(block.model());
+    outcome(&mut block, sim, error, stats)
+}
+
+/// Steps the SM until the kernel is done, the lockstep pair `failed`, the kernel fails or the
+/// cycle limit; the kernel's error, if any.
+pub fn drive<M: MrfBlock, W: WarpboardBlock>(
+    sm: &mut Sm<M, W>,
+    opts: &KernelOptions,
+    progress: &mut dyn FnMut(u64),
+    failed: impl Fn(&Sm<M, W>) -> bool,
+) -> Option<SimError> {
     let mut error = None;
-    while !sm.done() && !sm.mrf().failed() {
+    while !sm.done() && !failed(sm) {
         if sm.cycle() >= opts.max_cycles {
             error = Some(SimError::CycleLimit(opts.max_cycles));
             break;
@@ -67,10 +84,17 @@ pub fn run(
         }
     }
     sm.finish();
-    let sim = sm.stats().clone();
-    let mut block = sm.into_mrf();
+    error
+}
+
+/// The outcome of a kernel-driven run of the lockstep pair `block`.
+pub fn outcome<B: Glue>(
+    block: &mut Lockstep<B>,
+    sim: SimStats,
+    error: Option<SimError>,
+    stats: Vec<(&'static str, u64)>,
+) -> Result<KernelOutcome> {
     block.check_glue()?;
     block.finish_waveform()?;
-    let stats = crate::blocks::mrf::summary(block.model());
     Ok(KernelOutcome { cycles: sim.cycles, mismatch: block.mismatch().cloned(), sim, error, stats })
 }

@@ -64,7 +64,7 @@ pub const BLOCKS: &[BlockInfo] = &[
         design: Warpboard::design,
         random: random_run::<Warpboard>,
         bench: |c, lib, cycles, seed| bench_random::<Warpboard>(c, lib, cycles, seed),
-        kernel: None,
+        kernel: Some(warpboard::kernel_run),
     },
 ];
 

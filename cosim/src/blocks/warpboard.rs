@@ -5,14 +5,20 @@
 //! collector later, and commits after leaving.
 
 use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
-use crate::verilator::{Layout as PortLayout, PortSlot};
+use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::lockstep::Lockstep;
+use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
 use anyhow::{Result, anyhow};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::blocks::warpboard::Shape;
 use rfgen_gen::blocks::warpboard::interface::WarpboardPorts;
 use rfgen_gen::{Checked, Design, Geometry};
-use rfgen_model::blocks::warpboard::{Warpboard, WarpboardIn, WarpboardOut, touch};
+use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, WarpboardOut, touch};
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::Sm;
+use std::sync::Arc;
 
 impl Glue for Warpboard {
     type Ports = WarpboardPorts<PortSlot>;
@@ -58,6 +64,32 @@ impl Glue for Warpboard {
             exp.set_bits(&b.bins, &words);
         }
     }
+}
+
+/// The SM can run on the lockstep pair as on the model alone.
+impl<B: Glue + WarpboardBlock> WarpboardBlock for Lockstep<B> {
+    fn shape(&self) -> &Shape {
+        self.model().shape()
+    }
+}
+
+/// Runs `kernel` on the SM of `checked` with its warpboard in lockstep with `lib`: the RTL sees
+/// the issue, leave and commit events of a real kernel's instruction stream.
+pub fn kernel_run(
+    checked: &Checked,
+    lib: &Arc<RtlLib>,
+    kernel: &Kernel,
+    opts: &KernelOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<KernelOutcome> {
+    let block = Lockstep::new(Warpboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
+    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), Some(block)).map_err(|e| anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| sm.warpboard().is_some_and(Lockstep::failed));
+    let sim = sm.stats().clone();
+    let stats =
+        vec![("warp instructions", sim.warp_instructions), ("issue slots the warpboard held", sim.stalls.warpboard)];
+    let mut block = sm.into_warpboard().expect("built with a warpboard");
+    outcome(&mut block, sim, error, stats)
 }
 
 impl CosimBlock for Warpboard {

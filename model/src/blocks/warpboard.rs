@@ -97,10 +97,6 @@ impl Warpboard {
         Some(Warpboard { shape, g: g.clone(), busy: 0, bins })
     }
 
-    pub fn shape(&self) -> &Shape {
-        &self.shape
-    }
-
     /// The bins an instruction of warp `w` reads and writes.
     pub fn touch(&self, w: u32, srcs: impl Iterator<Item = u32>, dst: Option<u32>) -> Touch {
         touch(&self.g, w, srcs, dst)
@@ -116,6 +112,18 @@ impl Warpboard {
         let mut n = [0; MAX_BINS];
         (0..3).filter(|&i| valid[i]).for_each(|i| n[self.g.map(warp, regs[i]).group as usize] += 1);
         n
+    }
+}
+
+/// What the SM needs of its warpboard: the ports, and the shape its check reads them with.
+/// Implemented by the model and by anything standing in for it (the cosim's lockstep adapter).
+pub trait WarpboardBlock: 'static + Block<In = WarpboardIn> + for<'a> Block<Out<'a> = WarpboardOut<'a>> {
+    fn shape(&self) -> &Shape;
+}
+
+impl WarpboardBlock for Warpboard {
+    fn shape(&self) -> &Shape {
+        &self.shape
     }
 }
 

@@ -26,9 +26,8 @@ pub mod scheduler;
 pub mod stats;
 pub mod units;
 
-use crate::block::Block as _;
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
-use crate::blocks::warpboard::{Warpboard, WarpboardIn};
+use crate::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, touch};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use cache_control::CacheControl;
@@ -122,7 +121,7 @@ struct Flight {
 
 /// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
 /// ports and timing (the cosim's lockstep adapter runs the Verilated RTL beside it).
-pub struct Sm<'k, M: MrfBlock = Mrf> {
+pub struct Sm<'k, M: MrfBlock = Mrf, W: WarpboardBlock = Warpboard> {
     k: &'k Kernel,
     lanes: usize,
     clusters: usize,
@@ -162,7 +161,8 @@ pub struct Sm<'k, M: MrfBlock = Mrf> {
     /// Register file cache: its activations, flushes and releases.
     cache: Option<CacheControl>,
     /// WAR protection (`warpboard.policy`), and this cycle's events for it.
-    warpboard: Option<Warpboard>,
+    warpboard: Option<W>,
+    g: rfgen_gen::Geometry,
     wb_in: WarpboardIn,
     /// Warps whose next instruction only the warpboard holds.
     war_blocked: u64,
@@ -185,6 +185,14 @@ impl<'k> Sm<'k> {
 impl<'k, M: MrfBlock> Sm<'k, M> {
     /// The SM a config describes, with `mrf` as its register file.
     pub fn with_mrf(c: &Checked, k: &'k Kernel, mrf: M) -> Result<Sm<'k, M>, SimError> {
+        Sm::with_blocks(c, k, mrf, Warpboard::new(&c.geometry, c.config.warpboard.policy))
+    }
+}
+
+impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
+    /// The SM a config describes, with `mrf` as its register file and `warpboard` as its
+    /// warpboard (None for `warpboard.policy = "none"`).
+    pub fn with_blocks(c: &Checked, k: &'k Kernel, mrf: M, warpboard: Option<W>) -> Result<Sm<'k, M, W>, SimError> {
         let g = &c.geometry;
         let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
         fit(
@@ -257,7 +265,8 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
             cache: c.rfc.as_ref().map(|_| CacheControl::default()),
-            warpboard: Warpboard::new(g, c.config.warpboard.policy),
+            warpboard,
+            g: g.clone(),
             wb_in: WarpboardIn::default(),
             war_blocked: 0,
             collecting: Vec::new(),
@@ -297,6 +306,15 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
     /// The register file, once the run is over.
     pub fn into_mrf(self) -> M {
         self.mrf
+    }
+
+    pub fn warpboard(&self) -> Option<&W> {
+        self.warpboard.as_ref()
+    }
+
+    /// The warpboard, once the run is over.
+    pub fn into_warpboard(self) -> Option<W> {
+        self.warpboard
     }
 
     /// The kernel has finished: every block ran and every instruction completed.
@@ -377,8 +395,8 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
             war = ready
                 && self.warpboard.as_ref().is_some_and(|b| {
                     let ins = &self.k.code[pc as usize];
-                    let touch = b.touch(w as u32, ins.src_regs().map(|(_, r)| r as u32), ins.dst.map(u32::from));
-                    b.stalls(w, &touch)
+                    let t = touch(&self.g, w as u32, ins.src_regs().map(|(_, r)| r as u32), ins.dst.map(u32::from));
+                    b.outputs().stalls(b.shape(), w, &t)
                 });
             ready &= !war;
         }
