@@ -129,10 +129,10 @@ fn register_file_caches_lint_and_synthesize_clean() {
     lint_design(&rfgen_gen::generate(&isca11_rfc(), SramKind::Behavioural), false);
 }
 
-/// Every warpboard policy, on the default SM and on a small odd one (one bank group, 3
-/// collectors: bloomN counts to 9 in 4 bits).
+/// Every warpboard policy and the scoreboard, on the default SM and on a small odd one (one
+/// bank group, 3 collectors: bloomN counts to 9 in 4 bits).
 #[test]
-fn warpboards_lint_and_synthesize_clean() {
+fn issue_stage_blocks_lint_and_synthesize_clean() {
     use rfgen_gen::config::WarPolicy;
     let policies = [
         WarPolicy::ReleaseOnCommit,
@@ -148,4 +148,7 @@ fn warpboards_lint_and_synthesize_clean() {
             lint_design(&rfgen_gen::emit::generate_warpboard(&checked).unwrap(), synthesize);
         }
     }
+    // The scoreboard has no policy: the default SM and the small one.
+    lint_design(&rfgen_gen::emit::generate_scoreboard(&baseline()), true);
+    lint_design(&rfgen_gen::emit::generate_scoreboard(&rfgen_gen::config::parse(small).unwrap()), false);
 }

@@ -9,6 +9,7 @@ use crate::verilator::RtlLib;
 use anyhow::Result;
 use rfgen_gen::Checked;
 use rfgen_model::blocks::mrf::{Mrf, MrfBlock};
+use rfgen_model::blocks::scoreboard::ScoreboardBlock;
 use rfgen_model::blocks::warpboard::WarpboardBlock;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
@@ -63,11 +64,11 @@ pub fn run(
 
 /// Steps the SM until the kernel is done, the lockstep pair `failed`, the kernel fails or the
 /// cycle limit; the kernel's error, if any.
-pub fn drive<M: MrfBlock, W: WarpboardBlock>(
-    sm: &mut Sm<M, W>,
+pub fn drive<M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock>(
+    sm: &mut Sm<M, W, S>,
     opts: &KernelOptions,
     progress: &mut dyn FnMut(u64),
-    failed: impl Fn(&Sm<M, W>) -> bool,
+    failed: impl Fn(&Sm<M, W, S>) -> bool,
 ) -> Option<SimError> {
     let mut error = None;
     while !sm.done() && !failed(sm) {

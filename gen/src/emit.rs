@@ -93,6 +93,12 @@ pub fn generate_warpboard(checked: &Checked) -> Result<Design, ConfigError> {
     Ok(assemble(checked, SramKind::Behavioural, modules, "WAR-hazard warpboard of the issue stage (seed 002)"))
 }
 
+/// Generates the scoreboard of a config (top `<prefix>_scoreboard`).
+pub fn generate_scoreboard(checked: &Checked) -> Design {
+    let module = blocks::scoreboard::scoreboard(&checked.prefix(), &checked.geometry);
+    assemble(checked, SramKind::Behavioural, vec![module], "Scoreboard of the issue stage")
+}
+
 fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description: &str) -> Design {
     let hash = checked.hash();
     let name = &checked.config.name;

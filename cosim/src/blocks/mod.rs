@@ -4,6 +4,7 @@
 
 pub mod bdi;
 pub mod mrf;
+pub mod scoreboard;
 pub mod warpboard;
 
 use crate::bench::{BenchReport, bench_random};
@@ -16,6 +17,7 @@ use anyhow::{Result, bail};
 use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::bdi::Codec;
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::Kernel;
 use std::sync::Arc;
@@ -57,6 +59,14 @@ pub const BLOCKS: &[BlockInfo] = &[
         random: random_run::<Codec>,
         bench: |c, lib, cycles, seed| bench_random::<Codec>(c, lib, cycles, seed),
         kernel: None,
+    },
+    BlockInfo {
+        name: "scoreboard",
+        about: "scoreboard of the issue stage: pending registers, long-latency results, predicates (top <prefix>_scoreboard)",
+        design: Scoreboard::design,
+        random: random_run::<Scoreboard>,
+        bench: |c, lib, cycles, seed| bench_random::<Scoreboard>(c, lib, cycles, seed),
+        kernel: Some(scoreboard::kernel_run),
     },
     BlockInfo {
         name: "warpboard",

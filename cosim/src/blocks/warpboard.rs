@@ -15,6 +15,7 @@ use rfgen_gen::blocks::warpboard::Shape;
 use rfgen_gen::blocks::warpboard::interface::WarpboardPorts;
 use rfgen_gen::{Checked, Design, Geometry};
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, WarpboardOut, touch};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::Sm;
@@ -83,7 +84,9 @@ pub fn kernel_run(
     progress: &mut dyn FnMut(u64),
 ) -> Result<KernelOutcome> {
     let block = Lockstep::new(Warpboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
-    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), Some(block)).map_err(|e| anyhow!("{e}"))?;
+    let scoreboard = Scoreboard::new(&checked.geometry);
+    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), Some(block), scoreboard)
+        .map_err(|e| anyhow!("{e}"))?;
     let error = drive(&mut sm, opts, progress, |sm| sm.warpboard().is_some_and(Lockstep::failed));
     let sim = sm.stats().clone();
     let stats =

@@ -3,5 +3,6 @@
 
 pub mod bdi;
 pub mod mrf;
+pub mod scoreboard;
 pub mod sram;
 pub mod warpboard;

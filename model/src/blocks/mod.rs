@@ -5,4 +5,5 @@
 pub mod arbiter;
 pub mod bdi;
 pub mod mrf;
+pub mod scoreboard;
 pub mod warpboard;

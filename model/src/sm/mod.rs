@@ -27,6 +27,7 @@ pub mod stats;
 pub mod units;
 
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
+use crate::blocks::scoreboard::{RegSet, Scoreboard, ScoreboardBlock, ScoreboardIn};
 use crate::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, touch};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
@@ -62,22 +63,6 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
-/// Registers r0..r255 as a bit set.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct RegSet([u64; 4]);
-
-impl RegSet {
-    fn insert(&mut self, r: u8) {
-        self.0[r as usize >> 6] |= 1 << (r & 63);
-    }
-    fn remove(&mut self, r: u8) {
-        self.0[r as usize >> 6] &= !(1 << (r & 63));
-    }
-    fn meets(&self, o: &RegSet) -> bool {
-        self.0.iter().zip(o.0).any(|(a, b)| a & b != 0)
-    }
-}
-
 /// What issue needs to know about a static instruction, precomputed.
 struct StaticInfo {
     unit: Unit,
@@ -91,10 +76,6 @@ struct StaticInfo {
 struct Slot {
     warp: Option<Warp>,
     block: usize,
-    /// Registers and predicates with a pending write; registers awaiting a long-latency result.
-    pending: RegSet,
-    pending_preds: u8,
-    long_pending: RegSet,
     at_barrier: bool,
     /// Issued instructions not yet completed.
     inflight: u32,
@@ -121,7 +102,7 @@ struct Flight {
 
 /// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
 /// ports and timing (the cosim's lockstep adapter runs the Verilated RTL beside it).
-pub struct Sm<'k, M: MrfBlock = Mrf, W: WarpboardBlock = Warpboard> {
+pub struct Sm<'k, M: MrfBlock = Mrf, W: WarpboardBlock = Warpboard, S: ScoreboardBlock = Scoreboard> {
     k: &'k Kernel,
     lanes: usize,
     clusters: usize,
@@ -160,6 +141,9 @@ pub struct Sm<'k, M: MrfBlock = Mrf, W: WarpboardBlock = Warpboard> {
     bdi: Option<rfgen_gen::bdi::Layout>,
     /// Register file cache: its activations, flushes and releases.
     cache: Option<CacheControl>,
+    /// Pending writes, and this cycle's events for it.
+    scoreboard: S,
+    sb_in: ScoreboardIn,
     /// WAR protection (`warpboard.policy`), and this cycle's events for it.
     warpboard: Option<W>,
     g: rfgen_gen::Geometry,
@@ -185,14 +169,21 @@ impl<'k> Sm<'k> {
 impl<'k, M: MrfBlock> Sm<'k, M> {
     /// The SM a config describes, with `mrf` as its register file.
     pub fn with_mrf(c: &Checked, k: &'k Kernel, mrf: M) -> Result<Sm<'k, M>, SimError> {
-        Sm::with_blocks(c, k, mrf, Warpboard::new(&c.geometry, c.config.warpboard.policy))
+        let warpboard = Warpboard::new(&c.geometry, c.config.warpboard.policy);
+        Sm::with_blocks(c, k, mrf, warpboard, Scoreboard::new(&c.geometry))
     }
 }
 
-impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
-    /// The SM a config describes, with `mrf` as its register file and `warpboard` as its
-    /// warpboard (None for `warpboard.policy = "none"`).
-    pub fn with_blocks(c: &Checked, k: &'k Kernel, mrf: M, warpboard: Option<W>) -> Result<Sm<'k, M, W>, SimError> {
+impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
+    /// The SM a config describes with these blocks: `mrf` its register file, `warpboard` (None
+    /// for `warpboard.policy = "none"`) and `scoreboard` in its issue stage.
+    pub fn with_blocks(
+        c: &Checked,
+        k: &'k Kernel,
+        mrf: M,
+        warpboard: Option<W>,
+        scoreboard: S,
+    ) -> Result<Sm<'k, M, W, S>, SimError> {
         let g = &c.geometry;
         let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
         fit(
@@ -210,24 +201,14 @@ impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
             .zip(&k.notes)
             .map(|(i, n)| {
                 let mut regs = RegSet::default();
-                i.src_regs().for_each(|(_, r)| regs.insert(r));
-                i.dst.into_iter().for_each(|r| regs.insert(r));
+                i.src_regs().for_each(|(_, r)| regs.insert(r.into()));
+                i.dst.into_iter().for_each(|r| regs.insert(r.into()));
                 let preds = [i.guard.map(|g| g.pred), i.psrc, i.pdst].iter().flatten().fold(0u8, |m, p| m | 1 << p);
                 StaticInfo { unit: i.op.unit(), regs, preds, long_latency_consumer: n.long_latency_consumer }
             })
             .collect();
         let slots = (0..g.warps)
-            .map(|_| Slot {
-                warp: None,
-                block: 0,
-                pending: RegSet::default(),
-                pending_preds: 0,
-                long_pending: RegSet::default(),
-                at_barrier: false,
-                inflight: 0,
-                full_mask: 0,
-                issued: 0,
-            })
+            .map(|_| Slot { warp: None, block: 0, at_barrier: false, inflight: 0, full_mask: 0, issued: 0 })
             .collect();
         let tags = 1usize << g.tag_bits.min(12);
         let mut sm = Sm {
@@ -266,6 +247,8 @@ impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
             bdi: c.compression.clone(),
             cache: c.rfc.as_ref().map(|_| CacheControl::default()),
             warpboard,
+            scoreboard,
+            sb_in: ScoreboardIn::new(g),
             g: g.clone(),
             wb_in: WarpboardIn::default(),
             war_blocked: 0,
@@ -315,6 +298,15 @@ impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
     /// The warpboard, once the run is over.
     pub fn into_warpboard(self) -> Option<W> {
         self.warpboard
+    }
+
+    pub fn scoreboard(&self) -> &S {
+        &self.scoreboard
+    }
+
+    /// The scoreboard, once the run is over.
+    pub fn into_scoreboard(self) -> S {
+        self.scoreboard
     }
 
     /// The kernel has finished: every block ran and every instruction completed.
@@ -390,7 +382,7 @@ impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
         let (mut ready, mut collector, mut war) = (false, false, false);
         if let Some((pc, _)) = next {
             let i = &self.info[pc as usize];
-            ready = !s.at_barrier && !i.regs.meets(&s.pending) && i.preds & s.pending_preds == 0;
+            ready = !s.at_barrier && !self.scoreboard.outputs().conflicts(w, &i.regs, i.preds);
             collector = i.unit != Unit::Control;
             war = ready
                 && self.warpboard.as_ref().is_some_and(|b| {
@@ -414,7 +406,7 @@ impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
         match s.warp.as_ref().and_then(|x| x.next()) {
             Some((pc, _)) => {
                 let i = &self.info[pc as usize];
-                i.long_latency_consumer && i.regs.meets(&s.long_pending)
+                i.long_latency_consumer && i.regs.meets(&self.scoreboard.outputs().long_pending[w])
             }
             None => false,
         }
@@ -552,8 +544,24 @@ impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
         }
         self.mrf.tick(&self.inp);
 
-        // 5. The warpboard's edge (this cycle's issue, leave and commits), completions,
-        // finished warps and blocks.
+        // 5. The scoreboard's and warpboard's edge (this cycle's issue, leave and commits),
+        // completions, finished warps and blocks.
+        for &id in &self.completed {
+            let f = &self.flights[id];
+            let ins = &self.k.code[f.pc as usize];
+            if let Some(d) = ins.dst {
+                // One register result commits per cycle: they use the MRF's one write port.
+                debug_assert!(!self.sb_in.clr_valid, "two register releases in one cycle");
+                (self.sb_in.clr_valid, self.sb_in.clr_warp, self.sb_in.clr_reg) = (true, f.slot as u32, d.into());
+            }
+            if let Some(p) = ins.pdst {
+                self.sb_in.clr_preds[f.slot] |= 1 << p;
+            }
+        }
+        self.scoreboard.tick(&self.sb_in);
+        let set = self.sb_in.set_valid.then_some(self.sb_in.set_warp as usize);
+        self.sb_in.clear();
+        set.into_iter().for_each(|w| self.refresh(w));
         if let Some(b) = &mut self.warpboard {
             let i = &mut self.wb_in;
             i.commit = self.completed.iter().fold(0, |m, &id| m | 1 << self.flights[id].slot);
@@ -564,18 +572,8 @@ impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
         }
         for i in 0..self.completed.len() {
             let id = self.completed[i];
-            let f = &self.flights[id];
-            let ins = &self.k.code[f.pc as usize];
-            let w = f.slot;
-            let s = &mut self.slots[w];
-            if let Some(d) = ins.dst {
-                s.pending.remove(d);
-                s.long_pending.remove(d);
-            }
-            if let Some(p) = ins.pdst {
-                s.pending_preds &= !(1 << p);
-            }
-            s.inflight -= 1;
+            let w = self.flights[id].slot;
+            self.slots[w].inflight -= 1;
             self.free_flights.push(id);
             self.refresh(w);
             self.maybe_finish(w);
@@ -659,15 +657,11 @@ impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
                 inp.issue_src_reg[k] = if let Src::Reg(r) = src { *r as u32 } else { 0 };
             }
             inp.issue_src_last = self.k.notes[e.pc as usize].last_read;
-            if let Some(d) = ins.dst {
-                s.pending.insert(d);
-                if ins.op.is_long_latency() {
-                    s.long_pending.insert(d);
-                }
-            }
-            if let Some(p) = ins.pdst {
-                s.pending_preds |= 1 << p;
-            }
+            let sb = &mut self.sb_in;
+            (sb.set_valid, sb.set_warp) = (true, w as u32);
+            (sb.set_reg_valid, sb.set_reg, sb.set_long) =
+                (ins.dst.is_some(), ins.dst.unwrap_or(0).into(), ins.op.is_long_latency());
+            (sb.set_pred_valid, sb.set_pred) = (ins.pdst.is_some(), ins.pdst.unwrap_or(0).into());
             s.inflight += 1;
         }
         self.refresh(w);
@@ -698,11 +692,9 @@ impl<'k, M: MrfBlock, W: WarpboardBlock> Sm<'k, M, W> {
         if let Some(c) = &mut self.cache {
             c.release(w);
         }
-        let s = &mut self.slots[w];
-        s.pending = RegSet::default();
-        s.long_pending = RegSet::default();
-        s.pending_preds = 0;
-        s.issued = 0;
+        // Every instruction completed, so nothing of the warp is pending.
+        debug_assert!(self.scoreboard.outputs().pending[w].is_empty());
+        self.slots[w].issued = 0;
         self.refresh(w);
         let regs = self.k.regs.max(1) as usize;
         for v in &mut self.lives[w * regs..][..regs] {

@@ -1,0 +1,198 @@
+//! The `scoreboard` cosim block: the scoreboard model bound to the generated
+//! `<prefix>_scoreboard`. Its outputs are its state (pending, long-pending and pending
+//! predicates), compared every cycle. The random stimulus follows the issue protocol: an
+//! instruction issues only when none of its registers or predicates is pending, and its results
+//! commit later, one register per cycle.
+
+use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::lockstep::Lockstep;
+use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
+use anyhow::{Result, anyhow};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::blocks::scoreboard::PREDICATES;
+use rfgen_gen::blocks::scoreboard::interface::ScoreboardPorts;
+use rfgen_gen::{Checked, Design, Geometry};
+use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::scoreboard::{RegSet, Scoreboard, ScoreboardBlock, ScoreboardIn, ScoreboardOut};
+use rfgen_model::blocks::warpboard::Warpboard;
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::Sm;
+use std::sync::Arc;
+
+/// Bit vectors of `per` bits per warp from `bit(w, i)`, warp `w` at bit `per * w`.
+fn pack(warps: usize, per: u32, bit: impl Fn(usize, u32) -> bool) -> Vec<u64> {
+    let mut words = vec![0u64; (warps * per as usize).div_ceil(64)];
+    for w in 0..warps {
+        for r in 0..per {
+            if bit(w, r) {
+                let at = w * per as usize + r as usize;
+                words[at / 64] |= 1 << (at % 64);
+            }
+        }
+    }
+    words
+}
+
+impl Glue for Scoreboard {
+    type Ports = ScoreboardPorts<PortSlot>;
+
+    fn bind(&self, layout: &PortLayout) -> Result<Self::Ports> {
+        bind_all(&ScoreboardPorts::new(self.geometry()), layout, |i, f| i.map(f))
+    }
+
+    fn drive(&self, p: &Self::Ports, i: &ScoreboardIn, buf: &mut [u32]) {
+        p.set_valid.put(buf, i.set_valid as u64);
+        p.set_warp.put(buf, i.set_warp as u64);
+        p.set_reg_valid.put(buf, i.set_reg_valid as u64);
+        p.set_reg.put(buf, i.set_reg as u64);
+        p.set_long.put(buf, i.set_long as u64);
+        p.set_pred_valid.put(buf, i.set_pred_valid as u64);
+        p.set_pred.put(buf, i.set_pred as u64);
+        p.clr_valid.put(buf, i.clr_valid as u64);
+        p.clr_warp.put(buf, i.clr_warp as u64);
+        p.clr_reg.put(buf, i.clr_reg as u64);
+        let preds = pack(i.clr_preds.len(), PREDICATES, |w, b| i.clr_preds[w] >> b & 1 == 1);
+        for (k, word) in buf[p.clr_preds.range()].iter_mut().enumerate() {
+            *word = (preds[k / 2] >> (32 * (k % 2))) as u32;
+        }
+    }
+
+    fn expect(&self, p: &Self::Ports, out: &ScoreboardOut<'_>, exp: &mut Expected) {
+        let (w, r) = (self.geometry().warps as usize, self.geometry().registers);
+        let regs = |sets: &[RegSet]| pack(w, r, |w, b| sets[w].contains(b));
+        exp.set_bits(&p.pending, &regs(out.pending));
+        exp.set_bits(&p.long_pending, &regs(out.long_pending));
+        exp.set_bits(&p.pending_preds, &pack(w, PREDICATES, |w, b| out.pending_preds[w] >> b & 1 == 1));
+    }
+}
+
+/// Runs `kernel` on the SM of `checked` with its scoreboard in lockstep with `lib`.
+pub fn kernel_run(
+    checked: &Checked,
+    lib: &Arc<RtlLib>,
+    kernel: &Kernel,
+    opts: &KernelOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<KernelOutcome> {
+    let block = Lockstep::new(Scoreboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
+    let warpboard = Warpboard::new(&checked.geometry, checked.config.warpboard.policy);
+    let mut sm =
+        Sm::with_blocks(checked, kernel, Mrf::for_config(checked), warpboard, block).map_err(|e| anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| sm.scoreboard().failed());
+    let sim = sm.stats().clone();
+    let stats =
+        vec![("warp instructions", sim.warp_instructions), ("issue slots the scoreboard held", sim.stalls.scoreboard)];
+    let mut block = sm.into_scoreboard();
+    outcome(&mut block, sim, error, stats)
+}
+
+/// The SM can run on the lockstep pair as on the model alone.
+impl<B: Glue + ScoreboardBlock> ScoreboardBlock for Lockstep<B> {}
+
+impl CosimBlock for Scoreboard {
+    type Stimulus = RandomResults;
+
+    fn design(checked: &Checked) -> Result<Design> {
+        Ok(rfgen_gen::emit::generate_scoreboard(checked))
+    }
+
+    fn model(checked: &Checked) -> Result<Self> {
+        Ok(Scoreboard::new(&checked.geometry))
+    }
+
+    fn stimulus(checked: &Checked, seed: u64) -> RandomResults {
+        RandomResults::new(&checked.geometry, seed)
+    }
+
+    fn idle(&self) -> ScoreboardIn {
+        ScoreboardIn::new(self.geometry())
+    }
+
+    fn summary(&self, s: &RandomResults) -> Vec<(&'static str, u64)> {
+        vec![
+            ("instructions issued", s.issued),
+            ("issues the scoreboard stalled", s.stalled),
+            ("results committed", s.commits),
+        ]
+    }
+}
+
+/// An instruction between issue and commit: its warp, register and predicate results.
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    warp: u32,
+    reg: Option<u32>,
+    pred: Option<u32>,
+}
+
+/// Random issue traffic over few warps, registers and predicates, so conflicts are common.
+pub struct RandomResults {
+    rng: Xoshiro256PlusPlus,
+    g: Geometry,
+    flying: Vec<InFlight>,
+    issued: u64,
+    stalled: u64,
+    commits: u64,
+}
+
+impl RandomResults {
+    pub fn new(g: &Geometry, seed: u64) -> Self {
+        RandomResults {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            g: g.clone(),
+            flying: Vec::new(),
+            issued: 0,
+            stalled: 0,
+            commits: 0,
+        }
+    }
+}
+
+impl Stimulus<Scoreboard> for RandomResults {
+    fn next(&mut self, _cycle: u64, out: &ScoreboardOut<'_>, i: &mut ScoreboardIn) {
+        i.clear();
+        let rng = &mut self.rng;
+        // Results complete: predicates freely, one register per cycle (the one write port).
+        let mut reg_done = false;
+        let mut still = Vec::new();
+        for f in self.flying.drain(..) {
+            if !rng.random_bool(0.25) || (f.reg.is_some() && reg_done) {
+                still.push(f);
+                continue;
+            }
+            if let Some(r) = f.reg {
+                (i.clr_valid, i.clr_warp, i.clr_reg, reg_done) = (true, f.warp, r, true);
+            }
+            if let Some(p) = f.pred {
+                i.clr_preds[f.warp as usize] |= 1 << p;
+            }
+            self.commits += 1;
+        }
+        self.flying = still;
+        if !rng.random_bool(0.8) {
+            return;
+        }
+        let (warps, regs) = (self.g.warps.min(4), self.g.registers.min(8));
+        let warp = rng.random_range(0..warps);
+        let mut touched = RegSet::default();
+        for _ in 0..rng.random_range(0..=3) {
+            touched.insert(rng.random_range(0..regs));
+        }
+        let reg = rng.random_bool(0.7).then(|| rng.random_range(0..regs));
+        let pred = rng.random_bool(0.3).then(|| rng.random_range(0..PREDICATES));
+        reg.into_iter().for_each(|r| touched.insert(r));
+        let read_pred = rng.random_bool(0.3).then(|| rng.random_range(0..PREDICATES));
+        let preds = [pred, read_pred].iter().flatten().fold(0u8, |m, &p| m | 1 << p);
+        if out.conflicts(warp as usize, &touched, preds) {
+            self.stalled += 1;
+            return;
+        }
+        (i.set_valid, i.set_warp, i.set_long) = (true, warp, rng.random_bool(0.3));
+        (i.set_reg_valid, i.set_reg) = (reg.is_some(), reg.unwrap_or(0));
+        (i.set_pred_valid, i.set_pred) = (pred.is_some(), pred.unwrap_or(0));
+        self.flying.push(InFlight { warp, reg, pred });
+        self.issued += 1;
+    }
+}
