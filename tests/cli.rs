@@ -36,7 +36,7 @@ fn bad_input_exits_2_with_a_message() {
         (&["gen", "--sram", "magic"], "invalid value 'magic' for '--sram"),
         (&["config", "--check", bad], "`mrf.banks` = 24"),
         (&["config"], "required"),
-        (&["cosim", "--block", "nope"], "unknown block `nope` (allowed: mrf, bdi, warpboard)"),
+        (&["cosim", "--block", "nope"], "unknown block `nope` (allowed: mrf, bdi, scoreboard, warpboard)"),
         (&["cosim", "--cycles", "0"], "--cycles 0: allowed 1 to 10000000000"),
         (&["cosim", "--cycles", "18446744073709551615"], "--cycles 18446744073709551615: allowed 1 to 10000000000"),
         (&["cosim", "--trace", "/no/such/dir/x.vcd"], "--trace: folder /no/such/dir does not exist"),

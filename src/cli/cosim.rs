@@ -80,7 +80,7 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     if args.list {
         for b in BLOCKS {
             let kernel = if b.kernel.is_some() { " [--kernel]" } else { "" };
-            println!("{:<10} {}{kernel}", b.name, b.about);
+            println!("{:<11} {}{kernel}", b.name, b.about);
         }
         return Ok(ExitCode::SUCCESS);
     }
