@@ -349,8 +349,8 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
                 s.at_barrier = false;
                 self.sched.add(w);
                 // Every warp may hold RFC entries unless the two-level scheduler picks them.
-                if !self.sched.is_two_level() {
-                    self.cache.as_mut().map(|c| c.activate(w));
+                if let Some(c) = self.cache.as_mut().filter(|_| !self.sched.is_two_level()) {
+                    c.activate(w);
                 }
                 self.refresh(w);
             }
@@ -509,7 +509,9 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
                 if self.slots[w].at_barrier || self.waits_long(w) {
                     self.sched.deschedule(w);
                     self.stats.deschedules += 1;
-                    self.cache.as_mut().map(|c| c.deschedule(w));
+                    if let Some(c) = &mut self.cache {
+                        c.deschedule(w);
+                    }
                 }
             }
             let blocked = |w: usize| self.cache.as_ref().is_some_and(|c| c.blocked(w));

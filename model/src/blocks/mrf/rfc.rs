@@ -308,11 +308,11 @@ impl Rfc {
                 self.free(slot);
             }
         }
-        if let (Some(w), None) = (flush, flushing) {
-            if let Some(slot) = self.slot_of[w as usize] {
-                self.flush = Some(slot as usize);
-                ev.flushes += 1;
-            }
+        if let (Some(w), None) = (flush, flushing)
+            && let Some(slot) = self.slot_of[w as usize]
+        {
+            self.flush = Some(slot as usize);
+            ev.flushes += 1;
         }
         if let (Some(w), Some(slot)) = (act, free_slot) {
             self.owner[slot] = Some(w);
