@@ -34,6 +34,13 @@ fn bad_input_exits_2_with_a_message() {
         (&["gen", "--config", "/no/such/file.toml"], "cannot read config /no/such/file.toml"),
         (&["gen", "--config", bad], "`mrf.banks` = 24"),
         (&["gen", "--sram", "magic"], "invalid value 'magic' for '--sram"),
+        (
+            &["gen", "--block", "warpboard", "--preset", "war-warpboard", "--sram", "blackbox"],
+            "--sram blackbox: only the mrf block has SRAM leaves",
+        ),
+        (&["gen", "--block", "warpboard"], "`warpboard.policy` = \"none\": there is no warpboard to generate"),
+        (&["gen", "--block", "nope"], "unknown block `nope` (allowed: mrf, bdi, scoreboard, warpboard)"),
+        (&["synth", "--block", "nope"], "unknown block `nope`"),
         (&["config", "--check", bad], "`mrf.banks` = 24"),
         (&["config"], "required"),
         (&["cosim", "--block", "nope"], "unknown block `nope` (allowed: mrf, bdi, scoreboard, warpboard)"),

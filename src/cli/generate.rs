@@ -54,6 +54,12 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     let (design, folder) = if args.block == "mrf" {
         (rfgen_gen::generate(&checked, kind), checked.config.name.clone())
     } else {
+        if matches!(args.sram, Sram::Blackbox) {
+            return Err(bad_input(format!(
+                "--sram blackbox: only the mrf block has SRAM leaves (--block {})",
+                args.block
+            )));
+        }
         let block = rfgen_cosim::blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
         let design = (block.design)(&checked).map_err(|e| bad_input(e.to_string()))?;
         (design, format!("{}-{}", checked.config.name, args.block))
