@@ -127,7 +127,9 @@ fn lockstep(
 #[test]
 fn every_warpboard_rtl_agrees_with_its_model() {
     for policy in PROTECTING {
-        for checked in configs(policy) {
+        // The small SM too for the bins (one bank group; bloomN counts to 9 in 4 bits there).
+        let bloom = !matches!(policy, WarPolicy::ReleaseOnCommit | WarPolicy::ReleaseOnRead);
+        for checked in configs(policy).into_iter().take(if bloom { 2 } else { 1 }) {
             let design = rfgen_gen::emit::generate_warpboard(&checked).unwrap();
             let (mismatch, stats) = lockstep(&checked, &design, 20_000);
             assert!(mismatch.is_none(), "{policy:?} {}: {}", checked.config.name, mismatch.unwrap());
