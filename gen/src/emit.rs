@@ -66,7 +66,7 @@ pub fn generate(checked: &Checked, sram: SramKind) -> Design {
         (None, Some(_)) => "Banked main register file with operand collectors behind a register file cache",
         (None, None) => "Banked main register file with operand collectors",
     };
-    assemble(checked, sram, modules, description)
+    assemble(checked, sram, modules, description, "rfgen gen")
 }
 
 /// Generates the BDI codec of a config (compressor, decompressor, top `<prefix>_bdi_codec`), from
@@ -75,7 +75,8 @@ pub fn generate(checked: &Checked, sram: SramKind) -> Design {
 pub fn generate_bdi_codec(checked: &Checked) -> Result<Design, ConfigError> {
     let layout = checked.codec_layout()?;
     let modules = blocks::bdi::codec_modules(&checked.prefix(), &layout);
-    Ok(assemble(checked, SramKind::Behavioural, modules, "BDI register compressor feeding a decompressor"))
+    let description = "BDI register compressor feeding a decompressor";
+    Ok(assemble(checked, SramKind::Behavioural, modules, description, "rfgen gen --block bdi"))
 }
 
 /// Generates the warpboard of a config's `warpboard.policy` (top `<prefix>_warpboard`); fails
@@ -90,16 +91,19 @@ pub fn generate_warpboard(checked: &Checked) -> Result<Design, ConfigError> {
     })?;
     let prefix = checked.prefix();
     let modules = blocks::warpboard::modules(&prefix, g, &shape, blocks::mrf::reg_map(&prefix, g));
-    Ok(assemble(checked, SramKind::Behavioural, modules, "WAR-hazard warpboard of the issue stage (seed 002)"))
+    let description = "WAR-hazard warpboard of the issue stage (seed 002)";
+    Ok(assemble(checked, SramKind::Behavioural, modules, description, "rfgen gen --block warpboard"))
 }
 
 /// Generates the scoreboard of a config (top `<prefix>_scoreboard`).
 pub fn generate_scoreboard(checked: &Checked) -> Design {
     let module = blocks::scoreboard::scoreboard(&checked.prefix(), &checked.geometry);
-    assemble(checked, SramKind::Behavioural, vec![module], "Scoreboard of the issue stage")
+    let description = "Scoreboard of the issue stage";
+    assemble(checked, SramKind::Behavioural, vec![module], description, "rfgen gen --block scoreboard")
 }
 
-fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description: &str) -> Design {
+/// `command` regenerates the design (named in every file's header).
+fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description: &str, command: &str) -> Design {
     let hash = checked.hash();
     let name = &checked.config.name;
     let top = modules.last().expect("a design has a top module").name.clone();
@@ -107,6 +111,7 @@ fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description
     header_ctx.insert("version", VERSION);
     header_ctx.insert("config_name", name);
     header_ctx.insert("config_hash", &hash);
+    header_ctx.insert("command", command);
 
     let mut files = Vec::new();
     let mut manifest_modules = Vec::new();

@@ -62,31 +62,28 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape, reg_map: Module) -> Vec<Mo
     let p = ports.map(Port::sig);
     let mut b = String::new();
     let mut doc = vec![];
-    let here = |event: &str, valid: &Sig, warp: &Sig| {
-        format!("  assign {event}_here = {{{}{{{valid}}}}} & ({} << {warp});\n", s.warps, lit(s.warps, 1))
+    // `name`: the one-hot vector of `warp` while `valid`.
+    let onehot = |name: &str, valid: &Sig, warp: &Sig| {
+        format!("  assign {name} = {{{}{{{valid}}}}} & ({} << {warp});\n", s.warps, lit(s.warps, 1))
     };
     let mut modules = vec![];
     if let Some(busy) = &p.busy {
-        doc.push(if s.releases_on_commit {
-            "Release-on-commit warpboard: one bit per warp, set when an instruction goes to a collector,".to_string()
+        let (name, released) = if s.releases_on_commit {
+            ("Release-on-commit", "cleared when it commits")
         } else {
-            "Release-on-read warpboard: one bit per warp, set when an instruction goes to a collector,".to_string()
-        });
-        doc.push(if s.releases_on_commit {
-            "cleared when it commits; the warp issues nothing while set. See docs/warpboard.md.".into()
-        } else {
-            "cleared when it leaves the collector; the warp issues nothing while set. See docs/warpboard.md.".into()
-        });
+            ("Release-on-read", "cleared when it leaves the collector")
+        };
+        doc.push(format!("{name} warpboard: one bit per warp, set when an instruction goes to a collector,"));
+        doc.push(format!("{released}; the warp issues nothing while set. See docs/warpboard.md."));
         b += &vector_wire("iss_here", s.warps);
         b += &vector_wire("released", s.warps);
         b += "\n  // The issuing warp's bit is set, the released warps' bits cleared (both: cleared).\n";
-        b += &here("iss", &p.iss_valid, &p.iss_warp);
-        if s.releases_on_commit {
-            b += &format!("  assign released = {};\n", p.commit.as_ref().expect("release-on-commit has commit"));
-        } else {
-            let (valid, warp) = (p.lv_valid.as_ref().unwrap(), p.lv_warp.as_ref().unwrap());
-            b += &format!("  assign released = {{{}{{{valid}}}}} & ({} << {warp});\n", s.warps, lit(s.warps, 1));
-        }
+        b += &onehot("iss_here", &p.iss_valid, &p.iss_warp);
+        b += &match (&p.commit, &p.lv_valid, &p.lv_warp) {
+            (Some(commit), _, _) => format!("  assign released = {commit};\n"),
+            (None, Some(valid), Some(warp)) => onehot("released", valid, warp),
+            _ => unreachable!("release-on-read has the leave ports"),
+        };
         b += &format!(
             "  always @(posedge clk) begin\n    if (rst) {busy} <= {};\n    else {busy} <= ({busy} | iss_here) & ~released;\n  end\n",
             lit(s.warps, 0)
@@ -114,7 +111,7 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape, reg_map: Module) -> Vec<Mo
         ];
         for (event, valid, warp, src_valid, src_reg) in events {
             b += &format!("\n  // The {event} event's sources: their bins, and how many fall in each.\n");
-            b += &here(event, valid, warp);
+            b += &onehot(&format!("{event}_here"), valid, warp);
             for i in 0..k {
                 b += &reg_map.instance(
                     &format!("u_map_{event}{i}"),
