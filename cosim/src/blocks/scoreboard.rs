@@ -21,14 +21,19 @@ use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::Sm;
 use std::sync::Arc;
 
-/// Bit vectors of `per` bits per warp from `bit(w, i)`, warp `w` at bit `per * w`.
-fn pack(warps: usize, per: u32, bit: impl Fn(usize, u32) -> bool) -> Vec<u64> {
+/// A bit vector of `per` bits per warp, warp `w` at bit `per * w`, from each warp's bits
+/// (`chunks(w)`: its bits as 64-bit words, lowest first), in 64-bit words.
+fn pack(warps: usize, per: u32, chunks: impl Fn(usize) -> [u64; 4]) -> Vec<u64> {
     let mut words = vec![0u64; (warps * per as usize).div_ceil(64)];
     for w in 0..warps {
-        for r in 0..per {
-            if bit(w, r) {
-                let at = w * per as usize + r as usize;
-                words[at / 64] |= 1 << (at % 64);
+        let bits = chunks(w);
+        for (c, &chunk) in bits.iter().enumerate().take((per as usize).div_ceil(64)) {
+            let len = (per as usize - 64 * c).min(64);
+            let value = if len == 64 { chunk } else { chunk & ((1 << len) - 1) };
+            let at = w * per as usize + 64 * c;
+            words[at / 64] |= value << (at % 64);
+            if at % 64 + len > 64 {
+                words[at / 64 + 1] |= value >> (64 - at % 64);
             }
         }
     }
@@ -53,7 +58,7 @@ impl Glue for Scoreboard {
         p.clr_valid.put(buf, i.clr_valid as u64);
         p.clr_warp.put(buf, i.clr_warp as u64);
         p.clr_reg.put(buf, i.clr_reg as u64);
-        let preds = pack(i.clr_preds.len(), PREDICATES, |w, b| i.clr_preds[w] >> b & 1 == 1);
+        let preds = pack(i.clr_preds.len(), PREDICATES, |w| [u64::from(i.clr_preds[w]), 0, 0, 0]);
         for (k, word) in buf[p.clr_preds.range()].iter_mut().enumerate() {
             *word = (preds[k / 2] >> (32 * (k % 2))) as u32;
         }
@@ -61,10 +66,10 @@ impl Glue for Scoreboard {
 
     fn expect(&self, p: &Self::Ports, out: &ScoreboardOut<'_>, exp: &mut Expected) {
         let (w, r) = (self.geometry().warps as usize, self.geometry().registers);
-        let regs = |sets: &[RegSet]| pack(w, r, |w, b| sets[w].contains(b));
+        let regs = |sets: &[RegSet]| pack(w, r, |w| sets[w].0);
         exp.set_bits(&p.pending, &regs(out.pending));
         exp.set_bits(&p.long_pending, &regs(out.long_pending));
-        exp.set_bits(&p.pending_preds, &pack(w, PREDICATES, |w, b| out.pending_preds[w] >> b & 1 == 1));
+        exp.set_bits(&p.pending_preds, &pack(w, PREDICATES, |w| [u64::from(out.pending_preds[w]), 0, 0, 0]));
     }
 }
 
