@@ -6,5 +6,6 @@ pub mod block;
 pub mod blocks;
 pub mod func;
 pub mod kernel;
+pub mod regset;
 pub mod sim;
 pub mod sm;

@@ -10,29 +10,8 @@
 //! stalls while a register or predicate it reads or writes is pending.
 
 use crate::block::Block;
+pub use crate::regset::RegSet;
 use rfgen_gen::Geometry;
-
-/// Registers r0..r255 as a bit set.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RegSet(pub [u64; 4]);
-
-impl RegSet {
-    pub fn insert(&mut self, r: u32) {
-        self.0[r as usize >> 6] |= 1 << (r & 63);
-    }
-    pub fn remove(&mut self, r: u32) {
-        self.0[r as usize >> 6] &= !(1 << (r & 63));
-    }
-    pub fn contains(&self, r: u32) -> bool {
-        self.0[r as usize >> 6] >> (r & 63) & 1 == 1
-    }
-    pub fn meets(&self, o: &RegSet) -> bool {
-        self.0.iter().zip(o.0).any(|(a, b)| a & b != 0)
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0 == [0; 4]
-    }
-}
 
 /// Inputs of one cycle: one field per input port.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -9,6 +9,7 @@
 
 use super::cfg::successors;
 use super::{Instr, Kernel, Op};
+use crate::regset::RegSet;
 
 /// Annotations of one instruction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,29 +22,8 @@ pub struct Notes {
     pub strand: u32,
 }
 
-/// A set of registers r0..r255.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-struct Regs([u64; 4]);
-
-impl Regs {
-    fn insert(&mut self, r: u8) {
-        self.0[r as usize / 64] |= 1 << (r % 64);
-    }
-    fn remove(&mut self, r: u8) {
-        self.0[r as usize / 64] &= !(1 << (r % 64));
-    }
-    fn contains(&self, r: u8) -> bool {
-        self.0[r as usize / 64] >> (r % 64) & 1 == 1
-    }
-    fn union(&mut self, o: &Regs) {
-        for (a, b) in self.0.iter_mut().zip(o.0) {
-            *a |= b;
-        }
-    }
-}
-
-fn uses(ins: &Instr) -> Regs {
-    let mut r = Regs::default();
+fn uses(ins: &Instr) -> RegSet {
+    let mut r = RegSet::default();
     ins.src_regs().for_each(|(_, reg)| r.insert(reg));
     r
 }
@@ -65,13 +45,13 @@ pub fn annotate(k: &Kernel) -> Vec<Notes> {
     }
 
     // Liveness, backward to a fixed point.
-    let mut live_in = vec![Regs::default(); n + 1];
-    let mut live_out = vec![Regs::default(); n];
+    let mut live_in = vec![RegSet::default(); n + 1];
+    let mut live_out = vec![RegSet::default(); n];
     let mut changed = true;
     while changed {
         changed = false;
         for i in (0..n).rev() {
-            let mut out = Regs::default();
+            let mut out = RegSet::default();
             for &s in &succ[i] {
                 out.union(&live_in[s]);
             }
@@ -89,12 +69,12 @@ pub fn annotate(k: &Kernel) -> Vec<Notes> {
     }
 
     // Registers that may hold a long-latency result not yet consumed, forward to a fixed point.
-    let mut pending_in = vec![Regs::default(); n + 1];
+    let mut pending_in = vec![RegSet::default(); n + 1];
     let mut changed = true;
     while changed {
         changed = false;
         for i in 0..n {
-            let mut inn = Regs::default();
+            let mut inn = RegSet::default();
             for &p in &pred[i] {
                 let mut out = pending_in[p];
                 let ins = &code[p];
