@@ -5,16 +5,13 @@
 pub struct RegSet(pub [u64; 4]);
 
 impl RegSet {
-    pub fn insert(&mut self, r: impl Into<u32>) {
-        let r = r.into();
+    pub fn insert(&mut self, r: u32) {
         self.0[r as usize >> 6] |= 1 << (r & 63);
     }
-    pub fn remove(&mut self, r: impl Into<u32>) {
-        let r = r.into();
+    pub fn remove(&mut self, r: u32) {
         self.0[r as usize >> 6] &= !(1 << (r & 63));
     }
-    pub fn contains(&self, r: impl Into<u32>) -> bool {
-        let r = r.into();
+    pub fn contains(&self, r: u32) -> bool {
         self.0[r as usize >> 6] >> (r & 63) & 1 == 1
     }
     pub fn meets(&self, o: &RegSet) -> bool {

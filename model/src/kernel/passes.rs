@@ -24,7 +24,7 @@ pub struct Notes {
 
 fn uses(ins: &Instr) -> RegSet {
     let mut r = RegSet::default();
-    ins.src_regs().for_each(|(_, reg)| r.insert(reg));
+    ins.src_regs().for_each(|(_, reg)| r.insert(reg.into()));
     r
 }
 
@@ -57,7 +57,7 @@ pub fn annotate(k: &Kernel) -> Vec<Notes> {
             }
             let mut inn = out;
             if let Some(d) = kill(&code[i]) {
-                inn.remove(d);
+                inn.remove(d.into());
             }
             inn.union(&uses(&code[i]));
             if inn != live_in[i] || out != live_out[i] {
@@ -78,12 +78,12 @@ pub fn annotate(k: &Kernel) -> Vec<Notes> {
             for &p in &pred[i] {
                 let mut out = pending_in[p];
                 let ins = &code[p];
-                ins.src_regs().for_each(|(_, r)| out.remove(r));
+                ins.src_regs().for_each(|(_, r)| out.remove(r.into()));
                 if let Some(d) = kill(ins) {
-                    out.remove(d);
+                    out.remove(d.into());
                 }
                 if ins.op.is_long_latency() {
-                    out.insert(ins.dst.expect("loads have a destination"));
+                    out.insert(ins.dst.expect("loads have a destination").into());
                 }
                 inn.union(&out);
             }
@@ -109,9 +109,9 @@ pub fn annotate(k: &Kernel) -> Vec<Notes> {
         let ins = &code[i];
         let note = &mut notes[i];
         for (slot, r) in ins.src_regs() {
-            note.last_read[slot] = !live_out[i].contains(r) || kill(ins) == Some(r);
+            note.last_read[slot] = !live_out[i].contains(r.into()) || kill(ins) == Some(r);
         }
-        note.long_latency_consumer = ins.src_regs().any(|(_, r)| pending_in[i].contains(r));
+        note.long_latency_consumer = ins.src_regs().any(|(_, r)| pending_in[i].contains(r.into()));
         let after_backward = i > 0 && code[i - 1].op == Op::Bra && code[i - 1].target as usize <= i - 1;
         note.strand_start = i == 0 || note.long_latency_consumer || after_backward || backward_target[i];
         if note.strand_start && i > 0 {

@@ -201,8 +201,8 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
             .zip(&k.notes)
             .map(|(i, n)| {
                 let mut regs = RegSet::default();
-                i.src_regs().for_each(|(_, r)| regs.insert(r));
-                i.dst.into_iter().for_each(|r| regs.insert(r));
+                i.src_regs().for_each(|(_, r)| regs.insert(r.into()));
+                i.dst.into_iter().for_each(|r| regs.insert(r.into()));
                 let preds = [i.guard.map(|g| g.pred), i.psrc, i.pdst].iter().flatten().fold(0u8, |m, p| m | 1 << p);
                 StaticInfo { unit: i.op.unit(), regs, preds, long_latency_consumer: n.long_latency_consumer }
             })
