@@ -1,12 +1,14 @@
 //! Random valid configurations never make rfgen panic: each is generated, runs kernels on the
-//! SM model (which either finishes with every operand right or says the kernel does not fit),
-//! and a few run a short lockstep cosim of their RTL.
+//! SM model (which either finishes with every operand right — or, without a warpboard, wrong
+//! only by write-after-read hazards — or says the kernel does not fit), and a few run a short
+//! lockstep cosim of their RTL.
 
 mod common;
 
 use common::*;
 use proptest::prelude::*;
 use rfgen_cosim::session::{CosimOptions, cosim};
+use rfgen_gen::config::WarPolicy;
 use rfgen_gen::{Checked, SramKind};
 use rfgen_model::kernel::{self, synthetic};
 use rfgen_model::sm::{SimError, Sm};
@@ -52,8 +54,14 @@ fn config(small: bool) -> impl Strategy<Value = String> {
                 modes.join(", ")
             )
         });
-    (geometry, collectors, scheduler, timing, compression)
-        .prop_map(|(g, c, s, t, z)| format!("name = \"rnd\"\n{g}{c}{s}{t}{z}"))
+    let cache = (any::<bool>(), 1u32..=8, any::<bool>(), any::<bool>()).prop_map(|(on, entries, lru, live)| {
+        let replacement = if lru { "lru" } else { "fifo" };
+        format!("[rfc]\nenabled = {on}\nentries = {entries}\nreplacement = \"{replacement}\"\nliveness = {live}\n")
+    });
+    let policies = vec!["none", "release_on_commit", "release_on_read", "bloom1", "bloom2", "bloom_unbounded"];
+    let warpboard = prop::sample::select(policies).prop_map(|p| format!("[warpboard]\npolicy = \"{p}\"\n"));
+    (geometry, collectors, scheduler, timing, compression, cache, warpboard)
+        .prop_map(|(g, c, s, t, z, r, w)| format!("name = \"rnd\"\n{g}{c}{s}{t}{z}{r}{w}"))
 }
 
 /// A short kernel with loads, divergence, a predicate and two registers, so it fits any SM.
@@ -65,6 +73,11 @@ fn run_kernels(checked: &Checked) {
         synthetic::Knobs { length: 30, iterations: 2, blocks: 2, threads: 64, registers: 8, ..Default::default() };
     for k in [kernel::parse(TWO_REGISTERS).unwrap(), synthetic::generate(&small)] {
         match Sm::new(checked, &k).and_then(|mut sm| sm.run(2_000_000, &mut |_| {}).map(|_| sm.stats().clone())) {
+            // Without a warpboard a wrong operand may only be a write-after-read hazard; with
+            // one, none may happen.
+            Ok(stats) if checked.config.warpboard.policy == WarPolicy::None => {
+                assert_eq!(stats.operand_mismatches, stats.war_hazards, "{}: {:?}", k.name, stats.mismatch_examples)
+            }
             Ok(stats) => assert_eq!(stats.operand_mismatches, 0, "{}: {:?}", k.name, stats.mismatch_examples),
             Err(SimError::DoesNotFit(_)) => {}
             Err(e) => panic!("{}: {e}", k.name),
