@@ -91,6 +91,7 @@ fn cli_sim_names_the_hazard_and_exits_1() {
     let text = stdout(&out);
     assert!(text.contains("WAR hazards"), "{text}");
     assert!(text.contains("line 23 operand 1") && text.contains("(WAR: overwritten by line 24)"), "{text}");
+    assert!(stderr(&out).contains("(write-after-read hazards); set warpboard.policy"), "{}", stderr(&out));
 
     let out = rfgen(&["sim", "--preset", "war-warpboard", "--kernel", "heartwall"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

@@ -82,7 +82,22 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
         Format::Text => print_text(&report),
     }
-    Ok(if report.stats.operand_mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let s = &report.stats;
+    if s.operand_mismatches == 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if s.war_hazards == s.operand_mismatches {
+        eprintln!(
+            "error: {} operands were overwritten by a later instruction of their warp before they were read (write-after-read hazards); set warpboard.policy to prevent them",
+            s.war_hazards
+        );
+    } else {
+        eprintln!(
+            "error: {} operands differ from the kernel's values ({} of them write-after-read hazards)",
+            s.operand_mismatches, s.war_hazards
+        );
+    }
+    Ok(ExitCode::from(1))
 }
 
 fn pct(part: u64, whole: u64) -> String {
