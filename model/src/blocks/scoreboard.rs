@@ -37,9 +37,8 @@ impl ScoreboardIn {
 
     /// Back to an idle cycle.
     pub fn clear(&mut self) {
-        let mut preds = std::mem::take(&mut self.clr_preds);
-        preds.fill(0);
-        *self = ScoreboardIn { clr_preds: preds, ..ScoreboardIn::default() };
+        (self.set_valid, self.clr_valid) = (false, false);
+        self.clr_preds.fill(0);
     }
 }
 

@@ -489,8 +489,12 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
                 }
                 let completes = ins.dst.is_some() || ins.pdst.is_some();
                 self.units.accept(unit, now, f.segments, completes, id);
-                self.collecting.retain(|&c| c != id);
-                self.war_exposed.retain(|e| e.0 != id);
+                if let Some(at) = self.collecting.iter().position(|&c| c == id) {
+                    self.collecting.swap_remove(at);
+                }
+                if !self.war_exposed.is_empty() {
+                    self.war_exposed.retain(|e| e.0 != id);
+                }
                 (self.wb_in.lv_valid, self.wb_in.lv_warp) = (true, f.slot as u32);
                 (self.wb_in.lv_src_valid, self.wb_in.lv_src_reg) = sources(ins);
                 self.free_tags.push(out.disp_tag);
@@ -527,10 +531,12 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
         let candidates = self.sched.candidates(self.resident);
         let eligible = self.can_issue & candidates & if issue_ready { u64::MAX } else { !self.needs_collector };
         let st = &mut self.stats.stalls;
+        let mut issued = None;
         match self.sched.pick(eligible) {
             Some(w) => {
                 st.issued += 1;
                 self.issue(w)?;
+                issued = Some(w);
             }
             None if self.can_issue & candidates != 0 => st.collector_full += 1,
             None if self.war_blocked & candidates != 0 => st.warpboard += 1,
@@ -561,16 +567,18 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
             }
         }
         self.scoreboard.tick(&self.sb_in);
-        let set = self.sb_in.set_valid.then_some(self.sb_in.set_warp as usize);
         self.sb_in.clear();
-        set.into_iter().for_each(|w| self.refresh(w));
+        let mut left = None;
         if let Some(b) = &mut self.warpboard {
             let i = &mut self.wb_in;
             i.commit = self.completed.iter().fold(0, |m, &id| m | 1 << self.flights[id].slot);
             b.tick(i);
-            let touched = [(i.iss_valid, i.iss_warp), (i.lv_valid, i.lv_warp)];
-            self.wb_in = WarpboardIn::default();
-            touched.iter().filter(|t| t.0).for_each(|&(_, w)| self.refresh(w as usize));
+            left = i.lv_valid.then_some(i.lv_warp as usize);
+        }
+        self.wb_in = WarpboardIn::default();
+        // The issuing warp's next instruction, and a warp whose warpboard bits fell.
+        for w in [issued, left].into_iter().flatten() {
+            self.refresh(w);
         }
         for i in 0..self.completed.len() {
             let id = self.completed[i];
@@ -666,7 +674,7 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
             (sb.set_pred_valid, sb.set_pred) = (ins.pdst.is_some(), ins.pdst.unwrap_or(0).into());
             s.inflight += 1;
         }
-        self.refresh(w);
+        // Its issue bits are refreshed at the end of the cycle, once the scoreboard's edge saw it.
         if self.slots[w].warp.as_ref().is_some_and(Warp::done) {
             self.sched.remove(w);
             self.maybe_finish(w);
