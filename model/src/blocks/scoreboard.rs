@@ -35,9 +35,11 @@ impl ScoreboardIn {
         ScoreboardIn { clr_preds: vec![0; g.warps as usize], ..ScoreboardIn::default() }
     }
 
-    /// Back to an idle cycle.
+    /// Back to an idle cycle (register ids are left as they are: they count only with their
+    /// valid bits).
     pub fn clear(&mut self) {
-        (self.set_valid, self.clr_valid) = (false, false);
+        (self.set_valid, self.set_reg_valid, self.set_long, self.set_pred_valid) = (false, false, false, false);
+        self.clr_valid = false;
         self.clr_preds.fill(0);
     }
 }
