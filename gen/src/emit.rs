@@ -102,6 +102,14 @@ pub fn generate_scoreboard(checked: &Checked) -> Design {
     assemble(checked, SramKind::Behavioural, vec![module], description, "rfgen gen --block scoreboard")
 }
 
+/// Generates the warp scheduler of a config's `[scheduler]` (top `<prefix>_scheduler`).
+pub fn generate_scheduler(checked: &Checked) -> Design {
+    let shape = blocks::scheduler::Shape::new(&checked.geometry, &checked.config.scheduler);
+    let module = blocks::scheduler::scheduler(&checked.prefix(), &shape);
+    let description = "Warp scheduler of the issue stage";
+    assemble(checked, SramKind::Behavioural, vec![module], description, "rfgen gen --block scheduler")
+}
+
 /// `command` regenerates the design (named in every file's header).
 fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description: &str, command: &str) -> Design {
     let hash = checked.hash();

@@ -153,6 +153,21 @@ pub fn slice(expr: &str, index: u32, width: u32) -> String {
     }
 }
 
+/// The binary index of the set bit of the one-hot `n`-bit vector `v` (`crate::geometry::index_bits(n)` bits).
+pub fn onehot_index(v: &str, n: u32) -> String {
+    if n == 1 {
+        return "1'b0".into();
+    }
+    let bits: Vec<String> = (0..crate::geometry::index_bits(n))
+        .rev()
+        .map(|bit| {
+            let mask: String = (0..n).rev().map(|i| if (i >> bit) & 1 == 1 { '1' } else { '0' }).collect();
+            format!("|({v} & {n}'b{mask})")
+        })
+        .collect();
+    format!("{{{}}}", bits.join(", "))
+}
+
 /// One-hot AND-OR multiplexer: `|(sel[i] ? data_i : 0)` over `(select, data)` pairs of width `w`.
 pub fn onehot_mux(terms: &[(String, String)], width: u32) -> String {
     terms

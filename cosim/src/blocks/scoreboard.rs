@@ -15,6 +15,7 @@ use rfgen_gen::blocks::scoreboard::PREDICATES;
 use rfgen_gen::blocks::scoreboard::interface::ScoreboardPorts;
 use rfgen_gen::{Checked, Design, Geometry};
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::{RegSet, Scoreboard, ScoreboardBlock, ScoreboardIn, ScoreboardOut};
 use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::Kernel;
@@ -83,8 +84,9 @@ pub fn kernel_run(
 ) -> Result<KernelOutcome> {
     let block = Lockstep::new(Scoreboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
     let warpboard = Warpboard::new(&checked.geometry, checked.config.warpboard.policy);
+    let scheduler = Scheduler::new(&checked.geometry, &checked.config.scheduler);
     let mut sm =
-        Sm::with_blocks(checked, kernel, Mrf::for_config(checked), warpboard, block).map_err(|e| anyhow!("{e}"))?;
+        Sm::with_blocks(checked, kernel, Mrf::for_config(checked), warpboard, block, scheduler).map_err(|e| anyhow!("{e}"))?;
     let error = drive(&mut sm, opts, progress, |sm| sm.scoreboard().failed());
     let sim = sm.stats().clone();
     let stats =

@@ -15,6 +15,7 @@ use rfgen_gen::blocks::warpboard::Shape;
 use rfgen_gen::blocks::warpboard::interface::WarpboardPorts;
 use rfgen_gen::{Checked, Design, Geometry};
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, WarpboardOut, touch};
 use rfgen_model::kernel::Kernel;
@@ -85,7 +86,8 @@ pub fn kernel_run(
 ) -> Result<KernelOutcome> {
     let block = Lockstep::new(Warpboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
     let scoreboard = Scoreboard::new(&checked.geometry);
-    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), Some(block), scoreboard)
+    let scheduler = Scheduler::new(&checked.geometry, &checked.config.scheduler);
+    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), Some(block), scoreboard, scheduler)
         .map_err(|e| anyhow!("{e}"))?;
     let error = drive(&mut sm, opts, progress, |sm| sm.warpboard().is_some_and(Lockstep::failed));
     let sim = sm.stats().clone();

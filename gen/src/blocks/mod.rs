@@ -3,6 +3,7 @@
 
 pub mod bdi;
 pub mod mrf;
+pub mod scheduler;
 pub mod scoreboard;
 pub mod sram;
 pub mod warpboard;

@@ -5,5 +5,6 @@
 pub mod arbiter;
 pub mod bdi;
 pub mod mrf;
+pub mod scheduler;
 pub mod scoreboard;
 pub mod warpboard;

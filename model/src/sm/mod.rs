@@ -22,18 +22,17 @@
 //! pending warp is ready when neither holds.
 
 pub mod cache_control;
-pub mod scheduler;
 pub mod stats;
 pub mod units;
 
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
+use crate::blocks::scheduler::{Scheduler, SchedulerBlock, SchedulerIn};
 use crate::blocks::scoreboard::{RegSet, Scoreboard, ScoreboardBlock, ScoreboardIn};
 use crate::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, touch};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use cache_control::CacheControl;
 use rfgen_gen::Checked;
-use scheduler::Scheduler;
 pub use stats::SimStats;
 use stats::{OperandMismatch, ValueLife};
 use std::collections::VecDeque;
@@ -102,7 +101,13 @@ struct Flight {
 
 /// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
 /// ports and timing (the cosim's lockstep adapter runs the Verilated RTL beside it).
-pub struct Sm<'k, M: MrfBlock = Mrf, W: WarpboardBlock = Warpboard, S: ScoreboardBlock = Scoreboard> {
+pub struct Sm<
+    'k,
+    M: MrfBlock = Mrf,
+    W: WarpboardBlock = Warpboard,
+    S: ScoreboardBlock = Scoreboard,
+    X: SchedulerBlock = Scheduler,
+> {
     k: &'k Kernel,
     lanes: usize,
     clusters: usize,
@@ -114,7 +119,10 @@ pub struct Sm<'k, M: MrfBlock = Mrf, W: WarpboardBlock = Warpboard, S: Scoreboar
     blocks: Vec<Option<Block>>,
     next_block: u32,
     warps_per_block: usize,
-    sched: Scheduler,
+    /// The warp scheduler, and this cycle's inputs for it.
+    sched: X,
+    sched_in: SchedulerIn,
+    two_level: bool,
     units: Units,
     flights: Vec<Flight>,
     free_flights: Vec<usize>,
@@ -170,20 +178,22 @@ impl<'k, M: MrfBlock> Sm<'k, M> {
     /// The SM a config describes, with `mrf` as its register file.
     pub fn with_mrf(c: &Checked, k: &'k Kernel, mrf: M) -> Result<Sm<'k, M>, SimError> {
         let warpboard = Warpboard::new(&c.geometry, c.config.warpboard.policy);
-        Sm::with_blocks(c, k, mrf, warpboard, Scoreboard::new(&c.geometry))
+        let scheduler = Scheduler::new(&c.geometry, &c.config.scheduler);
+        Sm::with_blocks(c, k, mrf, warpboard, Scoreboard::new(&c.geometry), scheduler)
     }
 }
 
-impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
+impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> Sm<'k, M, W, S, X> {
     /// The SM a config describes with these blocks: `mrf` its register file, `warpboard` (None
-    /// for `warpboard.policy = "none"`) and `scoreboard` in its issue stage.
+    /// for `warpboard.policy = "none"`), `scoreboard` and `scheduler` in its issue stage.
     pub fn with_blocks(
         c: &Checked,
         k: &'k Kernel,
         mrf: M,
         warpboard: Option<W>,
         scoreboard: S,
-    ) -> Result<Sm<'k, M, W, S>, SimError> {
+        scheduler: X,
+    ) -> Result<Sm<'k, M, W, S, X>, SimError> {
         let g = &c.geometry;
         let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
         fit(
@@ -223,11 +233,9 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
             blocks: (0..g.warps).map(|_| None).collect(),
             next_block: 0,
             warps_per_block,
-            sched: Scheduler::new(
-                c.config.scheduler.policy,
-                g.warps as usize,
-                c.config.scheduler.active_warps as usize,
-            ),
+            sched: scheduler,
+            sched_in: SchedulerIn::default(),
+            two_level: c.config.scheduler.policy == rfgen_gen::config::SchedulerPolicy::TwoLevel,
             units: Units::new(c),
             flights: Vec::new(),
             free_flights: Vec::new(),
@@ -256,6 +264,8 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
             war_exposed: Vec::new(),
         };
         sm.launch_blocks();
+        // The scheduler's reset order is the first launch's: slot order.
+        sm.sched_in.launch = 0;
         Ok(sm)
     }
 
@@ -309,6 +319,15 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
         self.scoreboard
     }
 
+    pub fn scheduler(&self) -> &X {
+        &self.sched
+    }
+
+    /// The warp scheduler, once the run is over.
+    pub fn into_scheduler(self) -> X {
+        self.sched
+    }
+
     /// The kernel has finished: every block ran and every instruction completed.
     pub fn done(&self) -> bool {
         self.next_block == self.k.blocks && self.blocks.iter().all(Option::is_none) && !self.units.busy()
@@ -347,9 +366,9 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
                 s.warp = Some(warp);
                 s.block = b;
                 s.at_barrier = false;
-                self.sched.add(w);
+                self.sched_in.launch |= 1 << w;
                 // Every warp may hold RFC entries unless the two-level scheduler picks them.
-                if let Some(c) = self.cache.as_mut().filter(|_| !self.sched.is_two_level()) {
+                if let Some(c) = self.cache.as_mut().filter(|_| !self.two_level) {
                     c.activate(w);
                 }
                 self.refresh(w);
@@ -507,42 +526,44 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
         // 3. Issue.
         let (issue_ready, act_ready, flush_ready) = (out.issue_ready, out.act_ready, out.flush_ready);
         self.inp.issue_valid = false;
-        if self.sched.is_two_level() {
-            let active: Vec<usize> = self.sched.active().to_vec();
-            for w in active {
-                if self.slots[w].at_barrier || self.waits_long(w) {
-                    self.sched.deschedule(w);
-                    self.stats.deschedules += 1;
-                    if let Some(c) = &mut self.cache {
-                        c.deschedule(w);
-                    }
-                }
-            }
+        let collector = if issue_ready { u64::MAX } else { !self.needs_collector };
+        self.sched_in.eligible = self.can_issue & collector;
+        let before: Vec<u32> = self.sched.outputs().active.to_vec();
+        if self.two_level {
+            let waits = |w: usize| self.slots[w].at_barrier || self.waits_long(w);
+            let desched = before.iter().filter(|&&w| waits(w as usize)).fold(0u64, |m, &w| m | 1 << w);
             let blocked = |w: usize| self.cache.as_ref().is_some_and(|c| c.blocked(w));
-            let ready: Vec<bool> = (0..self.slots.len())
-                .map(|w| !self.slots[w].at_barrier && !self.waits_long(w) && !blocked(w))
-                .collect();
-            let before: Vec<usize> = self.sched.active().to_vec();
-            self.sched.refill(|w| ready[w]);
+            let ready = (0..self.slots.len())
+                .filter(|&w| self.resident >> w & 1 == 1 && !waits(w) && !blocked(w))
+                .fold(0u64, |m, w| m | 1 << w);
+            (self.sched_in.desched, self.sched_in.ready) = (desched, ready);
+            self.stats.deschedules += desched.count_ones() as u64;
             if let Some(c) = &mut self.cache {
-                self.sched.active().iter().filter(|w| !before.contains(w)).for_each(|&w| c.activate(w));
+                before.iter().filter(|&&w| desched >> w & 1 == 1).for_each(|&w| c.deschedule(w as usize));
             }
         }
-        let candidates = self.sched.candidates(self.resident);
-        let eligible = self.can_issue & candidates & if issue_ready { u64::MAX } else { !self.needs_collector };
+        let decision = self.sched.decide(&self.sched_in);
+        let candidates = if self.two_level {
+            if let Some(c) = &mut self.cache {
+                decision.active.iter().filter(|w| !before.contains(w)).for_each(|&w| c.activate(w as usize));
+            }
+            decision.active_mask()
+        } else {
+            self.resident
+        };
         let st = &mut self.stats.stalls;
         let mut issued = None;
-        match self.sched.pick(eligible) {
+        match decision.grant {
             Some(w) => {
                 st.issued += 1;
-                self.issue(w)?;
-                issued = Some(w);
+                self.issue(w as usize)?;
+                issued = Some(w as usize);
             }
             None if self.can_issue & candidates != 0 => st.collector_full += 1,
             None if self.war_blocked & candidates != 0 => st.warpboard += 1,
             None if candidates & !self.can_issue & !self.at_barrier != 0 => st.scoreboard += 1,
             None if candidates & self.at_barrier != 0 => st.barrier += 1,
-            None if self.sched.is_two_level() && self.sched.pending_count() > 0 => st.descheduled += 1,
+            None if self.two_level && self.resident & !candidates != 0 => st.descheduled += 1,
             None => st.no_warp += 1,
         }
 
@@ -588,6 +609,9 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
             self.refresh(w);
             self.maybe_finish(w);
         }
+        // The scheduler's edge: this cycle's decision, finished and launched warps.
+        self.sched.tick(&self.sched_in);
+        self.sched_in = SchedulerIn::default();
         self.cycle += 1;
         self.stats.cycles = self.cycle;
         Ok(())
@@ -609,7 +633,6 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
         f.segments = e.segments;
         let ins = &self.k.code[e.pc as usize];
         let unit = ins.op.unit();
-        self.sched.issued(w);
 
         let st = &mut self.stats;
         st.warp_instructions += 1;
@@ -676,7 +699,7 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock> Sm<'k, M, W, S> {
         }
         // Its issue bits are refreshed at the end of the cycle, once the scoreboard's edge saw it.
         if self.slots[w].warp.as_ref().is_some_and(Warp::done) {
-            self.sched.remove(w);
+            self.sched_in.grant_last = true;
             self.maybe_finish(w);
         }
         Ok(())

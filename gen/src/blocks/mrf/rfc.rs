@@ -8,7 +8,7 @@
 use crate::config::schema::Replacement;
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::rfc::RfcLayout;
-use crate::verilog::{Module, Port, lit, onehot_mux, packing, reg, slice, vector_reg, vector_wire, wire};
+use crate::verilog::{Module, Port, lit, onehot_index, onehot_mux, packing, reg, slice, vector_reg, vector_wire, wire};
 
 /// With `banks_may_refuse` (a compressed MRF's write port behind it), the banks take its write
 /// only with `bank_wr_ready`; the eviction buffer and flush steps wait, and `evict_valid` tells
@@ -359,21 +359,6 @@ fn ports_read_side(r: &RfcLayout, wb: u32, rb: u32, w: u32) -> Vec<Port> {
         Port::output("rd_data", k * w, &format!("its value, {}", packing("source", w))),
     ]);
     v
-}
-
-/// The binary index of the set bit of the one-hot `n`-bit vector `v` (`index_bits(n)` bits).
-fn onehot_index(v: &str, n: u32) -> String {
-    if n == 1 {
-        return "1'b0".into();
-    }
-    let bits: Vec<String> = (0..index_bits(n))
-        .rev()
-        .map(|bit| {
-            let mask: String = (0..n).rev().map(|i| if (i >> bit) & 1 == 1 { '1' } else { '0' }).collect();
-            format!("|({v} & {n}'b{mask})")
-        })
-        .collect();
-    format!("{{{}}}", bits.join(", "))
 }
 
 /// Frees slot `s`: no owner, no valid entry, replacement order reset.

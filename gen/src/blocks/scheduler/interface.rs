@@ -1,0 +1,103 @@
+//! The ports of the warp scheduler (`<prefix>_scheduler`), declared once for the generator, the
+//! golden model's `SchedulerIn`/`Decision` and the cosim glue. Which ports exist depends on the
+//! policy: GTO learns launches (its age order), two-level takes deschedules and refill
+//! candidates and shows its active set.
+
+use super::Shape;
+use crate::config::SchedulerPolicy;
+use crate::verilog::{Port, packing};
+
+/// Every port of the scheduler, in declaration order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchedulerPorts<P> {
+    pub clk: P,
+    pub rst: P,
+    pub eligible: P,
+    /// Two-level: active warps leaving the active set this cycle.
+    pub desched: Option<P>,
+    /// Two-level: warps that may join the active set.
+    pub ready: Option<P>,
+    /// GTO: warps launched at this edge.
+    pub launch: Option<P>,
+    pub grant_last: P,
+    pub grant_valid: P,
+    pub grant_warp: P,
+    /// Two-level: the active set this cycle.
+    pub active: Option<P>,
+}
+
+impl SchedulerPorts<Port> {
+    pub fn new(s: &Shape) -> Self {
+        let w = s.warps;
+        let per_warp = packing("warp", 1);
+        let mask = |name: &str, dir: fn(&str, u32, &str) -> Port, what: &str| {
+            dir(name, w, &format!("{what}, {per_warp}")).vector()
+        };
+        let two_level = s.policy == SchedulerPolicy::TwoLevel;
+        SchedulerPorts {
+            clk: Port::input("clk", 1, "clock"),
+            rst: Port::input("rst", 1, "synchronous reset, active high: no warp issued yet, empty active set"),
+            eligible: mask(
+                "eligible",
+                Port::input,
+                "warps whose next instruction may issue now (no pending operand, no WAR stall, not at a barrier, a collector or no need of one)",
+            ),
+            desched: two_level.then(|| {
+                mask(
+                    "desched",
+                    Port::input,
+                    "active warps that leave the active set now (at a barrier, or the next instruction consumes a pending long-latency result)",
+                )
+            }),
+            ready: two_level.then(|| {
+                mask(
+                    "ready",
+                    Port::input,
+                    "warps that may join the active set now (resident, not at a barrier, no long-latency wait, no cache flush under way)",
+                )
+            }),
+            launch: (s.policy == SchedulerPolicy::Gto).then(|| {
+                mask("launch", Port::input, "warps launched at this edge: the youngest from now on, lower slot older")
+            }),
+            grant_last: Port::input(
+                "grant_last",
+                1,
+                "the granted instruction is its warp's last: the warp leaves the scheduler at this edge",
+            ),
+            grant_valid: Port::output("grant_valid", 1, "a warp is granted the issue slot this cycle"),
+            grant_warp: Port::output("grant_warp", s.warp_bits, "the granted warp"),
+            active: two_level.then(|| {
+                mask("active", Port::output, "the active set this cycle, after deschedules and refill")
+            }),
+        }
+    }
+}
+
+impl<P> SchedulerPorts<P> {
+    /// The same ports, each turned into something else by `f` (in declaration order).
+    pub fn map<Q>(&self, mut f: impl FnMut(&P) -> Q) -> SchedulerPorts<Q> {
+        let SchedulerPorts { clk, rst, eligible, desched, ready, launch, grant_last, grant_valid, grant_warp, active } =
+            self;
+        SchedulerPorts {
+            clk: f(clk),
+            rst: f(rst),
+            eligible: f(eligible),
+            desched: desched.as_ref().map(&mut f),
+            ready: ready.as_ref().map(&mut f),
+            launch: launch.as_ref().map(&mut f),
+            grant_last: f(grant_last),
+            grant_valid: f(grant_valid),
+            grant_warp: f(grant_warp),
+            active: active.as_ref().map(&mut f),
+        }
+    }
+
+    /// Every port in declaration order.
+    pub fn list(&self) -> Vec<&P> {
+        let mut v = vec![&self.clk, &self.rst, &self.eligible];
+        v.extend([&self.desched, &self.ready, &self.launch].into_iter().flatten());
+        v.extend([&self.grant_last, &self.grant_valid, &self.grant_warp]);
+        v.extend(&self.active);
+        v
+    }
+}

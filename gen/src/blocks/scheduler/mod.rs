@@ -1,0 +1,213 @@
+//! The warp scheduler (SPEC §1): each cycle, which eligible warp gets the issue slot. LRR
+//! rotates from the last issuer, GTO keeps the last issuer and else takes the oldest (an age
+//! matrix learns launches), two-level picks greedily within an active set that it refills
+//! round-robin. The grant follows from the state and this cycle's eligibility within the cycle.
+//! Cycle behaviour: `model::blocks::scheduler::Scheduler`.
+
+pub mod interface;
+
+use crate::config::{Scheduler, SchedulerPolicy};
+use crate::geometry::{Geometry, index_bits};
+use crate::verilog::{Module, lit, onehot_index, reg, vector_reg, vector_wire, wire};
+use interface::SchedulerPorts;
+
+/// What a scheduler holds, derived once for the generator, the model and the cosim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub warps: u32,
+    pub warp_bits: u32,
+    pub policy: SchedulerPolicy,
+    /// Warps that may be scheduled at once: the two-level active set, else every warp.
+    pub active: u32,
+}
+
+impl Shape {
+    pub fn new(g: &Geometry, s: &Scheduler) -> Shape {
+        let two_level = s.policy == SchedulerPolicy::TwoLevel;
+        Shape {
+            warps: g.warps,
+            warp_bits: g.warp_bits(),
+            policy: s.policy,
+            active: if two_level { s.active_warps.min(g.warps) } else { g.warps },
+        }
+    }
+}
+
+pub fn scheduler(prefix: &str, s: &Shape) -> Module {
+    let ports = SchedulerPorts::new(s);
+    let (w, wb) = (s.warps, s.warp_bits);
+    let mut b = String::new();
+    b += &reg("last_valid", 1);
+    b += &reg("last_warp", wb);
+    let (doc, body) = match s.policy {
+        SchedulerPolicy::Lrr => ("loose round-robin: the first eligible warp after the last issuer", lrr(w, wb)),
+        SchedulerPolicy::Gto => ("greedy-then-oldest: the last issuer while eligible, else the oldest", gto(w)),
+        SchedulerPolicy::TwoLevel => {
+            ("two-level: greedy within the active set, refilled round-robin", two_level(w, wb, s.active))
+        }
+    };
+    b += &body;
+    b += "\n  // The last issuer: the greedy choice, and where round-robin starts. A warp that issued its\n";
+    b += "  // last instruction leaves.\n";
+    b += &format!(
+        "  always @(posedge clk) begin\n    if (rst) begin\n      last_valid <= 1'b0;\n      last_warp <= {z};\n    end else if (grant_valid) begin\n      last_valid <= ~grant_last;\n      last_warp <= grant_warp;\n    end\n  end\n",
+        z = lit(wb, 0)
+    );
+    let active = if s.policy == SchedulerPolicy::TwoLevel { format!(", {} active", s.active) } else { String::new() };
+    Module {
+        name: format!("{prefix}_scheduler"),
+        doc: vec![
+            format!("Warp scheduler over {w} warps{active}, {doc}."),
+            "One grant per cycle among the eligible warps. See docs/issue.md.".into(),
+        ],
+        ports: ports.list().into_iter().cloned().collect(),
+        body: b,
+        memory: None,
+    }
+}
+
+/// The eligible warp after the last issuer, else the lowest.
+fn lrr(w: u32, wb: u32) -> String {
+    let mut b = String::new();
+    for name in ["after_last", "upper", "upper_first", "any_first", "grant"] {
+        b += &vector_wire(name, w);
+    }
+    let after: Vec<String> =
+        (0..w).rev().map(|i| if i == 0 { "1'b0".into() } else { format!("(last_warp < {})", lit(wb, i.into())) }).collect();
+    b += "\n  // Warps after the last issuer first; past the highest slot, from the lowest.\n";
+    b += &format!("  assign after_last = {{{w}{{~last_valid}}}} | {{{}}};\n", after.join(", "));
+    b += "  assign upper = eligible & after_last;\n";
+    b += &format!("  assign upper_first = upper & (~upper + {});\n", lit(w, 1));
+    b += &format!("  assign any_first = eligible & (~eligible + {});\n", lit(w, 1));
+    b += "  assign grant = (|upper) ? upper_first : any_first;\n";
+    b += "  assign grant_valid = |eligible;\n";
+    b += &format!("  assign grant_warp = {};\n", onehot_index("grant", w));
+    b
+}
+
+/// The last issuer while eligible, else the oldest eligible warp by launch order.
+fn gto(w: u32) -> String {
+    let pairs = w * (w - 1) / 2;
+    let mut b = String::new();
+    b += &vector_reg("first", pairs);
+    b += &vector_wire("elder", w * w);
+    b += &vector_wire("oldest", w);
+    b += &wire("keep", 1);
+    b += "\n  // Launch order, one bit per pair of warps a < b at bit b(b-1)/2+a: warp a was launched\n";
+    b += "  // before warp b. Reset: slot order, the order of the first launch. A launched warp becomes\n";
+    b += "  // younger than every warp not launched with it; warps launched together keep slot order.\n";
+    b += "  // elder[W*b +: W]: the warps launched before warp b.\n";
+    b += "  genvar a, b;\n  generate\n";
+    b += &format!("    for (b = 0; b < {w}; b = b + 1) begin : g_warp\n");
+    b += &format!("      for (a = 0; a < {w}; a = a + 1) begin : g_other\n");
+    b += "        if (a < b) begin : g_pair\n";
+    b += "          always @(posedge clk) begin\n";
+    b += "            if (rst) first[b*(b-1)/2+a] <= 1'b1;\n";
+    b += "            else first[b*(b-1)/2+a] <= launch[b] | (first[b*(b-1)/2+a] & ~launch[a]);\n";
+    b += "          end\n";
+    b += &format!("          assign elder[{w}*b+a] = first[b*(b-1)/2+a];\n");
+    b += "        end else if (a > b) begin : g_mirror\n";
+    b += &format!("          assign elder[{w}*b+a] = ~first[a*(a-1)/2+b];\n");
+    b += "        end else begin : g_self\n";
+    b += &format!("          assign elder[{w}*b+a] = 1'b0;\n");
+    b += "        end\n      end\n";
+    b += &format!("      assign oldest[b] = eligible[b] & ~|(eligible & elder[{w}*b +: {w}]);\n");
+    b += "    end\n  endgenerate\n\n";
+    b += "  // Greedy: the last issuer keeps the slot while it may issue.\n";
+    b += "  assign keep = last_valid & eligible[last_warp];\n";
+    b += "  assign grant_valid = |eligible;\n";
+    b += &format!("  assign grant_warp = keep ? last_warp : {};\n", onehot_index("oldest", w));
+    b
+}
+
+/// Two-level: the active set in activation order; deschedules leave it, free places are
+/// refilled with ready warps round-robin over slots; the grant goes to the last issuer when
+/// eligible, else to the next eligible member after it in activation order.
+fn two_level(w: u32, wb: u32, a: u32) -> String {
+    let nb = index_bits(a + 1);
+    let mut b = String::new();
+    b += "\n  // The active set: warps in activation order, entry k at [";
+    b += &format!("{wb}k+{}:{wb}k], `count` of them.\n", wb - 1);
+    b += &vector_reg("order", a * wb);
+    b += &reg("count", nb);
+    b += &reg("refill_from", wb);
+    b += "  // This cycle: the set after deschedules and refill (`kept`, `member`), the grant, and the\n";
+    b += "  // set after the edge (`after`: without a warp that issued its last instruction).\n";
+    b += &vector_reg("kept", a * wb);
+    b += &reg("kept_n", nb);
+    b += &vector_reg("member", w);
+    b += &reg("refill_next", wb);
+    b += &reg("cand_sum", wb + 1);
+    b += &reg("cand", wb);
+    b += &reg("start", nb);
+    b += &reg("pos", nb + 1);
+    b += &reg("pick_valid", 1);
+    b += &reg("pick", wb);
+    b += &vector_reg("after", a * wb);
+    b += &reg("after_n", nb);
+    b += "  integer k, i;\n\n";
+    let one = lit(nb, 1);
+    let full = lit(nb, a.into());
+    b += "  always @* begin\n";
+    b += "    // Descheduled warps leave; the others keep their order.\n";
+    b += &format!("    kept = {};\n    kept_n = {};\n    member = {};\n", lit(a * wb, 0), lit(nb, 0), lit(w, 0));
+    b += &format!("    for (k = 0; k < {a}; k = k + 1) begin\n");
+    b += &format!("      if (count > k[{}:0] && !desched[order[{wb}*k +: {wb}]]) begin\n", nb - 1);
+    b += &format!("        kept[{wb}*kept_n +: {wb}] = order[{wb}*k +: {wb}];\n");
+    b += &format!("        member[order[{wb}*k +: {wb}]] = 1'b1;\n");
+    b += &format!("        kept_n = kept_n + {one};\n      end\n    end\n");
+    b += "    // Refill: ready warps outside the set, round-robin over slots from `refill_from`.\n";
+    b += "    refill_next = refill_from;\n";
+    b += &format!("    for (i = 0; i < {w}; i = i + 1) begin\n");
+    b += &format!("      cand_sum = {{1'b0, refill_from}} + i[{wb}:0];\n");
+    b += &format!(
+        "      cand = (cand_sum >= {}) ? cand_sum[{m}:0] - {} : cand_sum[{m}:0];\n",
+        lit(wb + 1, w.into()),
+        lit(wb, u64::from(w) % (1u64 << wb)),
+        m = wb - 1
+    );
+    b += &format!("      if (kept_n < {full} && ready[cand] && !member[cand]) begin\n");
+    b += &format!("        kept[{wb}*kept_n +: {wb}] = cand;\n");
+    b += "        member[cand] = 1'b1;\n";
+    b += &format!("        kept_n = kept_n + {one};\n");
+    b += &format!(
+        "        refill_next = (cand == {}) ? {} : cand + {};\n      end\n    end\n",
+        lit(wb, (w - 1).into()),
+        lit(wb, 0),
+        lit(wb, 1)
+    );
+    b += "    // The grant: from the last issuer's place in the set (the first place if it is not in\n";
+    b += "    // it), the first eligible member in activation order, wrapping around.\n";
+    b += &format!("    start = {};\n", lit(nb, 0));
+    b += &format!("    for (k = 0; k < {a}; k = k + 1) begin\n");
+    b += &format!(
+        "      if (last_valid && kept_n > k[{n}:0] && kept[{wb}*k +: {wb}] == last_warp) start = k[{n}:0];\n    end\n",
+        n = nb - 1
+    );
+    b += &format!("    pick_valid = 1'b0;\n    pick = {};\n", lit(wb, 0));
+    b += &format!("    for (i = 0; i < {a}; i = i + 1) begin\n");
+    b += &format!("      pos = {{1'b0, start}} + i[{nb}:0];\n");
+    b += "      if (pos >= {1'b0, kept_n}) pos = pos - {1'b0, kept_n};\n";
+    b += &format!(
+        "      if (!pick_valid && kept_n > i[{}:0] && eligible[kept[{wb}*pos +: {wb}]]) begin\n",
+        nb - 1
+    );
+    b += &format!("        pick_valid = 1'b1;\n        pick = kept[{wb}*pos +: {wb}];\n      end\n    end\n");
+    b += "    // A warp that issued its last instruction leaves the set at the edge.\n";
+    b += &format!("    after = {};\n    after_n = {};\n", lit(a * wb, 0), lit(nb, 0));
+    b += &format!("    for (k = 0; k < {a}; k = k + 1) begin\n");
+    b += &format!(
+        "      if (kept_n > k[{}:0] && !(grant_last && pick_valid && kept[{wb}*k +: {wb}] == pick)) begin\n",
+        nb - 1
+    );
+    b += &format!("        after[{wb}*after_n +: {wb}] = kept[{wb}*k +: {wb}];\n");
+    b += &format!("        after_n = after_n + {one};\n      end\n    end\n  end\n\n");
+    b += "  assign grant_valid = pick_valid;\n  assign grant_warp = pick;\n  assign active = member;\n\n";
+    b += &format!(
+        "  always @(posedge clk) begin\n    if (rst) begin\n      order <= {};\n      count <= {};\n      refill_from <= {};\n    end else begin\n      order <= after;\n      count <= after_n;\n      refill_from <= refill_next;\n    end\n  end\n",
+        lit(a * wb, 0),
+        lit(nb, 0),
+        lit(wb, 0)
+    );
+    b
+}

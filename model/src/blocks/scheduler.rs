@@ -1,0 +1,228 @@
+//! The warp scheduler (generated `<prefix>_scheduler`; SPEC §1): each cycle, which eligible warp
+//! gets the issue slot.
+//!
+//! - **LRR**: the first eligible warp after the last issuer in slot order, wrapping around
+//!   (from slot 0 when no warp issued yet or the last issuer finished).
+//! - **GTO**: the last issuer while it is eligible, else the oldest eligible warp. Age is launch
+//!   order: at reset slot order (the first launch fills slots in order), and warps launched at
+//!   an edge (`launch`) become the youngest, lower slot older.
+//! - **Two-level**: an active set of at most `active_warps`, in activation order. In a cycle,
+//!   first the `desched` warps leave it (the rest keep their order), then free places are
+//!   filled with `ready` warps outside it, round-robin over slots from the slot after the last
+//!   one activated. The grant goes to the first eligible member from the last issuer's place
+//!   in the set (from the first place if it is not in it), wrapping around.
+//!
+//! The grant and the active set of a cycle follow from the state and that cycle's inputs
+//! ([`Scheduler::decide`]): the generated scheduler is combinational from eligibility to grant,
+//! as the issue stage needs. At the edge the decision is kept; a warp whose granted
+//! instruction is its last (`grant_last`) leaves the active set and is no longer the last
+//! issuer.
+
+use crate::block::Block;
+use rfgen_gen::Geometry;
+use rfgen_gen::blocks::scheduler::Shape;
+use rfgen_gen::config::{Scheduler as SchedulerConfig, SchedulerPolicy};
+
+/// Inputs of one cycle: one field per input port (a bit per warp slot in each mask).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchedulerIn {
+    /// Warps whose next instruction may issue now.
+    pub eligible: u64,
+    /// Two-level: active warps that leave the active set now.
+    pub desched: u64,
+    /// Two-level: warps that may join the active set now.
+    pub ready: u64,
+    /// GTO: warps launched at this edge.
+    pub launch: u64,
+    /// The granted instruction is its warp's last.
+    pub grant_last: bool,
+}
+
+/// What the scheduler decides in a cycle: the grant and the active set that cycle (two-level;
+/// in activation order), and where the next refill starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decision {
+    pub grant: Option<u32>,
+    pub active: Vec<u32>,
+    refill_from: u32,
+}
+
+impl Decision {
+    /// The active set as a bit per warp.
+    pub fn active_mask(&self) -> u64 {
+        self.active.iter().fold(0, |m, &w| m | 1 << w)
+    }
+}
+
+/// Outputs from the state alone: the last issuer and the active set at the start of the cycle.
+#[derive(Clone, Copy, Debug)]
+pub struct SchedulerOut<'a> {
+    pub last: Option<u32>,
+    pub active: &'a [u32],
+}
+
+pub struct Scheduler {
+    shape: Shape,
+    /// Warp slots, oldest first (GTO).
+    by_age: Vec<u32>,
+    active: Vec<u32>,
+    last: Option<u32>,
+    refill_from: u32,
+}
+
+impl Scheduler {
+    pub fn new(g: &Geometry, c: &SchedulerConfig) -> Self {
+        let shape = Shape::new(g, c);
+        Scheduler { by_age: (0..shape.warps).collect(), shape, active: Vec::new(), last: None, refill_from: 0 }
+    }
+
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// This cycle's grant and active set, from the state and the inputs.
+    pub fn decide(&self, i: &SchedulerIn) -> Decision {
+        let is = |w: u32| i.eligible >> w & 1 == 1;
+        let n = self.shape.warps;
+        match self.shape.policy {
+            SchedulerPolicy::Lrr => {
+                let start = self.last.map(|w| (w + 1) % n).unwrap_or(0);
+                let from_start = i.eligible & !((1u64 << start) - 1);
+                let pick = if from_start != 0 { from_start } else { i.eligible };
+                Decision { grant: (pick != 0).then(|| pick.trailing_zeros()), ..Decision::default() }
+            }
+            SchedulerPolicy::Gto => Decision {
+                grant: self.last.filter(|&w| is(w)).or_else(|| self.by_age.iter().copied().find(|&w| is(w))),
+                ..Decision::default()
+            },
+            SchedulerPolicy::TwoLevel => {
+                let mut active: Vec<u32> = self.active.iter().copied().filter(|&w| i.desched >> w & 1 == 0).collect();
+                let mut refill_from = self.refill_from;
+                for k in 0..n {
+                    let w = (self.refill_from + k) % n;
+                    if active.len() < self.shape.active as usize && i.ready >> w & 1 == 1 && !active.contains(&w) {
+                        active.push(w);
+                        refill_from = (w + 1) % n;
+                    }
+                }
+                let len = active.len();
+                let start = self.last.and_then(|w| active.iter().position(|&a| a == w)).unwrap_or(0);
+                let grant = (0..len).map(|k| active[(start + k) % len]).find(|&w| is(w));
+                Decision { grant, active, refill_from }
+            }
+        }
+    }
+}
+
+/// What the SM needs of its warp scheduler: its ports and its decision within the cycle.
+/// Implemented by the model and by anything standing in for it (the cosim's lockstep adapter).
+pub trait SchedulerBlock:
+    'static + Block<In = SchedulerIn> + for<'a> Block<Out<'a> = SchedulerOut<'a>>
+{
+    /// This cycle's grant and active set given its inputs (see [`Scheduler::decide`]).
+    fn decide(&self, i: &SchedulerIn) -> Decision;
+}
+
+impl SchedulerBlock for Scheduler {
+    fn decide(&self, i: &SchedulerIn) -> Decision {
+        Scheduler::decide(self, i)
+    }
+}
+
+impl Block for Scheduler {
+    type In = SchedulerIn;
+    type Out<'a> = SchedulerOut<'a>;
+
+    fn reset(&mut self) {
+        self.by_age = (0..self.shape.warps).collect();
+        self.active.clear();
+        self.last = None;
+        self.refill_from = 0;
+    }
+
+    fn outputs(&self) -> SchedulerOut<'_> {
+        SchedulerOut { last: self.last, active: &self.active }
+    }
+
+    fn tick(&mut self, i: &SchedulerIn) {
+        let d = self.decide(i);
+        if self.shape.policy == SchedulerPolicy::TwoLevel {
+            self.active = d.active;
+            self.refill_from = d.refill_from;
+        }
+        if let Some(w) = d.grant {
+            self.last = Some(w);
+            if i.grant_last {
+                self.last = None;
+                self.active.retain(|&a| a != w);
+            }
+        }
+        if i.launch != 0 && self.shape.policy == SchedulerPolicy::Gto {
+            self.by_age.retain(|&w| i.launch >> w & 1 == 0);
+            self.by_age.extend((0..self.shape.warps).filter(|&w| i.launch >> w & 1 == 1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scheduler(policy: SchedulerPolicy, warps: u32, active_warps: u32) -> Scheduler {
+        let g = rfgen_gen::config::parse(&format!("[sm]\nwarps = {warps}\n")).unwrap().geometry;
+        Scheduler::new(&g, &SchedulerConfig { policy, active_warps })
+    }
+
+    fn grant(s: &mut Scheduler, eligible: u64) -> Option<u32> {
+        let i = SchedulerIn { eligible, ..SchedulerIn::default() };
+        let g = s.decide(&i).grant;
+        s.tick(&i);
+        g
+    }
+
+    #[test]
+    fn gto_prefers_the_last_warp_then_the_oldest() {
+        let mut s = scheduler(SchedulerPolicy::Gto, 8, 8);
+        s.tick(&SchedulerIn { launch: 1 << 2 | 1 << 1, ..SchedulerIn::default() });
+        // Age now 0, 3..7, 1, 2.
+        assert_eq!(grant(&mut s, 1 << 1 | 1 << 5 | 1 << 7), Some(5));
+        assert_eq!(grant(&mut s, 1 << 1 | 1 << 5 | 1 << 7), Some(5), "greedy");
+        assert_eq!(grant(&mut s, 1 << 1 | 1 << 2), Some(1), "then the oldest; launched together, lower slot older");
+        assert_eq!(grant(&mut s, 0), None);
+    }
+
+    #[test]
+    fn lrr_rotates_from_the_last_issuer() {
+        let mut s = scheduler(SchedulerPolicy::Lrr, 4, 4);
+        assert_eq!(grant(&mut s, 0b0010), Some(1));
+        assert_eq!(s.decide(&SchedulerIn { eligible: 0b1101, ..Default::default() }).grant, Some(2));
+        assert_eq!(s.decide(&SchedulerIn { eligible: 0b1001, ..Default::default() }).grant, Some(3));
+        assert_eq!(s.decide(&SchedulerIn { eligible: 0b0011, ..Default::default() }).grant, Some(0), "wraps");
+        assert_eq!(s.decide(&SchedulerIn { eligible: 0b0010, ..Default::default() }).grant, Some(1));
+    }
+
+    #[test]
+    fn two_level_refills_round_robin_up_to_capacity() {
+        let mut s = scheduler(SchedulerPolicy::TwoLevel, 6, 2);
+        let mut step = |desched: u64, ready: u64| {
+            s.tick(&SchedulerIn { desched, ready, ..SchedulerIn::default() });
+            s.outputs().active.to_vec()
+        };
+        assert_eq!(step(0, 0b111110), [1, 2]);
+        assert_eq!(step(1 << 1, 0b111111), [2, 3], "refill continues after the last activated slot");
+        assert_eq!(step(1 << 2 | 1 << 3, 0b111111), [4, 5]);
+    }
+
+    #[test]
+    fn two_level_grants_from_the_last_issuers_place_and_drops_a_finished_warp() {
+        let mut s = scheduler(SchedulerPolicy::TwoLevel, 6, 3);
+        let ready = 0b111111;
+        s.tick(&SchedulerIn { ready, eligible: 1 << 1, ..SchedulerIn::default() });
+        assert_eq!(s.outputs().active, [0, 1, 2]);
+        assert_eq!(s.outputs().last, Some(1));
+        let d = s.decide(&SchedulerIn { ready, eligible: 1 << 0 | 1 << 2, ..SchedulerIn::default() });
+        assert_eq!(d.grant, Some(2), "after the last issuer in activation order");
+        s.tick(&SchedulerIn { ready: 0, eligible: 1 << 2, grant_last: true, ..SchedulerIn::default() });
+        assert_eq!((s.outputs().active, s.outputs().last), (&[0u32, 1][..], None));
+    }
+}
