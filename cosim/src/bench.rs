@@ -65,7 +65,7 @@ impl<B: Glue> Block for Recorder<B> {
     }
 
     fn tick(&mut self, inp: &B::In) {
-        self.model.expect(&self.ports, &self.model.outputs(), &mut self.exp);
+        self.model.expect(&self.ports, &self.model.outputs(), inp, &mut self.exp);
         self.model.drive(&self.ports, inp, &mut self.frame);
         if let Some(f) = &mut self.frames {
             f.extend_from_slice(&self.frame);

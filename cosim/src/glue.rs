@@ -18,7 +18,9 @@ pub trait Glue: Block + 'static {
     /// Writes this cycle's inputs (every input port but `clk` and `rst`).
     fn drive(&self, ports: &Self::Ports, inp: &Self::In, buf: &mut [u32]);
     /// Decides every output port for this cycle: what the RTL must show, and which bits count.
-    fn expect(&self, ports: &Self::Ports, out: &Self::Out<'_>, exp: &mut Expected);
+    /// Outputs follow from the state (`out`), or, for a block that decides within the cycle
+    /// (the warp scheduler's grant), from the state and this cycle's inputs (`inp`).
+    fn expect(&self, ports: &Self::Ports, out: &Self::Out<'_>, inp: &Self::In, exp: &mut Expected);
 }
 
 /// The model's outputs of one cycle: the expected values, the bits the RTL must match, and

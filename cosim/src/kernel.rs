@@ -9,6 +9,7 @@ use crate::verilator::RtlLib;
 use anyhow::Result;
 use rfgen_gen::Checked;
 use rfgen_model::blocks::mrf::{Mrf, MrfBlock};
+use rfgen_model::blocks::scheduler::SchedulerBlock;
 use rfgen_model::blocks::scoreboard::ScoreboardBlock;
 use rfgen_model::blocks::warpboard::WarpboardBlock;
 use rfgen_model::kernel::Kernel;
@@ -64,11 +65,11 @@ pub fn run(
 
 /// Steps the SM until the kernel is done, the lockstep pair `failed`, the kernel fails or the
 /// cycle limit; the kernel's error, if any.
-pub fn drive<M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock>(
-    sm: &mut Sm<M, W, S>,
+pub fn drive<M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock>(
+    sm: &mut Sm<M, W, S, X>,
     opts: &KernelOptions,
     progress: &mut dyn FnMut(u64),
-    failed: impl Fn(&Sm<M, W, S>) -> bool,
+    failed: impl Fn(&Sm<M, W, S, X>) -> bool,
 ) -> Option<SimError> {
     let mut error = None;
     while !sm.done() && !failed(sm) {

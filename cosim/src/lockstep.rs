@@ -187,7 +187,7 @@ impl<B: Glue> Block for Lockstep<B> {
                 self.rtl.trace_enable(true);
             }
         }
-        self.model.expect(&self.ports, &self.model.outputs(), &mut self.exp);
+        self.model.expect(&self.ports, &self.model.outputs(), inp, &mut self.exp);
         if let Some(port) = self.exp.undecided(layout) {
             self.error = Some(format!(
                 "cycle {}: the lockstep block decided nothing for output port `{}`; every output must be compared or skipped",

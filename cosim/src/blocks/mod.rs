@@ -4,6 +4,7 @@
 
 pub mod bdi;
 pub mod mrf;
+pub mod scheduler;
 pub mod scoreboard;
 pub mod warpboard;
 
@@ -17,6 +18,7 @@ use anyhow::{Result, bail};
 use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::bdi::Codec;
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::Kernel;
@@ -59,6 +61,14 @@ pub const BLOCKS: &[BlockInfo] = &[
         random: random_run::<Codec>,
         bench: |c, lib, cycles, seed| bench_random::<Codec>(c, lib, cycles, seed),
         kernel: None,
+    },
+    BlockInfo {
+        name: "scheduler",
+        about: "warp scheduler of the issue stage, the config's scheduler.policy (top <prefix>_scheduler)",
+        design: |c| Ok(rfgen_gen::emit::generate_scheduler(c)),
+        random: random_run::<Scheduler>,
+        bench: |c, lib, cycles, seed| bench_random::<Scheduler>(c, lib, cycles, seed),
+        kernel: Some(scheduler::kernel_run),
     },
     BlockInfo {
         name: "scoreboard",

@@ -65,7 +65,7 @@ impl Glue for Scoreboard {
         }
     }
 
-    fn expect(&self, p: &Self::Ports, out: &ScoreboardOut<'_>, exp: &mut Expected) {
+    fn expect(&self, p: &Self::Ports, out: &ScoreboardOut<'_>, _inp: &Self::In, exp: &mut Expected) {
         let (w, r) = (self.geometry().warps as usize, self.geometry().registers);
         let regs = |sets: &[RegSet]| pack(w, r, |w| sets[w].0);
         exp.set_bits(&p.pending, &regs(out.pending));

@@ -50,7 +50,7 @@ impl Glue for Warpboard {
         }
     }
 
-    fn expect(&self, p: &Self::Ports, out: &WarpboardOut<'_>, exp: &mut Expected) {
+    fn expect(&self, p: &Self::Ports, out: &WarpboardOut<'_>, _inp: &Self::In, exp: &mut Expected) {
         if let Some(busy) = &p.busy {
             exp.set(busy, out.busy);
         }

@@ -33,7 +33,7 @@ impl Glue for Codec {
         buf[p.in_data.range()].copy_from_slice(&i.in_data);
     }
 
-    fn expect(&self, p: &Self::Ports, out: &CodecOut, exp: &mut Expected) {
+    fn expect(&self, p: &Self::Ports, out: &CodecOut, _inp: &Self::In, exp: &mut Expected) {
         exp.set(&p.cmp_valid, out.cmp_valid as u64);
         exp.set_if(out.cmp_valid, &p.cmp_ri, out.cmp_ri as u64);
         exp.set_if(out.cmp_valid, &p.cmp_banks, out.cmp_banks as u64);

@@ -59,7 +59,7 @@ impl Glue for Mrf {
         }
     }
 
-    fn expect(&self, p: &Self::Ports, out: &MrfOut, exp: &mut Expected) {
+    fn expect(&self, p: &Self::Ports, out: &MrfOut, _inp: &Self::In, exp: &mut Expected) {
         exp.set(&p.issue_ready, out.issue_ready as u64);
         exp.set(&p.disp_valid, out.disp_valid as u64);
         exp.set_if(out.disp_valid, &p.disp_warp, out.disp_warp as u64);

@@ -1,0 +1,172 @@
+//! The `scheduler` cosim block: the warp scheduler model bound to the generated
+//! `<prefix>_scheduler` of the config's `[scheduler]`. The grant (and, two-level, the active set)
+//! is decided within the cycle, so each cycle the model's decision on that cycle's inputs is
+//! compared with the RTL's. The random stimulus varies eligibility slowly, so the last issuer
+//! often stays eligible beside older warps (greedy choices matter), deschedules members of the
+//! active set, offers refill candidates, launches warps and ends them.
+
+use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::lockstep::Lockstep;
+use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
+use anyhow::{Result, anyhow};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::blocks::scheduler::Shape;
+use rfgen_gen::blocks::scheduler::interface::SchedulerPorts;
+use rfgen_gen::config::SchedulerPolicy;
+use rfgen_gen::{Checked, Design};
+use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::scheduler::{Decision, Scheduler, SchedulerBlock, SchedulerIn, SchedulerOut};
+use rfgen_model::blocks::scoreboard::Scoreboard;
+use rfgen_model::blocks::warpboard::Warpboard;
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::Sm;
+use std::sync::Arc;
+
+impl Glue for Scheduler {
+    type Ports = SchedulerPorts<PortSlot>;
+
+    fn bind(&self, layout: &PortLayout) -> Result<Self::Ports> {
+        bind_all(&SchedulerPorts::new(self.shape()), layout, |i, f| i.map(f))
+    }
+
+    fn drive(&self, p: &Self::Ports, i: &SchedulerIn, buf: &mut [u32]) {
+        p.eligible.put(buf, i.eligible);
+        for (port, value) in [(&p.desched, i.desched), (&p.ready, i.ready), (&p.launch, i.launch)] {
+            if let Some(port) = port {
+                port.put(buf, value);
+            }
+        }
+        p.grant_last.put(buf, i.grant_last as u64);
+    }
+
+    fn expect(&self, p: &Self::Ports, _out: &SchedulerOut<'_>, inp: &SchedulerIn, exp: &mut Expected) {
+        let d = self.decide(inp);
+        exp.set(&p.grant_valid, d.grant.is_some() as u64);
+        exp.set_if(d.grant.is_some(), &p.grant_warp, d.grant.unwrap_or(0).into());
+        if let Some(active) = &p.active {
+            exp.set(active, d.active_mask());
+        }
+    }
+}
+
+/// The SM can run on the lockstep pair as on the model alone.
+impl<B: Glue + SchedulerBlock> SchedulerBlock for Lockstep<B> {
+    fn decide(&self, i: &SchedulerIn) -> Decision {
+        self.model().decide(i)
+    }
+}
+
+/// Runs `kernel` on the SM of `checked` with its warp scheduler in lockstep with `lib`: the RTL
+/// grants every issue slot of a real kernel.
+pub fn kernel_run(
+    checked: &Checked,
+    lib: &Arc<RtlLib>,
+    kernel: &Kernel,
+    opts: &KernelOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<KernelOutcome> {
+    let block = Lockstep::new(Scheduler::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
+    let warpboard = Warpboard::new(&checked.geometry, checked.config.warpboard.policy);
+    let scoreboard = Scoreboard::new(&checked.geometry);
+    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), warpboard, scoreboard, block)
+        .map_err(|e| anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| sm.scheduler().failed());
+    let sim = sm.stats().clone();
+    let stats = vec![
+        ("warp instructions", sim.warp_instructions),
+        ("cycles without an issue", sim.cycles - sim.stalls.issued),
+        ("deschedules", sim.deschedules),
+    ];
+    let mut block = sm.into_scheduler();
+    outcome(&mut block, sim, error, stats)
+}
+
+impl CosimBlock for Scheduler {
+    type Stimulus = RandomWarps;
+
+    fn design(checked: &Checked) -> Result<Design> {
+        Ok(rfgen_gen::emit::generate_scheduler(checked))
+    }
+
+    fn model(checked: &Checked) -> Result<Self> {
+        Ok(Scheduler::new(&checked.geometry, &checked.config.scheduler))
+    }
+
+    fn stimulus(checked: &Checked, seed: u64) -> RandomWarps {
+        RandomWarps::new(&Shape::new(&checked.geometry, &checked.config.scheduler), seed)
+    }
+
+    fn idle(&self) -> SchedulerIn {
+        SchedulerIn::default()
+    }
+
+    fn summary(&self, s: &RandomWarps) -> Vec<(&'static str, u64)> {
+        vec![
+            ("cycles anything eligible", s.offered),
+            ("deschedules", s.descheduled),
+            ("warps launched", s.launched),
+            ("last-instruction flags", s.finished),
+        ]
+    }
+}
+
+/// Random scheduler traffic: each warp's eligibility flips now and then (so a warp stays
+/// eligible for a few cycles), members of the active set leave, refill candidates and launches
+/// come in groups.
+pub struct RandomWarps {
+    rng: Xoshiro256PlusPlus,
+    shape: Shape,
+    eligible: u64,
+    offered: u64,
+    descheduled: u64,
+    launched: u64,
+    finished: u64,
+}
+
+impl RandomWarps {
+    pub fn new(shape: &Shape, seed: u64) -> Self {
+        RandomWarps {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            shape: *shape,
+            eligible: 0,
+            offered: 0,
+            descheduled: 0,
+            launched: 0,
+            finished: 0,
+        }
+    }
+
+    fn some_warps(&mut self, p: f64) -> u64 {
+        (0..self.shape.warps).filter(|_| self.rng.random_bool(p)).fold(0, |m, w| m | 1 << w)
+    }
+}
+
+impl Stimulus<Scheduler> for RandomWarps {
+    fn next(&mut self, _cycle: u64, out: &SchedulerOut<'_>, i: &mut SchedulerIn) {
+        *i = SchedulerIn::default();
+        self.eligible ^= self.some_warps(0.15);
+        i.eligible = self.eligible;
+        self.offered += (i.eligible != 0) as u64;
+        match self.shape.policy {
+            SchedulerPolicy::TwoLevel => {
+                for &w in out.active {
+                    if self.rng.random_bool(0.1) {
+                        i.desched |= 1 << w;
+                        self.descheduled += 1;
+                    }
+                }
+                // Descheduled warps are not ready: they wait for the same reason.
+                i.ready = self.some_warps(0.4) & !i.desched;
+            }
+            SchedulerPolicy::Gto if self.rng.random_bool(0.05) => {
+                i.launch = self.some_warps(0.3);
+                self.launched += i.launch.count_ones() as u64;
+            }
+            _ => {}
+        }
+        i.grant_last = self.rng.random_bool(0.03);
+        self.finished += i.grant_last as u64;
+    }
+}
