@@ -151,4 +151,14 @@ fn issue_stage_blocks_lint_and_synthesize_clean() {
     // The scoreboard has no policy: the default SM and the small one.
     lint_design(&rfgen_gen::emit::generate_scoreboard(&baseline()), true);
     lint_design(&rfgen_gen::emit::generate_scoreboard(&rfgen_gen::config::parse(small).unwrap()), false);
+    // The scheduler of every policy; 6 warps (not a power of two) with 3 active, and the default.
+    use rfgen_gen::config::SchedulerPolicy;
+    for policy in [SchedulerPolicy::Lrr, SchedulerPolicy::Gto, SchedulerPolicy::TwoLevel] {
+        for (mut checked, synthesize) in [(baseline(), true), (rfgen_gen::config::parse(small).unwrap(), false)] {
+            checked.config.scheduler.policy = policy;
+            checked.config.scheduler.active_warps =
+                checked.config.scheduler.active_warps.min(3 + 5 * synthesize as u32);
+            lint_design(&rfgen_gen::emit::generate_scheduler(&checked), synthesize);
+        }
+    }
 }

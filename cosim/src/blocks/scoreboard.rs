@@ -85,8 +85,8 @@ pub fn kernel_run(
     let block = Lockstep::new(Scoreboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
     let warpboard = Warpboard::new(&checked.geometry, checked.config.warpboard.policy);
     let scheduler = Scheduler::new(&checked.geometry, &checked.config.scheduler);
-    let mut sm =
-        Sm::with_blocks(checked, kernel, Mrf::for_config(checked), warpboard, block, scheduler).map_err(|e| anyhow!("{e}"))?;
+    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), warpboard, block, scheduler)
+        .map_err(|e| anyhow!("{e}"))?;
     let error = drive(&mut sm, opts, progress, |sm| sm.scoreboard().failed());
     let sim = sm.stats().clone();
     let stats =

@@ -116,9 +116,7 @@ impl Scheduler {
 
 /// What the SM needs of its warp scheduler: its ports and its decision within the cycle.
 /// Implemented by the model and by anything standing in for it (the cosim's lockstep adapter).
-pub trait SchedulerBlock:
-    'static + Block<In = SchedulerIn> + for<'a> Block<Out<'a> = SchedulerOut<'a>>
-{
+pub trait SchedulerBlock: 'static + Block<In = SchedulerIn> + for<'a> Block<Out<'a> = SchedulerOut<'a>> {
     /// This cycle's grant and active set given its inputs (see [`Scheduler::decide`]).
     fn decide(&self, i: &SchedulerIn) -> Decision;
 }

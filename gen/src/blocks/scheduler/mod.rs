@@ -72,8 +72,10 @@ fn lrr(w: u32, wb: u32) -> String {
     for name in ["after_last", "upper", "upper_first", "any_first", "grant"] {
         b += &vector_wire(name, w);
     }
-    let after: Vec<String> =
-        (0..w).rev().map(|i| if i == 0 { "1'b0".into() } else { format!("(last_warp < {})", lit(wb, i.into())) }).collect();
+    let after: Vec<String> = (0..w)
+        .rev()
+        .map(|i| if i == 0 { "1'b0".into() } else { format!("(last_warp < {})", lit(wb, i.into())) })
+        .collect();
     b += "\n  // Warps after the last issuer first; past the highest slot, from the lowest.\n";
     b += &format!("  assign after_last = {{{w}{{~last_valid}}}} | {{{}}};\n", after.join(", "));
     b += "  assign upper = eligible & after_last;\n";
@@ -188,10 +190,7 @@ fn two_level(w: u32, wb: u32, a: u32) -> String {
     b += &format!("    for (i = 0; i < {a}; i = i + 1) begin\n");
     b += &format!("      pos = {{1'b0, start}} + i[{nb}:0];\n");
     b += "      if (pos >= {1'b0, kept_n}) pos = pos - {1'b0, kept_n};\n";
-    b += &format!(
-        "      if (!pick_valid && kept_n > i[{}:0] && eligible[kept[{wb}*pos +: {wb}]]) begin\n",
-        nb - 1
-    );
+    b += &format!("      if (!pick_valid && kept_n > i[{}:0] && eligible[kept[{wb}*pos +: {wb}]]) begin\n", nb - 1);
     b += &format!("        pick_valid = 1'b1;\n        pick = kept[{wb}*pos +: {wb}];\n      end\n    end\n");
     b += "    // A warp that issued its last instruction leaves the set at the edge.\n";
     b += &format!("    after = {};\n    after_n = {};\n", lit(a * wb, 0), lit(nb, 0));
