@@ -8,10 +8,8 @@ use crate::lockstep::{Lockstep, Mismatch, Waveform};
 use crate::verilator::RtlLib;
 use anyhow::Result;
 use rfgen_gen::Checked;
+use rfgen_model::blocks::issue::IssueBlock;
 use rfgen_model::blocks::mrf::{Mrf, MrfBlock};
-use rfgen_model::blocks::scheduler::SchedulerBlock;
-use rfgen_model::blocks::scoreboard::ScoreboardBlock;
-use rfgen_model::blocks::warpboard::WarpboardBlock;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 use std::sync::Arc;
@@ -65,11 +63,11 @@ pub fn run(
 
 /// Steps the SM until the kernel is done, the lockstep pair `failed`, the kernel fails or the
 /// cycle limit; the kernel's error, if any.
-pub fn drive<M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock>(
-    sm: &mut Sm<M, W, S, X>,
+pub fn drive<M: MrfBlock, I: IssueBlock>(
+    sm: &mut Sm<M, I>,
     opts: &KernelOptions,
     progress: &mut dyn FnMut(u64),
-    failed: impl Fn(&Sm<M, W, S, X>) -> bool,
+    failed: impl Fn(&Sm<M, I>) -> bool,
 ) -> Option<SimError> {
     let mut error = None;
     while !sm.done() && !failed(sm) {

@@ -110,6 +110,15 @@ pub fn generate_scheduler(checked: &Checked) -> Design {
     assemble(checked, SramKind::Behavioural, vec![module], description, "rfgen gen --block scheduler")
 }
 
+/// Generates the issue stage of a config (top `<prefix>_issue`): scoreboard, warpboard of
+/// `warpboard.policy` and warp scheduler with the check between them.
+pub fn generate_issue(checked: &Checked) -> Design {
+    let shape = blocks::issue::Shape::new(&checked.geometry, &checked.config);
+    let modules = blocks::issue::modules(&checked.prefix(), &checked.geometry, &shape);
+    let description = "Issue stage: scoreboard, warpboard and warp scheduler";
+    assemble(checked, SramKind::Behavioural, modules, description, "rfgen gen --block issue")
+}
+
 /// `command` regenerates the design (named in every file's header).
 fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description: &str, command: &str) -> Design {
     let hash = checked.hash();

@@ -3,6 +3,7 @@
 //! and random stimulus) for its model, and adding a line to [`BLOCKS`]; the runners are shared.
 
 pub mod bdi;
+pub mod issue;
 pub mod mrf;
 pub mod scheduler;
 pub mod scoreboard;
@@ -17,6 +18,7 @@ use crate::verilator::RtlLib;
 use anyhow::{Result, bail};
 use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::bdi::Codec;
+use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::Scoreboard;
@@ -63,9 +65,17 @@ pub const BLOCKS: &[BlockInfo] = &[
         kernel: None,
     },
     BlockInfo {
+        name: "issue",
+        about: "issue stage: scoreboard, warpboard and warp scheduler with the check between them (top <prefix>_issue)",
+        design: Issue::design,
+        random: random_run::<Issue>,
+        bench: |c, lib, cycles, seed| bench_random::<Issue>(c, lib, cycles, seed),
+        kernel: Some(issue::kernel_run),
+    },
+    BlockInfo {
         name: "scheduler",
         about: "warp scheduler of the issue stage, the config's scheduler.policy (top <prefix>_scheduler)",
-        design: |c| Ok(rfgen_gen::emit::generate_scheduler(c)),
+        design: Scheduler::design,
         random: random_run::<Scheduler>,
         bench: |c, lib, cycles, seed| bench_random::<Scheduler>(c, lib, cycles, seed),
         kernel: Some(scheduler::kernel_run),

@@ -16,6 +16,7 @@ use rfgen_gen::blocks::scheduler::Shape;
 use rfgen_gen::blocks::scheduler::interface::SchedulerPorts;
 use rfgen_gen::config::SchedulerPolicy;
 use rfgen_gen::{Checked, Design};
+use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::scheduler::{Decision, Scheduler, SchedulerBlock, SchedulerIn, SchedulerOut};
 use rfgen_model::blocks::scoreboard::Scoreboard;
@@ -68,18 +69,18 @@ pub fn kernel_run(
     progress: &mut dyn FnMut(u64),
 ) -> Result<KernelOutcome> {
     let block = Lockstep::new(Scheduler::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
-    let warpboard = Warpboard::new(&checked.geometry, checked.config.warpboard.policy);
-    let scoreboard = Scoreboard::new(&checked.geometry);
-    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), warpboard, scoreboard, block)
-        .map_err(|e| anyhow!("{e}"))?;
-    let error = drive(&mut sm, opts, progress, |sm| sm.scheduler().failed());
+    let g = &checked.geometry;
+    let warpboard = Warpboard::new(g, checked.config.warpboard.policy);
+    let issue = Issue::new(checked, Scoreboard::new(g), warpboard, block);
+    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), issue).map_err(|e| anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().scheduler.failed());
     let sim = sm.stats().clone();
     let stats = vec![
         ("warp instructions", sim.warp_instructions),
         ("cycles without an issue", sim.cycles - sim.stalls.issued),
         ("deschedules", sim.deschedules),
     ];
-    let mut block = sm.into_scheduler();
+    let mut block = sm.into_issue_stage().scheduler;
     outcome(&mut block, sim, error, stats)
 }
 

@@ -14,6 +14,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::blocks::scoreboard::PREDICATES;
 use rfgen_gen::blocks::scoreboard::interface::ScoreboardPorts;
 use rfgen_gen::{Checked, Design, Geometry};
+use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::{RegSet, Scoreboard, ScoreboardBlock, ScoreboardIn, ScoreboardOut};
@@ -83,15 +84,15 @@ pub fn kernel_run(
     progress: &mut dyn FnMut(u64),
 ) -> Result<KernelOutcome> {
     let block = Lockstep::new(Scoreboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
-    let warpboard = Warpboard::new(&checked.geometry, checked.config.warpboard.policy);
-    let scheduler = Scheduler::new(&checked.geometry, &checked.config.scheduler);
-    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), warpboard, block, scheduler)
-        .map_err(|e| anyhow!("{e}"))?;
-    let error = drive(&mut sm, opts, progress, |sm| sm.scoreboard().failed());
+    let g = &checked.geometry;
+    let warpboard = Warpboard::new(g, checked.config.warpboard.policy);
+    let issue = Issue::new(checked, block, warpboard, Scheduler::new(g, &checked.config.scheduler));
+    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), issue).map_err(|e| anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().scoreboard.failed());
     let sim = sm.stats().clone();
     let stats =
         vec![("warp instructions", sim.warp_instructions), ("issue slots the scoreboard held", sim.stalls.scoreboard)];
-    let mut block = sm.into_scoreboard();
+    let mut block = sm.into_issue_stage().scoreboard;
     outcome(&mut block, sim, error, stats)
 }
 

@@ -14,6 +14,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::blocks::warpboard::Shape;
 use rfgen_gen::blocks::warpboard::interface::WarpboardPorts;
 use rfgen_gen::{Checked, Design, Geometry};
+use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::Scoreboard;
@@ -85,15 +86,14 @@ pub fn kernel_run(
     progress: &mut dyn FnMut(u64),
 ) -> Result<KernelOutcome> {
     let block = Lockstep::new(Warpboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
-    let scoreboard = Scoreboard::new(&checked.geometry);
-    let scheduler = Scheduler::new(&checked.geometry, &checked.config.scheduler);
-    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), Some(block), scoreboard, scheduler)
-        .map_err(|e| anyhow!("{e}"))?;
-    let error = drive(&mut sm, opts, progress, |sm| sm.warpboard().is_some_and(Lockstep::failed));
+    let g = &checked.geometry;
+    let issue = Issue::new(checked, Scoreboard::new(g), Some(block), Scheduler::new(g, &checked.config.scheduler));
+    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), issue).map_err(|e| anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().warpboard.as_ref().is_some_and(Lockstep::failed));
     let sim = sm.stats().clone();
     let stats =
         vec![("warp instructions", sim.warp_instructions), ("issue slots the warpboard held", sim.stalls.warpboard)];
-    let mut block = sm.into_warpboard().expect("built with a warpboard");
+    let mut block = sm.into_issue_stage().warpboard.expect("built with a warpboard");
     outcome(&mut block, sim, error, stats)
 }
 

@@ -2,6 +2,7 @@
 //! leaves first, top last.
 
 pub mod bdi;
+pub mod issue;
 pub mod mrf;
 pub mod scheduler;
 pub mod scoreboard;

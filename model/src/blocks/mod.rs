@@ -4,6 +4,7 @@
 
 pub mod arbiter;
 pub mod bdi;
+pub mod issue;
 pub mod mrf;
 pub mod scheduler;
 pub mod scoreboard;

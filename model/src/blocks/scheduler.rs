@@ -24,7 +24,7 @@ use rfgen_gen::blocks::scheduler::Shape;
 use rfgen_gen::config::{Scheduler as SchedulerConfig, SchedulerPolicy};
 
 /// Inputs of one cycle: one field per input port (a bit per warp slot in each mask).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SchedulerIn {
     /// Warps whose next instruction may issue now.
     pub eligible: u64,

@@ -45,9 +45,9 @@ impl CacheControl {
         }
     }
 
-    /// Warp `w` may not be activated now: its entries are still being written back.
-    pub fn blocked(&self, w: usize) -> bool {
-        self.flushing >> w & 1 == 1
+    /// Warps that may not be activated now: their entries are still being written back.
+    pub fn flushing(&self) -> u64 {
+        self.flushing
     }
 
     /// Offers this cycle's events on the RFC's ports, given whether it takes an activation and

@@ -25,10 +25,8 @@ pub mod cache_control;
 pub mod stats;
 pub mod units;
 
+use crate::blocks::issue::{Issue, IssueBlock, IssueIn, Next, NextFields};
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
-use crate::blocks::scheduler::{Scheduler, SchedulerBlock, SchedulerIn};
-use crate::blocks::scoreboard::{RegSet, Scoreboard, ScoreboardBlock, ScoreboardIn};
-use crate::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, touch};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use cache_control::CacheControl;
@@ -62,16 +60,6 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
-/// What issue needs to know about a static instruction, precomputed.
-struct StaticInfo {
-    unit: Unit,
-    /// Registers read or written.
-    regs: RegSet,
-    /// Predicates read or written.
-    preds: u8,
-    long_latency_consumer: bool,
-}
-
 struct Slot {
     warp: Option<Warp>,
     block: usize,
@@ -101,28 +89,27 @@ struct Flight {
 
 /// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
 /// ports and timing (the cosim's lockstep adapter runs the Verilated RTL beside it).
-pub struct Sm<
-    'k,
-    M: MrfBlock = Mrf,
-    W: WarpboardBlock = Warpboard,
-    S: ScoreboardBlock = Scoreboard,
-    X: SchedulerBlock = Scheduler,
-> {
+pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue> {
     k: &'k Kernel,
     lanes: usize,
     clusters: usize,
     mrf: M,
     inp: MrfIn,
     global: GlobalMemory,
-    info: Vec<StaticInfo>,
+    /// Per instruction, what the issue stage needs to know of it.
+    info: Vec<NextFields>,
     slots: Vec<Slot>,
     blocks: Vec<Option<Block>>,
     next_block: u32,
     warps_per_block: usize,
-    /// The warp scheduler, and this cycle's inputs for it.
-    sched: X,
-    sched_in: SchedulerIn,
+    /// The issue stage (scoreboard, warpboard, warp scheduler), and this cycle's inputs for it:
+    /// each warp's next instruction, barriers, and the events of the cycle.
+    issue: I,
+    issue_in: IssueIn,
     two_level: bool,
+    /// Warps whose next instruction changed this cycle: their descriptors are rewritten after
+    /// the issue stage's edge.
+    dirty: u64,
     units: Units,
     flights: Vec<Flight>,
     free_flights: Vec<usize>,
@@ -130,12 +117,9 @@ pub struct Sm<
     tags: Vec<usize>,
     free_tags: Vec<u32>,
     lives: Vec<ValueLife>,
-    /// Per slot bits, updated on events: a live warp whose next instruction has no scoreboard
-    /// conflict and is not waiting at a barrier; warps at a barrier; next instruction needs an
-    /// operand collector (is not a branch, exit or barrier); warps with instructions left.
-    can_issue: u64,
+    /// Per slot bits, updated after each edge: warps at a barrier with instructions left;
+    /// warps with instructions left.
     at_barrier: u64,
-    needs_collector: u64,
     resident: u64,
     stats: SimStats,
     cycle: u64,
@@ -149,15 +133,7 @@ pub struct Sm<
     bdi: Option<rfgen_gen::bdi::Layout>,
     /// Register file cache: its activations, flushes and releases.
     cache: Option<CacheControl>,
-    /// Pending writes, and this cycle's events for it.
-    scoreboard: S,
-    sb_in: ScoreboardIn,
-    /// WAR protection (`warpboard.policy`), and this cycle's events for it.
-    warpboard: Option<W>,
     g: rfgen_gen::Geometry,
-    wb_in: WarpboardIn,
-    /// Warps whose next instruction only the warpboard holds.
-    war_blocked: u64,
     /// Instructions in operand collectors.
     collecting: Vec<usize>,
     /// Operands a write-back may have overwritten before they were read: (reader flight,
@@ -177,23 +153,14 @@ impl<'k> Sm<'k> {
 impl<'k, M: MrfBlock> Sm<'k, M> {
     /// The SM a config describes, with `mrf` as its register file.
     pub fn with_mrf(c: &Checked, k: &'k Kernel, mrf: M) -> Result<Sm<'k, M>, SimError> {
-        let warpboard = Warpboard::new(&c.geometry, c.config.warpboard.policy);
-        let scheduler = Scheduler::new(&c.geometry, &c.config.scheduler);
-        Sm::with_blocks(c, k, mrf, warpboard, Scoreboard::new(&c.geometry), scheduler)
+        Sm::with_blocks(c, k, mrf, Issue::for_config(c))
     }
 }
 
-impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> Sm<'k, M, W, S, X> {
-    /// The SM a config describes with these blocks: `mrf` its register file, `warpboard` (None
-    /// for `warpboard.policy = "none"`), `scoreboard` and `scheduler` in its issue stage.
-    pub fn with_blocks(
-        c: &Checked,
-        k: &'k Kernel,
-        mrf: M,
-        warpboard: Option<W>,
-        scoreboard: S,
-        scheduler: X,
-    ) -> Result<Sm<'k, M, W, S, X>, SimError> {
+impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
+    /// The SM a config describes with these blocks: `mrf` its register file, `issue` its issue
+    /// stage.
+    pub fn with_blocks(c: &Checked, k: &'k Kernel, mrf: M, issue: I) -> Result<Sm<'k, M, I>, SimError> {
         let g = &c.geometry;
         let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
         fit(
@@ -210,11 +177,18 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
             .iter()
             .zip(&k.notes)
             .map(|(i, n)| {
-                let mut regs = RegSet::default();
-                i.src_regs().for_each(|(_, r)| regs.insert(r.into()));
-                i.dst.into_iter().for_each(|r| regs.insert(r.into()));
+                let mut src = [None; 3];
+                i.src_regs().for_each(|(k, r)| src[k] = Some(r.into()));
                 let preds = [i.guard.map(|g| g.pred), i.psrc, i.pdst].iter().flatten().fold(0u8, |m, p| m | 1 << p);
-                StaticInfo { unit: i.op.unit(), regs, preds, long_latency_consumer: n.long_latency_consumer }
+                NextFields {
+                    src,
+                    dst: i.dst.map(u32::from),
+                    preds,
+                    pdst: i.pdst.map(u32::from),
+                    control: i.op.unit() == Unit::Control,
+                    long: i.op.is_long_latency(),
+                    long_consumer: n.long_latency_consumer,
+                }
             })
             .collect();
         let slots = (0..g.warps)
@@ -233,8 +207,9 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
             blocks: (0..g.warps).map(|_| None).collect(),
             next_block: 0,
             warps_per_block,
-            sched: scheduler,
-            sched_in: SchedulerIn::default(),
+            issue,
+            issue_in: IssueIn::new(g),
+            dirty: 0,
             two_level: c.config.scheduler.policy == rfgen_gen::config::SchedulerPolicy::TwoLevel,
             units: Units::new(c),
             flights: Vec::new(),
@@ -242,9 +217,7 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
             tags: vec![0; tags],
             free_tags: (0..tags as u32).rev().collect(),
             lives: vec![ValueLife::default(); g.warps as usize * k.regs.max(1) as usize],
-            can_issue: 0,
             at_barrier: 0,
-            needs_collector: 0,
             resident: 0,
             stats: SimStats::default(),
             cycle: 0,
@@ -254,18 +227,14 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
             cache: c.rfc.as_ref().map(|_| CacheControl::default()),
-            warpboard,
-            scoreboard,
-            sb_in: ScoreboardIn::new(g),
             g: g.clone(),
-            wb_in: WarpboardIn::default(),
-            war_blocked: 0,
             collecting: Vec::new(),
             war_exposed: Vec::new(),
         };
         sm.launch_blocks();
         // The scheduler's reset order is the first launch's: slot order.
-        sm.sched_in.launch = 0;
+        sm.issue_in.launch = 0;
+        sm.refresh_dirty();
         Ok(sm)
     }
 
@@ -301,31 +270,14 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
         self.mrf
     }
 
-    pub fn warpboard(&self) -> Option<&W> {
-        self.warpboard.as_ref()
+    /// The issue stage.
+    pub fn issue_stage(&self) -> &I {
+        &self.issue
     }
 
-    /// The warpboard, once the run is over.
-    pub fn into_warpboard(self) -> Option<W> {
-        self.warpboard
-    }
-
-    pub fn scoreboard(&self) -> &S {
-        &self.scoreboard
-    }
-
-    /// The scoreboard, once the run is over.
-    pub fn into_scoreboard(self) -> S {
-        self.scoreboard
-    }
-
-    pub fn scheduler(&self) -> &X {
-        &self.sched
-    }
-
-    /// The warp scheduler, once the run is over.
-    pub fn into_scheduler(self) -> X {
-        self.sched
+    /// The issue stage, once the run is over.
+    pub fn into_issue_stage(self) -> I {
+        self.issue
     }
 
     /// The kernel has finished: every block ran and every instruction completed.
@@ -366,7 +318,7 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
                 s.warp = Some(warp);
                 s.block = b;
                 s.at_barrier = false;
-                self.sched_in.launch |= 1 << w;
+                self.issue_in.launch |= 1 << w;
                 // Every warp may hold RFC entries unless the two-level scheduler picks them.
                 if let Some(c) = self.cache.as_mut().filter(|_| !self.two_level) {
                     c.activate(w);
@@ -393,41 +345,28 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
         }
     }
 
-    /// Recomputes the issue bits of slot `w` after an event that may change them.
+    /// The next instruction of slot `w` changed (it issued, launched, finished, or a barrier
+    /// changed): its descriptor is rewritten after this cycle's edge.
     fn refresh(&mut self, w: usize) {
-        let bit = 1u64 << w;
-        let s = &self.slots[w];
-        let next = s.warp.as_ref().and_then(|x| x.next());
-        let (mut ready, mut collector, mut war) = (false, false, false);
-        if let Some((pc, _)) = next {
-            let i = &self.info[pc as usize];
-            ready = !s.at_barrier && !self.scoreboard.outputs().conflicts(w, &i.regs, i.preds);
-            collector = i.unit != Unit::Control;
-            war = ready
-                && self.warpboard.as_ref().is_some_and(|b| {
-                    let ins = &self.k.code[pc as usize];
-                    let t = touch(&self.g, w as u32, ins.src_regs().map(|(_, r)| r as u32), ins.dst.map(u32::from));
-                    b.outputs().stalls(b.shape(), w, &t)
-                });
-            ready &= !war;
-        }
-        let set = |m: &mut u64, on: bool| *m = if on { *m | bit } else { *m & !bit };
-        set(&mut self.can_issue, ready);
-        set(&mut self.war_blocked, war);
-        set(&mut self.needs_collector, collector);
-        set(&mut self.at_barrier, next.is_some() && s.at_barrier);
-        set(&mut self.resident, next.is_some());
+        self.dirty |= 1 << w;
     }
 
-    /// The next instruction of slot `w` waits for a long-latency result.
-    fn waits_long(&self, w: usize) -> bool {
-        let s = &self.slots[w];
-        match s.warp.as_ref().and_then(|x| x.next()) {
-            Some((pc, _)) => {
-                let i = &self.info[pc as usize];
-                i.long_latency_consumer && i.regs.meets(&self.scoreboard.outputs().long_pending[w])
-            }
-            None => false,
+    /// Rewrites the descriptors of the warps whose next instruction changed.
+    fn refresh_dirty(&mut self) {
+        let set = |m: &mut u64, bit: u64, on: bool| *m = if on { *m | bit } else { *m & !bit };
+        while self.dirty != 0 {
+            let w = self.dirty.trailing_zeros() as usize;
+            let bit = 1u64 << w;
+            self.dirty &= !bit;
+            let s = &self.slots[w];
+            let next = s.warp.as_ref().and_then(|x| x.next());
+            self.issue_in.next[w] = match next {
+                Some((pc, _)) => Next::new(&self.g, w as u32, &self.info[pc as usize]),
+                None => Next::default(),
+            };
+            set(&mut self.issue_in.barrier, bit, s.at_barrier);
+            set(&mut self.at_barrier, bit, next.is_some() && s.at_barrier);
+            set(&mut self.resident, bit, next.is_some());
         }
     }
 
@@ -514,8 +453,8 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
                 if !self.war_exposed.is_empty() {
                     self.war_exposed.retain(|e| e.0 != id);
                 }
-                (self.wb_in.lv_valid, self.wb_in.lv_warp) = (true, f.slot as u32);
-                (self.wb_in.lv_src_valid, self.wb_in.lv_src_reg) = sources(ins);
+                (self.issue_in.lv_valid, self.issue_in.lv_warp) = (true, f.slot as u32);
+                (self.issue_in.lv_src_valid, self.issue_in.lv_src_reg) = sources(ins);
                 self.free_tags.push(out.disp_tag);
                 if !completes {
                     self.completed.push(id);
@@ -526,42 +465,30 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
         // 3. Issue.
         let (issue_ready, act_ready, flush_ready) = (out.issue_ready, out.act_ready, out.flush_ready);
         self.inp.issue_valid = false;
-        let collector = if issue_ready { u64::MAX } else { !self.needs_collector };
-        self.sched_in.eligible = self.can_issue & collector;
-        let before: Vec<u32> = self.sched.outputs().active.to_vec();
-        if self.two_level {
-            let waits = |w: usize| self.slots[w].at_barrier || self.waits_long(w);
-            let desched = before.iter().filter(|&&w| waits(w as usize)).fold(0u64, |m, &w| m | 1 << w);
-            let blocked = |w: usize| self.cache.as_ref().is_some_and(|c| c.blocked(w));
-            let ready = (0..self.slots.len())
-                .filter(|&w| self.resident >> w & 1 == 1 && !waits(w) && !blocked(w))
-                .fold(0u64, |m, w| m | 1 << w);
-            (self.sched_in.desched, self.sched_in.ready) = (desched, ready);
-            self.stats.deschedules += desched.count_ones() as u64;
-            if let Some(c) = &mut self.cache {
-                before.iter().filter(|&&w| desched >> w & 1 == 1).for_each(|&w| c.deschedule(w as usize));
-            }
-        }
-        let decision = self.sched.decide(&self.sched_in);
+        self.issue_in.collector_ready = issue_ready;
+        self.issue_in.hold = self.cache.as_ref().map_or(0, CacheControl::flushing);
+        let before: Vec<u32> = self.issue.outputs().scheduler.active.to_vec();
+        let d = self.issue.decide(&self.issue_in);
         let candidates = if self.two_level {
+            let left = before.iter().filter(|&&w| d.desched >> w & 1 == 1);
+            self.stats.deschedules += left.clone().count() as u64;
             if let Some(c) = &mut self.cache {
-                decision.active.iter().filter(|w| !before.contains(w)).for_each(|&w| c.activate(w as usize));
+                left.for_each(|&w| c.deschedule(w as usize));
+                d.sched.active.iter().filter(|w| !before.contains(w)).for_each(|&w| c.activate(w as usize));
             }
-            decision.active_mask()
+            d.sched.active_mask()
         } else {
             self.resident
         };
         let st = &mut self.stats.stalls;
-        let mut issued = None;
-        match decision.grant {
+        match d.sched.grant {
             Some(w) => {
                 st.issued += 1;
                 self.issue(w as usize)?;
-                issued = Some(w as usize);
             }
-            None if self.can_issue & candidates != 0 => st.collector_full += 1,
-            None if self.war_blocked & candidates != 0 => st.warpboard += 1,
-            None if candidates & !self.can_issue & !self.at_barrier != 0 => st.scoreboard += 1,
+            None if d.can_issue & candidates != 0 => st.collector_full += 1,
+            None if d.war_blocked & candidates != 0 => st.warpboard += 1,
+            None if candidates & !d.can_issue & !self.at_barrier != 0 => st.scoreboard += 1,
             None if candidates & self.at_barrier != 0 => st.barrier += 1,
             None if self.two_level && self.resident & !candidates != 0 => st.descheduled += 1,
             None => st.no_warp += 1,
@@ -573,45 +500,32 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
         }
         self.mrf.tick(&self.inp);
 
-        // 5. The scoreboard's and warpboard's edge (this cycle's issue, leave and commits),
-        // completions, finished warps and blocks.
+        // 5. Completions, finished warps and blocks; the issue stage's edge (this cycle's issue,
+        // leave, commits and launches); then the next instructions of the warps that changed.
         for &id in &self.completed {
             let f = &self.flights[id];
             let ins = &self.k.code[f.pc as usize];
             if let Some(d) = ins.dst {
                 // One register result commits per cycle: they use the MRF's one write port.
-                debug_assert!(!self.sb_in.clr_valid, "two register releases in one cycle");
-                (self.sb_in.clr_valid, self.sb_in.clr_warp, self.sb_in.clr_reg) = (true, f.slot as u32, d.into());
+                debug_assert!(!self.issue_in.clr_valid, "two register releases in one cycle");
+                (self.issue_in.clr_valid, self.issue_in.clr_warp, self.issue_in.clr_reg) =
+                    (true, f.slot as u32, d.into());
             }
             if let Some(p) = ins.pdst {
-                self.sb_in.clr_preds[f.slot] |= 1 << p;
+                self.issue_in.clr_preds[f.slot] |= 1 << p;
             }
-        }
-        self.scoreboard.tick(&self.sb_in);
-        self.sb_in.clear();
-        let mut left = None;
-        if let Some(b) = &mut self.warpboard {
-            let i = &mut self.wb_in;
-            i.commit = self.completed.iter().fold(0, |m, &id| m | 1 << self.flights[id].slot);
-            b.tick(i);
-            left = i.lv_valid.then_some(i.lv_warp as usize);
-        }
-        self.wb_in = WarpboardIn::default();
-        // The issuing warp's next instruction, and a warp whose warpboard bits fell.
-        for w in [issued, left].into_iter().flatten() {
-            self.refresh(w);
+            self.issue_in.commit |= 1 << f.slot;
         }
         for i in 0..self.completed.len() {
             let id = self.completed[i];
             let w = self.flights[id].slot;
             self.slots[w].inflight -= 1;
             self.free_flights.push(id);
-            self.refresh(w);
             self.maybe_finish(w);
         }
-        // The scheduler's edge: this cycle's decision, finished and launched warps.
-        self.sched.tick(&self.sched_in);
-        self.sched_in = SchedulerIn::default();
+        self.issue.tick(&self.issue_in);
+        self.issue_in.clear_events();
+        self.refresh_dirty();
         self.cycle += 1;
         self.stats.cycles = self.cycle;
         Ok(())
@@ -665,6 +579,7 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
             st.values.record_write(f.vals.dst(), e.mask, e.mask == s.full_mask);
         }
 
+        self.dirty |= 1 << w; // its next instruction
         if unit == Unit::Control {
             self.free_flights.push(id);
             if ins.op == Op::Bar {
@@ -677,8 +592,6 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
         } else {
             let tag = self.free_tags.pop().expect("validation gives every operand collector a tag");
             self.tags[tag as usize] = id;
-            (self.wb_in.iss_valid, self.wb_in.iss_warp) = (true, w as u32);
-            (self.wb_in.iss_src_valid, self.wb_in.iss_src_reg) = sources(ins);
             self.collecting.push(id);
             let s = &mut self.slots[w];
             let inp = &mut self.inp;
@@ -690,16 +603,10 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
                 inp.issue_src_reg[k] = if let Src::Reg(r) = src { *r as u32 } else { 0 };
             }
             inp.issue_src_last = self.k.notes[e.pc as usize].last_read;
-            let sb = &mut self.sb_in;
-            (sb.set_valid, sb.set_warp) = (true, w as u32);
-            (sb.set_reg_valid, sb.set_reg, sb.set_long) =
-                (ins.dst.is_some(), ins.dst.unwrap_or(0).into(), ins.op.is_long_latency());
-            (sb.set_pred_valid, sb.set_pred) = (ins.pdst.is_some(), ins.pdst.unwrap_or(0).into());
             s.inflight += 1;
         }
-        // Its issue bits are refreshed at the end of the cycle, once the scoreboard's edge saw it.
         if self.slots[w].warp.as_ref().is_some_and(Warp::done) {
-            self.sched_in.grant_last = true;
+            self.issue_in.grant_last = true;
             self.maybe_finish(w);
         }
         Ok(())
@@ -725,8 +632,6 @@ impl<'k, M: MrfBlock, W: WarpboardBlock, S: ScoreboardBlock, X: SchedulerBlock> 
         if let Some(c) = &mut self.cache {
             c.release(w);
         }
-        // Every instruction completed, so nothing of the warp is pending.
-        debug_assert!(self.scoreboard.outputs().pending[w].is_empty());
         self.slots[w].issued = 0;
         self.refresh(w);
         let regs = self.k.regs.max(1) as usize;

@@ -1,0 +1,246 @@
+//! The `issue` cosim block: the issue stage's model (scoreboard, warpboard, warp scheduler and
+//! the check between them) bound to the generated `<prefix>_issue`. The grant, the active set
+//! and the eligible warps are decided within the cycle, so each cycle the model's decision on
+//! that cycle's inputs is compared with the RTL's. The random stimulus keeps each warp's next
+//! instruction for a while over few registers (conflicts are common), moves the last issuer on,
+//! and releases what is pending; kernel mode is the real protocol.
+
+use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::lockstep::Lockstep;
+use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
+use anyhow::{Result, anyhow};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::blocks::issue::interface::IssuePorts;
+use rfgen_gen::blocks::scoreboard::PREDICATES;
+use rfgen_gen::config::SchedulerPolicy;
+use rfgen_gen::{Checked, Design, Geometry};
+use rfgen_model::blocks::issue::{Issue, IssueBlock, IssueDecision, IssueIn, IssueOut, Next, NextFields};
+use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::Sm;
+use std::sync::Arc;
+
+/// Writes `values`, element `i` at bit `width * i`, into a port (`width` ≤ 64).
+fn pack(buf: &mut [u32], port: &PortSlot, width: usize, values: impl Iterator<Item = u64>) {
+    let words = &mut buf[port.range()];
+    words.fill(0);
+    let keep = if width == 64 { u64::MAX } else { (1 << width) - 1 };
+    for (i, v) in values.enumerate() {
+        let at = i * width;
+        let x = u128::from(v & keep) << (at % 32);
+        for (k, word) in words.iter_mut().skip(at / 32).take(3).enumerate() {
+            *word |= (x >> (32 * k)) as u32;
+        }
+    }
+}
+
+impl Glue for Issue {
+    type Ports = IssuePorts<PortSlot>;
+
+    fn bind(&self, layout: &PortLayout) -> Result<Self::Ports> {
+        bind_all(&IssuePorts::new(self.shape()), layout, |i, f| i.map(f))
+    }
+
+    fn drive(&self, p: &Self::Ports, i: &IssueIn, buf: &mut [u32]) {
+        let mask = |f: fn(&Next) -> bool| i.next.iter().enumerate().fold(0u64, |m, (w, n)| m | (f(n) as u64) << w);
+        p.next_valid.put(buf, mask(|n| n.valid));
+        p.next_dst_valid.put(buf, mask(|n| n.dst_valid));
+        p.next_pdst_valid.put(buf, mask(|n| n.pdst_valid));
+        p.next_control.put(buf, mask(|n| n.control));
+        p.next_long.put(buf, mask(|n| n.long));
+        if let Some(port) = &p.next_long_consumer {
+            port.put(buf, mask(|n| n.long_consumer));
+        }
+        let slots = || i.next.iter().flat_map(|n| (0..3).map(|k| (n.src_valid[k], n.src_reg[k])));
+        pack(buf, &p.next_src_valid, 1, slots().map(|(v, _)| v as u64));
+        let rb = self.shape().reg_bits as usize;
+        pack(buf, &p.next_src_reg, rb, slots().map(|(_, r)| r.into()));
+        pack(buf, &p.next_dst, rb, i.next.iter().map(|n| n.dst.into()));
+        pack(buf, &p.next_preds, PREDICATES as usize, i.next.iter().map(|n| n.preds.into()));
+        pack(buf, &p.next_pdst, 3, i.next.iter().map(|n| n.pdst.into()));
+        p.barrier.put(buf, i.barrier);
+        if let Some(port) = &p.hold {
+            port.put(buf, i.hold);
+        }
+        p.collector_ready.put(buf, i.collector_ready as u64);
+        if let Some(port) = &p.launch {
+            port.put(buf, i.launch);
+        }
+        p.grant_last.put(buf, i.grant_last as u64);
+        p.clr_valid.put(buf, i.clr_valid as u64);
+        p.clr_warp.put(buf, i.clr_warp.into());
+        p.clr_reg.put(buf, i.clr_reg.into());
+        pack(buf, &p.clr_preds, PREDICATES as usize, i.clr_preds.iter().map(|&m| m.into()));
+        if let (Some(v), Some(w)) = (&p.lv_valid, &p.lv_warp) {
+            v.put(buf, i.lv_valid as u64);
+            w.put(buf, i.lv_warp.into());
+        }
+        if let (Some(v), Some(regs)) = (&p.lv_src_valid, &p.lv_src_reg) {
+            v.put(buf, i.lv_src_valid.iter().enumerate().fold(0, |m, (k, &b)| m | (b as u64) << k));
+            for (port, &r) in regs.iter().zip(&i.lv_src_reg) {
+                port.put(buf, r.into());
+            }
+        }
+        if let Some(port) = &p.commit {
+            port.put(buf, i.commit);
+        }
+    }
+
+    fn expect(&self, p: &Self::Ports, _out: &IssueOut<'_>, inp: &IssueIn, exp: &mut Expected) {
+        let d = self.decide(inp);
+        let grant = d.sched.grant;
+        exp.set(&p.grant_valid, grant.is_some() as u64);
+        exp.set_if(grant.is_some(), &p.grant_warp, grant.unwrap_or(0).into());
+        if let Some(active) = &p.active {
+            exp.set(active, d.sched.active_mask());
+        }
+        exp.set(&p.eligible, d.eligible);
+    }
+}
+
+/// The SM can run on the lockstep pair as on the model alone.
+impl<B: Glue + IssueBlock> IssueBlock for Lockstep<B> {
+    fn decide(&self, i: &IssueIn) -> IssueDecision {
+        self.model().decide(i)
+    }
+}
+
+/// Runs `kernel` on the SM of `checked` with its issue stage in lockstep with `lib`: the RTL
+/// checks and grants every issue slot of a real kernel.
+pub fn kernel_run(
+    checked: &Checked,
+    lib: &Arc<RtlLib>,
+    kernel: &Kernel,
+    opts: &KernelOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<KernelOutcome> {
+    let block = Lockstep::new(Issue::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
+    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), block).map_err(|e| anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().failed());
+    let sim = sm.stats().clone();
+    let st = &sim.stalls;
+    let stats = vec![
+        ("warp instructions", sim.warp_instructions),
+        ("issue slots the scoreboard held", st.scoreboard),
+        ("issue slots the warpboard held", st.warpboard),
+        ("deschedules", sim.deschedules),
+    ];
+    let mut block = sm.into_issue_stage();
+    outcome(&mut block, sim, error, stats)
+}
+
+impl CosimBlock for Issue {
+    type Stimulus = RandomStage;
+
+    fn design(checked: &Checked) -> Result<Design> {
+        Ok(rfgen_gen::emit::generate_issue(checked))
+    }
+
+    fn model(checked: &Checked) -> Result<Self> {
+        Ok(Issue::for_config(checked))
+    }
+
+    fn stimulus(checked: &Checked, seed: u64) -> RandomStage {
+        RandomStage::new(checked, seed)
+    }
+
+    fn idle(&self) -> IssueIn {
+        IssueIn::new(self.geometry())
+    }
+
+    fn summary(&self, s: &RandomStage) -> Vec<(&'static str, u64)> {
+        vec![
+            ("cycles with a last issuer", s.granted),
+            ("cycles with registers pending", s.pending),
+            ("register releases", s.releases),
+            ("leaves", s.leaves),
+        ]
+    }
+}
+
+/// Random issue-stage traffic over few registers and warps.
+pub struct RandomStage {
+    rng: Xoshiro256PlusPlus,
+    g: Geometry,
+    policy: SchedulerPolicy,
+    granted: u64,
+    pending: u64,
+    releases: u64,
+    leaves: u64,
+}
+
+impl RandomStage {
+    pub fn new(checked: &Checked, seed: u64) -> Self {
+        RandomStage {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            g: checked.geometry.clone(),
+            policy: checked.config.scheduler.policy,
+            granted: 0,
+            pending: 0,
+            releases: 0,
+            leaves: 0,
+        }
+    }
+
+    fn next_instruction(&mut self, w: u32) -> Next {
+        let rng = &mut self.rng;
+        let regs = self.g.registers.min(8);
+        let mut reg = |p: f64| rng.random_bool(p).then(|| rng.random_range(0..regs));
+        let f = NextFields {
+            src: [reg(0.7), reg(0.5), reg(0.2)],
+            dst: reg(0.7),
+            preds: if rng.random_bool(0.3) { 1 << rng.random_range(0..PREDICATES) } else { 0 },
+            pdst: rng.random_bool(0.1).then(|| rng.random_range(0..PREDICATES)),
+            control: rng.random_bool(0.1),
+            long: rng.random_bool(0.3),
+            long_consumer: rng.random_bool(0.3),
+        };
+        Next::new(&self.g, w, &f)
+    }
+}
+
+impl Stimulus<Issue> for RandomStage {
+    fn next(&mut self, _cycle: u64, out: &IssueOut<'_>, i: &mut IssueIn) {
+        i.clear_events();
+        let warps = self.g.warps;
+        // The last issuer moves on to its next instruction; others change now and then.
+        let last = out.scheduler.last;
+        self.granted += last.is_some() as u64;
+        for w in 0..warps {
+            let p = if last == Some(w) { 0.8 } else { 0.05 };
+            if self.rng.random_bool(p) {
+                i.next[w as usize] = if self.rng.random_bool(0.9) { self.next_instruction(w) } else { Next::default() };
+            }
+            if self.rng.random_bool(0.01) {
+                i.barrier ^= 1 << w;
+            }
+        }
+        let rng = &mut self.rng;
+        i.hold = if rng.random_bool(0.2) { 1 << rng.random_range(0..warps) } else { 0 };
+        i.collector_ready = rng.random_bool(0.7);
+        if self.policy == SchedulerPolicy::Gto && rng.random_bool(0.05) {
+            i.launch = 1 << rng.random_range(0..warps);
+        }
+        i.grant_last = rng.random_bool(0.02);
+        // Releases: a pending register of some warp, and its predicates.
+        let w = rng.random_range(0..warps) as usize;
+        let pending = out.scoreboard.pending[w];
+        self.pending += out.scoreboard.pending.iter().any(|p| !p.is_empty()) as u64;
+        if let Some(r) = (0..self.g.registers).find(|&r| pending.contains(r)).filter(|_| rng.random_bool(0.6)) {
+            (i.clr_valid, i.clr_warp, i.clr_reg) = (true, w as u32, r);
+            self.releases += 1;
+        }
+        i.clr_preds[w] = out.scoreboard.pending_preds[w] & rng.random::<u8>();
+        // Leaves and commits of earlier instructions (counters never go below 0).
+        if rng.random_bool(0.4) {
+            let regs = self.g.registers.min(8);
+            (i.lv_valid, i.lv_warp) = (true, rng.random_range(0..warps));
+            i.lv_src_valid = [rng.random_bool(0.7), rng.random_bool(0.5), rng.random_bool(0.2)];
+            i.lv_src_reg = [rng.random_range(0..regs), rng.random_range(0..regs), rng.random_range(0..regs)];
+            self.leaves += 1;
+        }
+        i.commit = if rng.random_bool(0.3) { 1 << rng.random_range(0..warps) } else { 0 };
+    }
+}

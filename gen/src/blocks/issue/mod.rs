@@ -1,0 +1,263 @@
+//! The issue stage of one SM scheduler (`<prefix>_issue`): each warp's next instruction comes
+//! in as a descriptor; the stage checks each against the scoreboard (pending registers and
+//! predicates, long-latency waits) and the warpboard of `warpboard.policy` (WAR hazards),
+//! the warp scheduler grants one eligible warp, and the granted instruction reserves its
+//! destinations and sources at the edge. Cycle behaviour: `model::blocks::issue::Issue`.
+
+pub mod interface;
+
+use super::{mrf, scheduler, scoreboard, warpboard};
+use crate::config::{Config, SchedulerPolicy};
+use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::verilog::{Module, Port, Sig, lit, resize, vector_wire, wire};
+use interface::IssuePorts;
+
+/// What the issue stage holds, derived once for the generator, the model and the cosim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub warps: u32,
+    pub warp_bits: u32,
+    pub reg_bits: u32,
+    pub registers: u32,
+    pub scheduler: scheduler::Shape,
+    /// None for `warpboard.policy = "none"`.
+    pub warpboard: Option<warpboard::Shape>,
+}
+
+impl Shape {
+    pub fn new(g: &Geometry, c: &Config) -> Shape {
+        Shape {
+            warps: g.warps,
+            warp_bits: g.warp_bits(),
+            reg_bits: g.reg_bits(),
+            registers: g.registers,
+            scheduler: scheduler::Shape::new(g, &c.scheduler),
+            warpboard: warpboard::Shape::new(g, c.warpboard.policy),
+        }
+    }
+}
+
+/// The issue stage's modules, leaves first: the warpboard's (if any), the scoreboard, the
+/// scheduler, the top.
+pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
+    let ports = IssuePorts::new(s);
+    let p = ports.map(Port::sig);
+    let (w, rb, r, k) = (s.warps, s.reg_bits, s.registers, SLOTS_PER_COLLECTOR);
+    let two_level = s.scheduler.policy == SchedulerPolicy::TwoLevel;
+    let mut modules =
+        s.warpboard.map(|b| warpboard::modules(prefix, g, &b, mrf::reg_map(prefix, g))).unwrap_or_default();
+    let board = modules.last().cloned();
+    let sb = scoreboard::scoreboard(prefix, g);
+    let sched = scheduler::scheduler(prefix, &s.scheduler);
+
+    let mut b = String::new();
+    b += &vector_wire("pending", w * r);
+    b += &vector_wire(if two_level { "long_pending" } else { "unused_long_pending" }, w * r);
+    b += &vector_wire("pending_preds", w * scoreboard::PREDICATES);
+    if two_level {
+        b += &vector_wire("desched", w);
+        b += &vector_wire("ready", w);
+    }
+    let board_state = s.warpboard.map(|shape| match shape.bloom {
+        Some(bins) => ("bin_count", w * shape.groups * bins.counter_bits),
+        None => ("busy", w),
+    });
+    if let Some((name, width)) = board_state {
+        b += &vector_wire(name, width);
+    }
+    b += &wire("to_collector", 1);
+
+    // The check, per warp.
+    b += "\n  // Per warp: the registers its next instruction reads or writes, and the check. It may\n";
+    b += "  // issue unless at a barrier, a register or predicate it touches is pending, or the\n";
+    b += "  // warpboard holds it (WAR); and it needs a free collector unless it completes at issue.\n";
+    b += "  genvar w;\n";
+    if s.warpboard.is_some_and(|x| x.bloom.is_some()) {
+        b += "  genvar b;\n";
+    }
+    b += &format!("  generate\n    for (w = 0; w < {w}; w = w + 1) begin : g_warp\n");
+    b += &format!("      wire [{}:0] touched;\n      wire conflict;\n      wire war;\n", r - 1);
+    let one = lit(r, 1);
+    let mut touched: Vec<String> = (0..k)
+        .map(|i| {
+            format!(
+                "({{{r}{{{}[{k}*w+{i}]}}}} & ({one} << {}[{rb}*({k}*w+{i}) +: {rb}]))",
+                p.next_src_valid, p.next_src_reg
+            )
+        })
+        .collect();
+    touched.push(format!("({{{r}{{{}[w]}}}} & ({one} << {}[{rb}*w +: {rb}]))", p.next_dst_valid, p.next_dst));
+    b += &format!("      assign touched = {};\n", touched.join("\n                     | "));
+    let pr = scoreboard::PREDICATES;
+    b += &format!(
+        "      assign conflict = (|(touched & pending[{r}*w +: {r}])) | (|({}[{pr}*w +: {pr}] & pending_preds[{pr}*w +: {pr}]));\n",
+        p.next_preds
+    );
+    b += &war_check(prefix, g, s, &p);
+    b += &format!(
+        "      assign {}[w] = {}[w] & ~{}[w] & ~conflict & ~war & ({} | {}[w]);\n",
+        p.eligible, p.next_valid, p.barrier, p.collector_ready, p.next_control
+    );
+    if let (Some(lc), Some(hold)) = (&p.next_long_consumer, &p.hold) {
+        b += "      // Two-level: a warp waiting at a barrier or for a long-latency result leaves the\n";
+        b += "      // active set; one with neither, and no cache flush under way, may join it.\n";
+        b += "      wire waits_long;\n";
+        b += &format!("      assign waits_long = {lc}[w] & (|(touched & long_pending[{r}*w +: {r}]));\n");
+        b += &format!("      assign desched[w] = {}[w] | ({}[w] & waits_long);\n", p.barrier, p.next_valid);
+        b += &format!("      assign ready[w] = {}[w] & ~{}[w] & ~waits_long & ~{hold}[w];\n", p.next_valid, p.barrier);
+    }
+    b += "    end\n  endgenerate\n";
+
+    // The granted instruction reserves at the edge, unless it completes at issue.
+    let gw = &p.grant_warp;
+    b += "\n  // The granted instruction goes to a collector unless it completes at issue: its\n";
+    b += "  // destinations become pending, its sources enter the warpboard.\n";
+    b += &format!("  assign to_collector = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
+    let sig = |e: String, width: u32| Sig::new(e, width);
+    let mut sb_conns = vec![
+        ("clk", p.clk.clone()),
+        ("rst", p.rst.clone()),
+        ("set_valid", sig("to_collector".into(), 1)),
+        ("set_warp", gw.clone()),
+        ("set_reg_valid", sig(format!("{}[{gw}]", p.next_dst_valid), 1)),
+        ("set_reg", sig(format!("{}[{rb}*{gw} +: {rb}]", p.next_dst), rb)),
+        ("set_long", sig(format!("{}[{gw}]", p.next_long), 1)),
+        ("set_pred_valid", sig(format!("{}[{gw}]", p.next_pdst_valid), 1)),
+        ("set_pred", sig(format!("{}[3*{gw} +: 3]", p.next_pdst), 3)),
+        ("clr_valid", p.clr_valid.clone()),
+        ("clr_warp", p.clr_warp.clone()),
+        ("clr_reg", p.clr_reg.clone()),
+        ("clr_preds", p.clr_preds.clone()),
+        ("pending", sig("pending".into(), w * r)),
+    ];
+    let lp = if two_level { "long_pending" } else { "unused_long_pending" };
+    sb_conns.push(("long_pending", sig(lp.into(), w * r)));
+    sb_conns.push(("pending_preds", sig("pending_preds".into(), w * pr)));
+    b += &sb.instance("u_scoreboard", &sb_conns);
+    if let (Some(board), Some((state, width))) = (&board, board_state) {
+        let mut c = vec![
+            ("clk", p.clk.clone()),
+            ("rst", p.rst.clone()),
+            ("iss_valid", sig("to_collector".into(), 1)),
+            ("iss_warp", gw.clone()),
+        ];
+        if let (Some(v), Some(x)) = (&p.lv_valid, &p.lv_warp) {
+            c.extend([("lv_valid", v.clone()), ("lv_warp", x.clone())]);
+        }
+        if let Some(commit) = &p.commit {
+            c.push(("commit", commit.clone()));
+        }
+        let names = ["iss_src0_reg", "iss_src1_reg", "iss_src2_reg"];
+        let lv_names = ["lv_src0_reg", "lv_src1_reg", "lv_src2_reg"];
+        if let (Some(v), Some(regs)) = (&p.lv_src_valid, &p.lv_src_reg) {
+            c.push(("iss_src_valid", sig(format!("{}[{k}*{gw} +: {k}]", p.next_src_valid), k)));
+            for (i, name) in names.iter().enumerate() {
+                c.push((name, sig(format!("{}[{rb}*({k}*{gw}+{i}) +: {rb}]", p.next_src_reg), rb)));
+            }
+            c.push(("lv_src_valid", v.clone()));
+            for (name, reg) in lv_names.iter().zip(regs) {
+                c.push((name, reg.clone()));
+            }
+        }
+        c.push((state, sig(state.into(), width)));
+        b += &board.instance("u_warpboard", &c);
+    }
+    let mut c = vec![("clk", p.clk.clone()), ("rst", p.rst.clone()), ("eligible", p.eligible.clone())];
+    if two_level {
+        c.extend([("desched", sig("desched".into(), w)), ("ready", sig("ready".into(), w))]);
+    }
+    if let Some(launch) = &p.launch {
+        c.push(("launch", launch.clone()));
+    }
+    c.extend([
+        ("grant_last", p.grant_last.clone()),
+        ("grant_valid", p.grant_valid.clone()),
+        ("grant_warp", gw.clone()),
+    ]);
+    if let Some(active) = &p.active {
+        c.push(("active", active.clone()));
+    }
+    b += &sched.instance("u_scheduler", &c);
+
+    let board_doc = match s.warpboard {
+        None => "no warpboard (warpboard.policy = \"none\": WAR hazards are not prevented)".to_string(),
+        Some(_) => format!("warpboard `{}`", board.as_ref().map(|m| m.name.as_str()).unwrap_or_default()),
+    };
+    let top = Module {
+        name: format!("{prefix}_issue"),
+        doc: vec![
+            format!("Issue stage of one SM scheduler: {w} warps, scoreboard, {board_doc},"),
+            format!("and the warp scheduler `{}`. See docs/issue.md.", sched.name),
+        ],
+        ports: ports.list().into_iter().cloned().collect(),
+        body: b,
+        memory: None,
+    };
+    modules.extend([sb, sched, top]);
+    modules
+}
+
+/// The warpboard's check for warp `w` inside the per-warp generate block: `war`.
+fn war_check(prefix: &str, g: &Geometry, s: &Shape, p: &IssuePorts<Sig>) -> String {
+    let Some(shape) = s.warpboard else { return "      assign war = 1'b0;  // no warpboard\n".into() };
+    let Some(bins) = shape.bloom else {
+        return "      assign war = busy[w];  // the warp has an instruction outstanding\n".into();
+    };
+    let (wb, rb, gb, k, gs, cw) =
+        (s.warp_bits, s.reg_bits, g.group_bits(), SLOTS_PER_COLLECTOR, shape.groups, bins.counter_bits);
+    let map = mrf::reg_map(prefix, g);
+    let mut b = String::new();
+    b += "      // Bloomboard: the bins (bank groups) of its sources and destination.\n";
+    b += &format!("      localparam [{}:0] WARP = w;\n", wb - 1);
+    b += &format!("      wire [{}:0] src_group;\n      wire [{}:0] dst_group;\n", k * gb - 1, gb - 1);
+    b += &format!("      wire [{}:0] hit;\n", gs - 1);
+    for i in 0..=k {
+        b += &format!("      wire [{}:0] unused_row{i};\n", g.row_bits() - 1);
+    }
+    for i in 0..=k {
+        let (reg, group) = if i < k {
+            (
+                format!("{}[{rb}*({k}*w+{i}) +: {rb}]", p.next_src_reg),
+                format!("src_group[{}:{}]", gb * (i + 1) - 1, gb * i),
+            )
+        } else {
+            (format!("{}[{rb}*w +: {rb}]", p.next_dst), "dst_group".to_string())
+        };
+        let name = if i < k { format!("u_map_src{i}") } else { "u_map_dst".into() };
+        let inst = map.instance(
+            &name,
+            &[
+                ("warp", Sig::new("WARP", wb)),
+                ("reg_id", Sig::new(reg, rb)),
+                ("group", Sig::new(group, gb)),
+                ("row", Sig::new(format!("unused_row{i}"), g.row_bits())),
+            ],
+        );
+        b += &inst.lines().map(|l| format!("    {l}\n")).collect::<String>();
+    }
+    b += &format!("      for (b = 0; b < {gs}; b = b + 1) begin : g_bin\n");
+    b += &format!("        localparam [{}:0] BIN = b;\n", gb - 1);
+    b += &format!("        wire [{}:0] bin;\n        wire [1:0] reads;\n        wire writes;\n", cw - 1);
+    b += &format!("        assign bin = bin_count[{cw}*({gs}*w+b) +: {cw}];\n");
+    let reads: Vec<String> = (0..k)
+        .map(|i| {
+            format!("{{1'b0, {}[{k}*w+{i}] & (src_group[{}:{}] == BIN)}}", p.next_src_valid, gb * (i + 1) - 1, gb * i)
+        })
+        .collect();
+    b += &format!("        assign reads = {};\n", reads.join(" + "));
+    b += &format!("        assign writes = {}[w] & (dst_group == BIN);\n", p.next_dst_valid);
+    b += &if bins.max == 1 {
+        format!("        assign hit[b] = (bin != {}) & ((reads != 2'd0) | writes);  // a marked bin\n", lit(cw, 0))
+    } else {
+        format!(
+            "        assign hit[b] = (writes & (bin != {})) | (({} + {}) > {});  // a write to a counted bin, or too many reads\n",
+            lit(cw, 0),
+            resize("bin", cw, cw + 2),
+            resize("reads", 2, cw + 2),
+            lit(cw + 2, bins.max.into())
+        )
+    };
+    b += "      end\n";
+    b += "      assign war = |hit;\n";
+    b
+}

@@ -1,0 +1,315 @@
+//! The issue stage of one SM scheduler (generated `<prefix>_issue`): the scoreboard, the
+//! warpboard of `warpboard.policy` and the warp scheduler, with the check that decides which
+//! warps may issue. Each warp's next instruction comes in as a descriptor ([`Next`]).
+//!
+//! In a cycle, for each warp with a next instruction:
+//! - it **conflicts** when a register it reads or writes, or a predicate it reads or writes,
+//!   has a write pending (scoreboard);
+//! - it **waits long** when it is marked as consuming a long-latency result and one of its
+//!   registers awaits one;
+//! - it is **WAR-blocked** when the warpboard stalls it (release-on-commit/read: the warp is
+//!   busy; bloomboards: its bins, see `Warpboard`);
+//! - it is **eligible** when it is not at a barrier, does not conflict, is not WAR-blocked, and
+//!   a collector is free or it needs none (branch, exit, barrier complete at issue).
+//!
+//! Two-level: active warps at a barrier or waiting long leave the active set; warps with a next
+//! instruction, not at a barrier, not waiting long and not held by a register-file-cache flush
+//! may join it. The scheduler grants one eligible warp ([`Scheduler`]).
+//!
+//! At the edge the granted instruction, unless it completes at issue, reserves its destinations
+//! in the scoreboard and its sources in the warpboard; the releases (`clr_*`, `lv_*`,
+//! `commit`) apply as in those blocks.
+
+use crate::block::Block;
+use crate::blocks::scheduler::{Decision, Scheduler, SchedulerBlock, SchedulerIn, SchedulerOut};
+use crate::blocks::scoreboard::{Scoreboard, ScoreboardBlock, ScoreboardIn, ScoreboardOut};
+use crate::blocks::warpboard::{Touch, Warpboard, WarpboardBlock, WarpboardIn, WarpboardOut, touch};
+use crate::regset::RegSet;
+use rfgen_gen::Geometry;
+use rfgen_gen::blocks::issue::Shape;
+use rfgen_gen::config::SchedulerPolicy;
+use std::cell::Cell;
+
+/// A warp's next instruction, as the issue stage sees it: the ports' fields, and the register
+/// set and bins they imply (derived once, by [`Next::new`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Next {
+    pub valid: bool,
+    pub src_valid: [bool; 3],
+    pub src_reg: [u32; 3],
+    pub dst_valid: bool,
+    pub dst: u32,
+    /// Predicates read or written (bit per predicate).
+    pub preds: u8,
+    pub pdst_valid: bool,
+    pub pdst: u32,
+    /// Completes at issue (branch, exit, barrier): needs no collector, reserves nothing.
+    pub control: bool,
+    /// Writes a long-latency result (global load, texture).
+    pub long: bool,
+    /// Marked by the compiler as consuming a long-latency result.
+    pub long_consumer: bool,
+    regs: RegSet,
+    touch: Touch,
+}
+
+/// The fields of a next instruction (see [`Next`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NextFields {
+    pub src: [Option<u32>; 3],
+    pub dst: Option<u32>,
+    pub preds: u8,
+    pub pdst: Option<u32>,
+    pub control: bool,
+    pub long: bool,
+    pub long_consumer: bool,
+}
+
+impl Next {
+    /// Warp `w`'s next instruction.
+    pub fn new(g: &Geometry, w: u32, f: &NextFields) -> Next {
+        let mut regs = RegSet::default();
+        f.src.iter().flatten().chain(&f.dst).for_each(|&r| regs.insert(r));
+        Next {
+            valid: true,
+            src_valid: f.src.map(|s| s.is_some()),
+            src_reg: f.src.map(|s| s.unwrap_or(0)),
+            dst_valid: f.dst.is_some(),
+            dst: f.dst.unwrap_or(0),
+            preds: f.preds,
+            pdst_valid: f.pdst.is_some(),
+            pdst: f.pdst.unwrap_or(0),
+            control: f.control,
+            long: f.long,
+            long_consumer: f.long_consumer,
+            regs,
+            touch: touch(g, w, f.src.iter().flatten().copied(), f.dst),
+        }
+    }
+}
+
+/// Inputs of one cycle: one field per input port (those of other policies are ignored).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IssueIn {
+    /// Per warp its next instruction (invalid: none).
+    pub next: Vec<Next>,
+    /// Warps waiting at a barrier.
+    pub barrier: u64,
+    /// Two-level: warps that may not join the active set (register file cache flush).
+    pub hold: u64,
+    /// An operand collector is free.
+    pub collector_ready: bool,
+    /// GTO: warps launched at this edge.
+    pub launch: u64,
+    /// The granted instruction is its warp's last.
+    pub grant_last: bool,
+    pub clr_valid: bool,
+    pub clr_warp: u32,
+    pub clr_reg: u32,
+    pub clr_preds: Vec<u8>,
+    pub lv_valid: bool,
+    pub lv_warp: u32,
+    pub lv_src_valid: [bool; 3],
+    pub lv_src_reg: [u32; 3],
+    pub commit: u64,
+}
+
+impl IssueIn {
+    pub fn new(g: &Geometry) -> Self {
+        let n = g.warps as usize;
+        IssueIn { next: vec![Next::default(); n], clr_preds: vec![0; n], ..IssueIn::default() }
+    }
+
+    /// The events of a cycle back to none; descriptors, barriers and holds stay.
+    pub fn clear_events(&mut self) {
+        (self.launch, self.grant_last, self.clr_valid, self.lv_valid, self.commit) = (0, false, false, false, 0);
+        self.clr_preds.fill(0);
+    }
+}
+
+/// What the issue stage decides in a cycle: the scheduler's decision on the eligible warps,
+/// and the check's parts (bit per warp).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IssueDecision {
+    pub sched: Decision,
+    pub eligible: u64,
+    /// A next instruction, no barrier, no conflict, no WAR block (a collector aside).
+    pub can_issue: u64,
+    pub war_blocked: u64,
+    pub desched: u64,
+    pub ready: u64,
+}
+
+/// Outputs from the state alone: the parts' outputs.
+pub struct IssueOut<'a> {
+    pub scoreboard: ScoreboardOut<'a>,
+    pub warpboard: Option<WarpboardOut<'a>>,
+    pub scheduler: SchedulerOut<'a>,
+}
+
+/// The issue stage with its parts; each part is a block of its own (the model, or a lockstep
+/// adapter checking that part's RTL).
+pub struct Issue<S: ScoreboardBlock = Scoreboard, W: WarpboardBlock = Warpboard, X: SchedulerBlock = Scheduler> {
+    pub scoreboard: S,
+    pub warpboard: Option<W>,
+    pub scheduler: X,
+    g: Geometry,
+    shape: Shape,
+    two_level: bool,
+    sb_in: ScoreboardIn,
+    /// Edges so far, and the scheduler's inputs [`IssueBlock::decide`] computed in this cycle:
+    /// the edge reuses them (the check is most of the SM model's time).
+    edges: u64,
+    decided: Cell<Option<(u64, SchedulerIn)>>,
+}
+
+impl Issue {
+    /// The issue stage of a config, every part its model.
+    pub fn for_config(c: &rfgen_gen::Checked) -> Issue {
+        let g = &c.geometry;
+        let warpboard = Warpboard::new(g, c.config.warpboard.policy);
+        Issue::new(c, Scoreboard::new(g), warpboard, Scheduler::new(g, &c.config.scheduler))
+    }
+}
+
+impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
+    pub fn new(c: &rfgen_gen::Checked, scoreboard: S, warpboard: Option<W>, scheduler: X) -> Self {
+        Issue {
+            scoreboard,
+            warpboard,
+            scheduler,
+            g: c.geometry.clone(),
+            shape: Shape::new(&c.geometry, &c.config),
+            two_level: c.config.scheduler.policy == SchedulerPolicy::TwoLevel,
+            sb_in: ScoreboardIn::new(&c.geometry),
+            edges: 0,
+            decided: Cell::new(None),
+        }
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.g
+    }
+
+    /// Which parts and ports the stage has.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The scheduler's inputs of this cycle and the check's parts.
+    fn check(&self, i: &IssueIn) -> (SchedulerIn, IssueDecision) {
+        let sb = self.scoreboard.outputs();
+        let wb = self.warpboard.as_ref().map(|b| (b.shape(), b.outputs()));
+        let mut d = IssueDecision::default();
+        let mut waits_long = 0u64;
+        for (w, n) in i.next.iter().enumerate().filter(|(_, n)| n.valid) {
+            let bit = 1u64 << w;
+            let conflicts = n.regs.meets(&sb.pending[w]) || n.preds & sb.pending_preds[w] != 0;
+            if n.long_consumer && n.regs.meets(&sb.long_pending[w]) {
+                waits_long |= bit;
+            }
+            if i.barrier & bit != 0 || conflicts {
+                continue;
+            }
+            if wb.as_ref().is_some_and(|(shape, out)| out.stalls(shape, w, &n.touch)) {
+                d.war_blocked |= bit;
+                continue;
+            }
+            d.can_issue |= bit;
+            if i.collector_ready || n.control {
+                d.eligible |= bit;
+            }
+        }
+        if self.two_level {
+            let resident = i.next.iter().enumerate().filter(|(_, n)| n.valid).fold(0u64, |m, (w, _)| m | 1 << w);
+            d.desched = i.barrier | waits_long;
+            d.ready = resident & !i.barrier & !waits_long & !i.hold;
+        }
+        let s = SchedulerIn {
+            eligible: d.eligible,
+            desched: d.desched,
+            ready: d.ready,
+            launch: i.launch,
+            grant_last: i.grant_last,
+        };
+        (s, d)
+    }
+}
+
+/// What the SM needs of its issue stage: its ports and its decision within the cycle.
+/// Implemented by the model and by anything standing in for it (the cosim's lockstep adapter).
+pub trait IssueBlock: 'static + Block<In = IssueIn> + for<'a> Block<Out<'a> = IssueOut<'a>> {
+    /// This cycle's grant and check given its inputs.
+    fn decide(&self, i: &IssueIn) -> IssueDecision;
+}
+
+impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> IssueBlock for Issue<S, W, X> {
+    fn decide(&self, i: &IssueIn) -> IssueDecision {
+        let (s, mut d) = self.check(i);
+        d.sched = self.scheduler.decide(&s);
+        self.decided.set(Some((self.edges, s)));
+        d
+    }
+}
+
+impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S, W, X> {
+    type In = IssueIn;
+    type Out<'a> = IssueOut<'a>;
+
+    fn reset(&mut self) {
+        self.decided.set(None);
+        self.scoreboard.reset();
+        if let Some(b) = &mut self.warpboard {
+            b.reset();
+        }
+        self.scheduler.reset();
+    }
+
+    fn outputs(&self) -> IssueOut<'_> {
+        IssueOut {
+            scoreboard: self.scoreboard.outputs(),
+            warpboard: self.warpboard.as_ref().map(Block::outputs),
+            scheduler: self.scheduler.outputs(),
+        }
+    }
+
+    fn tick(&mut self, i: &IssueIn) {
+        // The check's inputs (descriptors, barriers, holds, collector) and the state have not
+        // changed since a decision in this cycle; the events only count at this edge.
+        let s = match self.decided.take() {
+            Some((at, s)) if at == self.edges => {
+                let s = SchedulerIn { launch: i.launch, grant_last: i.grant_last, ..s };
+                debug_assert_eq!(s, self.check(i).0, "the check's inputs changed between decide and tick");
+                s
+            }
+            _ => self.check(i).0,
+        };
+        self.edges += 1;
+        let grant = self.scheduler.decide(&s).grant;
+        // The granted instruction goes to a collector unless it completes at issue.
+        let to_collector = grant.filter(|&w| !i.next[w as usize].control);
+        let n = to_collector.map(|w| i.next[w as usize]).unwrap_or_default();
+        let w = to_collector.unwrap_or(0);
+        let sb = &mut self.sb_in;
+        (sb.set_valid, sb.set_warp, sb.set_long) = (to_collector.is_some(), w, n.long);
+        (sb.set_reg_valid, sb.set_reg) = (n.dst_valid, n.dst);
+        (sb.set_pred_valid, sb.set_pred) = (n.pdst_valid, n.pdst);
+        (sb.clr_valid, sb.clr_warp, sb.clr_reg) = (i.clr_valid, i.clr_warp, i.clr_reg);
+        sb.clr_preds.copy_from_slice(&i.clr_preds);
+        self.scoreboard.tick(&self.sb_in);
+        if let Some(b) = &mut self.warpboard {
+            b.tick(&WarpboardIn {
+                iss_valid: to_collector.is_some(),
+                iss_warp: w,
+                iss_src_valid: n.src_valid,
+                iss_src_reg: n.src_reg,
+                lv_valid: i.lv_valid,
+                lv_warp: i.lv_warp,
+                lv_src_valid: i.lv_src_valid,
+                lv_src_reg: i.lv_src_reg,
+                commit: i.commit,
+            });
+        }
+        self.scheduler.tick(&s);
+    }
+}
