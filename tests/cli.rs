@@ -39,11 +39,17 @@ fn bad_input_exits_2_with_a_message() {
             "--sram blackbox: only the mrf block has SRAM leaves",
         ),
         (&["gen", "--block", "warpboard"], "`warpboard.policy` = \"none\": there is no warpboard to generate"),
-        (&["gen", "--block", "nope"], "unknown block `nope` (allowed: mrf, bdi, scoreboard, warpboard)"),
+        (
+            &["gen", "--block", "nope"],
+            "unknown block `nope` (allowed: mrf, bdi, issue, scheduler, scoreboard, warpboard)",
+        ),
         (&["synth", "--block", "nope"], "unknown block `nope`"),
         (&["config", "--check", bad], "`mrf.banks` = 24"),
         (&["config"], "required"),
-        (&["cosim", "--block", "nope"], "unknown block `nope` (allowed: mrf, bdi, scoreboard, warpboard)"),
+        (
+            &["cosim", "--block", "nope"],
+            "unknown block `nope` (allowed: mrf, bdi, issue, scheduler, scoreboard, warpboard)",
+        ),
         (&["cosim", "--cycles", "0"], "--cycles 0: allowed 1 to 10000000000"),
         (&["cosim", "--cycles", "18446744073709551615"], "--cycles 18446744073709551615: allowed 1 to 10000000000"),
         (&["cosim", "--trace", "/no/such/dir/x.vcd"], "--trace: folder /no/such/dir does not exist"),
@@ -159,18 +165,18 @@ fn config_subcommand_prints_checks_and_lists() {
     assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
 }
 
-/// `rtl-out/` holds the generated RTL of every preset (and the warpboard of `war-warpboard`);
+/// `rtl-out/` holds the generated RTL of every preset (and the issue stage of `war-warpboard`);
 /// it must match the generator.
 #[test]
 fn committed_rtl_out_matches_regeneration() {
-    let warpboard = rfgen_gen::emit::generate_warpboard(&rfgen_gen::config::preset("war-warpboard").unwrap());
+    let issue = rfgen_gen::emit::generate_issue(&rfgen_gen::config::preset("war-warpboard").unwrap());
     let designs = rfgen_gen::config::preset_names()
         .into_iter()
         .map(|name| {
             let checked = rfgen_gen::config::preset(name).unwrap();
             (name.to_string(), rfgen_gen::generate(&checked, rfgen_gen::SramKind::Behavioural))
         })
-        .chain([("war-warpboard-warpboard".to_string(), warpboard.unwrap())]);
+        .chain([("war-warpboard-issue".to_string(), issue)]);
     let mut folders: Vec<String> =
         std::fs::read_dir("rtl-out").unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     folders.sort();

@@ -154,11 +154,23 @@ fn issue_stage_blocks_lint_and_synthesize_clean() {
     // The scheduler of every policy; 6 warps (not a power of two) with 3 active, and the default.
     use rfgen_gen::config::SchedulerPolicy;
     for policy in [SchedulerPolicy::Lrr, SchedulerPolicy::Gto, SchedulerPolicy::TwoLevel] {
-        for (mut checked, synthesize) in [(baseline(), true), (rfgen_gen::config::parse(small).unwrap(), false)] {
+        // Two-level synthesis takes a minute: `rfgen synth --block scheduler` measures it.
+        let synthesize = policy != SchedulerPolicy::TwoLevel;
+        for (mut checked, synthesize) in [(baseline(), synthesize), (rfgen_gen::config::parse(small).unwrap(), false)] {
             checked.config.scheduler.policy = policy;
             checked.config.scheduler.active_warps =
                 checked.config.scheduler.active_warps.min(3 + 5 * synthesize as u32);
             lint_design(&rfgen_gen::emit::generate_scheduler(&checked), synthesize);
         }
     }
+    // The issue stage: every scheduler with no warpboard, a busy bit and counting bins.
+    for policy in [SchedulerPolicy::Lrr, SchedulerPolicy::Gto, SchedulerPolicy::TwoLevel] {
+        for war in [WarPolicy::None, WarPolicy::ReleaseOnCommit, WarPolicy::ReleaseOnRead, WarPolicy::Bloom2] {
+            let mut checked = rfgen_gen::config::parse(small).unwrap();
+            (checked.config.scheduler.policy, checked.config.scheduler.active_warps) = (policy, 3);
+            checked.config.warpboard.policy = war;
+            lint_design(&rfgen_gen::emit::generate_issue(&checked), false);
+        }
+    }
+    lint_design(&rfgen_gen::emit::generate_issue(&rfgen_gen::config::preset("war-warpboard").unwrap()), false);
 }

@@ -1,6 +1,8 @@
 //! What every generated block's model is: its outputs in a cycle follow from its state alone
 //! (no input reaches an output within the cycle, as in the RTL), and one clock edge takes the
-//! inputs of that cycle. The SM runs its blocks through this trait, so a block can be replaced
+//! inputs of that cycle. The issue stage and its warp scheduler also decide within the cycle
+//! (the grant follows from that cycle's eligibility): their models add a `decide` method on the
+//! cycle's inputs, which the cosim compares as it compares outputs. The SM runs its blocks through this trait, so a block can be replaced
 //! by anything with the same ports and timing — the cosim's lockstep adapter, which runs the
 //! model and the Verilated RTL side by side, among them.
 

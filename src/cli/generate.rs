@@ -14,7 +14,7 @@ use std::process::ExitCode;
   rfgen gen --preset baseline --out build/rtl
   rfgen gen --config my.toml --sram blackbox  # SRAM leaves as stubs for a macro flow
   rfgen gen --force                           # also replace rtl-out/baseline after hand edits
-  rfgen gen --preset war-warpboard --block warpboard   # into rtl-out/war-warpboard-warpboard/
+  rfgen gen --preset war-warpboard --block issue   # issue stage into rtl-out/war-warpboard-issue/
 
 --out replaces only a folder rfgen wrote (recognized by its manifest.json); a file, a link or a
 folder with other content is refused and left untouched.")]
@@ -78,7 +78,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     );
     if args.block == "mrf" && checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
         // The operand path does not contain the warpboard: say where it is.
-        eprintln!("note: the warpboard is a design of its own: rfgen gen --block warpboard");
+        eprintln!("note: the warpboard is in the issue stage, a design of its own: rfgen gen --block issue");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
-//! The whole-SM golden cycle model: warp slots, scheduler, scoreboard, the MRF block model
-//! (operand collectors and banks — the very model `rfgen cosim --block mrf` checks against the
-//! RTL), execution units, memory and write-back, driven by a kernel.
+//! The whole-SM golden cycle model: warp slots, the issue stage block (scoreboard, warpboard,
+//! warp scheduler — the model `rfgen cosim --block issue` checks), the MRF block model (operand
+//! collectors and banks — the very model `rfgen cosim --block mrf` checks against the RTL),
+//! execution units, memory and write-back, driven by a kernel.
 //!
 //! # One cycle, in order (all decisions from the state at the start of the cycle)
 //! 1. **Write-back**: completed instructions leave their unit queues, oldest first; one result
@@ -8,18 +9,15 @@
 //!    predicate results need no port.
 //! 2. **Dispatch**: the MRF's offered instruction is taken if its unit is free; each source
 //!    operand it delivers is checked, lane by active lane, against the functional value.
-//! 3. **Issue**: the scheduler's candidates are tried in order; the first warp whose next
-//!    instruction has no scoreboard conflict (pending write of a register or predicate it
-//!    reads or writes), is not at a barrier, and — unless it is a branch, exit or barrier,
-//!    which complete at issue — finds a free operand collector, issues. Issuing executes the
-//!    instruction functionally and reserves its destination.
+//! 3. **Issue**: the issue stage decides from each warp's next instruction (no pending
+//!    register or predicate, no WAR block, not at a barrier, a free collector unless it is a
+//!    branch, exit or barrier) and its scheduler grants one warp (`model::blocks::issue`).
+//!    Issuing executes the instruction functionally.
 //! 4. The MRF model ticks with the write-back, dispatch and issue inputs.
-//! 5. Completed instructions release their scoreboard entries (visible to issue next cycle);
-//!    finished blocks free their warp slots and new blocks launch into the lowest free slots.
-//!
-//! Two-level scheduling: an active warp is descheduled when its next instruction is marked as
-//! consuming a long-latency result that is still pending, or when it waits at a barrier; a
-//! pending warp is ready when neither holds.
+//! 5. Completions and finished warps and blocks (new blocks launch into the lowest free
+//!    slots); the issue stage's edge — the granted instruction's reservations, this cycle's
+//!    releases (visible to issue next cycle) and launches; then the descriptors of the warps
+//!    whose next instruction changed.
 
 pub mod cache_control;
 pub mod stats;

@@ -1,0 +1,5 @@
+war_warpboard_reg_map.v
+war_warpboard_warpboard.v
+war_warpboard_scoreboard.v
+war_warpboard_scheduler.v
+war_warpboard_issue.v

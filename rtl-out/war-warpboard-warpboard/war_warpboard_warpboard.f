@@ -1,2 +1,0 @@
-war_warpboard_reg_map.v
-war_warpboard_warpboard.v
