@@ -98,7 +98,7 @@ fn an_output_port_the_block_forgets_fails_the_run() {
             Ok(layout.outputs.clone())
         }
         fn drive(&self, _: &Self::Ports, _: &Self::In, _: &mut [u32]) {}
-        fn expect(&self, outputs: &Self::Ports, _: &Self::Out<'_>, exp: &mut Expected) {
+        fn expect(&self, outputs: &Self::Ports, _: &Self::Out<'_>, _: &Self::In, exp: &mut Expected) {
             for p in outputs.iter().filter(|p| p.name != "disp_tag") {
                 exp.skip(p);
             }

@@ -112,12 +112,16 @@ pub struct IssueIn {
     pub lv_src_valid: [bool; 3],
     pub lv_src_reg: [u32; 3],
     pub commit: u64,
+    /// Not a port: the warps whose descriptor or barrier bit changed since the last edge (all
+    /// of them after [`IssueIn::new`]). The model checks again only these and the warps the
+    /// last edge changed; a driver that does not track changes leaves every bit set.
+    pub changed: u64,
 }
 
 impl IssueIn {
     pub fn new(g: &Geometry) -> Self {
         let n = g.warps as usize;
-        IssueIn { next: vec![Next::default(); n], clr_preds: vec![0; n], ..IssueIn::default() }
+        IssueIn { next: vec![Next::default(); n], clr_preds: vec![0; n], changed: u64::MAX, ..IssueIn::default() }
     }
 
     /// The events of a cycle back to none; descriptors, barriers and holds stay.
@@ -157,10 +161,32 @@ pub struct Issue<S: ScoreboardBlock = Scoreboard, W: WarpboardBlock = Warpboard,
     shape: Shape,
     two_level: bool,
     sb_in: ScoreboardIn,
-    /// Edges so far, and the scheduler's inputs [`IssueBlock::decide`] computed in this cycle:
-    /// the edge reuses them (the check is most of the SM model's time).
+    /// The check's findings per warp, kept between cycles: a warp is checked again only when
+    /// its descriptor changed or an edge changed its part of the scoreboard or warpboard (the
+    /// check over every warp each cycle was most of the SM model's time).
+    memo: Cell<Memo>,
+    /// Edges so far, and the check's result and grant [`IssueBlock::decide`] found in this
+    /// cycle: the edge reuses them (the check's inputs do not change within a cycle).
     edges: u64,
-    decided: Cell<Option<(u64, SchedulerIn)>>,
+    decided: Cell<Option<(u64, SchedulerIn, Option<u32>)>>,
+}
+
+/// What the check found, a bit per warp.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Found {
+    valid: u64,
+    control: u64,
+    /// No barrier, no conflict, no WAR block.
+    can_issue: u64,
+    war_blocked: u64,
+    waits_long: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Memo {
+    /// Warps whose findings are up to date.
+    fresh: u64,
+    found: Found,
 }
 
 impl Issue {
@@ -182,6 +208,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
             shape: Shape::new(&c.geometry, &c.config),
             two_level: c.config.scheduler.policy == SchedulerPolicy::TwoLevel,
             sb_in: ScoreboardIn::new(&c.geometry),
+            memo: Cell::new(Memo::default()),
             edges: 0,
             decided: Cell::new(None),
         }
@@ -196,34 +223,60 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
         &self.shape
     }
 
-    /// The scheduler's inputs of this cycle and the check's parts.
-    fn check(&self, i: &IssueIn) -> (SchedulerIn, IssueDecision) {
+    /// The check of the warps in `warps`, into `f`.
+    fn find(&self, warps: u64, i: &IssueIn, f: &mut Found) {
         let sb = self.scoreboard.outputs();
         let wb = self.warpboard.as_ref().map(|b| (b.shape(), b.outputs()));
-        let mut d = IssueDecision::default();
-        let mut waits_long = 0u64;
-        for (w, n) in i.next.iter().enumerate().filter(|(_, n)| n.valid) {
+        let mut left = warps;
+        while left != 0 {
+            let w = left.trailing_zeros() as usize;
             let bit = 1u64 << w;
-            let conflicts = n.regs.meets(&sb.pending[w]) || n.preds & sb.pending_preds[w] != 0;
-            if n.long_consumer && n.regs.meets(&sb.long_pending[w]) {
-                waits_long |= bit;
+            left &= !bit;
+            for m in [&mut f.valid, &mut f.control, &mut f.can_issue, &mut f.war_blocked, &mut f.waits_long] {
+                *m &= !bit;
             }
-            if i.barrier & bit != 0 || conflicts {
+            let n = &i.next[w];
+            if !n.valid {
                 continue;
             }
-            if wb.as_ref().is_some_and(|(shape, out)| out.stalls(shape, w, &n.touch)) {
-                d.war_blocked |= bit;
+            let on = |m: &mut u64, yes: bool| *m |= if yes { bit } else { 0 };
+            on(&mut f.valid, true);
+            on(&mut f.control, n.control);
+            on(&mut f.waits_long, n.long_consumer && n.regs.meets(&sb.long_pending[w]));
+            if i.barrier & bit != 0 || n.regs.meets(&sb.pending[w]) || n.preds & sb.pending_preds[w] != 0 {
                 continue;
             }
-            d.can_issue |= bit;
-            if i.collector_ready || n.control {
-                d.eligible |= bit;
-            }
+            let war = wb.as_ref().is_some_and(|(shape, out)| out.stalls(shape, w, &n.touch));
+            on(&mut f.war_blocked, war);
+            on(&mut f.can_issue, !war);
         }
+    }
+
+    /// The scheduler's inputs of this cycle and the check's parts.
+    fn check(&self, i: &IssueIn) -> (SchedulerIn, IssueDecision) {
+        let all = if i.next.len() >= 64 { u64::MAX } else { (1u64 << i.next.len()) - 1 };
+        let mut memo = self.memo.get();
+        self.find((!memo.fresh | i.changed) & all, i, &mut memo.found);
+        memo.fresh = all;
+        self.memo.set(memo);
+        let f = memo.found;
+        debug_assert!(
+            {
+                let mut full = Found::default();
+                self.find(all, i, &mut full);
+                full == f
+            },
+            "a descriptor changed without its bit in IssueIn::changed"
+        );
+        let mut d = IssueDecision {
+            can_issue: f.can_issue,
+            war_blocked: f.war_blocked,
+            eligible: f.can_issue & if i.collector_ready { all } else { f.control },
+            ..IssueDecision::default()
+        };
         if self.two_level {
-            let resident = i.next.iter().enumerate().filter(|(_, n)| n.valid).fold(0u64, |m, (w, _)| m | 1 << w);
-            d.desched = i.barrier | waits_long;
-            d.ready = resident & !i.barrier & !waits_long & !i.hold;
+            d.desched = i.barrier | f.waits_long;
+            d.ready = f.valid & !i.barrier & !f.waits_long & !i.hold;
         }
         let s = SchedulerIn {
             eligible: d.eligible,
@@ -247,7 +300,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> IssueBlock for Is
     fn decide(&self, i: &IssueIn) -> IssueDecision {
         let (s, mut d) = self.check(i);
         d.sched = self.scheduler.decide(&s);
-        self.decided.set(Some((self.edges, s)));
+        self.decided.set(Some((self.edges, s, d.sched.grant)));
         d
     }
 }
@@ -257,6 +310,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
     type Out<'a> = IssueOut<'a>;
 
     fn reset(&mut self) {
+        self.memo.set(Memo::default());
         self.decided.set(None);
         self.scoreboard.reset();
         if let Some(b) = &mut self.warpboard {
@@ -274,18 +328,18 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
     }
 
     fn tick(&mut self, i: &IssueIn) {
-        // The check's inputs (descriptors, barriers, holds, collector) and the state have not
-        // changed since a decision in this cycle; the events only count at this edge.
-        let s = match self.decided.take() {
-            Some((at, s)) if at == self.edges => {
+        let (s, grant) = match self.decided.take() {
+            Some((at, s, grant)) if at == self.edges => {
                 let s = SchedulerIn { launch: i.launch, grant_last: i.grant_last, ..s };
                 debug_assert_eq!(s, self.check(i).0, "the check's inputs changed between decide and tick");
-                s
+                (s, grant)
             }
-            _ => self.check(i).0,
+            _ => {
+                let (s, _) = self.check(i);
+                (s, self.scheduler.decide(&s).grant)
+            }
         };
         self.edges += 1;
-        let grant = self.scheduler.decide(&s).grant;
         // The granted instruction goes to a collector unless it completes at issue.
         let to_collector = grant.filter(|&w| !i.next[w as usize].control);
         let n = to_collector.map(|w| i.next[w as usize]).unwrap_or_default();
@@ -311,5 +365,13 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
             });
         }
         self.scheduler.tick(&s);
+        // The warps whose scoreboard or warpboard state this edge may have changed.
+        let bit = |valid: bool, w: u32| if valid { 1u64.checked_shl(w).unwrap_or(0) } else { 0 };
+        let mut touched = i.commit | bit(i.clr_valid, i.clr_warp) | bit(i.lv_valid, i.lv_warp);
+        touched |= bit(to_collector.is_some(), w);
+        touched |= i.clr_preds.iter().enumerate().fold(0, |m, (w, &p)| m | bit(p != 0, w as u32));
+        let mut memo = self.memo.get();
+        memo.fresh &= !touched;
+        self.memo.set(memo);
     }
 }

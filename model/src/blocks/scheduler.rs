@@ -22,6 +22,7 @@ use crate::block::Block;
 use rfgen_gen::Geometry;
 use rfgen_gen::blocks::scheduler::Shape;
 use rfgen_gen::config::{Scheduler as SchedulerConfig, SchedulerPolicy};
+use std::cell::RefCell;
 
 /// Inputs of one cycle: one field per input port (a bit per warp slot in each mask).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,6 +64,9 @@ pub struct SchedulerOut<'a> {
 
 pub struct Scheduler {
     shape: Shape,
+    /// The decision [`Scheduler::decide`] made in this cycle and its inputs: the edge reuses it
+    /// when its inputs are the same (the issue stage decides, then ticks).
+    decided: RefCell<Option<(SchedulerIn, Decision)>>,
     /// Warp slots, oldest first (GTO).
     by_age: Vec<u32>,
     active: Vec<u32>,
@@ -73,7 +77,8 @@ pub struct Scheduler {
 impl Scheduler {
     pub fn new(g: &Geometry, c: &SchedulerConfig) -> Self {
         let shape = Shape::new(g, c);
-        Scheduler { by_age: (0..shape.warps).collect(), shape, active: Vec::new(), last: None, refill_from: 0 }
+        let by_age = (0..shape.warps).collect();
+        Scheduler { by_age, shape, decided: RefCell::new(None), active: Vec::new(), last: None, refill_from: 0 }
     }
 
     pub fn shape(&self) -> &Shape {
@@ -82,6 +87,12 @@ impl Scheduler {
 
     /// This cycle's grant and active set, from the state and the inputs.
     pub fn decide(&self, i: &SchedulerIn) -> Decision {
+        let d = self.decision(i);
+        *self.decided.borrow_mut() = Some((*i, d.clone()));
+        d
+    }
+
+    fn decision(&self, i: &SchedulerIn) -> Decision {
         let is = |w: u32| i.eligible >> w & 1 == 1;
         let n = self.shape.warps;
         match self.shape.policy {
@@ -132,6 +143,7 @@ impl Block for Scheduler {
     type Out<'a> = SchedulerOut<'a>;
 
     fn reset(&mut self) {
+        self.decided.take();
         self.by_age = (0..self.shape.warps).collect();
         self.active.clear();
         self.last = None;
@@ -143,7 +155,12 @@ impl Block for Scheduler {
     }
 
     fn tick(&mut self, i: &SchedulerIn) {
-        let d = self.decide(i);
+        // The decision depends on the eligible, descheduled and ready warps only.
+        let same = |k: &SchedulerIn| (k.eligible, k.desched, k.ready) == (i.eligible, i.desched, i.ready);
+        let d = match self.decided.take() {
+            Some((k, d)) if same(&k) => d,
+            _ => self.decision(i),
+        };
         if self.shape.policy == SchedulerPolicy::TwoLevel {
             self.active = d.active;
             self.refill_from = d.refill_from;

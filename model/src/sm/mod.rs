@@ -363,6 +363,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                 None => Next::default(),
             };
             set(&mut self.issue_in.barrier, bit, s.at_barrier);
+            self.issue_in.changed |= bit;
             set(&mut self.at_barrier, bit, next.is_some() && s.at_barrier);
             set(&mut self.resident, bit, next.is_some());
         }
@@ -523,6 +524,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
         }
         self.issue.tick(&self.issue_in);
         self.issue_in.clear_events();
+        self.issue_in.changed = 0;
         self.refresh_dirty();
         self.cycle += 1;
         self.stats.cycles = self.cycle;
