@@ -44,6 +44,10 @@ fn bad_input_exits_2_with_a_message() {
             "unknown block `nope` (allowed: mrf, bdi, issue, scheduler, scoreboard, warpboard)",
         ),
         (&["synth", "--block", "nope"], "unknown block `nope`"),
+        (
+            &["bench", "cosim", "--block", "issue", "--kernel", "matmul"],
+            "--kernel: the kernel benchmark measures the MRF driven by the SM model, not block `issue`",
+        ),
         (&["config", "--check", bad], "`mrf.banks` = 24"),
         (&["config"], "required"),
         (

@@ -184,7 +184,7 @@ impl RandomStage {
         }
     }
 
-    fn next_instruction(&mut self, w: u32) -> Next {
+    fn next_instruction(&mut self) -> Next {
         let rng = &mut self.rng;
         let regs = self.g.registers.min(8);
         let mut reg = |p: f64| rng.random_bool(p).then(|| rng.random_range(0..regs));
@@ -197,7 +197,7 @@ impl RandomStage {
             long: rng.random_bool(0.3),
             long_consumer: rng.random_bool(0.3),
         };
-        Next::new(&self.g, w, &f)
+        Next::new(&f)
     }
 }
 
@@ -211,7 +211,7 @@ impl Stimulus<Issue> for RandomStage {
         for w in 0..warps {
             let p = if last == Some(w) { 0.8 } else { 0.05 };
             if self.rng.random_bool(p) {
-                i.next[w as usize] = if self.rng.random_bool(0.9) { self.next_instruction(w) } else { Next::default() };
+                i.next[w as usize] = if self.rng.random_bool(0.9) { self.next_instruction() } else { Next::default() };
             }
             if self.rng.random_bool(0.01) {
                 i.barrier ^= 1 << w;

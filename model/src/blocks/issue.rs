@@ -23,15 +23,15 @@
 use crate::block::Block;
 use crate::blocks::scheduler::{Decision, Scheduler, SchedulerBlock, SchedulerIn, SchedulerOut};
 use crate::blocks::scoreboard::{Scoreboard, ScoreboardBlock, ScoreboardIn, ScoreboardOut};
-use crate::blocks::warpboard::{Touch, Warpboard, WarpboardBlock, WarpboardIn, WarpboardOut, touch};
+use crate::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, WarpboardOut, touch};
 use crate::regset::RegSet;
 use rfgen_gen::Geometry;
 use rfgen_gen::blocks::issue::Shape;
 use rfgen_gen::config::SchedulerPolicy;
 use std::cell::Cell;
 
-/// A warp's next instruction, as the issue stage sees it: the ports' fields, and the register
-/// set and bins they imply (derived once, by [`Next::new`]).
+/// A warp's next instruction, as the issue stage sees it: the ports' fields, and the registers
+/// it touches (derived once, by [`Next::new`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Next {
     pub valid: bool,
@@ -50,7 +50,6 @@ pub struct Next {
     /// Marked by the compiler as consuming a long-latency result.
     pub long_consumer: bool,
     regs: RegSet,
-    touch: Touch,
 }
 
 /// The fields of a next instruction (see [`Next`]).
@@ -66,8 +65,7 @@ pub struct NextFields {
 }
 
 impl Next {
-    /// Warp `w`'s next instruction.
-    pub fn new(g: &Geometry, w: u32, f: &NextFields) -> Next {
+    pub fn new(f: &NextFields) -> Next {
         let mut regs = RegSet::default();
         f.src.iter().flatten().chain(&f.dst).for_each(|&r| regs.insert(r));
         Next {
@@ -83,7 +81,6 @@ impl Next {
             long: f.long,
             long_consumer: f.long_consumer,
             regs,
-            touch: touch(g, w, f.src.iter().flatten().copied(), f.dst),
         }
     }
 }
@@ -246,7 +243,10 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
             if i.barrier & bit != 0 || n.regs.meets(&sb.pending[w]) || n.preds & sb.pending_preds[w] != 0 {
                 continue;
             }
-            let war = wb.as_ref().is_some_and(|(shape, out)| out.stalls(shape, w, &n.touch));
+            let war = wb.as_ref().is_some_and(|(shape, out)| {
+                let srcs = (0..3).filter(|&k| n.src_valid[k]).map(|k| n.src_reg[k]);
+                out.stalls(shape, w, &touch(&self.g, w as u32, srcs, n.dst_valid.then_some(n.dst)))
+            });
             on(&mut f.war_blocked, war);
             on(&mut f.can_issue, !war);
         }

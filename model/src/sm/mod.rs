@@ -131,7 +131,6 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue> {
     bdi: Option<rfgen_gen::bdi::Layout>,
     /// Register file cache: its activations, flushes and releases.
     cache: Option<CacheControl>,
-    g: rfgen_gen::Geometry,
     /// Instructions in operand collectors.
     collecting: Vec<usize>,
     /// Operands a write-back may have overwritten before they were read: (reader flight,
@@ -225,7 +224,6 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
             cache: c.rfc.as_ref().map(|_| CacheControl::default()),
-            g: g.clone(),
             collecting: Vec::new(),
             war_exposed: Vec::new(),
         };
@@ -359,7 +357,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
             let s = &self.slots[w];
             let next = s.warp.as_ref().and_then(|x| x.next());
             self.issue_in.next[w] = match next {
-                Some((pc, _)) => Next::new(&self.g, w as u32, &self.info[pc as usize]),
+                Some((pc, _)) => Next::new(&self.info[pc as usize]),
                 None => Next::default(),
             };
             set(&mut self.issue_in.barrier, bit, s.at_barrier);
