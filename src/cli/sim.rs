@@ -4,7 +4,9 @@ use super::{ConfigSource, bad_input};
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use rfgen_model::kernel::alloc::{Level, Placement};
 use rfgen_model::kernel::{Kernel, library, synthetic};
+use rfgen_model::sim::allocation::{AllocationReport, allocation_report};
 use rfgen_model::sim::{RfcReport, SimReport, simulate};
 use rfgen_model::sm::stats::Histogram;
 use std::process::ExitCode;
@@ -17,6 +19,7 @@ use std::process::ExitCode;
   rfgen sim --preset baseline --kernel bfs --format json
   rfgen sim --kernel my_kernel.kir
   rfgen sim --synthetic length=2000,long_latency=0.07,seed=3
+  rfgen sim --kernel matmul --show-allocation   # ORF/LRF levels of each operand (docs/orf-lrf.md)
 
 Exit status: 0 when the kernel ran with no operand mismatch, 1 on mismatches or a kernel fault,
 2 on bad input (config, kernel file, flag).")]
@@ -37,6 +40,10 @@ pub struct SimArgs {
     /// Stop with an error after this many cycles
     #[arg(long, default_value_t = 200_000_000)]
     max_cycles: u64,
+    /// Also show the ORF/LRF allocation of the config's [orf] section: each instruction's
+    /// operand levels, and the register-file traffic and energy it gives on this run
+    #[arg(long)]
+    show_allocation: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -78,9 +85,21 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         })
         .with_context(|| format!("simulating {} on {}", kernel.name, checked.config.name))?;
     bar.finish_and_clear();
+    let allocation = args.show_allocation.then(|| allocation_report(&checked, &kernel, &report.stats.executed));
     match args.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Text => print_text(&report),
+        Format::Json => {
+            let mut json = serde_json::to_value(&report)?;
+            if let Some((_, a)) = &allocation {
+                json["allocation"] = serde_json::to_value(a)?;
+            }
+            println!("{}", serde_json::to_string_pretty(&json)?);
+        }
+        Format::Text => {
+            print_text(&report);
+            if let Some((place, a)) = &allocation {
+                print_allocation(&kernel, place, a);
+            }
+        }
     }
     let s = &report.stats;
     if s.operand_mismatches == 0 {
@@ -333,4 +352,65 @@ fn print_rfc(r: &SimReport, c: &RfcReport) {
             format!("{:.3}x  [Table 5: {:.2}]", t5.energy_ratio, t5.paper),
         );
     }
+}
+
+/// `ld.global` from `LdGlobal`: the kernel IR's mnemonic without its type suffix.
+fn mnemonic(op: rfgen_model::kernel::Op) -> String {
+    let debug = format!("{op:?}");
+    let name = debug.split('(').next().unwrap_or_default();
+    let mut out = String::new();
+    for (i, ch) in name.chars().enumerate() {
+        if ch.is_uppercase() && i > 0 {
+            out.push('.');
+        }
+        out.push(ch.to_ascii_lowercase());
+    }
+    out
+}
+
+fn level(l: Level) -> String {
+    match l {
+        Level::Mrf => "MRF".into(),
+        Level::Orf(e) => format!("ORF{e}"),
+        Level::Lrf(e) => format!("LRF{e}"),
+    }
+}
+
+fn print_allocation(k: &Kernel, place: &[Placement], a: &AllocationReport) {
+    println!(
+        "allocation ([orf] entries = {}, lrf = {}; docs/orf-lrf.md)",
+        a.orf_entries,
+        serde_json::to_value(a.lrf).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    );
+    println!("  {:>4} {:>5}  {:<10} operands: destination -> levels; sources <- level", "pc", "line", "op");
+    for (pc, (ins, p)) in k.code.iter().zip(place).enumerate() {
+        let mut parts = Vec::new();
+        if let Some(d) = ins.dst {
+            let mut to: Vec<String> = p.dst_mrf.then(|| "MRF".to_string()).into_iter().collect();
+            to.extend(p.dst_upper.map(level));
+            parts.push(format!("r{d} -> {}", to.join("+")));
+        }
+        for (slot, r) in ins.src_regs() {
+            let fill = p.fill[slot].map(|l| format!(" (fills {})", level(l))).unwrap_or_default();
+            parts.push(format!("r{r} <- {}{fill}", level(p.src[slot])));
+        }
+        println!("  {pc:>4} {:>5}  {:<10} {}", k.pos[pc].line, mnemonic(ins.op), parts.join(", "));
+    }
+    let row = |k: &str, v: String| println!("  {k:<28} {v}");
+    let [r, w] = [a.reads_per_instruction, a.writes_per_instruction];
+    row(
+        "reads / warp instruction",
+        format!(
+            "MRF {:.2}, ORF {:.2}, LRF {:.2} (all in the MRF: {:.2})",
+            r[0], r[1], r[2], a.baseline_reads_per_instruction
+        ),
+    );
+    row(
+        "writes / warp instruction",
+        format!(
+            "MRF {:.2}, ORF {:.2}, LRF {:.2} (all in the MRF: {:.2})",
+            w[0], w[1], w[2], a.baseline_writes_per_instruction
+        ),
+    );
+    row("register-file energy", format!("{:.3} x all operands in the MRF ({})", a.energy_ratio, a.terms.join(", ")));
 }

@@ -1,6 +1,7 @@
 //! Kernel IR: a small textual SIMT assembly (`docs/kernel-ir.md`), its parser, control-flow
 //! analysis, the compiler annotation passes, the kernel library and the synthetic generator.
 
+pub mod alloc;
 pub mod cfg;
 pub mod library;
 pub mod parse;

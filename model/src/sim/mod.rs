@@ -2,6 +2,7 @@
 //! register-file traffic, operand-value statistics and energy, normalized to the `baseline`
 //! preset running the same kernel.
 
+pub mod allocation;
 pub mod energy;
 
 use crate::kernel::Kernel;

@@ -216,7 +216,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
             lives: vec![ValueLife::default(); g.warps as usize * k.regs.max(1) as usize],
             at_barrier: 0,
             resident: 0,
-            stats: SimStats::default(),
+            stats: SimStats { executed: vec![0; k.code.len()], ..SimStats::default() },
             cycle: 0,
             issues: None,
             due: Vec::new(),
@@ -539,6 +539,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
         if let Some(log) = &mut self.issues {
             log.push((self.cycle, w as u32, e.pc));
         }
+        self.stats.executed[e.pc as usize] += 1;
         f.slot = w;
         f.pc = e.pc;
         f.mask = e.mask;

@@ -140,6 +140,9 @@ pub struct SimStats {
     /// The first few mismatches, for the report.
     pub mismatch_examples: Vec<OperandMismatch>,
     pub values: ValueStats,
+    /// Warp instructions issued per static instruction (pc).
+    #[serde(skip)]
+    pub executed: Vec<u64>,
     /// Present with a compressed MRF.
     pub compression: Option<CompressionStats>,
     /// Present with a register file cache.
