@@ -141,8 +141,8 @@ const MUTATIONS: &[Mutation] = &[
         scheduler: SchedulerPolicy::TwoLevel,
         warpboard: WarPolicy::ReleaseOnRead,
         file: "ismall_scheduler.v",
-        from: "cand_sum = {1'b0, refill_from} + i[3:0];",
-        to: "cand_sum = {1'b0, 3'd0} + i[3:0];",
+        from: "refill_from <= refill_next;",
+        to: "refill_from <= 3'd0;",
     },
     Mutation {
         name: "scoreboard bit cleared early (at the next edge, not at the write-back)",

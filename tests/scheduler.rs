@@ -135,8 +135,8 @@ const MUTATIONS: &[Mutation] = &[
     Mutation {
         name: "refill order (two-level refills from slot 0 every time)",
         policy: SchedulerPolicy::TwoLevel,
-        from: "cand_sum = {1'b0, refill_from} + i[3:0];",
-        to: "cand_sum = {1'b0, 3'd0} + i[3:0];",
+        from: "refill_from <= refill_next;",
+        to: "refill_from <= 3'd0;",
     },
     Mutation {
         name: "finished warp kept in the active set",

@@ -133,14 +133,27 @@ fn two_level(w: u32, wb: u32, a: u32) -> String {
     b += &vector_reg("order", a * wb);
     b += &reg("count", nb);
     b += &reg("refill_from", wb);
-    b += "  // This cycle: the set after deschedules and refill (`kept`, `member`), the grant, and the\n";
-    b += "  // set after the edge (`after`: without a warp that issued its last instruction).\n";
+    b += "  // This cycle: the set after deschedules (`stay`), the refill candidates in round-robin\n";
+    b += "  // order, the set after the refill (`kept`, `member`), the grant, and the set after the edge\n";
+    b += "  // (`after`: without a warp that issued its last instruction).\n";
+    b += &vector_reg("stay", a * wb);
+    b += &reg("stay_n", nb);
+    b += &vector_reg("stay_member", w);
+    b += &vector_wire("cand_rot", w);
+    b += &vector_wire("unused_cand_rot_high", w);
+    for f in 0..a {
+        if f > 0 {
+            b += &vector_wire(&format!("rest{f}"), w);
+        }
+        b += &vector_wire(&format!("first{f}"), w);
+        b += &wire(&format!("slot_sum{f}"), wb + 1);
+    }
+    b += &vector_wire("fill_valid", a);
+    b += &vector_wire("fill_slot", a * wb);
     b += &vector_reg("kept", a * wb);
     b += &reg("kept_n", nb);
     b += &vector_reg("member", w);
     b += &reg("refill_next", wb);
-    b += &reg("cand_sum", wb + 1);
-    b += &reg("cand", wb);
     b += &reg("start", nb);
     b += &reg("pos", nb + 1);
     b += &reg("pick_valid", 1);
@@ -150,30 +163,49 @@ fn two_level(w: u32, wb: u32, a: u32) -> String {
     b += "  integer k, i;\n\n";
     let one = lit(nb, 1);
     let full = lit(nb, a.into());
+    b += "  // Descheduled warps leave; the others keep their order.\n";
     b += "  always @* begin\n";
-    b += "    // Descheduled warps leave; the others keep their order.\n";
-    b += &format!("    kept = {};\n    kept_n = {};\n    member = {};\n", lit(a * wb, 0), lit(nb, 0), lit(w, 0));
+    b += &format!("    stay = {};\n    stay_n = {};\n    stay_member = {};\n", lit(a * wb, 0), lit(nb, 0), lit(w, 0));
     b += &format!("    for (k = 0; k < {a}; k = k + 1) begin\n");
     b += &format!("      if (count > k[{}:0] && !desched[order[{wb}*k +: {wb}]]) begin\n", nb - 1);
-    b += &format!("        kept[{wb}*kept_n +: {wb}] = order[{wb}*k +: {wb}];\n");
-    b += &format!("        member[order[{wb}*k +: {wb}]] = 1'b1;\n");
-    b += &format!("        kept_n = kept_n + {one};\n      end\n    end\n");
-    b += "    // Refill: ready warps outside the set, round-robin over slots from `refill_from`.\n";
-    b += "    refill_next = refill_from;\n";
-    b += &format!("    for (i = 0; i < {w}; i = i + 1) begin\n");
-    b += &format!("      cand_sum = {{1'b0, refill_from}} + i[{wb}:0];\n");
-    b += &format!(
-        "      cand = (cand_sum >= {}) ? cand_sum[{m}:0] - {} : cand_sum[{m}:0];\n",
-        lit(wb + 1, w.into()),
-        lit(wb, u64::from(w) % (1u64 << wb)),
-        m = wb - 1
-    );
-    b += &format!("      if (kept_n < {full} && ready[cand] && !member[cand]) begin\n");
-    b += &format!("        kept[{wb}*kept_n +: {wb}] = cand;\n");
-    b += "        member[cand] = 1'b1;\n";
+    b += &format!("        stay[{wb}*stay_n +: {wb}] = order[{wb}*k +: {wb}];\n");
+    b += &format!("        stay_member[order[{wb}*k +: {wb}]] = 1'b1;\n");
+    b += &format!("        stay_n = stay_n + {one};\n      end\n    end\n  end\n\n");
+    b += "  // Refill candidates: ready warps outside the set, rotated so that bit j is slot\n";
+    b += "  // (refill_from + j) mod W; fill k takes the k-th of them in that order.\n";
+    b += &format!("  assign {{unused_cand_rot_high, cand_rot}} = {{2{{ready & ~stay_member}}}} >> refill_from;\n");
+    let rest = |f: u32| if f == 0 { "cand_rot".to_string() } else { format!("rest{f}") };
+    for f in 0..a {
+        if f > 0 {
+            b += &format!("  assign {} = {} & ~first{};\n", rest(f), rest(f - 1), f - 1);
+        }
+        let rest = rest(f);
+        b += &format!("  assign first{f} = {rest} & (~{rest} + {});\n", lit(w, 1));
+        b += &format!(
+            "  assign slot_sum{f} = {{1'b0, refill_from}} + {{1'b0, {}}};\n",
+            onehot_index(&format!("first{f}"), w)
+        );
+        b += &format!("  assign fill_valid[{f}] = |{rest};\n");
+        b += &format!(
+            "  assign fill_slot[{}:{}] = (slot_sum{f} >= {}) ? slot_sum{f}[{m}:0] - {} : slot_sum{f}[{m}:0];\n",
+            wb * (f + 1) - 1,
+            wb * f,
+            lit(wb + 1, w.into()),
+            lit(wb, u64::from(w) % (1u64 << wb)),
+            m = wb - 1
+        );
+    }
+    b += "\n";
+    b += "  always @* begin\n";
+    b += "    // Refill the free places, in round-robin order.\n";
+    b += "    kept = stay;\n    kept_n = stay_n;\n    member = stay_member;\n    refill_next = refill_from;\n";
+    b += &format!("    for (k = 0; k < {a}; k = k + 1) begin\n");
+    b += &format!("      if (fill_valid[k] && kept_n < {full}) begin\n");
+    b += &format!("        kept[{wb}*kept_n +: {wb}] = fill_slot[{wb}*k +: {wb}];\n");
+    b += &format!("        member[fill_slot[{wb}*k +: {wb}]] = 1'b1;\n");
     b += &format!("        kept_n = kept_n + {one};\n");
     b += &format!(
-        "        refill_next = (cand == {}) ? {} : cand + {};\n      end\n    end\n",
+        "        refill_next = (fill_slot[{wb}*k +: {wb}] == {}) ? {} : fill_slot[{wb}*k +: {wb}] + {};\n      end\n    end\n",
         lit(wb, (w - 1).into()),
         lit(wb, 0),
         lit(wb, 1)
