@@ -6,10 +6,8 @@
 mod common;
 
 use common::*;
-use rfgen_cosim::glue::CosimBlock;
-use rfgen_cosim::random::{self, RunOptions};
+use rfgen_gen::Checked;
 use rfgen_gen::config::{self, SchedulerPolicy, WarPolicy};
-use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::kernel::library;
 
@@ -20,23 +18,6 @@ fn small(scheduler: SchedulerPolicy, warpboard: WarPolicy) -> Checked {
     c.config.scheduler.policy = scheduler;
     c.config.warpboard.policy = warpboard;
     c
-}
-
-/// A random lockstep run of `design` against the model of `checked`: the first mismatch, and
-/// the stimulus' counts.
-fn lockstep(
-    checked: &Checked,
-    design: &Design,
-    cycles: u64,
-) -> (Option<rfgen_cosim::lockstep::Mismatch>, Vec<(&'static str, u64)>) {
-    let lib = build(design);
-    let model = Issue::model(checked).unwrap();
-    let mut stimulus = Issue::stimulus(checked, 11);
-    let idle = model.idle();
-    let opts = RunOptions { cycles, x_seed: 3, waveform: None };
-    let r = random::run(&lib, model, &mut stimulus, idle, &opts, &mut |_| {}).unwrap();
-    let stats = r.block.model().summary(&stimulus);
-    (r.mismatch, stats)
 }
 
 /// Every scheduler policy and every kind of warpboard (none, a busy bit, 1-bit and counting
@@ -56,7 +37,7 @@ fn issue_stage_rtl_agrees_with_its_model() {
     points.push(config::preset("isca11-rfc").unwrap());
     for checked in points {
         let design = rfgen_gen::emit::generate_issue(&checked);
-        let (mismatch, stats) = lockstep(&checked, &design, 20_000);
+        let (mismatch, stats) = random_lockstep::<Issue>(&checked, &design, 20_000, 11, 3);
         let c = &checked.config;
         let what = format!("{} {:?} {:?}", c.name, c.scheduler.policy, c.warpboard.policy);
         assert!(mismatch.is_none(), "{what}: {}", mismatch.unwrap());
@@ -69,18 +50,10 @@ fn issue_stage_rtl_agrees_with_its_model() {
 /// every grant and eligible warp, the warpboard and scoreboard held some slots.
 #[test]
 fn every_library_kernel_drives_the_issue_stage_rtl() {
-    use rfgen_cosim::session::{CosimOptions, cosim_kernel};
+    use rfgen_cosim::session::cosim_kernel;
     for checked in [config::preset("war-warpboard").unwrap(), config::preset("isca11-rfc").unwrap()] {
         let design = rfgen_gen::emit::generate_issue(&checked);
-        let opts = CosimOptions {
-            block: "issue".into(),
-            cycles: 5_000_000,
-            seed: 0,
-            x_seed: 1,
-            trace: None,
-            fail_wave_dir: None,
-            cache: cache_dir(),
-        };
+        let opts = kernel_options("issue");
         let mut held = [0; 3];
         for lib in library::KERNELS {
             let k = lib.parse().unwrap();
@@ -190,11 +163,8 @@ const MUTATIONS: &[Mutation] = &[
 fn lockstep_catches_every_issue_stage_mutation() {
     for m in MUTATIONS {
         let checked = small(m.scheduler, m.warpboard);
-        let mut design = rfgen_gen::emit::generate_issue(&checked);
-        let (_, text) = design.files.iter_mut().find(|(n, _)| n == m.file).unwrap();
-        assert!(text.contains(m.from), "mutation `{}` does not apply:\n{text}", m.name);
-        *text = text.replace(m.from, m.to);
-        let (mismatch, _) = lockstep(&checked, &design, 20_000);
+        let design = mutated(rfgen_gen::emit::generate_issue(&checked), m.file, m.from, m.to, m.name);
+        let (mismatch, _) = random_lockstep::<Issue>(&checked, &design, 20_000, 11, 3);
         let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
         eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
     }

@@ -5,11 +5,9 @@
 mod common;
 
 use common::*;
-use rfgen_cosim::glue::CosimBlock;
-use rfgen_cosim::random::{self, RunOptions};
+use rfgen_gen::Checked;
 use rfgen_gen::config::{self, SchedulerPolicy};
-use rfgen_gen::{Checked, Design};
-use rfgen_model::blocks::scheduler::{Scheduler, SchedulerIn};
+use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::kernel::library;
 
 const POLICIES: [SchedulerPolicy; 3] = [SchedulerPolicy::Lrr, SchedulerPolicy::Gto, SchedulerPolicy::TwoLevel];
@@ -24,28 +22,12 @@ fn configs(policy: SchedulerPolicy) -> [Checked; 2] {
     })
 }
 
-/// A random lockstep run of `design` against the model of `checked`: the first mismatch, and
-/// the stimulus' counts.
-fn lockstep(
-    checked: &Checked,
-    design: &Design,
-    cycles: u64,
-) -> (Option<rfgen_cosim::lockstep::Mismatch>, Vec<(&'static str, u64)>) {
-    let lib = build(design);
-    let model = Scheduler::model(checked).unwrap();
-    let mut stimulus = Scheduler::stimulus(checked, 9);
-    let opts = RunOptions { cycles, x_seed: 3, waveform: None };
-    let r = random::run(&lib, model, &mut stimulus, SchedulerIn::default(), &opts, &mut |_| {}).unwrap();
-    let stats = r.block.model().summary(&stimulus);
-    (r.mismatch, stats)
-}
-
 #[test]
 fn every_scheduler_rtl_agrees_with_its_model() {
     for policy in POLICIES {
         for checked in configs(policy) {
             let design = rfgen_gen::emit::generate_scheduler(&checked);
-            let (mismatch, stats) = lockstep(&checked, &design, 20_000);
+            let (mismatch, stats) = random_lockstep::<Scheduler>(&checked, &design, 20_000, 9, 3);
             assert!(mismatch.is_none(), "{policy:?} {}: {}", checked.config.name, mismatch.unwrap());
             let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;
             assert!(stat("cycles anything eligible") > 15_000 && stat("last-instruction flags") > 300, "{stats:?}");
@@ -62,20 +44,12 @@ fn every_scheduler_rtl_agrees_with_its_model() {
 /// register file cache, whose flushes hold refills): RTL and model agree on every grant.
 #[test]
 fn every_library_kernel_drives_every_scheduler_rtl() {
-    use rfgen_cosim::session::{CosimOptions, cosim_kernel};
+    use rfgen_cosim::session::cosim_kernel;
     let mut points: Vec<Checked> = POLICIES.iter().map(|&p| configs(p)[0].clone()).collect();
     points.push(config::preset("isca11-rfc").unwrap());
     for checked in points {
         let design = rfgen_gen::emit::generate_scheduler(&checked);
-        let opts = CosimOptions {
-            block: "scheduler".into(),
-            cycles: 5_000_000,
-            seed: 0,
-            x_seed: 1,
-            trace: None,
-            fail_wave_dir: None,
-            cache: cache_dir(),
-        };
+        let opts = kernel_options("scheduler");
         let (mut instructions, mut deschedules) = (0, 0);
         for lib in library::KERNELS {
             let k = lib.parse().unwrap();
@@ -156,11 +130,8 @@ const MUTATIONS: &[Mutation] = &[
 fn lockstep_catches_every_scheduler_mutation() {
     for m in MUTATIONS {
         let [_, checked] = configs(m.policy);
-        let mut design = rfgen_gen::emit::generate_scheduler(&checked);
-        let (_, text) = design.files.iter_mut().find(|(n, _)| n == "ssmall_scheduler.v").unwrap();
-        assert!(text.contains(m.from), "mutation `{}` does not apply:\n{text}", m.name);
-        *text = text.replace(m.from, m.to);
-        let (mismatch, _) = lockstep(&checked, &design, 20_000);
+        let design = mutated(rfgen_gen::emit::generate_scheduler(&checked), "ssmall_scheduler.v", m.from, m.to, m.name);
+        let (mismatch, _) = random_lockstep::<Scheduler>(&checked, &design, 20_000, 9, 3);
         let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
         eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
     }

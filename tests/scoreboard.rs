@@ -5,36 +5,19 @@
 mod common;
 
 use common::*;
-use rfgen_cosim::glue::CosimBlock;
-use rfgen_cosim::random::{self, RunOptions};
-use rfgen_cosim::session::{CosimOptions, cosim_kernel};
-use rfgen_gen::{Checked, Design, config};
+use rfgen_cosim::session::cosim_kernel;
+use rfgen_gen::config;
 use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::kernel::library;
 
 const SMALL: &str = "name = \"ssmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 64\ncollectors = 3\ntag_bits = 2\n";
-
-fn lockstep(
-    checked: &Checked,
-    design: &Design,
-    cycles: u64,
-) -> (Option<rfgen_cosim::lockstep::Mismatch>, Vec<(&'static str, u64)>) {
-    let lib = build(design);
-    let model = Scoreboard::model(checked).unwrap();
-    let mut stimulus = Scoreboard::stimulus(checked, 9);
-    let idle = model.idle();
-    let opts = RunOptions { cycles, x_seed: 2, waveform: None };
-    let r = random::run(&lib, model, &mut stimulus, idle, &opts, &mut |_| {}).unwrap();
-    let stats = r.block.model().summary(&stimulus);
-    (r.mismatch, stats)
-}
 
 #[test]
 fn scoreboard_rtl_agrees_with_its_model() {
     // isca11-rfc's RTL is also the kernel-driven test's: one Verilator build for both.
     for checked in [isca11_rfc(), config::parse(SMALL).unwrap()] {
         let design = rfgen_gen::emit::generate_scoreboard(&checked);
-        let (mismatch, stats) = lockstep(&checked, &design, 30_000);
+        let (mismatch, stats) = random_lockstep::<Scoreboard>(&checked, &design, 30_000, 9, 2);
         assert!(mismatch.is_none(), "{}: {}", checked.config.name, mismatch.unwrap());
         let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;
         assert!(stat("instructions issued") > 10_000 && stat("issues the scoreboard stalled") > 1_000, "{stats:?}");
@@ -43,15 +26,7 @@ fn scoreboard_rtl_agrees_with_its_model() {
 
 #[test]
 fn every_library_kernel_drives_the_scoreboard_rtl() {
-    let opts = CosimOptions {
-        block: "scoreboard".into(),
-        cycles: 5_000_000,
-        seed: 0,
-        x_seed: 1,
-        trace: None,
-        fail_wave_dir: None,
-        cache: cache_dir(),
-    };
+    let opts = kernel_options("scoreboard");
     for checked in [isca11_rfc(), config::preset("isca15-bdi").unwrap()] {
         let design = rfgen_gen::emit::generate_scoreboard(&checked);
         for lib in library::KERNELS {
@@ -95,11 +70,9 @@ const MUTATIONS: &[Mutation] = &[
 fn lockstep_catches_every_scoreboard_mutation() {
     let checked = config::parse(SMALL).unwrap();
     for m in MUTATIONS {
-        let mut design = rfgen_gen::emit::generate_scoreboard(&checked);
-        let (_, text) = design.files.iter_mut().find(|(n, _)| n == "ssmall_scoreboard.v").unwrap();
-        assert!(text.contains(m.from), "mutation `{}` does not apply", m.name);
-        *text = text.replace(m.from, m.to);
-        let (mismatch, _) = lockstep(&checked, &design, 20_000);
+        let design =
+            mutated(rfgen_gen::emit::generate_scoreboard(&checked), "ssmall_scoreboard.v", m.from, m.to, m.name);
+        let (mismatch, _) = random_lockstep::<Scoreboard>(&checked, &design, 20_000, 9, 2);
         let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
         eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
     }

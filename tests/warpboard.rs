@@ -6,11 +6,9 @@
 mod common;
 
 use common::*;
-use rfgen_cosim::glue::CosimBlock;
-use rfgen_cosim::random::{self, RunOptions};
+use rfgen_gen::Checked;
 use rfgen_gen::config::{self, WarPolicy};
-use rfgen_gen::{Checked, Design};
-use rfgen_model::blocks::warpboard::{Warpboard, WarpboardIn};
+use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::library;
 use rfgen_model::sm::Sm;
 
@@ -109,22 +107,6 @@ fn configs(policy: WarPolicy) -> [Checked; 2] {
     [default, small]
 }
 
-/// A random lockstep run of `design` against the model of `checked`: the first mismatch, and
-/// the stimulus' counts.
-fn lockstep(
-    checked: &Checked,
-    design: &Design,
-    cycles: u64,
-) -> (Option<rfgen_cosim::lockstep::Mismatch>, Vec<(&'static str, u64)>) {
-    let lib = build(design);
-    let model = Warpboard::model(checked).unwrap();
-    let mut stimulus = Warpboard::stimulus(checked, 5);
-    let opts = RunOptions { cycles, x_seed: 3, waveform: None };
-    let r = random::run(&lib, model, &mut stimulus, WarpboardIn::default(), &opts, &mut |_| {}).unwrap();
-    let stats = r.block.model().summary(&stimulus);
-    (r.mismatch, stats)
-}
-
 #[test]
 fn every_warpboard_rtl_agrees_with_its_model() {
     for policy in PROTECTING {
@@ -132,7 +114,7 @@ fn every_warpboard_rtl_agrees_with_its_model() {
         let bloom = !matches!(policy, WarPolicy::ReleaseOnCommit | WarPolicy::ReleaseOnRead);
         for checked in configs(policy).into_iter().take(if bloom { 2 } else { 1 }) {
             let design = rfgen_gen::emit::generate_warpboard(&checked).unwrap();
-            let (mismatch, stats) = lockstep(&checked, &design, 20_000);
+            let (mismatch, stats) = random_lockstep::<Warpboard>(&checked, &design, 20_000, 5, 3);
             assert!(mismatch.is_none(), "{policy:?} {}: {}", checked.config.name, mismatch.unwrap());
             let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;
             assert!(stat("instructions issued") > 3_000 && stat("issues the warpboard stalled") > 300, "{stats:?}");
@@ -144,19 +126,11 @@ fn every_warpboard_rtl_agrees_with_its_model() {
 /// operand is right, and the warpboard held some issue slots.
 #[test]
 fn every_library_kernel_drives_every_warpboard_rtl() {
-    use rfgen_cosim::session::{CosimOptions, cosim_kernel};
+    use rfgen_cosim::session::cosim_kernel;
     for policy in PROTECTING {
         let [checked, _] = configs(policy);
         let design = rfgen_gen::emit::generate_warpboard(&checked).unwrap();
-        let opts = CosimOptions {
-            block: "warpboard".into(),
-            cycles: 5_000_000,
-            seed: 0,
-            x_seed: 1,
-            trace: None,
-            fail_wave_dir: None,
-            cache: cache_dir(),
-        };
+        let opts = kernel_options("warpboard");
         let mut held = 0;
         for lib in library::KERNELS {
             let k = lib.parse().unwrap();
@@ -227,11 +201,9 @@ const MUTATIONS: &[Mutation] = &[
 fn lockstep_catches_every_warpboard_mutation() {
     for m in MUTATIONS {
         let [_, checked] = configs(m.policy);
-        let mut design = rfgen_gen::emit::generate_warpboard(&checked).unwrap();
-        let (_, text) = design.files.iter_mut().find(|(n, _)| n == "wsmall_warpboard.v").unwrap();
-        assert!(text.contains(m.from), "mutation `{}` does not apply:\n{text}", m.name);
-        *text = text.replace(m.from, m.to);
-        let (mismatch, _) = lockstep(&checked, &design, 20_000);
+        let design =
+            mutated(rfgen_gen::emit::generate_warpboard(&checked).unwrap(), "wsmall_warpboard.v", m.from, m.to, m.name);
+        let (mismatch, _) = random_lockstep::<Warpboard>(&checked, &design, 20_000, 5, 3);
         let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
         eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
     }

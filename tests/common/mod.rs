@@ -82,6 +82,47 @@ pub fn build(design: &Design) -> Arc<RtlLib> {
     load(design, TraceKind::None, &cache_dir(), &mut |_: Event| {}).expect("the Verilator build succeeds")
 }
 
+/// A random lockstep run of `design` against block `B`'s model of `checked`, stimulus from
+/// `seed`: the first mismatch, and the stimulus' counts.
+pub fn random_lockstep<B: rfgen_cosim::glue::CosimBlock>(
+    checked: &Checked,
+    design: &Design,
+    cycles: u64,
+    seed: u64,
+    x_seed: u32,
+) -> (Option<rfgen_cosim::lockstep::Mismatch>, Vec<(&'static str, u64)>) {
+    let lib = build(design);
+    let model = B::model(checked).expect("the config has the block");
+    let mut stimulus = B::stimulus(checked, seed);
+    let idle = model.idle();
+    let opts = rfgen_cosim::random::RunOptions { cycles, x_seed, waveform: None };
+    let r = rfgen_cosim::random::run(&lib, model, &mut stimulus, idle, &opts, &mut |_| {})
+        .expect("the glue decides every port");
+    let stats = r.block.model().summary(&stimulus);
+    (r.mismatch, stats)
+}
+
+/// Options of a kernel-driven cosim of `block`.
+pub fn kernel_options(block: &str) -> rfgen_cosim::session::CosimOptions {
+    rfgen_cosim::session::CosimOptions {
+        block: block.into(),
+        cycles: 5_000_000,
+        seed: 0,
+        x_seed: 1,
+        trace: None,
+        fail_wave_dir: None,
+        cache: cache_dir(),
+    }
+}
+
+/// `design` with `from` replaced by `to` in its file `file` (a seeded bug named `name`).
+pub fn mutated(mut design: Design, file: &str, from: &str, to: &str, name: &str) -> Design {
+    let (_, text) = design.files.iter_mut().find(|(n, _)| n == file).expect("the design has the file");
+    assert!(text.contains(from), "mutation `{name}` does not apply:\n{text}");
+    *text = text.replace(from, to);
+    design
+}
+
 /// Small configurations with BDI compression, covering: all seven modes, three modes needing one
 /// bank each (tie-breaks), 64 lanes, a single bank group, and latencies and wake-up times other
 /// than the defaults.
