@@ -5,6 +5,7 @@ use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rfgen_model::kernel::alloc::{Level, Placement};
+use rfgen_model::kernel::parse::mnemonic_of;
 use rfgen_model::kernel::{Kernel, library, synthetic};
 use rfgen_model::sim::allocation::{AllocationReport, allocation_report};
 use rfgen_model::sim::{RfcReport, SimReport, simulate};
@@ -354,20 +355,6 @@ fn print_rfc(r: &SimReport, c: &RfcReport) {
     }
 }
 
-/// `ld.global` from `LdGlobal`: the kernel IR's mnemonic without its type suffix.
-fn mnemonic(op: rfgen_model::kernel::Op) -> String {
-    let debug = format!("{op:?}");
-    let name = debug.split('(').next().unwrap_or_default();
-    let mut out = String::new();
-    for (i, ch) in name.chars().enumerate() {
-        if ch.is_uppercase() && i > 0 {
-            out.push('.');
-        }
-        out.push(ch.to_ascii_lowercase());
-    }
-    out
-}
-
 fn level(l: Level) -> String {
     match l {
         Level::Mrf => "MRF".into(),
@@ -394,7 +381,7 @@ fn print_allocation(k: &Kernel, place: &[Placement], a: &AllocationReport) {
             let fill = p.fill[slot].map(|l| format!(" (fills {})", level(l))).unwrap_or_default();
             parts.push(format!("r{r} <- {}{fill}", level(p.src[slot])));
         }
-        println!("  {pc:>4} {:>5}  {:<10} {}", k.pos[pc].line, mnemonic(ins.op), parts.join(", "));
+        println!("  {pc:>4} {:>5}  {:<10} {}", k.pos[pc].line, mnemonic_of(ins.op), parts.join(", "));
     }
     let row = |k: &str, v: String| println!("  {k:<28} {v}");
     let [r, w] = [a.reads_per_instruction, a.writes_per_instruction];

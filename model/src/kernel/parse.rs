@@ -157,6 +157,14 @@ fn mnemonic(word: &str) -> Option<(Op, Shape)> {
 const MNEMONICS: &str = "add sub mul mad and or xor shl shr sra min max mov selp setp.<cmp> popc clz isqrt rcp \
                          ld.global st.global ld.shared st.shared ld.tex bra exit bar";
 
+/// The mnemonic of `op` as kernel files write it (`setp` without its comparison).
+pub fn mnemonic_of(op: Op) -> &'static str {
+    if matches!(op, Op::Setp(_)) {
+        return "setp";
+    }
+    MNEMONICS.split_whitespace().find(|w| mnemonic(w).is_some_and(|(o, _)| o == op)).expect("every op has a mnemonic")
+}
+
 fn special(word: &str) -> Option<Special> {
     Some(match word {
         "%tid" => Special::Tid,
