@@ -60,7 +60,14 @@ pub struct Design {
 pub fn generate(checked: &Checked, sram: SramKind) -> Design {
     let prefix = checked.prefix();
     let modules =
-        blocks::mrf::modules(&prefix, &checked.geometry, sram, checked.compression.as_ref(), checked.rfc.as_ref());
+        blocks::mrf::modules(
+            &prefix,
+            &checked.geometry,
+            sram,
+            checked.compression.as_ref(),
+            checked.rfc.as_ref(),
+            checked.orf.as_ref(),
+        );
     let description = match (&checked.compression, &checked.rfc) {
         (Some(_), _) => "Banked main register file with operand collectors and BDI register compression",
         (None, Some(_)) => "Banked main register file with operand collectors behind a register file cache",

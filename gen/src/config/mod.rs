@@ -9,6 +9,7 @@ pub use schema::*;
 
 use crate::bdi::Layout;
 use crate::geometry::Geometry;
+use crate::orf::OrfLayout;
 use crate::rfc::RfcLayout;
 use sha2::{Digest, Sha256};
 
@@ -18,6 +19,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("baseline", include_str!("../../../configs/baseline.toml")),
     ("isca15-bdi", include_str!("../../../configs/isca15-bdi.toml")),
     ("isca11-rfc", include_str!("../../../configs/isca11-rfc.toml")),
+    ("micro11-orf-lrf", include_str!("../../../configs/micro11-orf-lrf.toml")),
     ("war-warpboard", include_str!("../../../configs/war-warpboard.toml")),
 ];
 
@@ -30,6 +32,8 @@ pub struct Checked {
     pub compression: Option<Layout>,
     /// The register file cache's shape, when `rfc.enabled`.
     pub rfc: Option<RfcLayout>,
+    /// The operand register file and last result file's shape, when `orf.enabled`.
+    pub orf: Option<OrfLayout>,
     /// Fields that have no effect in this config (set in a section that is switched off).
     pub warnings: Vec<String>,
 }

@@ -7,6 +7,7 @@ use super::error::ConfigError;
 use super::schema::*;
 use crate::bdi::{Layout, MODES, Mode};
 use crate::geometry::{Geometry, index_bits};
+use crate::orf::OrfLayout;
 use crate::rfc::RfcLayout;
 
 /// Checks one rule; `allowed` says what values would be accepted.
@@ -276,8 +277,16 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     }
 
     // Blocks whose RTL does not exist yet: refuse rather than silently ignore.
-    if cfg.orf.enabled {
-        return Err(not_generated("orf.enabled", "the operand register file"));
+    // The ORF/LRF sits beside the uncompressed MRF's collectors: a register may skip the MRF,
+    // which neither a register file cache nor the compressor's write port expects.
+    for (on, other) in [(cfg.rfc.enabled, "rfc.enabled"), (cfg.compression.enabled, "compression.enabled")] {
+        require(
+            !(cfg.orf.enabled && on),
+            "orf.enabled",
+            "true",
+            &format!("the operand register file does not compose with `{other}`"),
+            format!("false, or `{other}` = false"),
+        )?;
     }
     if cfg.rename.enabled {
         return Err(not_generated("rename.enabled", "register renaming"));
@@ -286,8 +295,9 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     let geometry = Geometry::new(&cfg.sm, &cfg.mrf);
     let compression = if cfg.compression.enabled { Some(Layout::new(&geometry, &cfg.compression)?) } else { None };
     let rfc = cfg.rfc.enabled.then(|| RfcLayout::new(&geometry, &cfg.rfc, &cfg.scheduler));
+    let orf = cfg.orf.enabled.then(|| OrfLayout::new(&cfg.orf));
     let warnings = ignored_fields(&cfg);
-    Ok(Checked { config: cfg, geometry, compression, rfc, warnings })
+    Ok(Checked { config: cfg, geometry, compression, rfc, orf, warnings })
 }
 
 /// Fields set away from their default in a section that is switched off, so they have no effect.

@@ -27,7 +27,7 @@ impl Glue for Mrf {
     type Ports = MrfPorts<PortSlot>;
 
     fn bind(&self, layout: &Layout) -> Result<Self::Ports> {
-        bind_all(&MrfPorts::new(self.geometry(), self.layout(), self.rfc_layout()), layout, |i, f| i.map(f))
+        bind_all(&MrfPorts::new(self.geometry(), self.layout(), self.rfc_layout(), self.orf_layout()), layout, |i, f| i.map(f))
     }
 
     fn drive(&self, p: &Self::Ports, i: &MrfIn, buf: &mut [u32]) {
@@ -57,6 +57,17 @@ impl Glue for Mrf {
             r.flush_warp.put(buf, i.flush_warp as u64);
             r.rel_mask.put(buf, i.rel_mask);
         }
+        if let Some(o) = &p.orf {
+            let eb = o.issue_src_entry.width / 3;
+            let pack = |v: [u64; 3], w: u32| v.iter().rev().fold(0, |m, &x| m << w | x);
+            o.issue_src_level.put(buf, pack(i.issue_src_level.map(u64::from), 2));
+            o.issue_src_entry.put(buf, pack(i.issue_src_entry.map(u64::from), eb));
+            o.issue_src_fill.put(buf, pack(i.issue_src_fill.map(u64::from), 2));
+            o.issue_strand.put(buf, i.issue_strand as u64);
+            o.wb_mrf.put(buf, i.wb_mrf as u64);
+            o.wb_upper.put(buf, i.wb_upper as u64);
+            o.wb_entry.put(buf, i.wb_entry as u64);
+        }
     }
 
     fn expect(&self, p: &Self::Ports, out: &MrfOut, _inp: &Self::In, exp: &mut Expected) {
@@ -76,6 +87,9 @@ impl Glue for Mrf {
         if let Some(r) = &p.rfc {
             exp.set(&r.act_ready, out.act_ready as u64);
             exp.set(&r.flush_ready, out.flush_ready as u64);
+        }
+        if let Some(o) = &p.orf {
+            exp.set(&o.fill_busy, out.fill_busy);
         }
         if let Some(c) = &p.compressed {
             exp.set(&c.wb_commit, out.wb_commit as u64);
@@ -139,6 +153,19 @@ pub fn summary(m: &Mrf) -> Vec<(&'static str, u64)> {
             ("RFC flushes", r.flushes),
             ("RFC flush write-backs", r.flush_writes),
             ("RFC activations", r.activations),
+            ("MRF warp-register writes", s.mrf_writes),
+        ]);
+    }
+    if m.orf_layout().is_some() {
+        let o = &s.orf;
+        v.extend([
+            ("ORF reads", o.orf_reads),
+            ("LRF reads", o.lrf_reads),
+            ("ORF writes", o.orf_writes),
+            ("LRF writes", o.lrf_writes),
+            ("fills from MRF reads", o.fills),
+            ("fill waits for the port", o.fill_waits),
+            ("write-backs skipping MRF", o.mrf_writes_skipped),
             ("MRF warp-register writes", s.mrf_writes),
         ]);
     }

@@ -7,6 +7,7 @@ use crate::blocks::bdi::Pattern;
 use crate::glue::Stimulus;
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::orf::OrfLayout;
 use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::mrf::{MrfIn, MrfOut, lane_mask};
@@ -36,6 +37,9 @@ pub struct Knobs {
     /// release (a register file cache only); per source and write-back, of a last read and a
     /// long-latency result.
     pub cache: Option<CacheKnobs>,
+    /// An ORF/LRF beside the MRF: sources read from it or filling it, strand starts, and
+    /// write-backs to its levels, over every entry index the ports can name (absent ones too).
+    pub orf: Option<OrfLayout>,
 }
 
 #[derive(Clone, Debug)]
@@ -67,6 +71,7 @@ impl Default for Knobs {
             kernel_values: 0.0,
             compressible_phases: false,
             cache: None,
+            orf: None,
         }
     }
 }
@@ -82,7 +87,7 @@ impl Knobs {
     /// its events (the registers repeat often enough to hit).
     pub fn for_config(checked: &Checked) -> Self {
         let base = if checked.compression.is_some() { Knobs::compressed() } else { Knobs::default() };
-        Knobs { cache: checked.rfc.as_ref().map(|_| CacheKnobs::default()), ..base }
+        Knobs { cache: checked.rfc.as_ref().map(|_| CacheKnobs::default()), orf: checked.orf.clone(), ..base }
     }
 }
 
@@ -118,9 +123,11 @@ impl RandomStimulus {
         ((self.rng.next_u32() as u64 * n as u64) >> 32) as u32
     }
 
-    fn new_instruction(&mut self, inp: &mut MrfIn) {
+    /// Offers an instruction of a warp outside `held` (warps waiting for a fill), if any.
+    fn new_instruction(&mut self, inp: &mut MrfIn, held: u64) -> bool {
         let g = self.g.clone();
-        inp.issue_warp = self.below(g.warps);
+        let Some(warp) = self.pick(lane_mask(g.warps as usize) & !held) else { return false };
+        inp.issue_warp = warp;
         let total: u32 = self.knobs.sources.iter().sum();
         let mut pick = self.below(total);
         let mut count = 0;
@@ -143,6 +150,16 @@ impl RandomStimulus {
         if let Some(c) = self.knobs.cache.clone() {
             inp.issue_src_last = std::array::from_fn(|_| self.chance(c.last_read));
         }
+        if let Some(o) = self.knobs.orf.clone() {
+            let entries = 1 << o.entry_bits();
+            for s in 0..3 {
+                inp.issue_src_level[s] = if self.chance(0.45) { 1 + self.below(2) as u8 } else { 0 };
+                inp.issue_src_fill[s] = if self.chance(0.3) { 1 + self.below(2) as u8 } else { 0 };
+                inp.issue_src_entry[s] = self.below(entries);
+            }
+            inp.issue_strand = self.chance(0.05);
+        }
+        true
     }
 
     /// A random warp of `among` (bit per warp), if any.
@@ -163,8 +180,7 @@ impl RandomStimulus {
 impl Stimulus<Mrf> for RandomStimulus {
     fn next(&mut self, cycle: u64, out: &MrfOut, inp: &mut MrfIn) {
         if !self.offering && self.chance(self.knobs.issue) {
-            self.new_instruction(inp);
-            self.offering = true;
+            self.offering = self.new_instruction(inp, out.fill_busy);
         }
         inp.issue_valid = self.offering;
         if self.offering && out.issue_ready {
@@ -173,6 +189,11 @@ impl Stimulus<Mrf> for RandomStimulus {
         inp.disp_ready = self.chance(self.knobs.ready);
         if !self.writing && self.chance(self.knobs.writeback) {
             self.writing = true;
+            if let Some(o) = self.knobs.orf.clone() {
+                inp.wb_mrf = self.chance(0.75);
+                inp.wb_upper = if self.chance(0.5) { 1 + self.below(2) as u8 } else { 0 };
+                inp.wb_entry = self.below(1 << o.entry_bits());
+            }
             inp.wb_warp = self.below(self.g.warps);
             inp.wb_reg = self.below(self.g.registers);
             let all = lane_mask(self.g.lanes as usize);

@@ -6,9 +6,17 @@
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Module, Port, onehot_mux, packing, reg, slice};
 
-/// With `prefilled`, sources found in a register file cache arrive with the instruction
-/// (`alloc_hit`, `alloc_hit_data`) and are never requested from the banks.
-pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool, prefilled: bool) -> Module {
+/// With `prefilled`, sources found in a register file cache or read from the ORF/LRF arrive
+/// with the instruction (`alloc_hit`, `alloc_hit_data`) and are never requested from the banks.
+/// With `fill_entry_bits` (an ORF/LRF), a slot's bank read may also fill an upper-level entry:
+/// the unit holds the instruction until the write port has taken every such fill.
+pub fn operand_collector(
+    prefix: &str,
+    g: &Geometry,
+    delivered: bool,
+    prefilled: bool,
+    fill_entry_bits: Option<u32>,
+) -> Module {
     let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
     let n = SLOTS_PER_COLLECTOR;
     let mut body = String::new();
@@ -64,7 +72,19 @@ pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool, prefilled:
             body += &format!("  always @(posedge clk) begin\n    if ({capture}[{s}]) src{s}_data <= {data};\n  end\n");
         }
     }
-    body += "\n  assign ready = busy & ~(|pending) & ~(|inflight);\n  assign slot_req = pending;\n";
+    if fill_entry_bits.is_some() {
+        body += &reg("filling", n);
+        body += "\n  // Fills: a slot's arrived bank read waits for the ORF/LRF write port.\n";
+        body += &format!(
+            "  always @(posedge clk) begin\n    if (rst) filling <= {n}'b0;\n    else if (alloc) filling <= alloc_fill;\n    else filling <= filling & ~fill_grant;\n  end\n"
+        );
+        body += "  always @(posedge clk) begin\n    if (alloc) begin\n      fill_level <= alloc_fill_level;\n      fill_entry <= alloc_fill_entry;\n    end\n  end\n";
+        body += "  assign fill_req = filling & ~pending & ~inflight;\n";
+        body += "  assign fill_pending = busy & (|filling);\n";
+        body += "\n  assign ready = busy & ~(|pending) & ~(|inflight) & ~(|filling);\n  assign slot_req = pending;\n";
+    } else {
+        body += "\n  assign ready = busy & ~(|pending) & ~(|inflight);\n  assign slot_req = pending;\n";
+    }
     let mut ports = vec![
         Port::input("clk", 1, "clock"),
         Port::input("rst", 1, "synchronous reset, active high"),
@@ -81,6 +101,15 @@ pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool, prefilled:
             Port::input("alloc_hit", n, &format!("sources found in the register file cache, {}", packing("slot", 1)))
                 .vector(),
             Port::input("alloc_hit_data", n * wr, &format!("their values, {}", packing("slot", wr))),
+        ]);
+    }
+    if let Some(eb) = fill_entry_bits {
+        ports.extend([
+            Port::input("alloc_fill", n, &format!("sources whose bank read also fills an entry, {}", packing("slot", 1)))
+                .vector(),
+            Port::input("alloc_fill_level", 2 * n, &format!("level filled (1 ORF, 2 LRF), {}", packing("slot", 2))),
+            Port::input("alloc_fill_entry", eb * n, &format!("entry filled, {}", packing("slot", eb))),
+            Port::input("fill_grant", n, "the ORF/LRF write port takes the slot's fill this cycle").vector(),
         ]);
     }
     if delivered {
@@ -102,6 +131,14 @@ pub fn operand_collector(prefix: &str, g: &Geometry, delivered: bool, prefilled:
         Port::output("slot_group", n * gb, "bank group each slot reads").reg(),
         Port::output("slot_row", n * ab, "bank row each slot reads").reg(),
     ]);
+    if let Some(eb) = fill_entry_bits {
+        ports.extend([
+            Port::output("fill_req", n, "slot's data has arrived and its fill is not written yet").vector(),
+            Port::output("fill_pending", 1, "holds an instruction with a fill not written yet"),
+            Port::output("fill_level", 2 * n, "level each slot fills").reg(),
+            Port::output("fill_entry", eb * n, "entry each slot fills").reg(),
+        ]);
+    }
     for s in 0..n {
         ports.push(Port::output(&format!("src{s}_data"), wr, &format!("collected source operand {s}")).reg());
     }

@@ -5,6 +5,7 @@
 
 use crate::bdi::Layout;
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::orf::OrfLayout;
 use crate::rfc::RfcLayout;
 use crate::verilog::{Port, packing};
 
@@ -39,6 +40,22 @@ pub struct MrfPorts<P> {
     pub compressed: Option<CompressedPorts<P>>,
     /// The register file cache's hints and events.
     pub rfc: Option<RfcPorts<P>>,
+    /// The operand register file and last result file's encodings and fill hold.
+    pub orf: Option<OrfPorts<P>>,
+}
+
+/// Ports only an MRF with an operand register file and last result file has (docs/orf-lrf.md):
+/// the compiler's level of each operand, encoded in the instruction, and the fill hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OrfPorts<P> {
+    pub issue_src_level: P,
+    pub issue_src_entry: P,
+    pub issue_src_fill: P,
+    pub issue_strand: P,
+    pub wb_mrf: P,
+    pub wb_upper: P,
+    pub wb_entry: P,
+    pub fill_busy: P,
 }
 
 /// Ports only the compressed MRF has: the write port may refuse a write-back and commits it
@@ -72,7 +89,7 @@ pub fn bank_bit(group: u32, cluster: u32, clusters: u32) -> u32 {
 }
 
 impl MrfPorts<Port> {
-    pub fn new(g: &Geometry, compression: Option<&Layout>, rfc: Option<&RfcLayout>) -> Self {
+    pub fn new(g: &Geometry, compression: Option<&Layout>, rfc: Option<&RfcLayout>, orf: Option<&OrfLayout>) -> Self {
         let (wb, rb, k) = (g.warp_bits(), g.reg_bits(), SLOTS_PER_COLLECTOR);
         let lanes = packing("lane", 32);
         let valid_with = |s: usize| format!("source {s}, {lanes} (valid with disp_src_valid[{s}])");
@@ -116,6 +133,50 @@ impl MrfPorts<Port> {
                 &format!("warps that finished: their slots are freed without write-backs, {}", packing("warp", 1)),
             )
             .vector(),
+        });
+        let orf = orf.map(|o| {
+            let eb = o.entry_bits();
+            let levels = "0 MRF, 1 ORF, 2 LRF";
+            OrfPorts {
+                issue_src_level: Port::input(
+                    "issue_src_level",
+                    2 * k,
+                    &format!("where each source is read: {levels}; {}", packing("source", 2)),
+                ),
+                issue_src_entry: Port::input(
+                    "issue_src_entry",
+                    eb * k,
+                    &format!(
+                        "ORF entry, or LRF entry (split: the source slot; unified: 0), of each upper-level source or fill, {}",
+                        packing("source", eb)
+                    ),
+                ),
+                issue_src_fill: Port::input(
+                    "issue_src_fill",
+                    2 * k,
+                    &format!(
+                        "an MRF source also fills this level's entry (0 none, 1 ORF, 2 LRF), {}",
+                        packing("source", 2)
+                    ),
+                ),
+                issue_strand: Port::input(
+                    "issue_strand",
+                    1,
+                    "the instruction starts a strand: its warp's ORF and LRF entries are invalid after this edge",
+                ),
+                wb_mrf: Port::input("wb_mrf", 1, "the write-back writes the MRF (with wb_valid)"),
+                wb_upper: Port::input("wb_upper", 2, "the write-back also writes this level: 0 none, 1 ORF, 2 LRF"),
+                wb_entry: Port::input("wb_entry", eb, "its ORF or LRF entry"),
+                fill_busy: Port::output(
+                    "fill_busy",
+                    g.warps,
+                    &format!(
+                        "warps with a fill not yet written: hold their next instruction, {}",
+                        packing("warp", 1)
+                    ),
+                )
+                .vector(),
+            }
         });
         let (wb_valid, wb_mask) = match (compression, &rfc) {
             (None, None) => (
@@ -185,6 +246,7 @@ impl MrfPorts<Port> {
             wb_data: Port::input("wb_data", g.warp_reg_bits(), &format!("value, {lanes}")),
             compressed,
             rfc,
+            orf,
         }
     }
 }
@@ -215,6 +277,7 @@ impl<P> MrfPorts<P> {
             wb_data,
             compressed,
             rfc,
+            orf,
         } = self;
         MrfPorts {
             clk: f(clk),
@@ -254,6 +317,16 @@ impl<P> MrfPorts<P> {
                 flush_ready: f(&r.flush_ready),
                 rel_mask: f(&r.rel_mask),
             }),
+            orf: orf.as_ref().map(|o| OrfPorts {
+                issue_src_level: f(&o.issue_src_level),
+                issue_src_entry: f(&o.issue_src_entry),
+                issue_src_fill: f(&o.issue_src_fill),
+                issue_strand: f(&o.issue_strand),
+                wb_mrf: f(&o.wb_mrf),
+                wb_upper: f(&o.wb_upper),
+                wb_entry: f(&o.wb_entry),
+                fill_busy: f(&o.fill_busy),
+            }),
         }
     }
 
@@ -267,18 +340,27 @@ impl<P> MrfPorts<P> {
         if let Some(r) = &self.rfc {
             v.extend(&r.issue_src_last);
         }
+        if let Some(o) = &self.orf {
+            v.extend([&o.issue_src_level, &o.issue_src_entry, &o.issue_src_fill, &o.issue_strand]);
+        }
         v.extend([&self.disp_valid, &self.disp_ready, &self.disp_warp, &self.disp_tag]);
         v.push(&self.disp_src_valid);
         v.extend(&self.disp_src_data);
         v.push(&self.wb_valid);
         v.extend(&self.wb_ready);
         v.extend([&self.wb_warp, &self.wb_reg, &self.wb_mask, &self.wb_data]);
+        if let Some(o) = &self.orf {
+            v.extend([&o.wb_mrf, &o.wb_upper, &o.wb_entry]);
+        }
         if let Some(c) = &self.compressed {
             v.extend([&c.wb_commit, &c.bank_gated, &c.bank_rd_en, &c.bank_wr_en]);
         }
         if let Some(r) = &self.rfc {
             v.extend([&r.wb_long, &r.act_valid, &r.act_warp, &r.act_ready]);
             v.extend([&r.flush_valid, &r.flush_warp, &r.flush_ready, &r.rel_mask]);
+        }
+        if let Some(o) = &self.orf {
+            v.push(&o.fill_busy);
         }
         v
     }
@@ -291,9 +373,9 @@ mod tests {
     /// `list` names every port `map` visits, once.
     #[test]
     fn list_covers_every_field() {
-        for text in ["", "[compression]\nenabled = true", "[rfc]\nenabled = true"] {
+        for text in ["", "[compression]\nenabled = true", "[rfc]\nenabled = true", "[orf]\nenabled = true"] {
             let c = crate::config::parse(text).unwrap();
-            let ports = MrfPorts::new(&c.geometry, c.compression.as_ref(), c.rfc.as_ref());
+            let ports = MrfPorts::new(&c.geometry, c.compression.as_ref(), c.rfc.as_ref(), c.orf.as_ref());
             let mut mapped = Vec::new();
             ports.map(|p| mapped.push(p.name.clone()));
             let mut listed: Vec<String> = ports.list().iter().map(|p| p.name.clone()).collect();

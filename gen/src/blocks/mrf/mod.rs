@@ -7,6 +7,7 @@ mod bank_power;
 mod collector;
 mod compressed_bank_group;
 pub mod interface;
+mod orf;
 mod range_table;
 mod reg_map;
 mod rfc;
@@ -20,29 +21,35 @@ use crate::blocks::bdi::{compressor, decompressor};
 use crate::blocks::sram::SramKind;
 use crate::blocks::sram::sram;
 use crate::geometry::Geometry;
+use crate::orf::OrfLayout;
 use crate::rfc::RfcLayout;
 use crate::verilog::Module;
 use interface::MrfPorts;
 use top::WritePath;
 
 /// The MRF subsystem's modules, leaves first; the last one is the top (`<prefix>_mrf`). With a
-/// compression layout, the compressed MRF; with a register file cache, behind it.
+/// compression layout, the compressed MRF; with a register file cache, behind it; with an ORF
+/// layout, the ORF/LRF beside its collectors.
 pub fn modules(
     prefix: &str,
     g: &Geometry,
     sram_kind: SramKind,
     compression: Option<&Layout>,
     cache: Option<&RfcLayout>,
+    upper: Option<&OrfLayout>,
 ) -> Vec<Module> {
     let sram = sram(prefix, g.entries, g.entry_bits(), sram_kind);
     let reg_map = reg_map::reg_map(prefix, g);
     let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots());
     // One collector needs no dispatch arbiter.
     let dispatch_arbiter = (g.collectors > 1).then(|| arbiter::rr_arbiter(prefix, g.collectors));
-    let collector = collector::operand_collector(prefix, g, compression.is_some(), cache.is_some());
+    let fill_entry_bits = upper.map(OrfLayout::entry_bits);
+    let prefilled = cache.is_some() || upper.is_some();
+    let collector = collector::operand_collector(prefix, g, compression.is_some(), prefilled, fill_entry_bits);
+    let orf = upper.map(|o| orf::orf(prefix, g, o));
     let mut modules = vec![sram.clone(), reg_map.clone(), bank_arbiter.clone()];
     modules.extend(dispatch_arbiter.clone());
-    let ports = MrfPorts::new(g, compression, cache);
+    let ports = MrfPorts::new(g, compression, cache, upper);
     // A cache in front of the compressor waits while the write port refuses its writes.
     let rfc = cache.map(|r| rfc::rfc(prefix, g, r, compression.is_some()));
     let parts = |write| top::Parts {
@@ -51,6 +58,7 @@ pub fn modules(
         dispatch_arbiter: dispatch_arbiter.as_ref(),
         write,
         rfc: rfc.as_ref(),
+        orf: upper.zip(orf.as_ref()).map(|(o, m)| (o, m, &bank_arbiter)),
     };
     let top = match compression {
         None => {
@@ -80,6 +88,7 @@ pub fn modules(
         }
     };
     modules.extend(rfc);
+    modules.extend(orf);
     modules.extend([collector, top]);
     modules
 }

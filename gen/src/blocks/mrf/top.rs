@@ -7,6 +7,7 @@
 use super::interface::{CompressedPorts, MrfPorts};
 use crate::bdi::Layout;
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::orf::OrfLayout;
 use crate::verilog::{Module, Port, Sig, lit, onehot_mux, slice, vector_wire, wire};
 
 /// How write-backs reach the banks.
@@ -25,6 +26,9 @@ pub struct Parts<'a> {
     pub write: WritePath<'a>,
     /// The register file cache in front of the write path.
     pub rfc: Option<&'a Module>,
+    /// The ORF/LRF beside the collectors, and the round-robin arbiter over the collector slots
+    /// for its write port.
+    pub orf: Option<(&'a OrfLayout, &'a Module, &'a Module)>,
 }
 
 /// What the banks are offered: the write-back port, or the register file cache's bank write.
@@ -39,8 +43,13 @@ struct BankWrite {
 impl BankWrite {
     fn of(g: &Geometry, p: &MrfPorts<Sig>, cached: bool) -> Self {
         if !cached {
+            // Beside an ORF/LRF, a write-back may skip the MRF.
+            let en = match &p.orf {
+                Some(o) => Sig::new(format!("{} & {}", p.wb_valid, o.wb_mrf), 1),
+                None => p.wb_valid.clone(),
+            };
             return BankWrite {
-                en: p.wb_valid.clone(),
+                en,
                 warp: p.wb_warp.clone(),
                 reg: p.wb_reg.clone(),
                 mask: p.wb_mask.clone(),
@@ -97,6 +106,24 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
             ("rfc_wr_data", wr),
         ]);
     }
+    if let Some((o, ..)) = parts.orf {
+        let eb = o.entry_bits();
+        wires.extend([
+            ("orf_hit", k),
+            ("orf_fill", k),
+            ("orf_rd_data", k * wr),
+            ("slot_fill_req", s),
+            ("fill_grant", s),
+            ("slot_fill_level", 2 * s),
+            ("slot_fill_entry", s * eb),
+            ("cu_fill_pending", n),
+            ("upper_wr_level", 2),
+            ("upper_wr_warp", wb),
+            ("upper_wr_entry", eb),
+            ("upper_wr_mask", g.lanes),
+            ("upper_wr_data", wr),
+        ]);
+    }
     if pend > 0 {
         wires.extend([("pend_valid", pend), ("pend_group", pend * gb), ("pend_row", pend * ab), ("slot_hold", s)]);
     }
@@ -106,6 +133,11 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
     if compressed {
         b += &wire("mov_rd", 1);
         b += &wire("wr_en", 1);
+    }
+    if parts.orf.is_some() {
+        for name in ["fill_valid", "wb_upper_used", "upper_wr_en"] {
+            b += &wire(name, 1);
+        }
     }
     if let Some(rfc) = parts.rfc {
         if has_port(rfc, "rd_fire") {
@@ -188,6 +220,9 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
     if let Some(rfc) = parts.rfc {
         b += &format!("\n{}", cache(g, &p, rfc, &bank_write, pend > 0));
     }
+    if let Some((o, orf, arbiter)) = parts.orf {
+        b += &format!("\n{}", upper_levels(g, &p, o, orf, arbiter));
+    }
     b += &parts.write.groups(g, &p, &bank_write, pend);
 
     b += "\n";
@@ -210,6 +245,16 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
             conns.push(("alloc_hit", v("rd_hit", k)));
             conns.push(("alloc_hit_data", v("rd_data", k * wr)));
         }
+        if let Some(op) = &p.orf {
+            conns.extend([
+                ("alloc_hit", v("orf_hit", k)),
+                ("alloc_hit_data", v("orf_rd_data", k * wr)),
+                ("alloc_fill", v("orf_fill", k)),
+                ("alloc_fill_level", op.issue_src_fill.clone()),
+                ("alloc_fill_entry", op.issue_src_entry.clone()),
+                ("fill_grant", v("fill_grant", s).slice(c, k)),
+            ]);
+        }
         conns.extend([
             ("group_rd_data", v("group_rd_data", g.groups * wr)),
             ("dispatch", v("cu_dispatch", n).bit(c)),
@@ -222,6 +267,15 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
             ("slot_group", v("slot_group", s * gb).slice(c, k * gb)),
             ("slot_row", v("slot_row", s * ab).slice(c, k * ab)),
         ]);
+        if let Some((o, ..)) = parts.orf {
+            let eb = o.entry_bits();
+            conns.extend([
+                ("fill_req", v("slot_fill_req", s).slice(c, k)),
+                ("fill_pending", v("cu_fill_pending", n).bit(c)),
+                ("fill_level", v("slot_fill_level", 2 * s).slice(c, 2 * k)),
+                ("fill_entry", v("slot_fill_entry", s * eb).slice(c, k * eb)),
+            ]);
+        }
         let data_ports = ["src0_data", "src1_data", "src2_data"];
         for (o, port) in data_ports.iter().enumerate() {
             conns.push((port, v(&format!("cu{c}_src{o}_data"), wr)));
@@ -447,6 +501,92 @@ fn cache(g: &Geometry, p: &MrfPorts<Sig>, rfc: &Module, w: &BankWrite, banks_may
         ("rel_mask", r.rel_mask.clone()),
     ]);
     b += &rfc.instance("u_rfc", &conns);
+    b
+}
+
+/// The ORF/LRF beside the collectors: reads of the issued sources, fills and upper-level
+/// write-backs through its one write port, strand invalidation, and the per-warp fill hold.
+fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, o: &OrfLayout, orf: &Module, arbiter: &Module) -> String {
+    let op = p.orf.as_ref().expect("an MRF with an ORF has its ports");
+    let (n, s, k, wb, wr, eb) =
+        (g.collectors, g.slots(), SLOTS_PER_COLLECTOR, g.warp_bits(), g.warp_reg_bits(), o.entry_bits());
+    let v = |name: &str, width: u32| Sig::new(name, width);
+    let mut b = String::from("  // ORF/LRF: sources read at issue; an MRF source may fill an entry once read.
+");
+    for i in 0..k {
+        let level = slice(&op.issue_src_level.expr, i, 2);
+        let fill = slice(&op.issue_src_fill.expr, i, 2);
+        b += &format!("  assign orf_hit[{i}] = issue_src_valid[{i}] & (|{level});
+");
+        b += &format!("  assign orf_fill[{i}] = issue_src_valid[{i}] & ~(|{level}) & (|{fill});
+");
+    }
+    b += "
+  // One write port: a write-back to an upper level first, else one fill (round-robin over
+";
+    b += "  // the collector slots whose read has arrived).
+";
+    b += &format!("  assign wb_upper_used = {} & (|{});
+", p.wb_valid, op.wb_upper);
+    b += &arbiter.instance(
+        "u_fill_arbiter",
+        &[
+            ("clk", p.clk.clone()),
+            ("rst", p.rst.clone()),
+            ("req", v(&format!("slot_fill_req & {{{s}{{~wb_upper_used}}}}"), s)),
+            ("advance", Sig::lit(1, 1)),
+            ("grant", v("fill_grant", s)),
+            ("grant_valid", v("fill_valid", 1)),
+        ],
+    );
+    let by_slot = |field: &dyn Fn(u32) -> String, width: u32| {
+        let terms: Vec<(String, String)> = (0..s).map(|i| (format!("fill_grant[{i}]"), field(i))).collect();
+        onehot_mux(&terms, width)
+    };
+    let fill_warp = by_slot(&|i| format!("cu{}_warp", i / k), wb);
+    let fill_level = by_slot(&|i| slice("slot_fill_level", i, 2), 2);
+    let fill_entry = by_slot(&|i| slice("slot_fill_entry", i, eb), eb);
+    let fill_data = by_slot(&|i| format!("cu{}_src{}_data", i / k, i % k), wr);
+    b += "  assign upper_wr_en = fill_valid | wb_upper_used;
+";
+    b += &format!("  assign upper_wr_level = fill_valid ? ({fill_level}) : {};
+", op.wb_upper);
+    b += &format!("  assign upper_wr_warp = fill_valid ? ({fill_warp}) : {};
+", p.wb_warp);
+    b += &format!("  assign upper_wr_entry = fill_valid ? ({fill_entry}) : {};
+", op.wb_entry);
+    b += &format!("  assign upper_wr_mask = fill_valid ? {{{}{{1'b1}}}} : {};
+", g.lanes, p.wb_mask);
+    b += &format!("  assign upper_wr_data = fill_valid ? ({fill_data}) : {};
+", p.wb_data);
+    b += &orf.instance(
+        "u_orf",
+        &[
+            ("clk", p.clk.clone()),
+            ("rst", p.rst.clone()),
+            ("rd_warp", p.issue_warp.clone()),
+            ("rd_level", op.issue_src_level.clone()),
+            ("rd_entry", op.issue_src_entry.clone()),
+            ("rd_data", v("orf_rd_data", k * wr)),
+            ("inv_en", v(&format!("{} & issue_ready & {}", p.issue_valid, op.issue_strand), 1)),
+            ("inv_warp", p.issue_warp.clone()),
+            ("wr_en", v("upper_wr_en", 1)),
+            ("wr_level", v("upper_wr_level", 2)),
+            ("wr_warp", v("upper_wr_warp", wb)),
+            ("wr_entry", v("upper_wr_entry", eb)),
+            ("wr_mask", v("upper_wr_mask", g.lanes)),
+            ("wr_data", v("upper_wr_data", wr)),
+        ],
+    );
+    b += "
+  // A warp with a fill not written yet issues nothing more (the SM holds it).
+";
+    for w in 0..g.warps {
+        let terms: Vec<String> =
+            (0..n).map(|c| format!("(cu_fill_pending[{c}] & (cu{c}_warp == {}))", lit(wb, w as u64))).collect();
+        b += &format!("  assign {} = {};
+", op.fill_busy.bit(w), terms.join(" | "));
+    }
     b
 }
 

@@ -24,6 +24,11 @@ pub struct OperandCollector {
     /// at the grant (the banks are read-first and the path to the slot only delays it).
     data: Vec<u32>,
     known: [u64; SLOTS],
+    /// With an ORF/LRF: per slot, the level (`LEVEL_*`) and entry its MRF read also fills, and
+    /// the slots whose fill is not written yet (the unit is not ready until they are).
+    pub fill_level: [u8; SLOTS],
+    pub fill_entry: [u32; SLOTS],
+    pub filling: u8,
 }
 
 impl OperandCollector {
@@ -39,6 +44,9 @@ impl OperandCollector {
             row: [0; SLOTS],
             data: vec![0; SLOTS * lanes],
             known: [0; SLOTS],
+            fill_level: [0; SLOTS],
+            fill_entry: [0; SLOTS],
+            filling: 0,
         }
     }
 
@@ -47,11 +55,18 @@ impl OperandCollector {
         self.busy = false;
         self.pending = 0;
         self.arriving = [0; SLOTS];
+        self.filling = 0;
     }
 
-    /// Busy, with no slot pending or in flight: offered for dispatch.
+    /// Busy, with no slot pending, in flight or waiting to fill: offered for dispatch.
     pub fn ready(&self) -> bool {
-        self.busy && self.pending == 0 && self.arriving == [0; SLOTS]
+        self.busy && self.pending == 0 && self.arriving == [0; SLOTS] && self.filling == 0
+    }
+
+    /// Slots whose data is here and whose fill is not written yet: they request the write port.
+    pub fn fill_requests(&self) -> u8 {
+        let arrived = (0..SLOTS).fold(0, |m, s| m | ((self.arriving[s] == 0) as u8) << s);
+        self.filling & !self.pending & arrived
     }
 
     /// The data and known lanes of slot `s`.
@@ -70,12 +85,12 @@ impl OperandCollector {
     }
 
     /// Slot `s` of the instruction just allocated gets its data at once (a register file cache
-    /// hit): every lane holds a value, and nothing is read from the banks.
-    pub fn fill(&mut self, s: usize, data: &[u32]) {
+    /// hit, an ORF or LRF read), `known` lanes holding a value; nothing is read from the banks.
+    pub fn take(&mut self, s: usize, data: &[u32], known: u64) {
         let lanes = self.data.len() / SLOTS;
         self.pending &= !(1 << s);
         self.data[s * lanes..][..lanes].copy_from_slice(data);
-        self.known[s] = u64::MAX >> (64 - lanes);
+        self.known[s] = known;
     }
 
     /// In-flight data moves one edge closer (before this edge's grants).
@@ -98,8 +113,16 @@ impl OperandCollector {
         self.src_valid = src_valid;
         self.pending = src_valid.iter().enumerate().fold(0, |m, (s, &v)| m | (v as u8) << s);
         self.arriving = [0; SLOTS];
+        self.filling = 0;
         for s in 0..SLOTS {
             (self.group[s], self.row[s]) = addr[s];
         }
+    }
+
+    /// Slot `s`'s MRF read also fills `entry` of `level` (read-operand allocation).
+    pub fn fill_after_read(&mut self, s: usize, level: u8, entry: u32) {
+        self.fill_level[s] = level;
+        self.fill_entry[s] = entry;
+        self.filling |= 1 << s;
     }
 }

@@ -114,6 +114,7 @@ mod bank_group;
 mod bank_power;
 mod collector;
 mod compressed_bank_group;
+mod orf;
 mod range_table;
 mod rfc;
 mod write_port;
@@ -122,6 +123,7 @@ pub use bank_group::BankGroup;
 pub use bank_power::BankPower;
 pub use collector::OperandCollector;
 pub use compressed_bank_group::CompressedBankGroup;
+pub use orf::Orf;
 pub use range_table::RangeTable;
 pub use rfc::{BankWrite, Rfc, RfcEvents, WriteCause};
 pub use write_port::{Side, WriteAction, WritePort};
@@ -133,6 +135,7 @@ use collector::SLOTS;
 use rfgen_gen::Checked;
 use rfgen_gen::bdi::Layout;
 use rfgen_gen::geometry::Geometry;
+use rfgen_gen::orf::{LEVEL_LRF, OrfLayout};
 
 /// Bank groups per cluster are at most 32 (validated).
 const MAX_GROUPS: usize = 32;
@@ -168,11 +171,22 @@ pub struct MrfIn {
     /// Register file cache: these warps (bit per warp) have finished; their slots are freed
     /// without write-backs.
     pub rel_mask: u64,
+    /// ORF/LRF: per source, the level it is read from (`LEVEL_*`), its entry, and the level an
+    /// MRF source also fills; the instruction starts a strand.
+    pub issue_src_level: [u8; SLOTS],
+    pub issue_src_entry: [u32; SLOTS],
+    pub issue_src_fill: [u8; SLOTS],
+    pub issue_strand: bool,
+    /// ORF/LRF: the write-back writes the MRF (without an ORF it always does), and this upper
+    /// level's entry.
+    pub wb_mrf: bool,
+    pub wb_upper: u8,
+    pub wb_entry: u32,
 }
 
 impl MrfIn {
     pub fn new(g: &Geometry) -> Self {
-        MrfIn { wb_data: vec![0; g.lanes as usize], ..Default::default() }
+        MrfIn { wb_data: vec![0; g.lanes as usize], wb_mrf: true, ..Default::default() }
     }
 }
 
@@ -196,6 +210,8 @@ pub struct MrfOut<'a> {
     /// Register file cache: an activation, and a flush request, are taken this cycle.
     pub act_ready: bool,
     pub flush_ready: bool,
+    /// ORF/LRF: warps with a fill not written yet (bit per warp); the SM holds their issue.
+    pub fill_busy: u64,
     /// Compressed MRF: banks read, written and power-gated this cycle, one bit per bank, group
     /// `j` cluster `c` at bit `j·C + c` of the 64-bit words. Empty without compression.
     pub bank_rd_en: &'a [u64],
@@ -245,6 +261,25 @@ pub struct MrfStats {
     /// Register file cache only from here on: what it did, and the lanes written into it.
     pub rfc: RfcStats,
     pub rfc_written_lanes: u64,
+    /// ORF/LRF only: what the upper levels did.
+    pub orf: OrfStats,
+}
+
+/// Operand register file and last result file events.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OrfStats {
+    /// Source operands read from the ORF and from the LRF.
+    pub orf_reads: u64,
+    pub lrf_reads: u64,
+    /// Entries written (write-backs and fills) in the ORF and in the LRF.
+    pub orf_writes: u64,
+    pub lrf_writes: u64,
+    /// Of those, fills (an MRF read copied up).
+    pub fills: u64,
+    /// Write-backs that skipped the MRF.
+    pub mrf_writes_skipped: u64,
+    /// Cycles a fill waited for the write port (a write-back took it).
+    pub fill_waits: u64,
 }
 
 /// Register file cache events.
@@ -312,6 +347,10 @@ pub struct Mrf {
     /// The register file cache in front of the write path: what it does not keep, its
     /// evictions and its flushes are what the banks are written.
     rfc: Option<Rfc>,
+    /// The operand register file and last result file beside the collectors, and the round-robin
+    /// arbiter of their write port over the collector slots' fills.
+    orf: Option<Orf>,
+    fill_arbiter: RoundRobin,
     write: WritePath,
     plan: Plan,
     stats: MrfStats,
@@ -324,11 +363,13 @@ impl Mrf {
     }
 
     /// The MRF a config describes: compressed when `compression.enabled`, behind a register
-    /// file cache when `rfc.enabled`.
+    /// file cache when `rfc.enabled`, beside an ORF/LRF when `orf.enabled`.
     pub fn for_config(checked: &Checked) -> Self {
         let g = &checked.geometry;
         let rfc = checked.rfc.as_ref().map(|r| Rfc::new(g.warps, r, g.lanes as usize));
-        Mrf::build(g, checked.compression.as_ref(), rfc)
+        let mut m = Mrf::build(g, checked.compression.as_ref(), rfc);
+        m.orf = checked.orf.as_ref().map(|o| Orf::new(g.warps, o, g.lanes as usize));
+        m
     }
 
     /// The MRF of a geometry, compressed with `layout` if given, behind `rfc` if given.
@@ -363,6 +404,8 @@ impl Mrf {
             collectors: (0..g.collectors).map(|_| OperandCollector::new(lanes)).collect(),
             dispatch: RoundRobin::new(g.collectors),
             rfc,
+            orf: None,
+            fill_arbiter: RoundRobin::new(g.slots()),
             write,
             plan: Plan {
                 winner: [NONE; MAX_GROUPS],
@@ -406,6 +449,16 @@ impl Mrf {
     /// The register file cache's shape, when there is one.
     pub fn rfc_layout(&self) -> Option<&rfgen_gen::rfc::RfcLayout> {
         self.rfc().map(Rfc::layout)
+    }
+
+    /// The ORF/LRF's shape, when there is one.
+    pub fn orf_layout(&self) -> Option<&OrfLayout> {
+        self.orf.as_ref().map(Orf::layout)
+    }
+
+    /// Collector slots whose fill requests the ORF/LRF write port, bit `3c + s`.
+    fn fill_requests(&self) -> u64 {
+        self.collectors.iter().enumerate().fold(0, |m, (c, u)| m | u64::from(u.fill_requests()) << (c * SLOTS))
     }
 
     /// Units ready for dispatch, bit per unit.
@@ -552,6 +605,34 @@ impl Mrf {
         }
     }
 
+    /// The ORF/LRF at an edge: the issued instruction's strand start invalidates its warp's
+    /// entries; then the write port takes the granted fill (slot `3c + s`) or the write-back.
+    fn upper_edge(&mut self, inp: &MrfIn, issued: bool, fill: Option<u32>) {
+        let Some(orf) = &mut self.orf else { return };
+        let st = &mut self.stats.orf;
+        if issued && inp.issue_strand {
+            orf.invalidate(inp.issue_warp);
+        }
+        let mut count = |level: u8| {
+            *if level == LEVEL_LRF as u8 { &mut st.lrf_writes } else { &mut st.orf_writes } += 1;
+        };
+        if let Some(slot) = fill {
+            let unit = &mut self.collectors[slot as usize / SLOTS];
+            let s = slot as usize % SLOTS;
+            let (level, entry) = (unit.fill_level[s], unit.fill_entry[s]);
+            let (data, known) = unit.operand(s);
+            orf.write(level, unit.warp, entry, u64::MAX, data, known);
+            unit.filling &= !(1 << s);
+            count(level);
+            st.fills += 1;
+        } else if inp.wb_valid && inp.wb_upper != 0 {
+            let mask = inp.wb_mask & lane_mask(self.lanes);
+            orf.write(inp.wb_upper, inp.wb_warp, inp.wb_entry, mask, &inp.wb_data, mask);
+            count(inp.wb_upper);
+        }
+        st.mrf_writes_skipped += u64::from(inp.wb_valid && !inp.wb_mrf);
+    }
+
     /// Write path at an edge, after this edge's reads (read-first): the banks take the offered
     /// write-back or, with a register file cache, what the cache sends them; then the cache's
     /// own edge, with the sources issued at this edge and the activation, flush and release.
@@ -564,7 +645,8 @@ impl Mrf {
         let mask = inp.wb_mask & lane_mask(lanes);
         let wb = taken.then_some((inp.wb_warp, inp.wb_reg, mask, &inp.wb_data[..], inp.wb_long));
         let Some(rfc) = &mut self.rfc else {
-            let w = wb.map(|(warp, reg, mask, data, _)| BankWrite { warp, reg, mask, data, cause: WriteCause::Bypass });
+            let to_mrf = self.orf.is_none() || inp.wb_mrf;
+            let w = wb.filter(|_| to_mrf).map(|(warp, reg, mask, data, _)| BankWrite { warp, reg, mask, data, cause: WriteCause::Bypass });
             write_banks(&self.g, &mut self.write, &self.plan, st, w);
             return;
         };
@@ -681,6 +763,8 @@ impl Block for Mrf {
         self.collectors.iter_mut().for_each(OperandCollector::reset);
         self.dispatch.reset();
         self.rfc.iter_mut().for_each(Rfc::reset);
+        self.orf.iter_mut().for_each(Orf::reset);
+        self.fill_arbiter.reset();
         match &mut self.write {
             WritePath::Direct(groups) => groups.iter_mut().for_each(|g| g.arbiter.reset()),
             WritePath::Compressed { groups, port, .. } => {
@@ -707,6 +791,11 @@ impl Block for Mrf {
             wb_commit: p.action == WriteAction::Commit,
             act_ready: self.rfc().is_some_and(Rfc::act_ready),
             flush_ready: self.rfc().is_some_and(Rfc::flush_ready),
+            fill_busy: self
+                .collectors
+                .iter()
+                .filter(|u| u.busy && u.filling != 0)
+                .fold(0, |m, u| m | 1 << u.warp),
             bank_rd_en: &p.bank_rd_en,
             bank_wr_en: &p.bank_wr_en,
             bank_gated: &p.bank_gated,
@@ -719,6 +808,17 @@ impl Block for Mrf {
         // Decisions that depend on the state before the edge, sampled before anything changes.
         let free = self.collectors.iter().position(|u| !u.busy);
         let offered = self.dispatch.pick(self.ready_mask());
+        // The ORF/LRF write port takes one fill when no write-back writes an upper level.
+        let fill = match &self.orf {
+            Some(_) => {
+                let requests = self.fill_requests();
+                let port_free = !(inp.wb_valid && inp.wb_upper != 0);
+                self.stats.orf.fill_waits += u64::from(requests != 0 && !port_free);
+                if port_free { self.fill_arbiter.pick(requests) } else { None }
+            }
+            None => None,
+        };
+        self.fill_arbiter.update(fill, true);
 
         // 1.–2. Bank reads; in-flight data moves on.
         self.read_banks();
@@ -741,18 +841,38 @@ impl Block for Mrf {
             // With a register file cache, the tag check (this cycle, from the state before the
             // edge) hands the sources it holds straight to the collector.
             if let Some(rfc) = &self.rfc {
+                let all = lane_mask(self.lanes);
                 for s in (0..SLOTS).filter(|&s| inp.issue_src_valid[s]) {
                     reads[issued] = (inp.issue_warp, inp.issue_src_reg[s], inp.issue_src_last[s]);
                     issued += 1;
                     if let Some(h) = rfc.lookup(inp.issue_warp, inp.issue_src_reg[s]) {
-                        unit.fill(s, rfc.data(h));
+                        unit.take(s, rfc.data(h), all);
+                    }
+                }
+            }
+            // With an ORF/LRF, upper-level sources are read now (from the state before the
+            // edge); an MRF source may also fill an entry once its read has arrived.
+            if let Some(orf) = &self.orf {
+                for s in (0..SLOTS).filter(|&s| inp.issue_src_valid[s]) {
+                    let (level, entry) = (inp.issue_src_level[s], inp.issue_src_entry[s]);
+                    if level != 0 {
+                        let (data, known) = orf.read(level, inp.issue_warp, entry);
+                        unit.take(s, data, known);
+                        let o = &mut self.stats.orf;
+                        *if level == LEVEL_LRF as u8 { &mut o.lrf_reads } else { &mut o.orf_reads } += 1;
+                    } else if inp.issue_src_fill[s] != 0 {
+                        unit.fill_after_read(s, inp.issue_src_fill[s], entry);
                     }
                 }
             }
             self.stats.issued += 1;
         }
 
-        // 5. Write-back (after the reads above: read-first).
+        // 5. The ORF/LRF's edge (a strand start invalidates, then the fill or the write-back is
+        // written); the write-back (after the reads above: read-first).
+        if self.orf.is_some() {
+            self.upper_edge(inp, free.filter(|_| inp.issue_valid).is_some(), fill);
+        }
         self.write(inp, &reads[..issued]);
         self.replan();
     }
