@@ -64,6 +64,9 @@ impl Glue for Issue {
         if let Some(port) = &p.hold {
             port.put(buf, i.hold);
         }
+        if let Some(port) = &p.stall {
+            port.put(buf, i.stall);
+        }
         p.collector_ready.put(buf, i.collector_ready as u64);
         if let Some(port) = &p.launch {
             port.put(buf, i.launch);
@@ -219,6 +222,7 @@ impl Stimulus<Issue> for RandomStage {
         }
         let rng = &mut self.rng;
         i.hold = if rng.random_bool(0.2) { 1 << rng.random_range(0..warps) } else { 0 };
+        i.stall = if rng.random_bool(0.2) { 1 << rng.random_range(0..warps) } else { 0 };
         i.collector_ready = rng.random_bool(0.7);
         if self.policy == SchedulerPolicy::Gto && rng.random_bool(0.05) {
             i.launch = 1 << rng.random_range(0..warps);

@@ -94,6 +94,8 @@ pub struct IssueIn {
     pub barrier: u64,
     /// Two-level: warps that may not join the active set (register file cache flush).
     pub hold: u64,
+    /// Beside an ORF/LRF: warps that issue nothing this cycle (a fill of theirs is on its way).
+    pub stall: u64,
     /// An operand collector is free.
     pub collector_ready: bool,
     /// GTO: warps launched at this edge.
@@ -268,10 +270,11 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
             },
             "a descriptor changed without its bit in IssueIn::changed"
         );
+        let can_issue = if self.shape.stall { f.can_issue & !i.stall } else { f.can_issue };
         let mut d = IssueDecision {
-            can_issue: f.can_issue,
+            can_issue,
             war_blocked: f.war_blocked,
-            eligible: f.can_issue & if i.collector_ready { all } else { f.control },
+            eligible: can_issue & if i.collector_ready { all } else { f.control },
             ..IssueDecision::default()
         };
         if self.two_level {

@@ -26,9 +26,11 @@ pub mod units;
 use crate::blocks::issue::{Issue, IssueBlock, IssueIn, Next, NextFields};
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
+use crate::kernel::alloc::{self, Costs, Level, Placement};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use cache_control::CacheControl;
 use rfgen_gen::Checked;
+use rfgen_gen::orf::{LEVEL_LRF, LEVEL_MRF, LEVEL_ORF};
 pub use stats::SimStats;
 use stats::{OperandMismatch, ValueLife};
 use std::collections::VecDeque;
@@ -131,6 +133,11 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue> {
     bdi: Option<rfgen_gen::bdi::Layout>,
     /// Register file cache: its activations, flushes and releases.
     cache: Option<CacheControl>,
+    /// ORF/LRF: the compiler's placement of every instruction's operands, and the warps whose
+    /// strand started at a control instruction (the next instruction they send to the MRF
+    /// carries the strand start).
+    place: Option<Vec<Placement>>,
+    strand_due: u64,
     /// Instructions in operand collectors.
     collecting: Vec<usize>,
     /// Operands a write-back may have overwritten before they were read: (reader flight,
@@ -224,6 +231,11 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
             cache: c.rfc.as_ref().map(|_| CacheControl::default()),
+            place: c.orf.as_ref().map(|o| {
+                let costs = Costs::new(&c.config.energy, o.entries);
+                alloc::allocate(k, o.entries, o.lrf, &costs)
+            }),
+            strand_due: 0,
             collecting: Vec::new(),
             war_exposed: Vec::new(),
         };
@@ -394,6 +406,11 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                     self.inp.wb_mask = f.mask;
                     self.inp.wb_data.copy_from_slice(f.vals.dst());
                     self.inp.wb_long = self.k.code[f.pc as usize].op.is_long_latency();
+                    if let Some(place) = &self.place {
+                        let p = &place[f.pc as usize];
+                        self.inp.wb_mrf = p.dst_mrf;
+                        (self.inp.wb_upper, self.inp.wb_entry) = encode(p.dst_upper.unwrap_or_default());
+                    }
                     expose_readers(self.k, &self.flights, &self.collecting, &mut self.war_exposed, id, dst);
                     self.units.pop(q);
                     if self.bdi.is_some() && self.cache.is_none() {
@@ -464,6 +481,9 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
         self.inp.issue_valid = false;
         self.issue_in.collector_ready = issue_ready;
         self.issue_in.hold = self.cache.as_ref().map_or(0, CacheControl::flushing);
+        // A warp with an ORF/LRF fill on its way issues nothing, so every later read or write of
+        // the entry comes after the fill.
+        self.issue_in.stall = out.fill_busy;
         let before: Vec<u32> = self.issue.outputs().scheduler.active.to_vec();
         let d = self.issue.decide(&self.issue_in);
         let candidates = if self.two_level {
@@ -580,6 +600,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
 
         self.dirty |= 1 << w; // its next instruction
         if unit == Unit::Control {
+            self.strand_due |= (self.k.notes[e.pc as usize].strand_start as u64) << w;
             self.free_flights.push(id);
             if ins.op == Op::Bar {
                 s.at_barrier = true;
@@ -602,6 +623,18 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                 inp.issue_src_reg[k] = if let Src::Reg(r) = src { *r as u32 } else { 0 };
             }
             inp.issue_src_last = self.k.notes[e.pc as usize].last_read;
+            if let Some(place) = &self.place {
+                let p = &place[e.pc as usize];
+                for k in 0..3 {
+                    let (level, entry) = encode(p.src[k]);
+                    let (fill, fill_entry) = encode(p.fill[k].unwrap_or_default());
+                    inp.issue_src_level[k] = level;
+                    inp.issue_src_fill[k] = fill;
+                    inp.issue_src_entry[k] = if level != 0 { entry } else { fill_entry };
+                }
+                inp.issue_strand = self.strand_due >> w & 1 == 1 || self.k.notes[e.pc as usize].strand_start;
+                self.strand_due &= !(1 << w);
+            }
             s.inflight += 1;
         }
         if self.slots[w].warp.as_ref().is_some_and(Warp::done) {
@@ -710,4 +743,13 @@ fn sources(ins: &crate::kernel::Instr) -> ([bool; 3], [u32; 3]) {
         (valid[k], reg[k]) = (true, r as u32);
     }
     (valid, reg)
+}
+
+/// A level as the MRF's ports carry it: (level code, entry).
+fn encode(l: Level) -> (u8, u32) {
+    match l {
+        Level::Mrf => (LEVEL_MRF as u8, 0),
+        Level::Orf(e) => (LEVEL_ORF as u8, e.into()),
+        Level::Lrf(e) => (LEVEL_LRF as u8, e.into()),
+    }
 }

@@ -29,6 +29,8 @@ pub struct IssuePorts<P> {
     pub barrier: P,
     /// Two-level.
     pub hold: Option<P>,
+    /// Beside an ORF/LRF.
+    pub stall: Option<P>,
     pub collector_ready: P,
     /// GTO.
     pub launch: Option<P>,
@@ -96,6 +98,7 @@ impl IssuePorts<Port> {
             barrier: mask("barrier", "the warp waits at a barrier"),
             hold: two_level
                 .then(|| mask("hold", "the warp may not join the active set (its cache entries are flushing)")),
+            stall: s.stall.then(|| mask("stall", "the warp issues nothing this cycle (an ORF/LRF fill of it is on its way)")),
             collector_ready: Port::input("collector_ready", 1, "an operand collector is free"),
             launch: (s.scheduler.policy == SchedulerPolicy::Gto)
                 .then(|| mask("launch", "warps launched at this edge: the youngest from now on, lower slot older")),
@@ -159,6 +162,7 @@ impl<P> IssuePorts<P> {
             next_long_consumer: self.next_long_consumer.as_ref().map(&mut f),
             barrier: f(&self.barrier),
             hold: self.hold.as_ref().map(&mut f),
+            stall: self.stall.as_ref().map(&mut f),
             collector_ready: f(&self.collector_ready),
             launch: self.launch.as_ref().map(&mut f),
             grant_last: f(&self.grant_last),
@@ -197,6 +201,7 @@ impl<P> IssuePorts<P> {
         v.extend(&self.next_long_consumer);
         v.push(&self.barrier);
         v.extend(&self.hold);
+        v.extend(&self.stall);
         v.push(&self.collector_ready);
         v.extend(&self.launch);
         v.extend([&self.grant_last, &self.clr_valid, &self.clr_warp, &self.clr_reg, &self.clr_preds]);

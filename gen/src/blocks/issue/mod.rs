@@ -22,6 +22,8 @@ pub struct Shape {
     pub scheduler: scheduler::Shape,
     /// None for `warpboard.policy = "none"`.
     pub warpboard: Option<warpboard::Shape>,
+    /// Beside an ORF/LRF: a per-warp stall input (a fill of the warp is on its way).
+    pub stall: bool,
 }
 
 impl Shape {
@@ -33,6 +35,7 @@ impl Shape {
             registers: g.registers,
             scheduler: scheduler::Shape::new(g, &c.scheduler),
             warpboard: warpboard::Shape::new(g, c.warpboard.policy),
+            stall: c.orf.enabled,
         }
     }
 }
@@ -94,8 +97,9 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         p.next_preds
     );
     b += &war_check(prefix, g, s, &p);
+    let stalled = p.stall.as_ref().map_or(String::new(), |s| format!(" & ~{s}[w]"));
     b += &format!(
-        "      assign {}[w] = {}[w] & ~{}[w] & ~conflict & ~war & ({} | {}[w]);\n",
+        "      assign {}[w] = {}[w] & ~{}[w]{stalled} & ~conflict & ~war & ({} | {}[w]);\n",
         p.eligible, p.next_valid, p.barrier, p.collector_ready, p.next_control
     );
     if let (Some(lc), Some(hold)) = (&p.next_long_consumer, &p.hold) {
