@@ -59,15 +59,14 @@ pub struct Design {
 /// Generates the RTL of a validated config.
 pub fn generate(checked: &Checked, sram: SramKind) -> Design {
     let prefix = checked.prefix();
-    let modules =
-        blocks::mrf::modules(
-            &prefix,
-            &checked.geometry,
-            sram,
-            checked.compression.as_ref(),
-            checked.rfc.as_ref(),
-            checked.orf.as_ref(),
-        );
+    let modules = blocks::mrf::modules(
+        &prefix,
+        &checked.geometry,
+        sram,
+        checked.compression.as_ref(),
+        checked.rfc.as_ref(),
+        checked.orf.as_ref(),
+    );
     let description = match (&checked.compression, &checked.rfc) {
         (Some(_), _) => "Banked main register file with operand collectors and BDI register compression",
         (None, Some(_)) => "Banked main register file with operand collectors behind a register file cache",

@@ -8,7 +8,7 @@ use rfgen_model::kernel::alloc::{Level, Placement};
 use rfgen_model::kernel::parse::mnemonic_of;
 use rfgen_model::kernel::{Kernel, library, synthetic};
 use rfgen_model::sim::allocation::{AllocationReport, allocation_report};
-use rfgen_model::sim::{RfcReport, SimReport, simulate};
+use rfgen_model::sim::{OrfReport, RfcReport, SimReport, simulate};
 use rfgen_model::sm::stats::Histogram;
 use std::process::ExitCode;
 
@@ -204,6 +204,12 @@ fn print_text(r: &SimReport) {
         row("RFC access", format!("{:.1} nJ", r.energy.rfc_access_pj / 1000.0));
         row("RFC wire", format!("{:.1} nJ", r.energy.rfc_wire_pj / 1000.0));
     }
+    if r.orf.is_some() {
+        row("ORF access", format!("{:.1} nJ", r.energy.orf_access_pj / 1000.0));
+        row("ORF wire", format!("{:.1} nJ", r.energy.orf_wire_pj / 1000.0));
+        row("LRF access", format!("{:.1} nJ", r.energy.lrf_access_pj / 1000.0));
+        row("LRF wire", format!("{:.1} nJ", r.energy.lrf_wire_pj / 1000.0));
+    }
     row(
         "total",
         format!(
@@ -273,6 +279,9 @@ fn print_text(r: &SimReport) {
     if let Some(c) = &r.rfc {
         print_rfc(r, c);
     }
+    if let Some(o) = &r.orf {
+        print_orf(r, o);
+    }
     println!("correctness");
     row("operand mismatches", s.operand_mismatches.to_string());
     if s.war_hazards > 0 {
@@ -294,6 +303,50 @@ fn print_text(r: &SimReport) {
             e.cycle, e.warp, e.line, e.operand, e.lane, e.expected, e.actual
         );
     }
+}
+
+fn print_orf(r: &SimReport, o: &OrfReport) {
+    use rfgen_model::sim::{PAPER_HW_RFC_ENERGY_REDUCTION as PR, PAPER_ORF_ENERGY_REDUCTION as PO};
+    let row = |k: &str, v: String| println!("  {k:<28} {v}");
+    let t = r.stats.orf.as_ref().expect("an ORF report comes with ORF traffic");
+    let lrf = serde_json::to_value(o.lrf).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    println!("operand register file and last result file (seed 001 ch. 6; paper figures in brackets)");
+    row("size", format!("{} ORF entries per thread, LRF {lrf}", o.entries));
+    let [m, orf, l] = o.reads_per_instruction;
+    row(
+        "reads per instruction",
+        format!("MRF {m:.2}, ORF {orf:.2}, LRF {l:.2} (without: MRF {:.2})", o.plain_reads_per_instruction),
+    );
+    let [m, orf, l] = o.writes_per_instruction;
+    row(
+        "writes per instruction",
+        format!("MRF {m:.2}, ORF {orf:.2}, LRF {l:.2} (without: MRF {:.2})", o.plain_writes_per_instruction),
+    );
+    row(
+        "fills, MRF writes skipped",
+        format!(
+            "{} fills ({} cycles waiting for the write port), {} write-backs kept out of the MRF",
+            t.fills, t.fill_waits, t.mrf_writes_skipped
+        ),
+    );
+    row(
+        "cycles",
+        format!("{} vs {} without the ORF/LRF, {} with the hardware RFC", r.stats.cycles, o.plain_cycles, o.rfc_cycles),
+    );
+    row(
+        "energy vs no ORF/LRF",
+        format!(
+            "{:+.1}% ({:.1} nJ vs {:.1} nJ)  [{:+.0}%]",
+            -100.0 * (1.0 - o.energy_ratio),
+            r.energy.total_pj / 1000.0,
+            o.plain_energy.total_pj / 1000.0,
+            -100.0 * PO
+        ),
+    );
+    row(
+        "hardware RFC instead",
+        format!("{:+.1}% (isca11-rfc's [rfc])  [{:+.0}%]", -100.0 * (1.0 - o.rfc_energy_ratio), -100.0 * PR),
+    );
 }
 
 fn print_rfc(r: &SimReport, c: &RfcReport) {

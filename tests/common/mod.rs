@@ -186,6 +186,29 @@ pub fn cached(name: &str) -> Checked {
     rfgen_gen::config::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// Small configurations with an ORF/LRF: one ORF entry and a unified LRF on the smallest SM;
+/// three entries, a split LRF, 6 warps (not a power of two) and the two-level scheduler; eight
+/// entries and no LRF over 64 lanes.
+pub const UPPER: &[(&str, &str)] = &[
+    (
+        "otiny",
+        "name = \"otiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\ncollectors = 1\ntag_bits = 1\n[orf]\nenabled = true\nentries = 1\nlrf = \"unified\"\n",
+    ),
+    (
+        "osmall",
+        "name = \"osmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 32\ncollectors = 3\ntag_bits = 3\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 3\n[orf]\nenabled = true\nentries = 3\nlrf = \"split\"\n",
+    ),
+    (
+        "owide",
+        "name = \"owide\"\n[sm]\nwarps = 4\nlanes = 64\nclusters = 8\nregisters_per_thread = 4\n[mrf]\nbanks = 16\nentries = 8\ncollectors = 2\n[orf]\nenabled = true\nentries = 8\nlrf = \"none\"\n",
+    ),
+];
+
+pub fn upper(name: &str) -> Checked {
+    let (_, text) = UPPER.iter().find(|(n, _)| *n == name).expect("an ORF config of that name");
+    rfgen_gen::config::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 /// The paper's register file cache (preset `isca11-rfc`).
 pub fn isca11_rfc() -> Checked {
     rfgen_gen::config::preset("isca11-rfc").unwrap()

@@ -4,7 +4,9 @@
 //! `wire_pj_per_mm`. Register file cache: every 4 values read or written cost one 128-bit access
 //! of a small RF with `rfc.entries` entries per thread; the values it hands to the units and
 //! takes from them travel `rfc_wire_mm`. Its evictions and flushes are RFC reads plus MRF writes
-//! (their wire is the MRF's).
+//! (their wire is the MRF's). ORF and LRF: every 4 values read or written (whole warp registers)
+//! cost one 128-bit access of the ORF's size (Table 4.5) or of the LRF; their values travel the
+//! private-datapath wires `orf_private_wire_mm` and `lrf_wire_mm`.
 
 use crate::sm::SimStats;
 use rfgen_gen::config::Energy as EnergyTable;
@@ -16,6 +18,10 @@ pub struct Energy {
     pub mrf_wire_pj: f64,
     pub rfc_access_pj: f64,
     pub rfc_wire_pj: f64,
+    pub orf_access_pj: f64,
+    pub orf_wire_pj: f64,
+    pub lrf_access_pj: f64,
+    pub lrf_wire_pj: f64,
     pub total_pj: f64,
     /// Terms included in `total_pj`.
     pub terms: Vec<&'static str>,
@@ -51,7 +57,25 @@ pub fn energy_at(s: &SimStats, e: &EnergyTable, entries: Option<u32>, d: Distanc
         t.rfc_wire_pj = (r.delivered_values + r.written_values) as f64 * e.wire_pj_per_mm * d.rfc_mm;
         t.terms.extend(["rfc access", "rfc wire"]);
     }
-    t.total_pj = t.mrf_access_pj + t.mrf_wire_pj + t.rfc_access_pj + t.rfc_wire_pj;
+    if let Some(o) = &s.orf {
+        let i = (o.entries as usize).clamp(1, e.small_rf_read_pj.len()) - 1;
+        let values = |n: u64| (n * u64::from(o.lanes)) as f64;
+        let (orf, lrf) = (values(o.orf_reads + o.orf_writes), values(o.lrf_reads + o.lrf_writes));
+        t.orf_access_pj =
+            (values(o.orf_reads) * e.small_rf_read_pj[i] + values(o.orf_writes) * e.small_rf_write_pj[i]) / 4.0;
+        t.orf_wire_pj = orf * e.wire_pj_per_mm * e.orf_private_wire_mm;
+        t.lrf_access_pj = (values(o.lrf_reads) * e.lrf_read_pj + values(o.lrf_writes) * e.lrf_write_pj) / 4.0;
+        t.lrf_wire_pj = lrf * e.wire_pj_per_mm * e.lrf_wire_mm;
+        t.terms.extend(["orf access", "orf wire (private)", "lrf access", "lrf wire"]);
+    }
+    t.total_pj = t.mrf_access_pj
+        + t.mrf_wire_pj
+        + t.rfc_access_pj
+        + t.rfc_wire_pj
+        + t.orf_access_pj
+        + t.orf_wire_pj
+        + t.lrf_access_pj
+        + t.lrf_wire_pj;
     t
 }
 /// Register-file energy per seed 004 Table 3, the model of the compression report: dynamic bank

@@ -27,6 +27,67 @@ pub struct SimReport {
     pub compression: Option<CompressionReport>,
     /// With a register file cache: seed 000's figures, against this config without it.
     pub rfc: Option<RfcReport>,
+    /// With an ORF/LRF: seed 001 ch. 6's figures, against this config without it and with the
+    /// paper's hardware RFC instead.
+    pub orf: Option<OrfReport>,
+}
+
+/// Seed 001 ch. 6's measures of the ORF/LRF, beside the paper's numbers.
+#[derive(Clone, Debug, Serialize)]
+pub struct OrfReport {
+    pub entries: u32,
+    pub lrf: rfgen_gen::config::LrfKind,
+    /// Per warp instruction, measured: reads and writes of the MRF, ORF and LRF.
+    pub reads_per_instruction: [f64; 3],
+    pub writes_per_instruction: [f64; 3],
+    /// The same SM without the ORF/LRF: MRF reads and writes per warp instruction, cycles and
+    /// register-file energy.
+    pub plain_reads_per_instruction: f64,
+    pub plain_writes_per_instruction: f64,
+    pub plain_cycles: u64,
+    pub plain_energy: Energy,
+    /// Register-file energy over the plain SM's.
+    pub energy_ratio: f64,
+    /// The same SM with the paper's hardware RFC (`isca11-rfc`'s `[rfc]`) instead of the
+    /// ORF/LRF: its energy over the plain SM's, and its cycles.
+    pub rfc_energy_ratio: f64,
+    pub rfc_cycles: u64,
+}
+
+/// Seed 001 §6.5: register-file energy saved by 3 ORF entries + split LRF (partial ranges and
+/// read operands), and by the hardware RFC, on the same benchmarks.
+pub const PAPER_ORF_ENERGY_REDUCTION: f64 = 0.54;
+pub const PAPER_HW_RFC_ENERGY_REDUCTION: f64 = 0.34;
+
+fn orf_report(
+    checked: &Checked,
+    kernel: &Kernel,
+    stats: &SimStats,
+    energy: &Energy,
+    max_cycles: u64,
+) -> Result<Option<OrfReport>, SimError> {
+    let (Some(layout), Some(o)) = (&checked.orf, &stats.orf) else { return Ok(None) };
+    let mut plain = checked.config.clone();
+    plain.orf.enabled = false;
+    let mut cached = plain.clone();
+    cached.rfc = rfgen_gen::config::preset("isca11-rfc").expect("the isca11-rfc preset is valid").config.rfc;
+    let check = |c| rfgen_gen::config::check(c).expect("swapping the ORF for an RFC keeps a config valid");
+    let (p, plain_energy) = run(&check(plain), kernel, max_cycles, &mut |_| {})?;
+    let (r, rfc_energy) = run(&check(cached), kernel, max_cycles, &mut |_| {})?;
+    let per = |n: u64, s: &SimStats| n as f64 / s.warp_instructions.max(1) as f64;
+    Ok(Some(OrfReport {
+        entries: layout.entries,
+        lrf: layout.lrf,
+        reads_per_instruction: [stats.mrf.reads, o.orf_reads, o.lrf_reads].map(|n| per(n, stats)),
+        writes_per_instruction: [stats.mrf.writes, o.orf_writes, o.lrf_writes].map(|n| per(n, stats)),
+        plain_reads_per_instruction: per(p.mrf.reads, &p),
+        plain_writes_per_instruction: per(p.mrf.writes, &p),
+        plain_cycles: p.cycles,
+        energy_ratio: energy.total_pj / plain_energy.total_pj,
+        rfc_energy_ratio: rfc_energy.total_pj / plain_energy.total_pj,
+        plain_energy,
+        rfc_cycles: r.cycles,
+    }))
 }
 
 /// Seed 000's measures of the register file cache, beside the paper's numbers.
@@ -218,6 +279,7 @@ pub fn simulate(
     };
     let compression = compression_report(checked, kernel, &stats, max_cycles)?;
     let rfc = rfc_report(checked, kernel, &stats, max_cycles)?;
+    let orf = orf_report(checked, kernel, &stats, &energy, max_cycles)?;
     Ok(SimReport {
         kernel: kernel.name.clone(),
         config: checked.config.name.clone(),
@@ -232,6 +294,7 @@ pub fn simulate(
         baseline,
         compression,
         rfc,
+        orf,
     })
 }
 

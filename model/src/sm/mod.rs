@@ -137,6 +137,7 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue> {
     /// strand started at a control instruction (the next instruction they send to the MRF
     /// carries the strand start).
     place: Option<Vec<Placement>>,
+    orf_entries: Option<u32>,
     strand_due: u64,
     /// Instructions in operand collectors.
     collecting: Vec<usize>,
@@ -235,6 +236,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                 let costs = Costs::new(&c.config.energy, o.entries);
                 alloc::allocate(k, o.entries, o.lrf, &costs)
             }),
+            orf_entries: c.orf.as_ref().map(|o| o.entries),
             strand_due: 0,
             collecting: Vec::new(),
             war_exposed: Vec::new(),
@@ -714,6 +716,20 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                 read_values: (r.read_hits + r.evictions + r.flush_writes) * lanes,
                 delivered_values: r.read_hits * lanes,
                 written_values: m.rfc_written_lanes,
+            }
+        });
+        self.stats.orf = self.orf_entries.map(|entries| {
+            let o = &m.orf;
+            stats::OrfTraffic {
+                entries,
+                lanes: self.lanes as u32,
+                orf_reads: o.orf_reads,
+                lrf_reads: o.lrf_reads,
+                orf_writes: o.orf_writes,
+                lrf_writes: o.lrf_writes,
+                fills: o.fills,
+                mrf_writes_skipped: o.mrf_writes_skipped,
+                fill_waits: o.fill_waits,
             }
         });
     }

@@ -147,6 +147,29 @@ pub struct SimStats {
     pub compression: Option<CompressionStats>,
     /// Present with a register file cache.
     pub rfc: Option<RfcTraffic>,
+    /// Present with an ORF/LRF.
+    pub orf: Option<OrfTraffic>,
+}
+
+/// ORF/LRF traffic, in warp registers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OrfTraffic {
+    /// ORF entries per thread (its per-access energy depends on them).
+    pub entries: u32,
+    /// Lanes per warp register (32-bit values per access).
+    pub lanes: u32,
+    /// Source operands read from the ORF and from the LRF.
+    pub orf_reads: u64,
+    pub lrf_reads: u64,
+    /// Entries written (write-backs and fills).
+    pub orf_writes: u64,
+    pub lrf_writes: u64,
+    /// Of those, fills: an MRF read copied up for later reads (read-operand allocation).
+    pub fills: u64,
+    /// Write-backs the compiler kept out of the MRF.
+    pub mrf_writes_skipped: u64,
+    /// Cycles a fill waited for the write port.
+    pub fill_waits: u64,
 }
 
 /// Register-file-cache traffic, in warp registers.

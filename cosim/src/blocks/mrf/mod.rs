@@ -27,7 +27,11 @@ impl Glue for Mrf {
     type Ports = MrfPorts<PortSlot>;
 
     fn bind(&self, layout: &Layout) -> Result<Self::Ports> {
-        bind_all(&MrfPorts::new(self.geometry(), self.layout(), self.rfc_layout(), self.orf_layout()), layout, |i, f| i.map(f))
+        bind_all(
+            &MrfPorts::new(self.geometry(), self.layout(), self.rfc_layout(), self.orf_layout()),
+            layout,
+            |i, f| i.map(f),
+        )
     }
 
     fn drive(&self, p: &Self::Ports, i: &MrfIn, buf: &mut [u32]) {

@@ -105,8 +105,12 @@ pub fn operand_collector(
     }
     if let Some(eb) = fill_entry_bits {
         ports.extend([
-            Port::input("alloc_fill", n, &format!("sources whose bank read also fills an entry, {}", packing("slot", 1)))
-                .vector(),
+            Port::input(
+                "alloc_fill",
+                n,
+                &format!("sources whose bank read also fills an entry, {}", packing("slot", 1)),
+            )
+            .vector(),
             Port::input("alloc_fill_level", 2 * n, &format!("level filled (1 ORF, 2 LRF), {}", packing("slot", 2))),
             Port::input("alloc_fill_entry", eb * n, &format!("entry filled, {}", packing("slot", eb))),
             Port::input("fill_grant", n, "the ORF/LRF write port takes the slot's fill this cycle").vector(),

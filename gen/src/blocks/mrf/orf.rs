@@ -9,10 +9,8 @@ use crate::verilog::{Module, Port, lit, onehot_mux, packing, reg, slice, wire};
 pub fn orf(prefix: &str, g: &Geometry, o: &OrfLayout) -> Module {
     let (w, wb, wr, eb, k) = (g.warps, g.warp_bits(), g.warp_reg_bits(), o.entry_bits(), SLOTS_PER_COLLECTOR);
     let levels = [("orf", LEVEL_ORF, o.entries), ("lrf", LEVEL_LRF, o.lrf_entries())];
-    let arrays: Vec<(String, u64, u32)> = levels
-        .iter()
-        .flat_map(|&(name, level, n)| (0..n).map(move |e| (format!("{name}{e}"), level, e)))
-        .collect();
+    let arrays: Vec<(String, u64, u32)> =
+        levels.iter().flat_map(|&(name, level, n)| (0..n).map(move |e| (format!("{name}{e}"), level, e))).collect();
     let mut b = String::new();
     for (name, _, _) in &arrays {
         b += &format!("  reg  [{}:0] {name}_data [0:{}];\n", wr - 1, w - 1);

@@ -511,23 +511,32 @@ fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, o: &OrfLayout, orf: &Module, ar
     let (n, s, k, wb, wr, eb) =
         (g.collectors, g.slots(), SLOTS_PER_COLLECTOR, g.warp_bits(), g.warp_reg_bits(), o.entry_bits());
     let v = |name: &str, width: u32| Sig::new(name, width);
-    let mut b = String::from("  // ORF/LRF: sources read at issue; an MRF source may fill an entry once read.
-");
+    let mut b = String::from(
+        "  // ORF/LRF: sources read at issue; an MRF source may fill an entry once read.
+",
+    );
     for i in 0..k {
         let level = slice(&op.issue_src_level.expr, i, 2);
         let fill = slice(&op.issue_src_fill.expr, i, 2);
-        b += &format!("  assign orf_hit[{i}] = issue_src_valid[{i}] & (|{level});
-");
-        b += &format!("  assign orf_fill[{i}] = issue_src_valid[{i}] & ~(|{level}) & (|{fill});
-");
+        b += &format!(
+            "  assign orf_hit[{i}] = issue_src_valid[{i}] & (|{level});
+"
+        );
+        b += &format!(
+            "  assign orf_fill[{i}] = issue_src_valid[{i}] & ~(|{level}) & (|{fill});
+"
+        );
     }
     b += "
   // One write port: a write-back to an upper level first, else one fill (round-robin over
 ";
     b += "  // the collector slots whose read has arrived).
 ";
-    b += &format!("  assign wb_upper_used = {} & (|{});
-", p.wb_valid, op.wb_upper);
+    b += &format!(
+        "  assign wb_upper_used = {} & (|{});
+",
+        p.wb_valid, op.wb_upper
+    );
     b += &arbiter.instance(
         "u_fill_arbiter",
         &[
@@ -549,16 +558,31 @@ fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, o: &OrfLayout, orf: &Module, ar
     let fill_data = by_slot(&|i| format!("cu{}_src{}_data", i / k, i % k), wr);
     b += "  assign upper_wr_en = fill_valid | wb_upper_used;
 ";
-    b += &format!("  assign upper_wr_level = fill_valid ? ({fill_level}) : {};
-", op.wb_upper);
-    b += &format!("  assign upper_wr_warp = fill_valid ? ({fill_warp}) : {};
-", p.wb_warp);
-    b += &format!("  assign upper_wr_entry = fill_valid ? ({fill_entry}) : {};
-", op.wb_entry);
-    b += &format!("  assign upper_wr_mask = fill_valid ? {{{}{{1'b1}}}} : {};
-", g.lanes, p.wb_mask);
-    b += &format!("  assign upper_wr_data = fill_valid ? ({fill_data}) : {};
-", p.wb_data);
+    b += &format!(
+        "  assign upper_wr_level = fill_valid ? ({fill_level}) : {};
+",
+        op.wb_upper
+    );
+    b += &format!(
+        "  assign upper_wr_warp = fill_valid ? ({fill_warp}) : {};
+",
+        p.wb_warp
+    );
+    b += &format!(
+        "  assign upper_wr_entry = fill_valid ? ({fill_entry}) : {};
+",
+        op.wb_entry
+    );
+    b += &format!(
+        "  assign upper_wr_mask = fill_valid ? {{{}{{1'b1}}}} : {};
+",
+        g.lanes, p.wb_mask
+    );
+    b += &format!(
+        "  assign upper_wr_data = fill_valid ? ({fill_data}) : {};
+",
+        p.wb_data
+    );
     b += &orf.instance(
         "u_orf",
         &[
@@ -584,8 +608,12 @@ fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, o: &OrfLayout, orf: &Module, ar
     for w in 0..g.warps {
         let terms: Vec<String> =
             (0..n).map(|c| format!("(cu_fill_pending[{c}] & (cu{c}_warp == {}))", lit(wb, w as u64))).collect();
-        b += &format!("  assign {} = {};
-", op.fill_busy.bit(w), terms.join(" | "));
+        b += &format!(
+            "  assign {} = {};
+",
+            op.fill_busy.bit(w),
+            terms.join(" | ")
+        );
     }
     b
 }

@@ -613,8 +613,10 @@ impl Mrf {
         if issued && inp.issue_strand {
             orf.invalidate(inp.issue_warp);
         }
-        let mut count = |level: u8| {
-            *if level == LEVEL_LRF as u8 { &mut st.lrf_writes } else { &mut st.orf_writes } += 1;
+        let mut count = |orf: &Orf, level: u8, entry: u32| {
+            if orf.has(level, entry) {
+                *if level == LEVEL_LRF as u8 { &mut st.lrf_writes } else { &mut st.orf_writes } += 1;
+            }
         };
         if let Some(slot) = fill {
             let unit = &mut self.collectors[slot as usize / SLOTS];
@@ -623,12 +625,12 @@ impl Mrf {
             let (data, known) = unit.operand(s);
             orf.write(level, unit.warp, entry, u64::MAX, data, known);
             unit.filling &= !(1 << s);
-            count(level);
+            count(orf, level, entry);
             st.fills += 1;
         } else if inp.wb_valid && inp.wb_upper != 0 {
             let mask = inp.wb_mask & lane_mask(self.lanes);
             orf.write(inp.wb_upper, inp.wb_warp, inp.wb_entry, mask, &inp.wb_data, mask);
-            count(inp.wb_upper);
+            count(orf, inp.wb_upper, inp.wb_entry);
         }
         st.mrf_writes_skipped += u64::from(inp.wb_valid && !inp.wb_mrf);
     }
@@ -646,7 +648,13 @@ impl Mrf {
         let wb = taken.then_some((inp.wb_warp, inp.wb_reg, mask, &inp.wb_data[..], inp.wb_long));
         let Some(rfc) = &mut self.rfc else {
             let to_mrf = self.orf.is_none() || inp.wb_mrf;
-            let w = wb.filter(|_| to_mrf).map(|(warp, reg, mask, data, _)| BankWrite { warp, reg, mask, data, cause: WriteCause::Bypass });
+            let w = wb.filter(|_| to_mrf).map(|(warp, reg, mask, data, _)| BankWrite {
+                warp,
+                reg,
+                mask,
+                data,
+                cause: WriteCause::Bypass,
+            });
             write_banks(&self.g, &mut self.write, &self.plan, st, w);
             return;
         };
@@ -791,11 +799,7 @@ impl Block for Mrf {
             wb_commit: p.action == WriteAction::Commit,
             act_ready: self.rfc().is_some_and(Rfc::act_ready),
             flush_ready: self.rfc().is_some_and(Rfc::flush_ready),
-            fill_busy: self
-                .collectors
-                .iter()
-                .filter(|u| u.busy && u.filling != 0)
-                .fold(0, |m, u| m | 1 << u.warp),
+            fill_busy: self.collectors.iter().filter(|u| u.busy && u.filling != 0).fold(0, |m, u| m | 1 << u.warp),
             bank_rd_en: &p.bank_rd_en,
             bank_wr_en: &p.bank_wr_en,
             bank_gated: &p.bank_gated,
@@ -859,7 +863,9 @@ impl Block for Mrf {
                         let (data, known) = orf.read(level, inp.issue_warp, entry);
                         unit.take(s, data, known);
                         let o = &mut self.stats.orf;
-                        *if level == LEVEL_LRF as u8 { &mut o.lrf_reads } else { &mut o.orf_reads } += 1;
+                        if orf.has(level, entry) {
+                            *if level == LEVEL_LRF as u8 { &mut o.lrf_reads } else { &mut o.orf_reads } += 1;
+                        }
                     } else if inp.issue_src_fill[s] != 0 {
                         unit.fill_after_read(s, inp.issue_src_fill[s], entry);
                     }

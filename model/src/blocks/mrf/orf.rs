@@ -65,6 +65,11 @@ impl Orf {
         }
     }
 
+    /// The level has that entry (the ports can name entries and levels that do not exist).
+    pub fn has(&self, level: u8, entry: u32) -> bool {
+        self.level(level).is_some_and(|e| (entry as usize) < e.per)
+    }
+
     /// The entry `entry` of `level` of `warp` and its known lanes; zero (every lane known) when
     /// invalid or when the entry does not exist.
     pub fn read(&self, level: u8, warp: u32, entry: u32) -> (&[u32], u64) {
