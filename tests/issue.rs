@@ -33,6 +33,8 @@ fn issue_stage_rtl_agrees_with_its_model() {
         small(Gto, WarPolicy::ReleaseOnCommit),
         small(Lrr, WarPolicy::BloomUnbounded),
     ];
+    // Beside an ORF/LRF the stage has a per-warp stall (a fill on its way).
+    points.push(upper("osmall"));
     points.push(config::preset("war-warpboard").unwrap());
     points.push(config::preset("isca11-rfc").unwrap());
     for checked in points {

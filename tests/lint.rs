@@ -129,6 +129,18 @@ fn register_file_caches_lint_and_synthesize_clean() {
     lint_design(&rfgen_gen::generate(&isca11_rfc(), SramKind::Behavioural), false);
 }
 
+/// Yosys synthesizes the small ORF/LRF designs; the paper's (3 entries + split LRF over 32
+/// warps) is linted and elaborated.
+#[test]
+fn orf_lrf_designs_lint_and_synthesize_clean() {
+    for (name, _) in UPPER {
+        lint_design(&rfgen_gen::generate(&upper(name), SramKind::Behavioural), *name != "owide");
+    }
+    let paper = rfgen_gen::config::preset("micro11-orf-lrf").unwrap();
+    lint_design(&rfgen_gen::generate(&paper, SramKind::Behavioural), false);
+    lint_design(&rfgen_gen::emit::generate_issue(&paper), false);
+}
+
 /// Every warpboard policy and the scoreboard, on the default SM and on a small odd one (one
 /// bank group, 3 collectors: bloomN counts to 9 in 4 bits).
 #[test]

@@ -1,0 +1,8 @@
+micro11_orf_lrf_sram_1r1w_256x128.v
+micro11_orf_lrf_reg_map.v
+micro11_orf_lrf_rr_arbiter_12.v
+micro11_orf_lrf_rr_arbiter_4.v
+micro11_orf_lrf_mrf_bank_group.v
+micro11_orf_lrf_orf.v
+micro11_orf_lrf_operand_collector.v
+micro11_orf_lrf_mrf.v
