@@ -109,6 +109,29 @@
 //! slot until it is stored (the arbiters never see that request). `wb_commit` is the port's
 //! commit, of whatever the RFC sent; the SM releases its scoreboard when the RFC takes the
 //! write-back, as without compression.
+//!
+//! # Operand register file and last result file (`orf.enabled`; seed 001 ch. 6, docs/orf-lrf.md)
+//! [`Orf`]: per warp, `orf.entries` ORF entries and 0, 1 or 3 LRF entries, each a warp register
+//! with a valid bit. The compiler's allocation comes with each instruction: per source, its
+//! level (`issue_src_level`: MRF, ORF, LRF) and entry, or for an MRF source the level it also
+//! fills (`issue_src_fill`, same entry field); a strand start (`issue_strand`); per write-back,
+//! whether it writes the MRF (`wb_mrf`) and which upper entry (`wb_upper`, `wb_entry`). The
+//! outputs add `fill_busy`: warps whose collector slots hold a fill not yet written. At each
+//! edge, all from the state before it:
+//! - **Reads at issue** (rule 4): an upper-level source of the accepted instruction takes its
+//!   entry's value at this edge (never requests a bank); an invalid or absent entry reads zero.
+//!   An MRF source with a fill requests its bank as usual and, once its data has arrived, waits
+//!   for the write port; the unit is not complete until every such fill is written.
+//! - **Write port**, one entry per edge: a write-back with an upper level, else one fill chosen
+//!   by a round-robin arbiter over the `3N` slots (bit `3c + s`). A write-back writes its active
+//!   lanes, a fill every lane; the entry becomes valid.
+//! - **Strand start**: the accepted instruction's warp has every entry invalidated, before this
+//!   edge's write.
+//! - **Write-back to the banks** (rule 5) only with `wb_mrf`.
+//!
+//! The SM stalls a warp while `fill_busy` shows it, so every later read or write of a filled
+//! entry comes after the fill; a write-back's upper copy needs no such rule because its readers
+//! wait for the scoreboard. Reset invalidates every entry.
 
 mod bank_group;
 mod bank_power;
@@ -1100,5 +1123,68 @@ mod rfc_tests {
         let r = &m.stats().rfc;
         assert_eq!((r.read_hits, r.allocations, r.evictions, r.dead_evictions), (2, 4, 1, 1));
         assert_eq!((r.flushes, r.flush_writes, r.activations, m.stats().mrf_writes), (1, 2, 1, 3));
+    }
+
+    /// The ORF/LRF timing example of docs/orf-lrf.md, cycle by cycle (warp 0 throughout).
+    #[test]
+    fn documented_orf_timing() {
+        use rfgen_gen::orf::{LEVEL_MRF, LEVEL_ORF};
+        let checked = rfgen_gen::config::parse("[orf]\nenabled = true\nentries = 3\nlrf = \"split\"\n").unwrap();
+        let g = checked.geometry.clone();
+        let mut m = Mrf::for_config(&checked);
+        let mut inp = MrfIn::new(&g);
+        inp.disp_ready = true;
+        let (mrf, orf, lrf) = (LEVEL_MRF as u8, LEVEL_ORF as u8, LEVEL_LRF as u8);
+        // (offered tag and its first two sources, fill_busy)
+        let mut log = Vec::new();
+        for cycle in 0..15 {
+            // Write-backs: r1 to the MRF and ORF0, r2 to LRF1 only, r3 to the MRF, r4 to ORF2.
+            let wb = [
+                (0, 1, 11, true, orf, 0),
+                (1, 2, 22, false, lrf, 1),
+                (2, 3, 33, true, mrf, 0),
+                (8, 4, 44, true, orf, 2),
+            ]
+            .into_iter()
+            .find(|w| w.0 == cycle);
+            inp.wb_valid = wb.is_some();
+            if let Some((_, reg, value, to_mrf, upper, entry)) = wb {
+                (inp.wb_reg, inp.wb_mask, inp.wb_mrf, inp.wb_upper, inp.wb_entry) =
+                    (reg, lane_mask(g.lanes as usize), to_mrf, upper, entry);
+                inp.wb_data.fill(value);
+            }
+            inp.issue_valid = matches!(cycle, 3 | 5 | 11 | 13);
+            inp.issue_src_valid = [true, cycle != 5 && cycle != 13, false];
+            inp.issue_src_fill = [0; 3];
+            inp.issue_strand = cycle == 11;
+            (inp.issue_tag, inp.issue_src_reg, inp.issue_src_level, inp.issue_src_entry) = match cycle {
+                // A: r1 from ORF0, r2 from LRF1.
+                3 => (0xA, [1, 2, 0], [orf, lrf, mrf], [0, 1, 0]),
+                // B: r3 from the MRF, filling ORF1.
+                5 => {
+                    inp.issue_src_fill = [orf, 0, 0];
+                    (0xB, [3, 0, 0], [mrf; 3], [1, 0, 0])
+                }
+                // C, a strand start: r3 from ORF1, r4 from ORF2.
+                11 => (0xC, [3, 4, 0], [orf, orf, mrf], [1, 2, 0]),
+                // D: r1 from ORF0, invalid since C.
+                _ => (0xD, [1, 0, 0], [orf, mrf, mrf], [0; 3]),
+            };
+            let out = m.outputs();
+            let sources = (out.disp_src_data[0][0], out.disp_src_data[1][0]);
+            log.push((out.disp_valid.then_some((out.disp_tag, sources)), out.fill_busy));
+            m.tick(&inp);
+        }
+        let at = |c: usize| log[c];
+        assert_eq!(at(4), (Some((0xA, (11, 22))), 0), "A's upper-level sources are read at issue: offered in t+1");
+        assert_eq!(at(6), (None, 1), "B's fill holds warp 0 from the cycle after its issue");
+        assert_eq!(at(8), (None, 1), "B's read has arrived; the write-back to ORF2 takes the write port");
+        assert_eq!(at(9), (None, 1), "the fill is written at this edge");
+        assert_eq!(at(10), (Some((0xB, (33, 22))), 0), "B is offered one cycle after its fill (t+5 here)");
+        assert_eq!(at(12).0, Some((0xC, (33, 44))), "C reads the filled entry and r4's, before its strand start");
+        assert_eq!(at(14).0.map(|(t, s)| (t, s.0)), Some((0xD, 0)), "D's ORF0 is invalid: it reads zero");
+        let o = &m.stats().orf;
+        assert_eq!((o.orf_reads, o.lrf_reads, o.orf_writes, o.lrf_writes), (4, 1, 3, 1));
+        assert_eq!((o.fills, o.fill_waits, o.mrf_writes_skipped, m.stats().mrf_writes), (1, 1, 1, 3));
     }
 }
