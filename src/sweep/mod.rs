@@ -12,7 +12,7 @@ mod record;
 mod results;
 
 pub use params::{Param, points, show};
-use record::{CosimOutcome, RfcOutcome, SimOutcome, SynthSettings};
+use record::{CosimOutcome, OrfOutcome, RfcOutcome, SimOutcome, SynthSettings};
 pub use record::{CosimSettings, KernelSettings, Record, Settings};
 pub use results::{Row, Status, cell, columns};
 
@@ -52,6 +52,7 @@ fn simulate(checked: &Checked, kernel: &Kernel) -> Result<SimOutcome> {
                 mrf_reads: 0,
                 mrf_writes: 0,
                 rfc: None,
+                orf: None,
             };
             return Ok(none);
         }
@@ -73,6 +74,11 @@ fn simulate(checked: &Checked, kernel: &Kernel) -> Result<SimOutcome> {
             read_reduction: c.read_reduction,
             write_reduction: c.write_reduction,
             energy_ratio: c.energy_ratio,
+        }),
+        orf: r.orf.map(|o| OrfOutcome {
+            mrf_reads_per_instruction: o.reads_per_instruction[0],
+            energy_ratio: o.energy_ratio,
+            rfc_energy_ratio: o.rfc_energy_ratio,
         }),
     })
 }

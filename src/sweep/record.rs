@@ -68,6 +68,16 @@ pub struct SimOutcome {
     pub mrf_reads: u64,
     pub mrf_writes: u64,
     pub rfc: Option<RfcOutcome>,
+    pub orf: Option<OrfOutcome>,
+}
+
+/// With an ORF/LRF: MRF reads per warp instruction (Table 6.1's measure), and the register-file
+/// energy against the same point without it and with the paper's hardware RFC instead.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrfOutcome {
+    pub mrf_reads_per_instruction: f64,
+    pub energy_ratio: f64,
+    pub rfc_energy_ratio: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

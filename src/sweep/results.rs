@@ -113,6 +113,13 @@ fn kernel_figures(sims: &[SimOutcome]) -> Vec<Figure> {
                 ("rfc_energy_ratio", "energy vs no RFC", r.energy_ratio, 3),
             ]);
         }
+        if let Some(o) = &s.orf {
+            v.extend([
+                ("mrf_reads_per_instruction", "MRF reads/instr", o.mrf_reads_per_instruction, 2),
+                ("orf_energy_ratio", "energy vs no ORF", o.energy_ratio, 3),
+                ("hw_rfc_energy_ratio", "energy, RFC instead", o.rfc_energy_ratio, 3),
+            ]);
+        }
         v
     };
     for s in &ran {
@@ -133,11 +140,16 @@ fn kernel_figures(sims: &[SimOutcome]) -> Vec<Figure> {
         };
         let total = ran.iter().map(|s| s.energy_pj).sum::<f64>() / 1000.0;
         figs.push(Figure::new("all.energy_nj".into(), "RF energy nJ, all kernels".into(), total, 1, true));
-        let means: [(&str, &str, &dyn Fn(&SimOutcome) -> Option<f64>); 4] = [
+        let means: [(&str, &str, &dyn Fn(&SimOutcome) -> Option<f64>); 7] = [
             ("ipc", "mean IPC", &|s| Some(s.ipc)),
             ("mrf_read_reduction", "mean MRF read reduction", &|s| s.rfc.as_ref().map(|r| r.read_reduction)),
             ("mrf_write_reduction", "mean MRF write reduction", &|s| s.rfc.as_ref().map(|r| r.write_reduction)),
             ("rfc_energy_ratio", "mean energy vs no RFC", &|s| s.rfc.as_ref().map(|r| r.energy_ratio)),
+            ("mrf_reads_per_instruction", "mean MRF reads/instr", &|s| {
+                s.orf.as_ref().map(|o| o.mrf_reads_per_instruction)
+            }),
+            ("orf_energy_ratio", "mean energy vs no ORF", &|s| s.orf.as_ref().map(|o| o.energy_ratio)),
+            ("hw_rfc_energy_ratio", "mean energy, RFC instead", &|s| s.orf.as_ref().map(|o| o.rfc_energy_ratio)),
         ];
         for (key, label, f) in means {
             if let Some(v) = mean(f) {
