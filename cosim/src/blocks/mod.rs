@@ -50,7 +50,7 @@ pub struct BlockInfo {
 pub const BLOCKS: &[BlockInfo] = &[
     BlockInfo {
         name: "mrf",
-        about: "banked main register file with operand collectors, compressed when the config says so (top <prefix>_mrf)",
+        about: "banked main register file with operand collectors, with the compressor, register file cache or ORF/LRF the config enables (top <prefix>_mrf)",
         design: Mrf::design,
         random: random_run::<Mrf>,
         bench: |c, lib, cycles, seed| bench_random::<Mrf>(c, lib, cycles, seed),
