@@ -8,6 +8,7 @@ pub mod emit;
 pub mod geometry;
 pub mod orf;
 pub mod output;
+pub mod rename;
 pub mod rfc;
 pub mod templates;
 pub mod verilog;

@@ -5,6 +5,7 @@
 pub mod bdi;
 pub mod issue;
 pub mod mrf;
+pub mod rename;
 pub mod scheduler;
 pub mod scoreboard;
 pub mod warpboard;
@@ -20,6 +21,7 @@ use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::bdi::Codec;
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::blocks::warpboard::Warpboard;
@@ -71,6 +73,14 @@ pub const BLOCKS: &[BlockInfo] = &[
         random: random_run::<Issue>,
         bench: |c, lib, cycles, seed| bench_random::<Issue>(c, lib, cycles, seed),
         kernel: Some(issue::kernel_run),
+    },
+    BlockInfo {
+        name: "rename",
+        about: "rename stage: rename table, CMOS and TFET free lists, MEM_RA counters, from the config's [rename] section (top <prefix>_rename)",
+        design: Rename::design,
+        random: random_run::<Rename>,
+        bench: |c, lib, cycles, seed| bench_random::<Rename>(c, lib, cycles, seed),
+        kernel: None,
     },
     BlockInfo {
         name: "scheduler",

@@ -4,6 +4,7 @@
 pub mod bdi;
 pub mod issue;
 pub mod mrf;
+pub mod rename;
 pub mod scheduler;
 pub mod scoreboard;
 pub mod sram;

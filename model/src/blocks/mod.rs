@@ -7,6 +7,7 @@ pub mod arbiter;
 pub mod bdi;
 pub mod issue;
 pub mod mrf;
+pub mod rename;
 pub mod scheduler;
 pub mod scoreboard;
 pub mod warpboard;

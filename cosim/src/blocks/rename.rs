@@ -1,0 +1,151 @@
+//! The `rename` cosim block: the rename stage's model bound to the generated `<prefix>_rename`.
+//! The table reads and the destination's register are decided within the cycle (compared with
+//! the model's lookup on the same inputs, where the table entry was written); the free counts,
+//! ready and TRWS hints every cycle. The random stimulus follows the protocol: only registers
+//! handed out and not yet released are released, memory accesses start and complete per warp.
+
+use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::verilator::{Layout as PortLayout, PortSlot};
+use anyhow::Result;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::blocks::rename::interface::RenamePorts;
+use rfgen_gen::rename::RenameLayout;
+use rfgen_gen::{Checked, Design};
+use rfgen_model::blocks::rename::{Rename, RenameIn, RenameOut};
+
+impl Glue for Rename {
+    type Ports = RenamePorts<PortSlot>;
+
+    fn bind(&self, layout: &PortLayout) -> Result<Self::Ports> {
+        bind_all(&RenamePorts::new(self.layout()), layout, |i, f| i.map(f))
+    }
+
+    fn drive(&self, p: &Self::Ports, i: &RenameIn, buf: &mut [u32]) {
+        let pack = |v: &[u32], w: u32| v.iter().rev().fold(0u64, |m, &x| m << w | u64::from(x));
+        p.ren_valid.put(buf, i.ren_valid as u64);
+        p.ren_warp.put(buf, i.ren_warp.into());
+        p.ren_src_reg.put(buf, pack(&i.ren_src_reg, p.ren_src_reg.width / 3));
+        p.ren_dst_new.put(buf, i.ren_dst_new as u64);
+        p.ren_dst_reg.put(buf, i.ren_dst_reg.into());
+        p.ren_dst_load.put(buf, i.ren_dst_load as u64);
+        p.rel_valid.put(buf, i.rel_valid.iter().rev().fold(0, |m, &b| m << 1 | b as u64));
+        p.rel_phys.put(buf, pack(&i.rel_phys, p.rel_phys.width / 3));
+        p.mem_start_valid.put(buf, i.mem_start_valid as u64);
+        p.mem_start_warp.put(buf, i.mem_start_warp.into());
+        p.mem_done_valid.put(buf, i.mem_done_valid as u64);
+        p.mem_done_warp.put(buf, i.mem_done_warp.into());
+        p.sample_acc.put(buf, i.sample_acc.into());
+    }
+
+    fn expect(&self, p: &Self::Ports, out: &RenameOut, inp: &RenameIn, exp: &mut Expected) {
+        let l = self.lookup(inp);
+        for (port, phys) in p.ren_src_phys.iter().zip(l.src_phys) {
+            exp.set_if(phys.is_some(), port, phys.unwrap_or(0).into());
+        }
+        exp.set_if(l.dst_phys.is_some(), &p.ren_dst_phys, l.dst_phys.unwrap_or(0).into());
+        exp.set_if(l.dst_phys.is_some(), &p.ren_dst_tfet, l.dst_tfet as u64);
+        exp.set(&p.ren_ready, out.ren_ready as u64);
+        exp.set(&p.tfet_hint, out.tfet_hint);
+        exp.set(&p.cmos_free, out.cmos_free.into());
+        exp.set(&p.tfet_free, out.tfet_free.into());
+    }
+}
+
+impl CosimBlock for Rename {
+    type Stimulus = RandomRenames;
+
+    fn design(checked: &Checked) -> Result<Design> {
+        Ok(rfgen_gen::emit::generate_rename(checked))
+    }
+
+    fn model(checked: &Checked) -> Result<Self> {
+        Ok(Rename::new(&RenameLayout::new(&checked.geometry, &checked.config.rename)))
+    }
+
+    fn stimulus(checked: &Checked, seed: u64) -> RandomRenames {
+        RandomRenames::new(RenameLayout::new(&checked.geometry, &checked.config.rename), seed)
+    }
+
+    fn idle(&self) -> RenameIn {
+        RenameIn::default()
+    }
+
+    fn summary(&self, _: &RandomRenames) -> Vec<(&'static str, u64)> {
+        let s = self.stats();
+        vec![
+            ("destinations renamed", s.renames),
+            ("TFET requests", s.tfet_requests),
+            ("TFET registers given", s.tfet_given),
+            ("fallbacks to other kind", s.fallbacks),
+            ("renames with none free", s.stalls),
+            ("registers released", s.releases),
+            ("stall predictions", s.predictions),
+        ]
+    }
+}
+
+/// Random rename traffic: renames of few registers per warp, releases of registers handed out,
+/// loads, and memory accesses whose latencies vary around `ref_acc`, in phases that fill the
+/// register file (few releases) and drain it (many).
+pub struct RandomRenames {
+    rng: Xoshiro256PlusPlus,
+    l: RenameLayout,
+    /// Registers handed out and not released.
+    live: Vec<u32>,
+    /// Warps with a memory access under way.
+    waiting: u64,
+    sample: u32,
+}
+
+impl RandomRenames {
+    pub fn new(l: RenameLayout, seed: u64) -> Self {
+        RandomRenames { rng: Xoshiro256PlusPlus::seed_from_u64(seed), l, live: Vec::new(), waiting: 0, sample: 100 }
+    }
+}
+
+impl Stimulus<Rename> for RandomRenames {
+    fn next(&mut self, cycle: u64, out: &RenameOut, i: &mut RenameIn) {
+        let (rng, l) = (&mut self.rng, &self.l);
+        let filling = (cycle / 2_000) % 2 == 0;
+        i.ren_valid = rng.random_bool(0.8);
+        i.ren_warp = rng.random_range(0..l.warps);
+        let regs = l.registers.min(8);
+        i.ren_src_reg = std::array::from_fn(|_| rng.random_range(0..regs));
+        i.ren_dst_reg = rng.random_range(0..regs);
+        i.ren_dst_load = rng.random_bool(0.3);
+        // New destinations mostly when a register is free (the SM's protocol), sometimes not.
+        i.ren_dst_new = rng.random_bool(0.7) && (out.ren_ready || rng.random_bool(0.1));
+        if i.ren_valid && i.ren_dst_new && out.ren_ready {
+            let p = out.next_for(i.ren_warp, i.ren_dst_load).expect("a register is free");
+            self.live.push(p);
+        }
+        let release = if filling { 0.05 } else { 0.5 };
+        for s in 0..3 {
+            i.rel_valid[s] = !self.live.is_empty() && rng.random_bool(release);
+            if i.rel_valid[s] {
+                let at = rng.random_range(0..self.live.len());
+                i.rel_phys[s] = self.live.swap_remove(at);
+            }
+        }
+        // Memory: accesses start and complete; the sampled latency drifts across ref_acc.
+        i.mem_start_valid = rng.random_bool(0.04);
+        i.mem_start_warp = rng.random_range(0..l.warps);
+        let waiting = self.waiting;
+        i.mem_done_valid = waiting != 0 && rng.random_bool(0.05);
+        if i.mem_done_valid {
+            let n = rng.random_range(0..waiting.count_ones());
+            let mut m = waiting;
+            (0..n).for_each(|_| m &= m - 1);
+            i.mem_done_warp = m.trailing_zeros();
+            self.waiting &= !(1 << i.mem_done_warp);
+        }
+        if i.mem_start_valid {
+            self.waiting |= 1 << i.mem_start_warp;
+        }
+        if rng.random_bool(0.01) {
+            self.sample = rng.random_range(0..2 << l.ref_shift.min(9));
+        }
+        i.sample_acc = self.sample;
+    }
+}

@@ -1,0 +1,281 @@
+//! The rename stage (`<prefix>_rename`; seed 003 §4.1, SPEC §5): the rename table, the CMOS and
+//! TFET free lists and MEM_RA's per-warp counters with Eq. (1). Cycle behaviour:
+//! `model::blocks::rename::Rename`.
+
+pub mod interface;
+
+use crate::geometry::{SLOTS_PER_COLLECTOR, index_bits};
+use crate::rename::{COUNTER_BITS, RenameLayout};
+use crate::verilog::{Module, Port, Sig, lit, onehot_mux, reg, resize, slice, vector_wire, wire};
+use interface::RenamePorts;
+
+/// The stage's modules, leaves first: a free list per kind that has registers, then the top.
+pub fn modules(prefix: &str, l: &RenameLayout) -> Vec<Module> {
+    let kinds = [("cmos", 0, l.cmos), ("tfet", l.cmos, l.tfet())];
+    let lists: Vec<(&str, Module)> =
+        kinds.iter().filter(|k| k.2 > 0).map(|&(kind, base, n)| (kind, free_list(prefix, l, kind, base, n))).collect();
+    let top = top(prefix, l, &lists);
+    lists.into_iter().map(|(_, m)| m).chain([top]).collect()
+}
+
+/// One kind's free registers `base .. base + n`: a FIFO of released ones, handed out first, and
+/// a counter of those never handed out. Up to three pushes an edge, at the tail in slot order.
+fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) -> Module {
+    let (k, pb) = (SLOTS_PER_COLLECTOR, l.phys_bits());
+    let (ib, cb) = (index_bits(n), index_bits(n + 1));
+    // Positions are computed one bit wider than an index (they reach 2n - 1 before wrapping).
+    let xb = index_bits(2 * n + k);
+    let mut b = String::new();
+    b += &format!("  reg  [{}:0] fifo [0:{}];\n", pb - 1, n - 1);
+    b += &reg("head", ib);
+    b += &reg("count", cb);
+    b += &reg("fresh", cb);
+    for name in ["from_fifo", "pop_fifo", "pop_fresh"] {
+        b += &wire(name, 1);
+    }
+    b += &wire("tail", xb);
+    for s in 0..k {
+        b += &wire(&format!("pos{s}"), xb);
+        b += &wire(&format!("unused_wrap{s}"), xb - ib);
+        b += &wire(&format!("at{s}"), ib);
+    }
+    b += &wire("pushes", 2);
+    let wide = |e: &str, from: u32| resize(e, from, xb);
+    b += "\n  // The FIFO's head first, then the next register never handed out.\n";
+    b += &format!("  assign from_fifo = count != {};\n", lit(cb, 0));
+    b += &format!("  assign head_valid = from_fifo | (fresh != {});\n", lit(cb, n as u64));
+    let fresh_id = if base == 0 { resize("fresh", cb, pb) } else { format!("{} + {}", lit(pb, base as u64), resize("fresh", cb, pb)) };
+    b += &format!("  assign head_id = from_fifo ? fifo[head] : {fresh_id};\n");
+    b += &format!("  assign free = count + ({} - fresh);\n", lit(cb, n as u64));
+    b += "  assign pop_fifo = pop & from_fifo;\n  assign pop_fresh = pop & ~from_fifo & (fresh != ";
+    b += &format!("{});\n", lit(cb, n as u64));
+    b += "\n  // Pushes land at the tail in slot order: slot s at tail + (valid slots below s), wrapped.\n";
+    b += &format!("  assign tail = {} + {};\n", wide("head", ib), wide("count", cb));
+    let wrap = |e: String| format!("({e} >= {nx}) ? {e} - {nx} : {e}", nx = lit(xb, n as u64));
+    let tail = wrap("tail".into());
+    for s in 0..k {
+        let below: Vec<String> = (0..s).map(|j| wide(&format!("push_valid[{j}]"), 1)).collect();
+        let rank = if below.is_empty() { String::new() } else { format!(" + {}", below.join(" + ")) };
+        b += &format!("  assign pos{s} = ({tail}){rank};\n");
+        // A wrapped position is below n: its bits above an index are always zero.
+        b += &format!("  assign {{unused_wrap{s}, at{s}}} = {};\n", wrap(format!("pos{s}")));
+    }
+    b += &format!(
+        "  assign pushes = {};\n",
+        (0..k).map(|j| resize(&format!("push_valid[{j}]"), 1, 2)).collect::<Vec<_>>().join(" + ")
+    );
+    b += "  always @(posedge clk) begin\n";
+    for s in 0..k {
+        b += &format!("    if (push_valid[{s}]) fifo[at{s}] <= {};\n", slice("push_id", s, pb));
+    }
+    b += "  end\n";
+    b += "  always @(posedge clk) begin\n    if (rst) begin\n";
+    b += &format!("      head <= {};\n      count <= {};\n      fresh <= {};\n", lit(ib, 0), lit(cb, 0), lit(cb, 0));
+    b += "    end else begin\n";
+    b += &format!(
+        "      if (pop_fifo) head <= (head == {}) ? {} : head + {};\n",
+        lit(ib, (n - 1) as u64),
+        lit(ib, 0),
+        lit(ib, 1)
+    );
+    b += &format!("      count <= count + {} - {};\n", resize("pushes", 2, cb), resize("pop_fifo", 1, cb));
+    b += &format!("      fresh <= fresh + {};\n", resize("pop_fresh", 1, cb));
+    b += "    end\n  end\n";
+    Module {
+        name: format!("{prefix}_free_list_{kind}"),
+        doc: vec![
+            format!("Free {} physical registers {base}..{}: released ones (FIFO) first, then", kind.to_uppercase(), base + n - 1),
+            "those never handed out. See docs/rename.md.".into(),
+        ],
+        ports: vec![
+            Port::input("clk", 1, "clock"),
+            Port::input("rst", 1, "synchronous reset, active high: every register free"),
+            Port::input("pop", 1, "the head is handed out at this edge"),
+            Port::input("push_valid", k, "registers released at this edge, slot i at bit i").vector(),
+            Port::input("push_id", k * pb, &format!("their ids, slot i at [{pb}i+{}:{pb}i]", pb - 1)),
+            Port::output("head_valid", 1, "a register is free"),
+            Port::output("head_id", pb, "the register handed out next"),
+            Port::output("free", cb, "free registers"),
+        ],
+        body: b,
+        memory: None,
+    }
+}
+
+fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Module)]) -> Module {
+    let ports = RenamePorts::new(l);
+    let p = ports.map(Port::sig);
+    let (k, pb, w) = (SLOTS_PER_COLLECTOR, l.phys_bits(), l.warps);
+    let (wb, rb, cb, nb) = (index_bits(l.warps), index_bits(l.registers), l.count_bits(), COUNTER_BITS);
+    let depth = l.warps << rb;
+    let v = |name: &str, width: u32| Sig::new(name, width);
+    let mut b = String::new();
+    b += &format!("  reg  [{}:0] table_q [0:{}];\n", pb - 1, depth - 1);
+    b += &vector_wire("counters", w * nb);
+    b += &reg("counter_q", w * nb);
+    b += &reg("counting", w);
+    b += &vector_wire("counting_next", w);
+    for name in ["req_tfet", "take_tfet", "fire", "took_tfet_on_request", "over_thr"] {
+        b += &wire(name, 1);
+    }
+    for kind in ["cmos", "tfet"] {
+        b += &wire(&format!("{kind}_valid"), 1);
+        b += &wire(&format!("{kind}_head"), pb);
+        if lists.iter().any(|(k, _)| *k == kind) {
+            b += &vector_wire(&format!("{kind}_push"), k);
+        }
+    }
+    b += &wire("warp_counter", nb);
+    b += &wire("done_counter", nb);
+    b += &wire("over", nb);
+    // sample_acc < ref_acc: the product fits ref_shift + 11 bits; its low ref_shift bits are
+    // shifted out.
+    let pw = l.ref_shift + nb;
+    b += &wire("scaled", nb);
+    if l.ref_shift > 0 {
+        b += &wire("unused_scaled_lo", l.ref_shift);
+    }
+    b += &wire("stall_cycles", nb);
+    b += &wire("dst_current", pb);
+
+    b += "\n  // Rename table, read within the cycle; entry (warp, register) at {warp, register}.\n";
+    let at = |reg: String| format!("table_q[{{{}, {reg}}}]", p.ren_warp);
+    for s in 0..k {
+        b += &format!("  assign {} = {};\n", p.ren_src_phys[s as usize], at(slice("ren_src_reg", s, rb)));
+    }
+    b += &format!("  assign dst_current = {};\n", at(p.ren_dst_reg.expr.clone()));
+
+    b += "\n  // A new destination requests TFET when its warp's counter is above 1, not counting, and\n";
+    b += "  // it is no load; it gets the requested kind if free, else the other.\n";
+    let warp_terms: Vec<(String, String)> =
+        (0..w).map(|x| (format!("({} == {})", p.ren_warp, lit(wb, x as u64)), slice("counter_q", x, nb))).collect();
+    b += &format!("  assign warp_counter = {};\n", onehot_mux(&warp_terms, nb));
+    b += &format!(
+        "  assign req_tfet = (warp_counter > {}) & ~counting[{}] & ~{};\n",
+        lit(nb, 1),
+        p.ren_warp,
+        p.ren_dst_load
+    );
+    b += "  assign take_tfet = req_tfet ? tfet_valid : ~cmos_valid;\n";
+    b += &format!("  assign {} = cmos_valid | tfet_valid;\n", p.ren_ready);
+    b += &format!("  assign fire = {} & {} & {};\n", p.ren_valid, p.ren_dst_new, p.ren_ready);
+    b += &format!(
+        "  assign {} = {} ? (take_tfet ? tfet_head : cmos_head) : dst_current;\n",
+        p.ren_dst_phys, p.ren_dst_new
+    );
+    let is_tfet = |e: &str| match (l.cmos, l.tfet()) {
+        (0, _) => "1'b1".to_string(),
+        (_, 0) => "1'b0".to_string(),
+        (c, _) => format!("({e} >= {})", lit(pb, c as u64)),
+    };
+    b += &format!("  assign {} = {} ? take_tfet : {};\n", p.ren_dst_tfet, p.ren_dst_new, is_tfet("dst_current"));
+    b += "  assign took_tfet_on_request = fire & req_tfet & take_tfet;\n";
+    b += "  always @(posedge clk) begin\n";
+    b += &format!("    if (fire) {} <= {};\n", at(p.ren_dst_reg.expr.clone()), p.ren_dst_phys);
+    b += "  end\n";
+
+    b += "\n  // Free lists: the renamed destination pops its kind; releases go to theirs.\n";
+    for (kind, _) in lists {
+        for s in 0..k {
+            let tfet = is_tfet(&slice(&p.rel_phys.expr, s, pb));
+            let mine = if *kind == "tfet" { tfet } else { format!("~{tfet}") };
+            b += &format!("  assign {kind}_push[{s}] = {}[{s}] & {mine};\n", p.rel_valid);
+        }
+    }
+    for kind in ["cmos", "tfet"] {
+        let pop = if kind == "tfet" { "fire & take_tfet" } else { "fire & ~take_tfet" };
+        let free = if kind == "tfet" { &p.tfet_free } else { &p.cmos_free };
+        match lists.iter().find(|(k, _)| *k == kind) {
+            Some((_, m)) => {
+                let n = if kind == "tfet" { l.tfet() } else { l.cmos };
+                let fb = index_bits(n + 1);
+                let free_wire = format!("{kind}_count");
+                b += &wire(&free_wire, fb);
+                b += &m.instance(
+                    &format!("u_free_{kind}"),
+                    &[
+                        ("clk", p.clk.clone()),
+                        ("rst", p.rst.clone()),
+                        ("pop", v(pop, 1)),
+                        ("push_valid", v(&format!("{kind}_push"), k)),
+                        ("push_id", p.rel_phys.clone()),
+                        ("head_valid", v(&format!("{kind}_valid"), 1)),
+                        ("head_id", v(&format!("{kind}_head"), pb)),
+                        ("free", v(&free_wire, fb)),
+                    ],
+                );
+                b += &format!("  assign {free} = {};\n", resize(&free_wire, fb, cb));
+            }
+            None => {
+                b += &format!("  // No {} registers.\n", kind.to_uppercase());
+                b += &format!("  assign {kind}_valid = 1'b0;\n  assign {kind}_head = {};\n", lit(pb, 0));
+                b += &format!("  assign {free} = {};\n", lit(cb, 0));
+            }
+        }
+    }
+
+    b += "\n  // MEM_RA: Eq. (1) on the completing warp's counter and the sampled latency.\n";
+    let done_terms: Vec<(String, String)> = (0..w)
+        .map(|x| (format!("({} == {})", p.mem_done_warp, lit(wb, x as u64)), slice("counter_q", x, nb)))
+        .collect();
+    b += &format!("  assign done_counter = {};\n", onehot_mux(&done_terms, nb));
+    b += &format!("  assign over_thr = done_counter > {};\n", lit(nb, l.thr_acc as u64));
+    b += &format!("  assign over = done_counter - {};\n", lit(nb, l.thr_acc as u64));
+    let product = format!("{} * {}", resize(&p.sample_acc.expr, nb, pw), resize("over", nb, pw));
+    match l.ref_shift {
+        0 => b += &format!("  assign scaled = {product};\n"),
+        _ => b += &format!("  assign {{scaled, unused_scaled_lo}} = {product};\n"),
+    }
+    let shifted = "scaled";
+    b += &format!(
+        "  assign stall_cycles = ~over_thr ? {} : ({} < {}) ? {shifted} : over;\n",
+        lit(nb, 0),
+        p.sample_acc,
+        lit(nb, 1 << l.ref_shift)
+    );
+    b += "  // Per warp: restart on a start, the prediction on a completion, +1 while counting\n";
+    b += "  // (saturating), -2 for a TFET register given on request (at least 0).\n";
+    for x in 0..w {
+        let c = slice("counter_q", x, nb);
+        let start = format!("({} & ({} == {}))", p.mem_start_valid, p.mem_start_warp, lit(wb, x as u64));
+        let done = format!("({} & ({} == {}))", p.mem_done_valid, p.mem_done_warp, lit(wb, x as u64));
+        let mine = format!("(took_tfet_on_request & ({} == {}))", p.ren_warp, lit(wb, x as u64));
+        let max = lit(nb, (1 << nb) - 1);
+        b += &format!(
+            "  assign {} = {start} ? {} : {done} ? stall_cycles : counting[{x}] ? (({c} == {max}) ? {c} : {c} + {}) : {mine} ? (({c} > {}) ? {c} - {} : {}) : {c};\n",
+            slice("counters", x, nb),
+            lit(nb, 0),
+            lit(nb, 1),
+            lit(nb, 1),
+            lit(nb, 2),
+            lit(nb, 0)
+        );
+        b += &format!("  assign counting_next[{x}] = {start} | (~{done} & counting[{x}]);\n");
+        let hint = p.tfet_hint.bit(x);
+        b += &format!("  assign {hint} = ({c} != {}) & ~counting[{x}];\n", lit(nb, 0));
+    }
+    b += "  always @(posedge clk) begin\n";
+    b += &format!("    if (rst) begin\n      counter_q <= {};\n      counting <= {};\n", lit(w * nb, 0), lit(w, 0));
+    b += "    end else begin\n      counter_q <= counters;\n      counting <= counting_next;\n    end\n  end\n";
+    Module {
+        name: format!("{prefix}_rename"),
+        doc: vec![
+            format!(
+                "Rename stage: table of {} warps x {} registers -> {} physical warp registers ({} CMOS, {} TFET),",
+                l.warps,
+                l.registers,
+                l.phys,
+                l.cmos,
+                l.tfet()
+            ),
+            format!(
+                "a free list per kind, MEM_RA counters ({nb} bits per warp, thr_acc {}, ref_acc {}). See docs/rename.md.",
+                l.thr_acc,
+                1u32 << l.ref_shift
+            ),
+        ],
+        ports: ports.list().into_iter().cloned().collect(),
+        body: b,
+        memory: None,
+    }
+}

@@ -1,0 +1,315 @@
+//! Golden model of the rename stage (generated `<prefix>_rename`; seed 003 §4.1, SPEC §5,
+//! docs/rename.md): the rename table, the CMOS and TFET free lists, and MEM_RA's per-warp
+//! counters.
+//!
+//! # Structure (one struct per generated module)
+//! - **Rename table**: per (warp, architectural register), the physical register holding its
+//!   value (`P = G × rows` physical warp registers, `p` in bank group `p mod G`, row `p / G`).
+//!   Not reset: an entry is read only after its register was written.
+//! - Two **free lists** ([`FreeList`]), CMOS (`0 .. C`, the rows below `rename.cmos_rows`) and
+//!   TFET (`C .. P`): a FIFO of released registers and a counter of registers never handed out
+//!   yet. The head of the FIFO is handed out first, then the counter's next; released registers
+//!   join the FIFO's tail. After reset every register is free and the FIFOs are empty.
+//! - **MEM_RA counters**, 11 bits per warp, with a counting bit.
+//!
+//! # One cycle
+//! Within the cycle, from the state and this cycle's inputs ([`Rename::lookup`]):
+//! - each source's physical register is the table's entry for (`ren_warp`, its register);
+//! - the destination *requests* a TFET register when its warp's counter is above 1, the warp's
+//!   counter is not counting and it is not a load (`ren_dst_load`); a CMOS one otherwise. It gets
+//!   the head of the requested kind's list, or the other kind's when that one is empty;
+//!   `ren_dst_phys` is that register with `ren_dst_new`, else the table's current entry.
+//!
+//! Outputs from the state: `ren_ready` (some register free), `tfet_hint` (counter above 0 and not
+//! counting: TRWS issues these warps first), the free counts.
+//!
+//! At the clock edge, all from the state before it:
+//! 1. **Rename**: with `ren_valid`, `ren_dst_new` and a register free, the chosen register leaves
+//!    its list and becomes the table's entry for (`ren_warp`, `ren_dst_reg`). A TFET register
+//!    given on request takes 2 from the warp's counter (at least 0).
+//! 2. **Releases**: each valid `rel_phys`, in slot order, joins the tail of its kind's FIFO (a
+//!    register released at this edge is handed out from the next one).
+//! 3. **Counters**: a counting warp's counter adds 1 (saturating at 2047); `mem_done` writes
+//!    Eq. (1)'s predicted stall from the counter and `sample_acc` and stops counting;
+//!    `mem_start` restarts it from 0, counting (it wins over `mem_done` for the same warp).
+//!
+//! Protocol: a released register is one the table handed out and not released since; the SM
+//! renames a new destination only with `ren_ready`. Reset frees every register and stops every
+//! counter at 0; the table keeps its contents.
+
+use crate::block::Block;
+use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
+use rfgen_gen::rename::{COUNTER_BITS, RenameLayout};
+
+const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
+const COUNTER_MAX: u32 = (1 << COUNTER_BITS) - 1;
+
+/// Inputs of one cycle: one field per input port.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RenameIn {
+    pub ren_valid: bool,
+    pub ren_warp: u32,
+    pub ren_src_reg: [u32; SLOTS],
+    pub ren_dst_new: bool,
+    pub ren_dst_reg: u32,
+    pub ren_dst_load: bool,
+    pub rel_valid: [bool; SLOTS],
+    pub rel_phys: [u32; SLOTS],
+    pub mem_start_valid: bool,
+    pub mem_start_warp: u32,
+    pub mem_done_valid: bool,
+    pub mem_done_warp: u32,
+    pub sample_acc: u32,
+}
+
+/// Outputs from the state, and (not ports) what a driver needs to know which register a new
+/// destination gets: each list's next register and the warps that would request TFET.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenameOut {
+    pub ren_ready: bool,
+    pub tfet_hint: u64,
+    pub cmos_free: u32,
+    pub tfet_free: u32,
+    pub next_cmos: Option<u32>,
+    pub next_tfet: Option<u32>,
+    /// Warps whose next non-load destination requests a TFET register.
+    pub requesting: u64,
+}
+
+impl RenameOut {
+    /// The register a new destination of `warp` gets (the lookup's rule, from these outputs).
+    pub fn next_for(&self, warp: u32, load: bool) -> Option<u32> {
+        pick(!load && self.requesting >> warp & 1 == 1, self.next_cmos, self.next_tfet)
+    }
+}
+
+/// The requested kind's next register, else the other kind's.
+fn pick(tfet_first: bool, cmos: Option<u32>, tfet: Option<u32>) -> Option<u32> {
+    if tfet_first { tfet.or(cmos) } else { cmos.or(tfet) }
+}
+
+/// What the stage decides within the cycle from its inputs: physical registers (None where the
+/// table's entry was never written, undefined in the RTL) and the destination's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lookup {
+    pub src_phys: [Option<u32>; SLOTS],
+    pub dst_phys: Option<u32>,
+    pub dst_tfet: bool,
+    /// The destination requested a TFET register.
+    pub requested_tfet: bool,
+}
+
+/// One kind's free registers: ids `base .. base + n`.
+#[derive(Clone, Debug)]
+pub struct FreeList {
+    base: u32,
+    n: u32,
+    /// Next id never handed out.
+    fresh: u32,
+    fifo: Vec<u32>,
+    head: usize,
+    count: usize,
+}
+
+impl FreeList {
+    pub fn new(base: u32, n: u32) -> Self {
+        FreeList { base, n, fresh: base, fifo: vec![0; n as usize], head: 0, count: 0 }
+    }
+
+    pub fn reset(&mut self) {
+        (self.fresh, self.head, self.count) = (self.base, 0, 0);
+    }
+
+    /// The register handed out next.
+    pub fn peek(&self) -> Option<u32> {
+        if self.count > 0 {
+            Some(self.fifo[self.head])
+        } else {
+            (self.fresh < self.base + self.n).then_some(self.fresh)
+        }
+    }
+
+    fn pop(&mut self) {
+        if self.count > 0 {
+            self.head = (self.head + 1) % self.fifo.len();
+            self.count -= 1;
+        } else {
+            self.fresh += 1;
+        }
+    }
+
+    fn push(&mut self, id: u32) {
+        let n = self.fifo.len();
+        self.fifo[(self.head + self.count) % n] = id;
+        self.count += 1;
+    }
+
+    pub fn free(&self) -> u32 {
+        self.count as u32 + self.base + self.n - self.fresh
+    }
+}
+
+/// Event counts since construction.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RenameStats {
+    pub renames: u64,
+    pub tfet_requests: u64,
+    pub tfet_given: u64,
+    /// Requests served by the other kind (its list empty).
+    pub fallbacks: u64,
+    /// New destinations offered with no register free.
+    pub stalls: u64,
+    pub releases: u64,
+    pub predictions: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Rename {
+    layout: RenameLayout,
+    table: Vec<u32>,
+    known: Vec<bool>,
+    cmos: FreeList,
+    tfet: FreeList,
+    counter: Vec<u32>,
+    counting: u64,
+    stats: RenameStats,
+}
+
+impl Rename {
+    pub fn new(layout: &RenameLayout) -> Self {
+        let entries = (layout.warps * layout.registers) as usize;
+        Rename {
+            layout: layout.clone(),
+            table: vec![0; entries],
+            known: vec![false; entries],
+            cmos: FreeList::new(0, layout.cmos),
+            tfet: FreeList::new(layout.cmos, layout.tfet()),
+            counter: vec![0; layout.warps as usize],
+            counting: 0,
+            stats: RenameStats::default(),
+        }
+    }
+
+    pub fn layout(&self) -> &RenameLayout {
+        &self.layout
+    }
+
+    pub fn stats(&self) -> &RenameStats {
+        &self.stats
+    }
+
+    fn entry(&self, warp: u32, reg: u32) -> usize {
+        (warp * self.layout.registers + reg) as usize
+    }
+
+    /// The warp's destination would request a TFET register.
+    fn requests_tfet(&self, warp: u32, load: bool) -> bool {
+        self.counter[warp as usize] > 1 && self.counting >> warp & 1 == 0 && !load
+    }
+
+    /// The register a new destination of `warp` gets, and its kind (TFET: true).
+    fn choose(&self, warp: u32, load: bool) -> Option<(u32, bool)> {
+        pick(self.requests_tfet(warp, load), self.cmos.peek(), self.tfet.peek()).map(|p| (p, self.layout.is_tfet(p)))
+    }
+
+    /// This cycle's table reads and allocation (see the module documentation).
+    pub fn lookup(&self, i: &RenameIn) -> Lookup {
+        let read = |reg: u32| {
+            let e = self.entry(i.ren_warp, reg);
+            self.known[e].then_some(self.table[e])
+        };
+        let (dst_phys, dst_tfet) = if i.ren_dst_new {
+            match self.choose(i.ren_warp, i.ren_dst_load) {
+                Some((p, tfet)) => (Some(p), tfet),
+                None => (None, false),
+            }
+        } else {
+            let p = read(i.ren_dst_reg);
+            (p, p.is_some_and(|p| self.layout.is_tfet(p)))
+        };
+        Lookup {
+            src_phys: i.ren_src_reg.map(read),
+            dst_phys,
+            dst_tfet,
+            requested_tfet: self.requests_tfet(i.ren_warp, i.ren_dst_load),
+        }
+    }
+}
+
+impl Block for Rename {
+    type In = RenameIn;
+    type Out<'a> = RenameOut;
+
+    fn reset(&mut self) {
+        self.cmos.reset();
+        self.tfet.reset();
+        self.counter.fill(0);
+        self.counting = 0;
+    }
+
+    fn outputs(&self) -> RenameOut {
+        let hint = (0..self.layout.warps)
+            .filter(|&w| self.counter[w as usize] > 0 && self.counting >> w & 1 == 0)
+            .fold(0, |m, w| m | 1 << w);
+        let (cmos_free, tfet_free) = (self.cmos.free(), self.tfet.free());
+        let requesting = (0..self.layout.warps).filter(|&w| self.requests_tfet(w, false)).fold(0, |m, w| m | 1 << w);
+        RenameOut {
+            ren_ready: cmos_free + tfet_free > 0,
+            tfet_hint: hint,
+            cmos_free,
+            tfet_free,
+            next_cmos: self.cmos.peek(),
+            next_tfet: self.tfet.peek(),
+            requesting,
+        }
+    }
+
+    fn tick(&mut self, i: &RenameIn) {
+        let choice = (i.ren_valid && i.ren_dst_new).then(|| self.choose(i.ren_warp, i.ren_dst_load));
+        let requested = self.requests_tfet(i.ren_warp, i.ren_dst_load);
+        let done_prev = self.counter.get(i.mem_done_warp as usize).copied().unwrap_or(0);
+        // 1. Rename (the lists' heads before the edge).
+        let mut took_tfet = false;
+        match choice {
+            Some(Some((p, tfet))) => {
+                if tfet { self.tfet.pop() } else { self.cmos.pop() }
+                let e = self.entry(i.ren_warp, i.ren_dst_reg);
+                (self.table[e], self.known[e]) = (p, true);
+                let st = &mut self.stats;
+                st.renames += 1;
+                st.tfet_requests += u64::from(requested);
+                st.tfet_given += u64::from(tfet);
+                st.fallbacks += u64::from(requested != tfet);
+                took_tfet = requested && tfet;
+            }
+            Some(None) => self.stats.stalls += 1,
+            None => {}
+        }
+        // 2. Releases, at the lists' tails.
+        for s in (0..SLOTS).filter(|&s| i.rel_valid[s]) {
+            let p = i.rel_phys[s];
+            if self.layout.is_tfet(p) { self.tfet.push(p) } else { self.cmos.push(p) }
+            self.stats.releases += 1;
+        }
+        // 3. Counters.
+        for w in 0..self.layout.warps as usize {
+            let c = &mut self.counter[w];
+            if self.counting >> w & 1 == 1 {
+                *c = (*c + 1).min(COUNTER_MAX);
+            } else if took_tfet && w as u32 == i.ren_warp {
+                *c = c.saturating_sub(2);
+            }
+        }
+        if i.mem_done_valid {
+            let w = i.mem_done_warp as usize;
+            self.counter[w] = self.layout.predicted_stall(done_prev, i.sample_acc).min(COUNTER_MAX);
+            self.counting &= !(1 << w);
+            self.stats.predictions += 1;
+        }
+        if i.mem_start_valid {
+            let w = i.mem_start_warp as usize;
+            self.counter[w] = 0;
+            self.counting |= 1 << w;
+        }
+    }
+}
