@@ -272,7 +272,11 @@ impl Block for Rename {
         let mut took_tfet = false;
         match choice {
             Some(Some((p, tfet))) => {
-                if tfet { self.tfet.pop() } else { self.cmos.pop() }
+                if tfet {
+                    self.tfet.pop()
+                } else {
+                    self.cmos.pop()
+                }
                 let e = self.entry(i.ren_warp, i.ren_dst_reg);
                 (self.table[e], self.known[e]) = (p, true);
                 let st = &mut self.stats;
@@ -288,7 +292,11 @@ impl Block for Rename {
         // 2. Releases, at the lists' tails.
         for s in (0..SLOTS).filter(|&s| i.rel_valid[s]) {
             let p = i.rel_phys[s];
-            if self.layout.is_tfet(p) { self.tfet.push(p) } else { self.cmos.push(p) }
+            if self.layout.is_tfet(p) {
+                self.tfet.push(p)
+            } else {
+                self.cmos.push(p)
+            }
             self.stats.releases += 1;
         }
         // 3. Counters.

@@ -53,9 +53,17 @@ impl RenamePorts<Port> {
                 "its destination starts a value: it gets a free physical register (when ren_ready)",
             ),
             ren_dst_reg: Port::input("ren_dst_reg", rb, "the destination's architectural register"),
-            ren_dst_load: Port::input("ren_dst_load", 1, "the destination is a load result: never a TFET register by request"),
+            ren_dst_load: Port::input(
+                "ren_dst_load",
+                1,
+                "the destination is a load result: never a TFET register by request",
+            ),
             ren_src_phys: std::array::from_fn(|s| {
-                Port::output(&format!("ren_src{s}_phys"), pb, &format!("physical register of source {s} (this cycle's table)"))
+                Port::output(
+                    &format!("ren_src{s}_phys"),
+                    pb,
+                    &format!("physical register of source {s} (this cycle's table)"),
+                )
             }),
             ren_dst_phys: Port::output(
                 "ren_dst_phys",

@@ -44,7 +44,11 @@ fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) -> M
     b += "\n  // The FIFO's head first, then the next register never handed out.\n";
     b += &format!("  assign from_fifo = count != {};\n", lit(cb, 0));
     b += &format!("  assign head_valid = from_fifo | (fresh != {});\n", lit(cb, n as u64));
-    let fresh_id = if base == 0 { resize("fresh", cb, pb) } else { format!("{} + {}", lit(pb, base as u64), resize("fresh", cb, pb)) };
+    let fresh_id = if base == 0 {
+        resize("fresh", cb, pb)
+    } else {
+        format!("{} + {}", lit(pb, base as u64), resize("fresh", cb, pb))
+    };
     b += &format!("  assign head_id = from_fifo ? fifo[head] : {fresh_id};\n");
     b += &format!("  assign free = count + ({} - fresh);\n", lit(cb, n as u64));
     b += "  assign pop_fifo = pop & from_fifo;\n  assign pop_fresh = pop & ~from_fifo & (fresh != ";
@@ -84,7 +88,11 @@ fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) -> M
     Module {
         name: format!("{prefix}_free_list_{kind}"),
         doc: vec![
-            format!("Free {} physical registers {base}..{}: released ones (FIFO) first, then", kind.to_uppercase(), base + n - 1),
+            format!(
+                "Free {} physical registers {base}..{}: released ones (FIFO) first, then",
+                kind.to_uppercase(),
+                base + n - 1
+            ),
             "those never handed out. See docs/rename.md.".into(),
         ],
         ports: vec![
@@ -115,6 +123,9 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Module)]) -> Module {
     b += &reg("counter_q", w * nb);
     b += &reg("counting", w);
     b += &vector_wire("counting_next", w);
+    for name in ["started", "completed", "spent"] {
+        b += &vector_wire(name, w);
+    }
     for name in ["req_tfet", "take_tfet", "fire", "took_tfet_on_request", "over_thr"] {
         b += &wire(name, 1);
     }
@@ -235,24 +246,23 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Module)]) -> Module {
     );
     b += "  // Per warp: restart on a start, the prediction on a completion, +1 while counting\n";
     b += "  // (saturating), -2 for a TFET register given on request (at least 0).\n";
+    let is = |port: &Sig, x: u32| format!("({port} == {})", lit(wb, x as u64));
+    for x in 0..w {
+        b += &format!("  assign started[{x}] = {} & {};\n", p.mem_start_valid, is(&p.mem_start_warp, x));
+        b += &format!("  assign completed[{x}] = {} & {};\n", p.mem_done_valid, is(&p.mem_done_warp, x));
+        b += &format!("  assign spent[{x}] = took_tfet_on_request & {};\n", is(&p.ren_warp, x));
+    }
+    let (zero, one, two, max) = (lit(nb, 0), lit(nb, 1), lit(nb, 2), lit(nb, (1 << nb) - 1));
     for x in 0..w {
         let c = slice("counter_q", x, nb);
-        let start = format!("({} & ({} == {}))", p.mem_start_valid, p.mem_start_warp, lit(wb, x as u64));
-        let done = format!("({} & ({} == {}))", p.mem_done_valid, p.mem_done_warp, lit(wb, x as u64));
-        let mine = format!("(took_tfet_on_request & ({} == {}))", p.ren_warp, lit(wb, x as u64));
-        let max = lit(nb, (1 << nb) - 1);
-        b += &format!(
-            "  assign {} = {start} ? {} : {done} ? stall_cycles : counting[{x}] ? (({c} == {max}) ? {c} : {c} + {}) : {mine} ? (({c} > {}) ? {c} - {} : {}) : {c};\n",
-            slice("counters", x, nb),
-            lit(nb, 0),
-            lit(nb, 1),
-            lit(nb, 1),
-            lit(nb, 2),
-            lit(nb, 0)
-        );
-        b += &format!("  assign counting_next[{x}] = {start} | (~{done} & counting[{x}]);\n");
-        let hint = p.tfet_hint.bit(x);
-        b += &format!("  assign {hint} = ({c} != {}) & ~counting[{x}];\n", lit(nb, 0));
+        b += &format!("  assign {} = started[{x}] ? {zero}\n", slice("counters", x, nb));
+        b += "      : completed[";
+        b += &format!("{x}] ? stall_cycles\n");
+        b += &format!("      : counting[{x}] ? (({c} == {max}) ? {c} : {c} + {one})\n");
+        b += &format!("      : spent[{x}] ? (({c} > {one}) ? {c} - {two} : {zero})\n");
+        b += &format!("      : {c};\n");
+        b += &format!("  assign counting_next[{x}] = started[{x}] | (~completed[{x}] & counting[{x}]);\n");
+        b += &format!("  assign {} = ({c} != {zero}) & ~counting[{x}];\n", p.tfet_hint.bit(x));
     }
     b += "  always @(posedge clk) begin\n";
     b += &format!("    if (rst) begin\n      counter_q <= {};\n      counting <= {};\n", lit(w * nb, 0), lit(w, 0));
