@@ -141,6 +141,17 @@ fn orf_lrf_designs_lint_and_synthesize_clean() {
     lint_design(&rfgen_gen::emit::generate_issue(&paper), false);
 }
 
+/// The rename stage: the default SM's (synthesized), all-TFET and all-CMOS splits, 6 warps.
+#[test]
+fn rename_stages_lint_and_synthesize_clean() {
+    lint_design(&rfgen_gen::emit::generate_rename(&baseline()), true);
+    let small = "name = \"nsmall\"\n[sm]\nwarps = 6\nlanes = 4\nclusters = 1\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 32\ncollectors = 2\n";
+    for rename in ["cmos_rows = 24", "cmos_rows = 0\nref_acc = 1", "cmos_rows = 32\nref_acc = 1024"] {
+        let checked = rfgen_gen::config::parse(&format!("{small}[rename]\n{rename}\n")).unwrap();
+        lint_design(&rfgen_gen::emit::generate_rename(&checked), false);
+    }
+}
+
 /// Every warpboard policy and the scoreboard, on the default SM and on a small odd one (one
 /// bank group, 3 collectors: bloomN counts to 9 in 4 bits).
 #[test]
