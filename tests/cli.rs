@@ -28,7 +28,7 @@ fn bad_input_exits_2_with_a_message() {
         (&["gen", "--frobnicate"], "unexpected argument '--frobnicate'"),
         (
             &["gen", "--preset", "nope"],
-            "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc, war-warpboard)",
+            "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc, micro11-orf-lrf, war-warpboard)",
         ),
         (&["gen", "--preset", "baseline", "--config", "x.toml"], "cannot be used with"),
         (&["gen", "--config", "/no/such/file.toml"], "cannot read config /no/such/file.toml"),
@@ -41,7 +41,7 @@ fn bad_input_exits_2_with_a_message() {
         (&["gen", "--block", "warpboard"], "`warpboard.policy` = \"none\": there is no warpboard to generate"),
         (
             &["gen", "--block", "nope"],
-            "unknown block `nope` (allowed: mrf, bdi, issue, scheduler, scoreboard, warpboard)",
+            "unknown block `nope` (allowed: mrf, bdi, issue, rename, scheduler, scoreboard, warpboard)",
         ),
         (&["synth", "--block", "nope"], "unknown block `nope`"),
         (
@@ -52,7 +52,7 @@ fn bad_input_exits_2_with_a_message() {
         (&["config"], "required"),
         (
             &["cosim", "--block", "nope"],
-            "unknown block `nope` (allowed: mrf, bdi, issue, scheduler, scoreboard, warpboard)",
+            "unknown block `nope` (allowed: mrf, bdi, issue, rename, scheduler, scoreboard, warpboard)",
         ),
         (&["cosim", "--cycles", "0"], "--cycles 0: allowed 1 to 10000000000"),
         (&["cosim", "--cycles", "18446744073709551615"], "--cycles 18446744073709551615: allowed 1 to 10000000000"),
@@ -165,7 +165,7 @@ fn config_subcommand_prints_checks_and_lists() {
     std::fs::write(&file, &text).unwrap();
     let out = rfgen(&["config", "--check", file.to_str().unwrap()]);
     assert!(out.status.success() && stdout(&out).contains(": ok (name baseline"));
-    assert_eq!(stdout(&rfgen(&["config", "--list-presets"])).trim(), "baseline\nisca15-bdi\nisca11-rfc\nwar-warpboard");
+    assert_eq!(stdout(&rfgen(&["config", "--list-presets"])).trim(), "baseline\nisca15-bdi\nisca11-rfc\nmicro11-orf-lrf\nwar-warpboard");
     assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
 }
 

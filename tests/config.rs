@@ -84,8 +84,8 @@ const BAD: &[(&str, &str)] = &[
     ),
     ("[latency]\ndram = 0", "`latency.dram` = 0: out of range (allowed: 1 to 10000)"),
     (
-        "[orf]\nenabled = true",
-        "`orf.enabled` = true: the operand register file is not generated yet (allowed: disabled (the default))",
+        "[orf]\nenabled = true\n[rfc]\nenabled = true",
+        "`orf.enabled` = true: the operand register file does not compose with `rfc.enabled` (allowed: false, or `rfc.enabled` = false)",
     ),
     (
         "[sm]\nclusters = 2\n[mrf]\nbanks = 8\n[compression]\nenabled = true",
@@ -158,7 +158,7 @@ fn every_preset_is_valid_and_named_after_itself() {
     }
     assert_eq!(
         config::preset("nope").unwrap_err().to_string(),
-        "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc, war-warpboard)"
+        "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc, micro11-orf-lrf, war-warpboard)"
     );
 }
 
