@@ -165,7 +165,10 @@ fn config_subcommand_prints_checks_and_lists() {
     std::fs::write(&file, &text).unwrap();
     let out = rfgen(&["config", "--check", file.to_str().unwrap()]);
     assert!(out.status.success() && stdout(&out).contains(": ok (name baseline"));
-    assert_eq!(stdout(&rfgen(&["config", "--list-presets"])).trim(), "baseline\nisca15-bdi\nisca11-rfc\nmicro11-orf-lrf\nwar-warpboard");
+    assert_eq!(
+        stdout(&rfgen(&["config", "--list-presets"])).trim(),
+        "baseline\nisca15-bdi\nisca11-rfc\nmicro11-orf-lrf\nwar-warpboard"
+    );
     assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
 }
 

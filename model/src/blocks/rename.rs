@@ -321,3 +321,84 @@ impl Block for Rename {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2 warps × 4 registers over 2 groups × 4 rows: 8 physical registers, rows 0–2 CMOS (ids
+    /// 0–5), row 3 TFET (ids 6–7); thr_acc 10, ref_acc 128.
+    fn stage() -> Rename {
+        let text = "[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\n[rename]\ncmos_rows = 3\n";
+        let c = rfgen_gen::config::parse(text).unwrap();
+        Rename::new(&RenameLayout::new(&c.geometry, &c.config.rename))
+    }
+
+    fn rename(r: &mut Rename, warp: u32, reg: u32, load: bool) -> Option<u32> {
+        let i = RenameIn {
+            ren_valid: true,
+            ren_warp: warp,
+            ren_dst_new: true,
+            ren_dst_reg: reg,
+            ren_dst_load: load,
+            ..Default::default()
+        };
+        let p = r.lookup(&i).dst_phys;
+        r.tick(&i);
+        p
+    }
+
+    #[test]
+    fn eq1_predicts_the_stall() {
+        let r = stage();
+        let l = r.layout();
+        assert_eq!(l.predicted_stall(10, 500), 0, "no wait beyond the threshold");
+        assert_eq!(l.predicted_stall(100, 64), (64 * 90) >> 7, "a light load scales the wait down");
+        assert_eq!(l.predicted_stall(100, 128), 90, "a heavy load keeps all of it");
+    }
+
+    #[test]
+    fn free_lists_hand_out_fresh_then_released_and_fall_back() {
+        let mut r = stage();
+        // CMOS first, in id order, then TFET once the CMOS registers are gone.
+        let got: Vec<u32> = (0..8).map(|k| rename(&mut r, k / 4, k % 4, false).unwrap()).collect();
+        assert_eq!(got, [0, 1, 2, 3, 4, 5, 6, 7]);
+        assert!(!r.outputs().ren_ready);
+        assert_eq!(rename(&mut r, 0, 0, false), None, "none free: nothing renamed");
+        assert_eq!(r.stats().stalls, 1);
+        // Released registers come back in release order.
+        let release = RenameIn { rel_valid: [true, true, false], rel_phys: [4, 1, 0], ..Default::default() };
+        r.tick(&release);
+        assert_eq!((r.outputs().cmos_free, r.outputs().tfet_free), (2, 0));
+        assert_eq!(rename(&mut r, 1, 0, false), Some(4));
+        assert_eq!(rename(&mut r, 1, 1, false), Some(1));
+    }
+
+    #[test]
+    fn mem_ra_counts_predicts_and_spends() {
+        let mut r = stage();
+        let start = RenameIn { mem_start_valid: true, mem_start_warp: 1, ..Default::default() };
+        r.tick(&start);
+        for _ in 0..40 {
+            r.tick(&RenameIn::default());
+        }
+        assert_eq!(r.outputs().tfet_hint, 0, "no hint while counting");
+        let done = RenameIn { mem_done_valid: true, mem_done_warp: 1, sample_acc: 256, ..Default::default() };
+        r.tick(&done);
+        // 40 cycles counted, 30 beyond thr_acc, sampled latency above ref_acc: 30.
+        assert_eq!(r.outputs().tfet_hint, 0b10);
+        assert_eq!(rename(&mut r, 1, 0, true), Some(0), "a load never asks for TFET");
+        assert_eq!(rename(&mut r, 1, 1, false), Some(6), "a non-load does while the counter is above 1");
+        assert_eq!(rename(&mut r, 0, 0, false), Some(1), "another warp does not");
+        assert_eq!(r.stats().tfet_requests, 1);
+        // 30 - 2 per TFET register given on request.
+        let mut tfet = 1;
+        for k in 0..20 {
+            if rename(&mut r, 1, (k % 2) + 2, false).is_some_and(|p| p >= 6) {
+                tfet += 1;
+            }
+        }
+        assert_eq!(tfet, 2, "only two TFET registers exist; the rest fall back to CMOS");
+        assert!(r.stats().fallbacks > 0);
+    }
+}

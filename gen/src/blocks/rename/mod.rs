@@ -34,6 +34,7 @@ fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) -> M
         b += &wire(name, 1);
     }
     b += &wire("tail", xb);
+    b += &wire("first", xb);
     for s in 0..k {
         b += &wire(&format!("pos{s}"), xb);
         b += &wire(&format!("unused_wrap{s}"), xb - ib);
@@ -51,18 +52,18 @@ fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) -> M
     };
     b += &format!("  assign head_id = from_fifo ? fifo[head] : {fresh_id};\n");
     b += &format!("  assign free = count + ({} - fresh);\n", lit(cb, n as u64));
-    b += "  assign pop_fifo = pop & from_fifo;\n  assign pop_fresh = pop & ~from_fifo & (fresh != ";
-    b += &format!("{});\n", lit(cb, n as u64));
-    b += "\n  // Pushes land at the tail in slot order: slot s at tail + (valid slots below s), wrapped.\n";
+    b += "  assign pop_fifo = pop & from_fifo;\n";
+    b += &format!("  assign pop_fresh = pop & ~from_fifo & (fresh != {});\n", lit(cb, n as u64));
+    b += "\n  // Pushes land at the tail in slot order: slot s at the first free place plus the valid\n  // slots below s, wrapped.\n";
     b += &format!("  assign tail = {} + {};\n", wide("head", ib), wide("count", cb));
-    let wrap = |e: String| format!("({e} >= {nx}) ? {e} - {nx} : {e}", nx = lit(xb, n as u64));
-    let tail = wrap("tail".into());
+    let wrap = |e: &str| format!("({e} >= {nx}) ? {e} - {nx} : {e}", nx = lit(xb, n as u64));
+    b += &format!("  assign first = {};\n", wrap("tail"));
     for s in 0..k {
         let below: Vec<String> = (0..s).map(|j| wide(&format!("push_valid[{j}]"), 1)).collect();
         let rank = if below.is_empty() { String::new() } else { format!(" + {}", below.join(" + ")) };
-        b += &format!("  assign pos{s} = ({tail}){rank};\n");
+        b += &format!("  assign pos{s} = first{rank};\n");
         // A wrapped position is below n: its bits above an index are always zero.
-        b += &format!("  assign {{unused_wrap{s}, at{s}}} = {};\n", wrap(format!("pos{s}")));
+        b += &format!("  assign {{unused_wrap{s}, at{s}}} = {};\n", wrap(&format!("pos{s}")));
     }
     b += &format!(
         "  assign pushes = {};\n",
