@@ -107,7 +107,7 @@ impl RandomRenames {
 impl Stimulus<Rename> for RandomRenames {
     fn next(&mut self, cycle: u64, out: &RenameOut, i: &mut RenameIn) {
         let (rng, l) = (&mut self.rng, &self.l);
-        let filling = (cycle / 2_000) % 2 == 0;
+        let filling = (cycle / 2_000).is_multiple_of(2);
         i.ren_valid = rng.random_bool(0.8);
         i.ren_warp = rng.random_range(0..l.warps);
         let regs = l.registers.min(8);
