@@ -173,9 +173,13 @@ fn rfc_report(
 /// Seed 004's measures, beside the paper's numbers.
 #[derive(Clone, Debug, Serialize)]
 pub struct CompressionReport {
-    /// Absent without such writes.
+    /// Compression ratios by banks (uncompressed banks over the banks the registers occupy)
+    /// and by bits (original size over compressed size, seed 004's definition); absent without
+    /// such writes.
     pub ratio_non_divergent: Option<f64>,
     pub ratio_divergent: Option<f64>,
+    pub bit_ratio_non_divergent: Option<f64>,
+    pub bit_ratio_divergent: Option<f64>,
     pub banks_per_read: f64,
     pub banks_per_write: f64,
     pub gated_bank_cycles: u64,
@@ -188,10 +192,16 @@ pub struct CompressionReport {
     /// The same kernel on this config with compression disabled.
     pub uncompressed: energy::Table3,
     pub uncompressed_cycles: u64,
-    /// `1 - energy / uncompressed`, total, dynamic (accesses, wires, units) and leakage.
+    /// Seed 004 Table 3's accounting (terms in `table3_terms`): `1 - energy / uncompressed`,
+    /// total, dynamic (accesses, wires, units) and leakage.
     pub reduction: f64,
     pub dynamic_reduction: f64,
     pub leakage_reduction: f64,
+    pub table3_terms: Vec<&'static str>,
+    /// SPEC §6's accounting (the report's energy section, terms in `spec6_terms`), against the
+    /// same SM without compression.
+    pub spec6_reduction: f64,
+    pub spec6_terms: Vec<&'static str>,
 }
 
 /// Seed 004's headline figures.
@@ -204,13 +214,14 @@ fn compression_report(
     checked: &Checked,
     kernel: &Kernel,
     stats: &SimStats,
+    spec6: &Energy,
     max_cycles: u64,
 ) -> Result<Option<CompressionReport>, SimError> {
     let Some(c) = &stats.compression else { return Ok(None) };
     let mut plain = checked.config.clone();
     plain.compression.enabled = false;
     let plain = rfgen_gen::config::check(plain).expect("disabling compression keeps a config valid");
-    let (u, _) = run(&plain, kernel, max_cycles, &mut |_| {})?;
+    let (u, plain_energy) = run(&plain, kernel, max_cycles, &mut |_| {})?;
     let e = &checked.config.energy;
     let banks = c.banks as u64;
     let (mine, theirs) = (energy::table3(stats, banks, e), energy::table3(&u, banks, e));
@@ -219,6 +230,8 @@ fn compression_report(
     Ok(Some(CompressionReport {
         ratio_non_divergent: c.ratio_non_divergent(),
         ratio_divergent: c.ratio_divergent(),
+        bit_ratio_non_divergent: c.bit_ratio_non_divergent(),
+        bit_ratio_divergent: c.bit_ratio_divergent(),
         banks_per_read: stats.mrf.bank_reads as f64 / (stats.mrf.reads + c.dummy_movs).max(1) as f64,
         banks_per_write: stats.mrf.bank_writes as f64 / (full + c.partial_writes + c.dummy_movs).max(1) as f64,
         gated_bank_cycles: c.gated_bank_cycles,
@@ -228,6 +241,9 @@ fn compression_report(
         reduction: 1.0 - mine.total_pj / theirs.total_pj,
         dynamic_reduction: 1.0 - dynamic(&mine) / dynamic(&theirs),
         leakage_reduction: 1.0 - mine.leakage_pj / theirs.leakage_pj,
+        table3_terms: vec!["bank accesses", "128-bit wires", "leakage", "compressors", "decompressors"],
+        spec6_reduction: 1.0 - spec6.total_pj / plain_energy.total_pj,
+        spec6_terms: spec6.terms.clone(),
         energy: mine,
         uncompressed: theirs,
         uncompressed_cycles: u.cycles,
@@ -277,7 +293,7 @@ pub fn simulate(
             }
         }
     };
-    let compression = compression_report(checked, kernel, &stats, max_cycles)?;
+    let compression = compression_report(checked, kernel, &stats, &energy, max_cycles)?;
     let rfc = rfc_report(checked, kernel, &stats, max_cycles)?;
     let orf = orf_report(checked, kernel, &stats, &energy, max_cycles)?;
     Ok(SimReport {

@@ -259,6 +259,8 @@ pub struct CompressionStats {
     pub clusters: u32,
     /// Banks a register occupies, by range indicator (index 0: uncompressed).
     pub banks_by_ri: Vec<u32>,
+    /// Bits a register's value takes, by range indicator (index 0: uncompressed, 32 per lane).
+    pub bits_by_ri: Vec<u32>,
     /// Full-mask writes committed, by range indicator.
     pub full_writes_by_ri: Vec<u64>,
     /// Divergent (partial-mask) writes, stored uncompressed.
@@ -282,6 +284,9 @@ impl CompressionStats {
         CompressionStats {
             clusters,
             banks_by_ri: (0..n).map(|ri| layout.banks(ri)).collect(),
+            bits_by_ri: (0..n as usize)
+                .map(|ri| if ri == 0 { 32 * layout.lanes } else { layout.modes[ri - 1].payload_bits })
+                .collect(),
             full_writes_by_ri: m.full_writes_by_ri.clone(),
             partial_writes: m.partial_writes,
             partial_merged_by_ri: m.partial_merged_by_ri.clone(),
@@ -295,13 +300,29 @@ impl CompressionStats {
         }
     }
 
-    /// Banks the writes would occupy uncompressed, over the banks they occupy: the paper's
-    /// compression ratio.
-    /// `None` without writes.
+    /// Banks the writes would occupy uncompressed, over the banks they occupy: the ratio the
+    /// banked MRF realizes. `None` without writes.
     fn ratio(&self, writes_by_ri: &[u64]) -> Option<f64> {
+        Self::ratio_of(writes_by_ri, &self.banks_by_ri)
+    }
+
+    /// Original size over compressed size, in bits (seed 004 §2's definition, Fig. 8's
+    /// measure), of the writes by range indicator `writes_by_ri`; `size_by_ri[0]` is the
+    /// uncompressed size. `None` without writes.
+    fn ratio_of(writes_by_ri: &[u64], size_by_ri: &[u32]) -> Option<f64> {
         let writes: u64 = writes_by_ri.iter().sum();
-        let banks: u64 = writes_by_ri.iter().zip(&self.banks_by_ri).map(|(&w, &b)| w * b as u64).sum();
-        (writes > 0).then(|| (writes * self.clusters as u64) as f64 / banks as f64)
+        let size: u64 = writes_by_ri.iter().zip(size_by_ri).map(|(&w, &b)| w * b as u64).sum();
+        (writes > 0).then(|| (writes * size_by_ri[0] as u64) as f64 / size as f64)
+    }
+
+    /// [`Self::ratio_non_divergent`] by bits instead of banks.
+    pub fn bit_ratio_non_divergent(&self) -> Option<f64> {
+        Self::ratio_of(&self.full_writes_by_ri, &self.bits_by_ri)
+    }
+
+    /// [`Self::ratio_divergent`] by bits instead of banks.
+    pub fn bit_ratio_divergent(&self) -> Option<f64> {
+        Self::ratio_of(&self.partial_merged_by_ri, &self.bits_by_ri)
     }
 
     /// Compression ratio of full-mask writes.
