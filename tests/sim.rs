@@ -57,6 +57,11 @@ fn library_kernels_match_their_references_under_every_scheduler() {
             // Every register write is one value, closed when overwritten or when its warp ends.
             assert_eq!(s.mrf.writes, s.values.reads_per_value.total(), "{what}");
             assert!(s.mrf.reads > 0 && s.mrf.writes > 0, "{what}");
+            // Fig. 2b's histogram holds exactly the values read once; its first three bins are
+            // those read within 3 instructions.
+            let once = &s.values.read_once_lifetime;
+            assert_eq!(once.total(), s.values.reads_per_value.counts[1], "{what}");
+            assert_eq!(once.counts[..3].iter().sum::<u64>(), s.values.read_once_within_3, "{what}");
         }
     }
 }

@@ -192,6 +192,7 @@ fn print_text(r: &SimReport) {
         format!("{}  [up to 40-50%]", pct(v.read_once_within_3, v.reads_per_value.total())),
     );
     row("lifetime (instructions)", hist(&v.lifetime));
+    row("lifetime, values read once", format!("{}  [Fig. 2b]", hist(&v.read_once_lifetime)));
     row("reads by SFU/MEM/TEX", format!("{}  [7%]", pct(v.reads_by_sfu_mem_tex, v.reads)));
     row("non-divergent instructions", format!("{}  [79%]", pct(n - s.divergent_instructions, n)));
     row("lane deltas, full mask", hist(&v.lane_delta_non_divergent));

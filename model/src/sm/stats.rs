@@ -74,6 +74,9 @@ impl Histogram {
     }
 }
 
+/// Lifetime bins, in warp instructions from a value's write to its last read.
+const LIFETIME_BINS: &[&str] = &["1", "2", "3", "4-7", "8-15", "16-31", "32+"];
+
 /// Operand-value statistics.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ValueStats {
@@ -81,7 +84,9 @@ pub struct ValueStats {
     pub reads_per_value: Histogram,
     /// Warp instructions from a value's write to its last read (values read at least once).
     pub lifetime: Histogram,
-    /// Values read exactly once, within 3 instructions of their write.
+    /// Values read exactly once, by lifetime (seed 000 Fig. 2b), and those within 3
+    /// instructions of their write.
+    pub read_once_lifetime: Histogram,
     pub read_once_within_3: u64,
     /// Register reads by instructions executing on the SFU, memory or texture units.
     pub reads_by_sfu_mem_tex: u64,
@@ -101,7 +106,8 @@ impl Default for ValueStats {
         let delta = ["zero", "128", "32K", "random"];
         ValueStats {
             reads_per_value: Histogram::new(&["0", "1", "2", "3+"]),
-            lifetime: Histogram::new(&["1", "2", "3", "4-7", "8-15", "16-31", "32+"]),
+            lifetime: Histogram::new(LIFETIME_BINS),
+            read_once_lifetime: Histogram::new(LIFETIME_BINS),
             read_once_within_3: 0,
             reads_by_sfu_mem_tex: 0,
             reads: 0,
@@ -222,8 +228,9 @@ impl ValueStats {
                 _ => 6,
             };
             self.lifetime.counts[bin] += 1;
-            if v.reads == 1 && life <= 3 {
-                self.read_once_within_3 += 1;
+            if v.reads == 1 {
+                self.read_once_lifetime.counts[bin] += 1;
+                self.read_once_within_3 += u64::from(life <= 3);
             }
         }
     }
