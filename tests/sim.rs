@@ -294,6 +294,9 @@ fn synthetic_kernels_follow_their_knobs() {
     assert!((40.0..=75.0).contains(&once), "SPEC: up to 70% read once, got {once:.1}%");
     assert!((0.65..=0.92).contains(&similar), "seed 004: 79% within 2^15, got {similar:.2}");
     assert!((0.03..=0.12).contains(&consumed), "SPEC: 7% consumed by SFU/MEM/TEX, got {consumed:.3}");
+    // Divergent paths run pairs of neighbouring lanes, so divergent writes have successive
+    // active lanes to compare (seed 004 §3's divergent lane deltas).
+    assert!(s.values.lane_delta_divergent.total() > 1_000, "{:?}", s.values.lane_delta_divergent);
 
     let more_div = stats(&synthetic::Knobs { divergence: 0.5, ..d.clone() });
     assert!(

@@ -147,11 +147,12 @@ pub fn source(knobs: &Knobs) -> String {
     let mut label = 0;
     while i < knobs.length {
         // The body comes in chunks of 4 instructions; a chunk is divergent with probability
-        // `divergence`: half of each warp (the odd lanes) runs it.
+        // `divergence`: half of each warp (lanes 2-3, 6-7, ...: pairs of neighbours, so divergent
+        // writes have successive active lanes) runs it.
         let n = (knobs.length - i).min(4);
         let divergent = rng.random_bool(knobs.divergence);
         if divergent {
-            let _ = writeln!(s, "    and r3, r0, 1\n    setp.eq p1, r3, 0\n@p1 bra SKIP{label}");
+            let _ = writeln!(s, "    and r3, r0, 2\n    setp.eq p1, r3, 0\n@p1 bra SKIP{label}");
         }
         for _ in 0..n {
             body_instruction(&mut s, &mut rng, knobs, &mut values);
