@@ -39,7 +39,26 @@ pub struct Knobs {
     pub cache: Option<CacheKnobs>,
     /// An ORF/LRF beside the MRF: sources read from it or filling it, strand starts, and
     /// write-backs to its levels, over every entry index the ports can name (absent ones too).
-    pub orf: Option<OrfLayout>,
+    pub orf: Option<OrfKnobs>,
+}
+
+#[derive(Clone, Debug)]
+pub struct OrfKnobs {
+    pub layout: OrfLayout,
+    /// Per source: read from the ORF or LRF (half each); else, fill one from the MRF read.
+    pub upper_read: f64,
+    pub fill: f64,
+    /// The instruction starts a strand.
+    pub strand: f64,
+    /// Per write-back: it writes the MRF; it writes the ORF or LRF (half each).
+    pub wb_mrf: f64,
+    pub wb_upper: f64,
+}
+
+impl OrfKnobs {
+    pub fn new(layout: &OrfLayout) -> Self {
+        OrfKnobs { layout: layout.clone(), upper_read: 0.45, fill: 0.3, strand: 0.05, wb_mrf: 0.75, wb_upper: 0.5 }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -87,7 +106,7 @@ impl Knobs {
     /// its events (the registers repeat often enough to hit).
     pub fn for_config(checked: &Checked) -> Self {
         let base = if checked.compression.is_some() { Knobs::compressed() } else { Knobs::default() };
-        Knobs { cache: checked.rfc.as_ref().map(|_| CacheKnobs::default()), orf: checked.orf.clone(), ..base }
+        Knobs { cache: checked.rfc.as_ref().map(|_| CacheKnobs::default()), orf: checked.orf.as_ref().map(OrfKnobs::new), ..base }
     }
 }
 
@@ -151,13 +170,13 @@ impl RandomStimulus {
             inp.issue_src_last = std::array::from_fn(|_| self.chance(c.last_read));
         }
         if let Some(o) = self.knobs.orf.clone() {
-            let entries = 1 << o.entry_bits();
+            let entries = 1 << o.layout.entry_bits();
             for s in 0..3 {
-                inp.issue_src_level[s] = if self.chance(0.45) { 1 + self.below(2) as u8 } else { 0 };
-                inp.issue_src_fill[s] = if self.chance(0.3) { 1 + self.below(2) as u8 } else { 0 };
+                inp.issue_src_level[s] = if self.chance(o.upper_read) { 1 + self.below(2) as u8 } else { 0 };
+                inp.issue_src_fill[s] = if self.chance(o.fill) { 1 + self.below(2) as u8 } else { 0 };
                 inp.issue_src_entry[s] = self.below(entries);
             }
-            inp.issue_strand = self.chance(0.05);
+            inp.issue_strand = self.chance(o.strand);
         }
         true
     }
@@ -190,9 +209,9 @@ impl Stimulus<Mrf> for RandomStimulus {
         if !self.writing && self.chance(self.knobs.writeback) {
             self.writing = true;
             if let Some(o) = self.knobs.orf.clone() {
-                inp.wb_mrf = self.chance(0.75);
-                inp.wb_upper = if self.chance(0.5) { 1 + self.below(2) as u8 } else { 0 };
-                inp.wb_entry = self.below(1 << o.entry_bits());
+                inp.wb_mrf = self.chance(o.wb_mrf);
+                inp.wb_upper = if self.chance(o.wb_upper) { 1 + self.below(2) as u8 } else { 0 };
+                inp.wb_entry = self.below(1 << o.layout.entry_bits());
             }
             inp.wb_warp = self.below(self.g.warps);
             inp.wb_reg = self.below(self.g.registers);
