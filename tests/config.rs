@@ -118,11 +118,12 @@ fn ignored_fields_are_reported() {
         c.warnings,
         [
             "`rfc.entries` = 4 has no effect while `rfc.enabled` = false",
-            "`rename.thr_acc` = 12 has no effect while `rename.enabled` = false",
             "`rename.trws` = true has no effect while `rename.enabled` = false",
             "`scheduler.active_warps` = 4 has no effect while `scheduler.policy` is not \"two_level\"",
         ]
     );
+    // `rename.thr_acc` above shapes `--block rename` and `orf.entries` `sim --show-allocation`.
+    assert!(config::parse("[orf]\nentries = 5\n[rename]\ncmos_rows = 100").unwrap().warnings.is_empty());
     let two_level = config::parse("[scheduler]\npolicy = \"two_level\"\nactive_warps = 4").unwrap();
     assert!(two_level.warnings.is_empty(), "{:?}", two_level.warnings);
     for name in config::preset_names() {

@@ -282,10 +282,7 @@ fn print_text(r: &SimReport) {
                 -100.0 * PAPER_ENERGY_REDUCTION
             ),
         );
-        row(
-            "  energy, SPEC §6 terms",
-            format!("{:+.1}% ({})", -100.0 * c.spec6_reduction, c.spec6_terms.join(", ")),
-        );
+        row("  energy, SPEC §6 terms", format!("{:+.1}% ({})", -100.0 * c.spec6_reduction, c.spec6_terms.join(", ")));
     }
     if let Some(c) = &r.rfc {
         print_rfc(r, c);

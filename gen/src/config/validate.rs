@@ -313,10 +313,15 @@ fn ignored_fields(cfg: &Config) -> Vec<String> {
         ("rename", table(&cfg.rename), table(&d.rename), cfg.rename.enabled, "`rename.enabled` = false"),
         ("scheduler", table(&cfg.scheduler), table(&d.scheduler), two_level, "`scheduler.policy` is not \"two_level\""),
     ];
+    // Fields some command uses whatever `enabled` says: the ORF/LRF shape drives `rfgen sim
+    // --show-allocation`, the rename stage's shape `--block rename`.
+    const USED_ANYWAY: &[&str] = &["orf.entries", "orf.lrf", "rename.cmos_rows", "rename.thr_acc", "rename.ref_acc"];
     let mut warnings = Vec::new();
     for (name, mine, default, on, why) in sections {
-        for (key, value) in
-            mine.iter().filter(|(k, v)| !on && *k != "enabled" && *k != "policy" && default.get(*k) != Some(v))
+        let ignored = |k: &str| !USED_ANYWAY.contains(&format!("{name}.{k}").as_str());
+        for (key, value) in mine
+            .iter()
+            .filter(|(k, v)| !on && *k != "enabled" && *k != "policy" && ignored(k) && default.get(*k) != Some(v))
         {
             warnings.push(format!("`{name}.{key}` = {value} has no effect while {why}"));
         }

@@ -8,7 +8,8 @@ mod stimulus;
 
 pub use cache_events::CacheEvents;
 pub use stimulus::{
-    CacheKnobs, Knobs, OrfKnobs, RandomStimulus, Script, ScriptCache, ScriptCycle, ScriptInstr, ScriptWb, ScriptedStimulus,
+    CacheKnobs, Knobs, OrfKnobs, RandomStimulus, Script, ScriptCache, ScriptCycle, ScriptInstr, ScriptWb,
+    ScriptedStimulus,
 };
 
 use crate::glue::{CosimBlock, Expected, Glue, bind_all};

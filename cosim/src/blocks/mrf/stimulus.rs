@@ -106,7 +106,11 @@ impl Knobs {
     /// its events (the registers repeat often enough to hit).
     pub fn for_config(checked: &Checked) -> Self {
         let base = if checked.compression.is_some() { Knobs::compressed() } else { Knobs::default() };
-        Knobs { cache: checked.rfc.as_ref().map(|_| CacheKnobs::default()), orf: checked.orf.as_ref().map(OrfKnobs::new), ..base }
+        Knobs {
+            cache: checked.rfc.as_ref().map(|_| CacheKnobs::default()),
+            orf: checked.orf.as_ref().map(OrfKnobs::new),
+            ..base
+        }
     }
 }
 
