@@ -41,6 +41,9 @@ enum Command {
     Gen(generate::GenArgs),
     Config(config::ConfigArgs),
     Cosim(cosim::CosimArgs),
+    #[command(
+        after_help = "Examples:\n  rfgen bench sim --kernel matmul                  # SM model cycles/s\n  rfgen bench cosim --preset baseline              # lockstep, RTL alone, model alone"
+    )]
     Bench(bench::BenchArgs),
     Synth(synth::SynthArgs),
     Sweep(sweep::SweepArgs),
