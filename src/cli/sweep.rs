@@ -43,7 +43,7 @@ fn claim_folder(out: &Path) -> anyhow::Result<()> {
 #[command(after_help = "Examples:
   rfgen sweep --param mrf.collectors=2,4,8 --synth --out sweep/
   rfgen sweep --param mrf.banks=16,32,64 --param mrf.collectors=2,4,8 --synth --target ice40 --out banks/
-  rfgen sweep --config small.toml --param mrf.entries=16,32 --synth --cosim 20000 --jobs 2 --out small/
+  rfgen sweep --preset small --param mrf.entries=64,128 --synth --cosim 20000 --jobs 2 --out small/
   rfgen sweep --preset isca11-rfc --param rfc.entries=1,2,4,6,8 --kernel all --out rfc/
   rfgen sweep --param sm.warps=16,32,64 --out check/     # only validate and list the points
 

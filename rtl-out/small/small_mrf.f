@@ -1,0 +1,7 @@
+small_sram_1r1w_64x128.v
+small_reg_map.v
+small_rr_arbiter_6.v
+small_rr_arbiter_2.v
+small_mrf_bank_group.v
+small_operand_collector.v
+small_mrf.v
