@@ -305,6 +305,19 @@ pub struct OrfStats {
     pub fill_waits: u64,
 }
 
+impl OrfStats {
+    /// One read (or, `write`, one write) of an entry of `level`.
+    fn count(&mut self, level: u8, write: bool) {
+        let lrf = u64::from(level) == LEVEL_LRF;
+        *match (lrf, write) {
+            (false, false) => &mut self.orf_reads,
+            (true, false) => &mut self.lrf_reads,
+            (false, true) => &mut self.orf_writes,
+            (true, true) => &mut self.lrf_writes,
+        } += 1;
+    }
+}
+
 /// Register file cache events.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RfcStats {
@@ -636,24 +649,24 @@ impl Mrf {
         if issued && inp.issue_strand {
             orf.invalidate(inp.issue_warp);
         }
-        let mut count = |orf: &Orf, level: u8, entry: u32| {
-            if orf.has(level, entry) {
-                *if level == LEVEL_LRF as u8 { &mut st.lrf_writes } else { &mut st.orf_writes } += 1;
-            }
-        };
-        if let Some(slot) = fill {
+        let (level, entry) = if let Some(slot) = fill {
             let unit = &mut self.collectors[slot as usize / SLOTS];
             let s = slot as usize % SLOTS;
             let (level, entry) = (unit.fill_level[s], unit.fill_entry[s]);
             let (data, known) = unit.operand(s);
             orf.write(level, unit.warp, entry, u64::MAX, data, known);
             unit.filling &= !(1 << s);
-            count(orf, level, entry);
             st.fills += 1;
+            (level, entry)
         } else if inp.wb_valid && inp.wb_upper != 0 {
             let mask = inp.wb_mask & lane_mask(self.lanes);
             orf.write(inp.wb_upper, inp.wb_warp, inp.wb_entry, mask, &inp.wb_data, mask);
-            count(orf, inp.wb_upper, inp.wb_entry);
+            (inp.wb_upper, inp.wb_entry)
+        } else {
+            (0, 0)
+        };
+        if orf.has(level, entry) {
+            st.count(level, true);
         }
         st.mrf_writes_skipped += u64::from(inp.wb_valid && !inp.wb_mrf);
     }
@@ -885,9 +898,8 @@ impl Block for Mrf {
                     if level != 0 {
                         let (data, known) = orf.read(level, inp.issue_warp, entry);
                         unit.take(s, data, known);
-                        let o = &mut self.stats.orf;
                         if orf.has(level, entry) {
-                            *if level == LEVEL_LRF as u8 { &mut o.lrf_reads } else { &mut o.orf_reads } += 1;
+                            self.stats.orf.count(level, false);
                         }
                     } else if inp.issue_src_fill[s] != 0 {
                         unit.fill_after_read(s, inp.issue_src_fill[s], entry);
