@@ -96,9 +96,14 @@ const BAD: &[(&str, &str)] = &[
         "`compression.modes` = \"8,0\": cuts a register of 2 lanes into fewer than 2 values (allowed: 4,0)",
     ),
     (
-        "[rename]\nenabled = true",
-        "`rename.enabled` = true: register renaming is not generated yet (allowed: disabled (the default))",
+        "[rename]\nenabled = true\n[compression]\nenabled = true",
+        "`rename.enabled` = true: register renaming does not compose with `compression.enabled` (allowed: false, or `compression.enabled` = false)",
     ),
+    (
+        "[rename]\nenabled = true\ntrws = true",
+        "`rename.trws` = true: TRWS is not built yet (allowed: false (the default))",
+    ),
+    ("[rename]\nenabled = true\ncmos_rows = 300", "`rename.cmos_rows` = 300: out of range (allowed: 0 to 256)"),
 ];
 
 #[test]

@@ -28,6 +28,11 @@ pub struct Geometry {
     pub entries: u32,
     pub collectors: u32,
     pub tag_bits: u32,
+    /// With register renaming (`rename.enabled`), the MRF's ports carry physical register ids
+    /// and rows from `tfet_row` on are TFET (one extra cycle per read and write); without it,
+    /// `(warp, register)` and no TFET row.
+    pub renamed: bool,
+    pub tfet_row: u32,
 }
 
 /// Where a warp register lives: bank group (the same in every cluster) and row.
@@ -50,17 +55,41 @@ impl Geometry {
             entries: mrf.entries,
             collectors: mrf.collectors,
             tag_bits: mrf.tag_bits,
+            renamed: false,
+            tfet_row: mrf.entries,
         }
+    }
+
+    /// The same sizes with renaming: physical register ids, TFET rows from `cmos_rows` on.
+    pub fn renamed(self, cmos_rows: u32) -> Self {
+        Geometry { renamed: true, tfet_row: cmos_rows, ..self }
+    }
+
+    /// Some rows are TFET.
+    pub fn has_tfet(&self) -> bool {
+        self.tfet_row < self.entries
     }
 
     /// Register `r` of warp `w` lives in group `(r + w) mod G`, row `(w * R + r) / G`.
     /// Validation guarantees `R` is a multiple of `G`, which makes the map one-to-one.
-    /// `G` is a power of two (validated), so this is a mask and a shift.
+    /// Renamed, `reg` is a physical register `p` (the warp plays no part): group `p mod G`,
+    /// row `p / G`. `G` is a power of two (validated), so both are a mask and a shift.
     pub fn map(&self, warp: u32, reg: u32) -> BankAddr {
-        BankAddr {
-            group: (reg + warp) & (self.groups - 1),
-            row: (warp * self.registers + reg) >> self.groups.trailing_zeros(),
+        let shift = self.groups.trailing_zeros();
+        if self.renamed {
+            return BankAddr { group: reg & (self.groups - 1), row: reg >> shift };
         }
+        BankAddr { group: (reg + warp) & (self.groups - 1), row: (warp * self.registers + reg) >> shift }
+    }
+
+    /// Physical warp registers: every row of every bank group.
+    pub fn physical_registers(&self) -> u32 {
+        self.groups * self.entries
+    }
+
+    /// Width of the register id on the MRF's ports: architectural, or physical when renamed.
+    pub fn mrf_reg_bits(&self) -> u32 {
+        if self.renamed { index_bits(self.physical_registers()) } else { self.reg_bits() }
     }
 
     pub fn warp_bits(&self) -> u32 {

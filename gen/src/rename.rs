@@ -27,7 +27,7 @@ impl RenameLayout {
         RenameLayout {
             warps: g.warps,
             registers: g.registers,
-            phys: g.groups * g.entries,
+            phys: g.physical_registers(),
             cmos: g.groups * r.cmos_rows,
             thr_acc: r.thr_acc,
             ref_shift: r.ref_acc.trailing_zeros(),

@@ -123,8 +123,8 @@ fn not_generated(path: &str, what: &str) -> ConfigError {
     ConfigError::Rule {
         path: path.into(),
         value: "true".into(),
-        rule: format!("{what} is not generated yet"),
-        allowed: "disabled (the default)".into(),
+        rule: format!("{what} is not built yet"),
+        allowed: "false (the default)".into(),
     }
 }
 
@@ -288,11 +288,32 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
             format!("false, or `{other}` = false"),
         )?;
     }
-    if cfg.rename.enabled {
-        return Err(not_generated("rename.enabled", "register renaming"));
+    // Renaming puts physical ids on the MRF's ports, which the register file cache, the
+    // compressed MRF's range tables and the ORF/LRF's allocation all index architecturally.
+    for (on, other) in [
+        (cfg.rfc.enabled, "rfc.enabled"),
+        (cfg.compression.enabled, "compression.enabled"),
+        (cfg.orf.enabled, "orf.enabled"),
+    ] {
+        require(
+            !(cfg.rename.enabled && on),
+            "rename.enabled",
+            "true",
+            &format!("register renaming does not compose with `{other}`"),
+            format!("false, or `{other}` = false"),
+        )?;
     }
 
-    let geometry = Geometry::new(&cfg.sm, &cfg.mrf);
+    for (on, path, what) in [(cfg.rename.trws, "rename.trws", "TRWS"), (cfg.rename.tuba, "rename.tuba", "TUBA")] {
+        if on {
+            return Err(not_generated(path, what));
+        }
+    }
+
+    let mut geometry = Geometry::new(&cfg.sm, &cfg.mrf);
+    if cfg.rename.enabled {
+        geometry = geometry.renamed(cfg.rename.cmos_rows);
+    }
     let compression = if cfg.compression.enabled { Some(Layout::new(&geometry, &cfg.compression)?) } else { None };
     let rfc = cfg.rfc.enabled.then(|| RfcLayout::new(&geometry, &cfg.rfc, &cfg.scheduler));
     let orf = cfg.orf.enabled.then(|| OrfLayout::new(&cfg.orf));

@@ -90,7 +90,8 @@ pub fn bank_bit(group: u32, cluster: u32, clusters: u32) -> u32 {
 
 impl MrfPorts<Port> {
     pub fn new(g: &Geometry, compression: Option<&Layout>, rfc: Option<&RfcLayout>, orf: Option<&OrfLayout>) -> Self {
-        let (wb, rb, k) = (g.warp_bits(), g.reg_bits(), SLOTS_PER_COLLECTOR);
+        let (wb, rb, k) = (g.warp_bits(), g.mrf_reg_bits(), SLOTS_PER_COLLECTOR);
+        let reg_id = if g.renamed { "physical register id" } else { "register id" };
         let lanes = packing("lane", 32);
         let valid_with = |s: usize| format!("source {s}, {lanes} (valid with disp_src_valid[{s}])");
         let compressed = compression.map(|l| {
@@ -222,7 +223,7 @@ impl MrfPorts<Port> {
             )
             .vector(),
             issue_src_reg: std::array::from_fn(|s| {
-                Port::input(&format!("issue_src{s}_reg"), rb, &format!("register id of source {s}"))
+                Port::input(&format!("issue_src{s}_reg"), rb, &format!("{reg_id} of source {s}"))
             }),
             issue_tag: Port::input("issue_tag", g.tag_bits, "opaque tag, returned with the instruction at dispatch"),
             disp_valid: Port::output("disp_valid", 1, "a collected instruction is offered (held until accepted)"),
@@ -241,7 +242,7 @@ impl MrfPorts<Port> {
             wb_valid: Port::input("wb_valid", 1, wb_valid),
             wb_ready,
             wb_warp: Port::input("wb_warp", wb, "warp id"),
-            wb_reg: Port::input("wb_reg", rb, "register id"),
+            wb_reg: Port::input("wb_reg", rb, reg_id),
             wb_mask: Port::input("wb_mask", g.lanes, wb_mask).vector(),
             wb_data: Port::input("wb_data", g.warp_reg_bits(), &format!("value, {lanes}")),
             compressed,

@@ -7,6 +7,9 @@ use crate::geometry::Geometry;
 use crate::verilog::{Module, Port, lit, resize};
 
 pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
+    if g.renamed {
+        return renamed_map(prefix, g);
+    }
     let (wb, rb, gb, ab) = (g.warp_bits(), g.reg_bits(), g.group_bits(), g.row_bits());
     let shift = g.groups.trailing_zeros();
     let k = g.registers / g.groups;
@@ -45,6 +48,41 @@ pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
         ports: vec![
             Port::input("warp", wb, "warp id"),
             Port::input("reg_id", rb, "architectural register id"),
+            Port::output("group", gb, "bank group (bank within each cluster)"),
+            Port::output("row", ab, "bank row"),
+        ],
+        body,
+        memory: None,
+    }
+}
+
+/// Renamed (SPEC section 0): physical register `p` lives in bank group `p mod G`, row `p / G`,
+/// whichever warp holds it. The warp port stays, unused, so every instance is wired alike.
+fn renamed_map(prefix: &str, g: &Geometry) -> Module {
+    let (wb, pb, gb, ab) = (g.warp_bits(), g.mrf_reg_bits(), g.group_bits(), g.row_bits());
+    let shift = g.groups.trailing_zeros();
+    let mut body = String::from("  // The warp plays no part in a physical register's place.\n");
+    body += &format!("  wire unused_warp = ^warp;\n");
+    if g.groups == 1 {
+        body += "  assign group = 1'b0;  // one bank per cluster\n";
+        body += &format!("  // p / 1\n  assign row = {};\n", resize("reg_id", pb, ab));
+    } else {
+        body += &format!("  // p mod {}\n  assign group = reg_id[{}:0];\n", g.groups, shift - 1);
+        body += &format!(
+            "  // p / {}\n  assign row = {};\n",
+            g.groups,
+            resize(&format!("reg_id[{}:{shift}]", pb - 1), pb - shift, ab)
+        );
+    }
+    Module {
+        name: format!("{prefix}_reg_map"),
+        doc: vec![
+            format!("Register-to-bank map, renamed: physical register p lives in bank group p mod {},", g.groups),
+            format!("row p / {}, in every cluster (SPEC section 0); rows from {} on are TFET.", g.groups, g.tfet_row),
+        ],
+        ports: vec![
+            Port::input("warp", wb, "warp id (unused: a physical register's place does not depend on it)"),
+            Port::input("reg_id", pb, "physical register id"),
             Port::output("group", gb, "bank group (bank within each cluster)"),
             Port::output("row", ab, "bank row"),
         ],
