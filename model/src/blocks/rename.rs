@@ -147,6 +147,12 @@ impl FreeList {
     pub fn free(&self) -> u32 {
         self.count as u32 + self.base + self.n - self.fresh
     }
+
+    /// Registers ever handed out: the FIFO recycles released ones first, so this is the most
+    /// of this kind ever in use at once.
+    pub fn used(&self) -> u32 {
+        self.fresh - self.base
+    }
 }
 
 /// Event counts since construction.
@@ -196,6 +202,11 @@ impl Rename {
 
     pub fn stats(&self) -> &RenameStats {
         &self.stats
+    }
+
+    /// CMOS and TFET registers ever handed out.
+    pub fn used(&self) -> (u32, u32) {
+        (self.cmos.used(), self.tfet.used())
     }
 
     fn entry(&self, warp: u32, reg: u32) -> usize {

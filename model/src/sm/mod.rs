@@ -20,6 +20,7 @@
 //!    whose next instruction changed.
 
 pub mod cache_control;
+pub mod rename_control;
 pub mod stats;
 pub mod units;
 
@@ -29,6 +30,7 @@ use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::alloc::{self, Costs, Level, Placement};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use cache_control::CacheControl;
+use rename_control::{Issued, RenameControl};
 use rfgen_gen::Checked;
 use rfgen_gen::orf::{LEVEL_LRF, LEVEL_MRF, LEVEL_ORF};
 pub use stats::SimStats;
@@ -85,6 +87,10 @@ struct Flight {
     mask: u64,
     segments: u32,
     vals: Values,
+    /// Renamed: the physical registers of its sources and destination.
+    src_phys: [Option<u32>; 3],
+    dst_phys: u32,
+    issued_at: u64,
 }
 
 /// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
@@ -139,6 +145,8 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue> {
     place: Option<Vec<Placement>>,
     orf_entries: Option<u32>,
     strand_due: u64,
+    /// The rename stage and what the SM tells it.
+    rename: Option<RenameControl>,
     /// Instructions in operand collectors.
     collecting: Vec<usize>,
     /// Operands a write-back may have overwritten before they were read: (reader flight,
@@ -238,6 +246,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
             }),
             orf_entries: c.orf.as_ref().map(|o| o.entries),
             strand_due: 0,
+            rename: c.config.rename.enabled.then(|| RenameControl::new(c)),
             collecting: Vec::new(),
             war_exposed: Vec::new(),
         };
@@ -349,7 +358,8 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
             Some(f) => f,
             None => {
                 let vals = Values::new(self.lanes);
-                self.flights.push(Flight { slot: 0, pc: 0, mask: 0, segments: 0, vals });
+                let f = Flight { slot: 0, pc: 0, mask: 0, segments: 0, vals, src_phys: [None; 3], dst_phys: 0, issued_at: 0 };
+                self.flights.push(f);
                 self.flights.len() - 1
             }
         }
@@ -404,7 +414,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                     }
                     self.inp.wb_valid = true;
                     self.inp.wb_warp = f.slot as u32;
-                    self.inp.wb_reg = dst as u32;
+                    self.inp.wb_reg = if self.rename.is_some() { f.dst_phys } else { dst as u32 };
                     self.inp.wb_mask = f.mask;
                     self.inp.wb_data.copy_from_slice(f.vals.dst());
                     self.inp.wb_long = self.k.code[f.pc as usize].op.is_long_latency();
@@ -415,7 +425,16 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                     }
                     expose_readers(self.k, &self.flights, &self.collecting, &mut self.war_exposed, id, dst);
                     self.units.pop(q);
-                    if self.bdi.is_some() && self.cache.is_none() {
+                    let ins = &self.k.code[f.pc as usize];
+                    let mut slow = false;
+                    if let Some(r) = &mut self.rename {
+                        if ins.op.unit() == Unit::Global {
+                            r.mem_done(f.slot as u32, now - f.issued_at);
+                        }
+                        // A TFET write takes one more cycle: the MRF says when it is done.
+                        slow = r.layout().is_tfet(f.dst_phys);
+                    }
+                    if slow || self.bdi.is_some() && self.cache.is_none() {
                         self.uncommitted.push_back(id);
                         continue;
                     }
@@ -485,7 +504,8 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
         self.issue_in.hold = self.cache.as_ref().map_or(0, CacheControl::flushing);
         // A warp with an ORF/LRF fill on its way issues nothing, so every later read or write of
         // the entry comes after the fill.
-        self.issue_in.stall = out.fill_busy;
+        let no_register = self.rename.as_ref().filter(|r| r.full()).map_or(0, |_| self.next_writers());
+        self.issue_in.stall = out.fill_busy | no_register;
         let before: Vec<u32> = self.issue.outputs().scheduler.active.to_vec();
         let d = self.issue.decide(&self.issue_in);
         let candidates = if self.two_level {
@@ -507,6 +527,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
             }
             None if d.can_issue & candidates != 0 => st.collector_full += 1,
             None if d.war_blocked & candidates != 0 => st.warpboard += 1,
+            None if no_register & candidates != 0 => st.no_register += 1,
             None if candidates & !d.can_issue & !self.at_barrier != 0 => st.scoreboard += 1,
             None if candidates & self.at_barrier != 0 => st.barrier += 1,
             None if self.two_level && self.resident & !candidates != 0 => st.descheduled += 1,
@@ -518,6 +539,10 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
             c.drive(act_ready, flush_ready, &mut self.inp);
         }
         self.mrf.tick(&self.inp);
+        if let Some(r) = &mut self.rename {
+            let (flights, collecting) = (&self.flights, &self.collecting);
+            r.tick(now, |p| collecting.iter().any(|&c| flights[c].src_phys.contains(&Some(p))));
+        }
 
         // 5. Completions, finished warps and blocks; the issue stage's edge (this cycle's issue,
         // leave, commits and launches); then the next instructions of the warps that changed.
@@ -566,6 +591,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
         f.pc = e.pc;
         f.mask = e.mask;
         f.segments = e.segments;
+        f.issued_at = self.cycle;
         let ins = &self.k.code[e.pc as usize];
         let unit = ins.op.unit();
 
@@ -624,6 +650,26 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                 inp.issue_src_valid[k] = matches!(src, Src::Reg(_));
                 inp.issue_src_reg[k] = if let Src::Reg(r) = src { *r as u32 } else { 0 };
             }
+            if let Some(r) = &mut self.rename {
+                let mut src = [None; 3];
+                ins.src_regs().for_each(|(k, reg)| src[k] = Some(reg.into()));
+                let renamed = r.issue(&Issued {
+                    warp: w as u32,
+                    src,
+                    last_read: self.k.notes[e.pc as usize].last_read,
+                    dst: ins.dst.map(u32::from),
+                    divergent: e.path_mask != s.full_mask,
+                    partial: e.mask != s.full_mask,
+                    load: matches!(unit, Unit::Global | Unit::Shared | Unit::Texture),
+                });
+                if unit == Unit::Global && ins.dst.is_some() {
+                    r.mem_start(w as u32);
+                }
+                let f = &mut self.flights[id];
+                f.src_phys = renamed.src;
+                f.dst_phys = renamed.dst.unwrap_or(0);
+                inp.issue_src_reg = renamed.src.map(|p| p.unwrap_or(0));
+            }
             inp.issue_src_last = self.k.notes[e.pc as usize].last_read;
             if let Some(place) = &self.place {
                 let p = &place[e.pc as usize];
@@ -666,6 +712,9 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
         if let Some(c) = &mut self.cache {
             c.release(w);
         }
+        if let Some(r) = &mut self.rename {
+            r.warp_finished(w as u32);
+        }
         self.slots[w].issued = 0;
         self.refresh(w);
         let regs = self.k.regs.max(1) as usize;
@@ -682,6 +731,17 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
         } else if block.arrived == block.live {
             self.release_barrier(b);
         }
+    }
+
+    /// Warps whose next instruction writes a register.
+    fn next_writers(&self) -> u64 {
+        let mut m = 0;
+        for (w, s) in self.slots.iter().enumerate() {
+            if let Some((pc, _)) = s.warp.as_ref().and_then(Warp::next) {
+                m |= u64::from(self.info[pc as usize].dst.is_some()) << w;
+            }
+        }
+        m
     }
 
     /// Completes the statistics after the last step (`run` does it).
@@ -718,6 +778,8 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                 written_values: m.rfc_written_lanes,
             }
         });
+        // TFET bank traffic comes with the MRF's TFET timing; until then every row is CMOS.
+        self.stats.rename = self.rename.as_ref().map(|r| r.traffic(0, 0));
         self.stats.orf = self.orf_entries.map(|entries| {
             let o = &m.orf;
             stats::OrfTraffic {

@@ -20,6 +20,8 @@ pub struct Stalls {
     pub no_warp: u64,
     /// A warp's next instruction was held by the warpboard (and nothing else issued).
     pub warpboard: u64,
+    /// Renaming: a warp's next instruction needed a physical register and none was free.
+    pub no_register: u64,
 }
 
 /// Main-register-file traffic.
@@ -155,6 +157,39 @@ pub struct SimStats {
     pub rfc: Option<RfcTraffic>,
     /// Present with an ORF/LRF.
     pub orf: Option<OrfTraffic>,
+    /// Present with register renaming.
+    pub rename: Option<RenameTraffic>,
+}
+
+/// Renaming and the hybrid CMOS/TFET register file (seed 003).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RenameTraffic {
+    /// Physical warp registers, and the CMOS ones among them.
+    pub physical: u32,
+    pub cmos: u32,
+    /// New destinations renamed, those that asked for TFET (MEM_RA), those given TFET, and
+    /// those served by the other kind because theirs had none free.
+    pub renames: u64,
+    pub tfet_requests: u64,
+    pub tfet_given: u64,
+    pub fallbacks: u64,
+    /// Partial writes that kept their register.
+    pub kept: u64,
+    pub releases: u64,
+    /// How values died: at their last read, replaced, at warp exit.
+    pub died_at_last_read: u64,
+    pub died_replaced: u64,
+    pub died_at_exit: u64,
+    /// Eq. (1) predictions made (global loads completed).
+    pub predictions: u64,
+    /// Most physical registers live at once, and the CMOS and TFET registers ever handed out
+    /// (the ones a launch-time power gating of unused registers keeps powered).
+    pub peak_live: u32,
+    pub cmos_used: u32,
+    pub tfet_used: u32,
+    /// Warp-register reads and writes of TFET rows (the rest are CMOS).
+    pub tfet_reads: u64,
+    pub tfet_writes: u64,
 }
 
 /// ORF/LRF traffic, in warp registers.

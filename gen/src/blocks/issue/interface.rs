@@ -100,7 +100,7 @@ impl IssuePorts<Port> {
                 .then(|| mask("hold", "the warp may not join the active set (its cache entries are flushing)")),
             stall: s
                 .stall
-                .then(|| mask("stall", "the warp issues nothing this cycle (an ORF/LRF fill of it is on its way)")),
+                .then(|| mask("stall", "the warp issues nothing this cycle (an ORF/LRF fill of it is on its way, or no physical register is free for its destination)")),
             collector_ready: Port::input("collector_ready", 1, "an operand collector is free"),
             launch: (s.scheduler.policy == SchedulerPolicy::Gto)
                 .then(|| mask("launch", "warps launched at this edge: the youngest from now on, lower slot older")),

@@ -22,7 +22,8 @@ pub struct Shape {
     pub scheduler: scheduler::Shape,
     /// None for `warpboard.policy = "none"`.
     pub warpboard: Option<warpboard::Shape>,
-    /// Beside an ORF/LRF: a per-warp stall input (a fill of the warp is on its way).
+    /// Beside an ORF/LRF or a rename stage: a per-warp stall input (a fill of the warp is on its
+    /// way; no physical register is free for its destination).
     pub stall: bool,
 }
 
@@ -35,7 +36,7 @@ impl Shape {
             registers: g.registers,
             scheduler: scheduler::Shape::new(g, &c.scheduler),
             warpboard: warpboard::Shape::new(g, c.warpboard.policy),
-            stall: c.orf.enabled,
+            stall: c.orf.enabled || c.rename.enabled,
         }
     }
 }

@@ -1,0 +1,220 @@
+//! What the SM tells the rename stage (SPEC §5, seed 003 §4.1, docs/rename.md) and what it does
+//! with the answers. The stage itself is `model::blocks::rename::Rename`, the model of the
+//! generated `<prefix>_rename`.
+//!
+//! - **Issue**: the issued instruction's sources read the table. Its destination gets a new
+//!   register (`ren_dst_new`) unless the write is partial — a diverged path or a guard predicate
+//!   leaves lanes off — and the register holds a live value, whose other lanes must survive.
+//! - **Death and release**: a value dies at its compiler-marked last read on a non-divergent
+//!   path (every thread of the warp has read it), when a new register replaces it without such a
+//!   read (a value never read, or last read on a diverged path), or when its warp finishes. A
+//!   dead register is released once no operand collector slot still has to read it, at most
+//!   three per edge, oldest first.
+//! - **MEM_RA events**: a global load's issue starts its warp's counter (`mem_start`), its
+//!   write-back stops it (`mem_done`). `sample_acc` is the issue-to-write-back latency of the
+//!   latest global load completed before the last [`SAMPLE_PERIOD`] boundary.
+//! - **Stall**: while no register is free, warps whose next instruction writes one do not issue.
+//!
+//! Validation keeps `warps × registers_per_thread` within the physical registers, so a warp
+//! waiting for a register always gets one once others release theirs.
+
+use super::stats::RenameTraffic;
+use crate::blocks::rename::{Rename, RenameIn};
+use crate::block::Block;
+use rfgen_gen::Checked;
+use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
+use rfgen_gen::rename::RenameLayout;
+use std::collections::VecDeque;
+
+const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
+
+/// Cycles between two samples of the memory latency (seed 003 samples periodically without
+/// giving the period; the 1K cycles it uses for TUBA's TFET samples).
+pub const SAMPLE_PERIOD: u64 = 1024;
+
+/// An issued instruction's physical registers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Renamed {
+    pub src: [Option<u32>; SLOTS],
+    pub dst: Option<u32>,
+}
+
+/// What the issued instruction is, as far as renaming cares.
+pub struct Issued {
+    pub warp: u32,
+    /// Source registers by operand slot.
+    pub src: [Option<u32>; SLOTS],
+    /// Sources marked as their value's last read.
+    pub last_read: [bool; SLOTS],
+    pub dst: Option<u32>,
+    /// Some lanes of the warp are not on this path.
+    pub divergent: bool,
+    /// Some lanes of the warp do not write the destination (divergence or guard).
+    pub partial: bool,
+    /// A memory load: never given a TFET destination.
+    pub load: bool,
+}
+
+/// Counts the SM adds to the stage's own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RenameEvents {
+    /// Partial writes that kept their register.
+    pub kept: u64,
+    /// Values that died at a last read, were replaced unread (or read only on a diverged
+    /// path), or outlived their warp.
+    pub died_at_last_read: u64,
+    pub died_replaced: u64,
+    pub died_at_exit: u64,
+    /// Most physical registers live at once.
+    pub peak_live: u32,
+}
+
+pub struct RenameControl {
+    stage: Rename,
+    inp: RenameIn,
+    registers: usize,
+    /// Per (warp, register): the physical register of its live value.
+    live: Vec<Option<u32>>,
+    live_count: u32,
+    /// Dead registers not yet released, oldest first.
+    dead: VecDeque<u32>,
+    latest_load: u32,
+    sample_acc: u32,
+    events: RenameEvents,
+}
+
+impl RenameControl {
+    pub fn new(c: &Checked) -> Self {
+        let layout = RenameLayout::new(&c.geometry, &c.config.rename);
+        let registers = layout.registers as usize;
+        RenameControl {
+            live: vec![None; layout.warps as usize * registers],
+            stage: Rename::new(&layout),
+            inp: RenameIn::default(),
+            registers,
+            live_count: 0,
+            dead: VecDeque::new(),
+            latest_load: 0,
+            sample_acc: 0,
+            events: RenameEvents::default(),
+        }
+    }
+
+    pub fn layout(&self) -> &RenameLayout {
+        self.stage.layout()
+    }
+
+    /// The statistics, with the MRF's TFET reads and writes.
+    pub fn traffic(&self, tfet_reads: u64, tfet_writes: u64) -> RenameTraffic {
+        let (s, e, l) = (self.stage.stats(), &self.events, self.stage.layout());
+        let (cmos_used, tfet_used) = self.stage.used();
+        RenameTraffic {
+            physical: l.phys,
+            cmos: l.cmos,
+            renames: s.renames,
+            tfet_requests: s.tfet_requests,
+            tfet_given: s.tfet_given,
+            fallbacks: s.fallbacks,
+            kept: e.kept,
+            releases: s.releases,
+            died_at_last_read: e.died_at_last_read,
+            died_replaced: e.died_replaced,
+            died_at_exit: e.died_at_exit,
+            predictions: s.predictions,
+            peak_live: e.peak_live,
+            cmos_used,
+            tfet_used,
+            tfet_reads,
+            tfet_writes,
+        }
+    }
+
+    /// No register is free: a new destination cannot be renamed this cycle.
+    pub fn full(&self) -> bool {
+        !self.stage.outputs().ren_ready
+    }
+
+    /// Renames the instruction issued this cycle.
+    pub fn issue(&mut self, i: &Issued) -> Renamed {
+        let at = |r: u32| i.warp as usize * self.registers + r as usize;
+        let keep = i.partial && i.dst.is_some_and(|d| self.live[at(d)].is_some());
+        let inp = &mut self.inp;
+        inp.ren_valid = true;
+        inp.ren_warp = i.warp;
+        inp.ren_src_reg = i.src.map(|r| r.unwrap_or(0));
+        inp.ren_dst_new = i.dst.is_some() && !keep;
+        inp.ren_dst_reg = i.dst.unwrap_or(0);
+        inp.ren_dst_load = i.load;
+        let look = self.stage.lookup(inp);
+        let src = std::array::from_fn(|k| i.src[k].and(look.src_phys[k]));
+        for k in (0..SLOTS).filter(|&k| i.last_read[k] && !i.divergent) {
+            if let Some(p) = i.src[k].and_then(|r| self.live[at(r)].take()) {
+                self.dead.push_back(p);
+                self.events.died_at_last_read += 1;
+                self.live_count -= 1;
+            }
+        }
+        let dst = i.dst.and(look.dst_phys);
+        if let Some(d) = i.dst {
+            debug_assert!(dst.is_some(), "the SM stalls new destinations while no register is free");
+            if keep {
+                self.events.kept += 1;
+            } else {
+                if let Some(old) = self.live[at(d)].take() {
+                    self.dead.push_back(old);
+                    self.events.died_replaced += 1;
+                    self.live_count -= 1;
+                }
+                self.live[at(d)] = dst;
+                self.live_count += u32::from(dst.is_some());
+            }
+        }
+        self.events.peak_live = self.events.peak_live.max(self.live_count);
+        Renamed { src, dst }
+    }
+
+    /// Warp `w` issued a global load, or its global load issued at `issued` came back in `now`.
+    pub fn mem_start(&mut self, w: u32) {
+        (self.inp.mem_start_valid, self.inp.mem_start_warp) = (true, w);
+    }
+
+    pub fn mem_done(&mut self, w: u32, latency: u64) {
+        (self.inp.mem_done_valid, self.inp.mem_done_warp) = (true, w);
+        self.latest_load = latency.min(u64::from(u32::MAX)) as u32;
+    }
+
+    /// Warp `w` finished: its live values die.
+    pub fn warp_finished(&mut self, w: u32) {
+        let from = w as usize * self.registers;
+        for v in &mut self.live[from..from + self.registers] {
+            if let Some(p) = v.take() {
+                self.dead.push_back(p);
+                self.events.died_at_exit += 1;
+                self.live_count -= 1;
+            }
+        }
+    }
+
+    /// The stage's edge at the end of cycle `now`: up to three dead registers no collector slot
+    /// reads (`reading`) are released, oldest first.
+    pub fn tick(&mut self, now: u64, reading: impl Fn(u32) -> bool) {
+        let mut slot = 0;
+        let mut k = 0;
+        while k < self.dead.len() && slot < SLOTS {
+            let p = self.dead[k];
+            if reading(p) {
+                k += 1;
+                continue;
+            }
+            self.dead.remove(k);
+            (self.inp.rel_valid[slot], self.inp.rel_phys[slot]) = (true, p);
+            slot += 1;
+        }
+        self.inp.sample_acc = self.sample_acc;
+        self.stage.tick(&self.inp);
+        if (now + 1).is_multiple_of(SAMPLE_PERIOD) {
+            self.sample_acc = self.latest_load;
+        }
+        self.inp = RenameIn::default();
+    }
+}
