@@ -8,6 +8,7 @@ use crate::geometry::{Geometry, index_bits};
 
 /// MEM_RA counters are 11 bits (seed 003 §4.1.2.3: memory accesses up to 2,048 cycles).
 pub const COUNTER_BITS: u32 = 11;
+pub const COUNTER_MAX: u32 = (1 << COUNTER_BITS) - 1;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenameLayout {

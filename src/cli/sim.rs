@@ -8,7 +8,7 @@ use rfgen_model::kernel::alloc::{Level, Placement};
 use rfgen_model::kernel::parse::mnemonic_of;
 use rfgen_model::kernel::{Kernel, library, synthetic};
 use rfgen_model::sim::allocation::{AllocationReport, allocation_report};
-use rfgen_model::sim::{OrfReport, RfcReport, SimReport, simulate};
+use rfgen_model::sim::{OrfReport, RenameReport, RfcReport, SimReport, simulate};
 use rfgen_model::sm::stats::Histogram;
 use std::process::ExitCode;
 
@@ -163,6 +163,9 @@ fn print_text(r: &SimReport) {
     if s.deschedules > 0 {
         row("two-level deschedules", s.deschedules.to_string());
     }
+    if s.rename.is_some() {
+        row("no physical register free", pct(st.no_register, s.cycles));
+    }
     println!("main register file");
     let m = &s.mrf;
     row(
@@ -290,6 +293,9 @@ fn print_text(r: &SimReport) {
     if let Some(o) = &r.orf {
         print_orf(r, o);
     }
+    if let Some(n) = &r.rename {
+        print_rename(r, n);
+    }
     println!("correctness");
     row("operand mismatches", s.operand_mismatches.to_string());
     if s.war_hazards > 0 {
@@ -355,6 +361,66 @@ fn print_orf(r: &SimReport, o: &OrfReport) {
         "hardware RFC instead",
         format!("{:+.1}% (isca11-rfc's [rfc])  [{:+.0}%]", -100.0 * (1.0 - o.rfc_energy_ratio), -100.0 * PR),
     );
+}
+
+fn print_rename(r: &SimReport, n: &RenameReport) {
+    let row = |k: &str, v: String| println!("  {k:<28} {v}");
+    let t = r.stats.rename.as_ref().expect("a rename report comes with rename statistics");
+    println!("renaming, hybrid CMOS/TFET register file (seed 003; paper figures in brackets)");
+    row("physical registers", format!("{} ({} CMOS, {} TFET)", t.physical, t.cmos, t.physical - t.cmos));
+    row(
+        "renamed destinations",
+        format!(
+            "{}: {} asked for TFET (MEM_RA), {} got TFET ({:.1}%), {} fell back; {} partial writes kept theirs",
+            t.renames,
+            t.tfet_requests,
+            t.tfet_given,
+            100.0 * n.tfet_share,
+            t.fallbacks,
+            t.kept
+        ),
+    );
+    row(
+        "values died",
+        format!("{} at a last read, {} replaced, {} at warp exit", t.died_at_last_read, t.died_replaced, t.died_at_exit),
+    );
+    row(
+        "registers in use",
+        format!("peak {} live; ever handed out {} CMOS, {} TFET", t.peak_live, t.cmos_used, t.tfet_used),
+    );
+    row("TFET accesses", format!("{} reads, {} writes (warp registers)", t.tfet_reads, t.tfet_writes));
+    row("stalls, no register free", format!("{} cycles", n.no_register_stalls));
+    let e = &n.energy;
+    row(
+        "energy",
+        format!(
+            "{:.1} nJ: CMOS {:.1}, TFET {:.1}, wires {:.1}, leakage CMOS {:.1}, TFET {:.1} ({})",
+            e.total_pj / 1000.0,
+            e.cmos_access_pj / 1000.0,
+            e.tfet_access_pj / 1000.0,
+            e.wire_pj / 1000.0,
+            e.cmos_leakage_pj / 1000.0,
+            e.tfet_leakage_pj / 1000.0,
+            n.terms.join(", ")
+        ),
+    );
+    println!("  {:<10} {:>10} {:>9} {:>10} {:>17}  config", "design", "cycles", "slowdown", "energy", "vs all-CMOS");
+    for d in &n.designs {
+        let paper = match d.paper_slowdown {
+            Some(p) => format!("[{:+.0}%, {:+.1}%]", -100.0 * d.paper_energy_reduction, 100.0 * p),
+            None => format!("[{:+.0}%]", -100.0 * d.paper_energy_reduction),
+        };
+        println!(
+            "  {:<10} {:>10} {:>+8.1}% {:>7.1} nJ {:>+6.1}% {:<10} {}",
+            d.name,
+            d.cycles,
+            100.0 * d.slowdown,
+            d.energy.total_pj / 1000.0,
+            -100.0 * d.energy_reduction,
+            paper,
+            d.config
+        );
+    }
 }
 
 fn print_rfc(r: &SimReport, c: &RfcReport) {

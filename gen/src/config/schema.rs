@@ -320,6 +320,13 @@ pub struct Energy {
     pub compressor_pj: f64,
     pub decompressor_pj: f64,
     pub clock_ghz: f64,
+    /// Hybrid CMOS/TFET register file (seed 003), on the CMOS figures above: a TFET bank
+    /// access costs `tfet_access_ratio` of a CMOS one — CV² at the paper's 0.3 V TFET and 0.7 V
+    /// CMOS supplies (§5) with cells of similar size (§4.1.2.1): (0.3 / 0.7)² — and a TFET row
+    /// leaks `tfet_leakage_ratio` of a CMOS row (Fig. 2: TFET off-current orders of magnitude
+    /// below CMOS; the paper gives no figure, 0.01 is ours).
+    pub tfet_access_ratio: f64,
+    pub tfet_leakage_ratio: f64,
 }
 
 impl Default for Energy {
@@ -343,6 +350,8 @@ impl Default for Energy {
             compressor_pj: 23.0,
             decompressor_pj: 21.0,
             clock_ghz: 1.4,
+            tfet_access_ratio: 0.184,
+            tfet_leakage_ratio: 0.01,
         }
     }
 }

@@ -261,6 +261,8 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         ("energy.bank_leakage_mw", e.bank_leakage_mw),
         ("energy.compressor_pj", e.compressor_pj),
         ("energy.decompressor_pj", e.decompressor_pj),
+        ("energy.tfet_access_ratio", e.tfet_access_ratio),
+        ("energy.tfet_leakage_ratio", e.tfet_leakage_ratio),
     ];
     require(
         e.clock_ghz.is_finite() && e.clock_ghz > 0.0,

@@ -39,10 +39,9 @@
 
 use crate::block::Block;
 use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
-use rfgen_gen::rename::{COUNTER_BITS, RenameLayout};
+use rfgen_gen::rename::{COUNTER_MAX, RenameLayout};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
-const COUNTER_MAX: u32 = (1 << COUNTER_BITS) - 1;
 
 /// Inputs of one cycle: one field per input port.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

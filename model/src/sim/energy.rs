@@ -107,3 +107,52 @@ pub fn table3(s: &SimStats, banks: u64, e: &EnergyTable) -> Table3 {
     };
     Table3 { total_pj: t.dynamic_pj + t.wire_pj + t.leakage_pj + t.compressor_pj + t.decompressor_pj, ..t }
 }
+
+/// Register-file energy of seed 003's comparison: Table 3's CMOS bank accesses, 128-bit wires
+/// and bank leakage, with TFET rows at `tfet_access_ratio` per access and `tfet_leakage_ratio`
+/// per row. Leakage follows seed 003's power gating of unused registers: CMOS registers no warp
+/// can use are gated for the whole run — without renaming all but the registers of the most
+/// warps resident at once, with renaming all but those ever handed out — and TFET rows are
+/// never gated.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Hybrid {
+    pub cmos_access_pj: f64,
+    pub tfet_access_pj: f64,
+    pub wire_pj: f64,
+    pub cmos_leakage_pj: f64,
+    pub tfet_leakage_pj: f64,
+    pub dynamic_pj: f64,
+    pub leakage_pj: f64,
+    pub total_pj: f64,
+}
+
+pub const HYBRID_TERMS: [&str; 5] =
+    ["CMOS bank accesses", "TFET bank accesses", "128-bit wires", "CMOS leakage", "TFET leakage"];
+
+pub fn hybrid(s: &SimStats, e: &EnergyTable, g: &rfgen_gen::geometry::Geometry) -> Hybrid {
+    let m = &s.mrf;
+    let clusters = f64::from(g.clusters);
+    // TFET warp-register reads touch every cluster's bank; writes, on average, as many as all.
+    let (tfet_reads, tfet_writes) = s.rename.as_ref().map_or((0, 0), |r| (r.tfet_reads, r.tfet_writes));
+    let per_write = m.bank_writes as f64 / m.writes.max(1) as f64;
+    let tfet_banks = tfet_reads as f64 * clusters + tfet_writes as f64 * per_write;
+    let cmos_banks = (m.bank_reads + m.bank_writes) as f64 - tfet_banks;
+    // A warp register is one row in a bank of every cluster; mW over GHz is pJ per cycle.
+    let row_pj = clusters * e.bank_leakage_mw / f64::from(g.entries) / e.clock_ghz;
+    let (cmos_rows, tfet_rows) = match &s.rename {
+        Some(r) => (r.cmos_used, r.physical - r.cmos),
+        None => (s.registers_allocated, 0),
+    };
+    let cycles = s.cycles as f64;
+    let h = Hybrid {
+        cmos_access_pj: cmos_banks * e.bdi_bank_access_pj,
+        tfet_access_pj: tfet_banks * e.bdi_bank_access_pj * e.tfet_access_ratio,
+        wire_pj: (m.bank_reads + m.bank_writes) as f64 * e.bdi_wire_pj_per_mm * e.mrf_wire_mm,
+        cmos_leakage_pj: cycles * f64::from(cmos_rows) * row_pj,
+        tfet_leakage_pj: cycles * f64::from(tfet_rows) * row_pj * e.tfet_leakage_ratio,
+        ..Hybrid::default()
+    };
+    let dynamic_pj = h.cmos_access_pj + h.tfet_access_pj + h.wire_pj;
+    let leakage_pj = h.cmos_leakage_pj + h.tfet_leakage_pj;
+    Hybrid { dynamic_pj, leakage_pj, total_pj: dynamic_pj + leakage_pj, ..h }
+}

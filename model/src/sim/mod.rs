@@ -30,6 +30,108 @@ pub struct SimReport {
     /// With an ORF/LRF: seed 001 ch. 6's figures, against this config without it and with the
     /// paper's hardware RFC instead.
     pub orf: Option<OrfReport>,
+    /// With register renaming: seed 003's figures, against the same SM all-CMOS, all-TFET and
+    /// with CMOS-first allocation.
+    pub rename: Option<RenameReport>,
+}
+
+/// Seed 003's measures of renaming with a hybrid CMOS/TFET register file, beside the paper's.
+#[derive(Clone, Debug, Serialize)]
+pub struct RenameReport {
+    /// Share of renamed destinations given a TFET register.
+    pub tfet_share: f64,
+    /// Issue cycles lost because no physical register was free.
+    pub no_register_stalls: u64,
+    pub energy: energy::Hybrid,
+    pub terms: Vec<&'static str>,
+    /// This config and the designs seed 003 compares it with, first the reference.
+    pub designs: Vec<Design>,
+}
+
+/// One of seed 003 Fig. 9's designs on this kernel.
+#[derive(Clone, Debug, Serialize)]
+pub struct Design {
+    pub name: &'static str,
+    /// How it differs from this config.
+    pub config: String,
+    pub cycles: u64,
+    pub energy: energy::Hybrid,
+    /// Against the all-CMOS design: `1 - energy / theirs`, `cycles / theirs - 1`.
+    pub energy_reduction: f64,
+    pub slowdown: f64,
+    /// Seed 003 §6.1.1's averages.
+    pub paper_energy_reduction: f64,
+    pub paper_slowdown: Option<f64>,
+}
+
+/// Seed 003 §6.1.1 (Fig. 9), averaged over its benchmarks: energy saved against all-CMOS with
+/// power gating, and slowdown. MEM_RA's slowdown is "similar" to CMOS_RA's, no figure given.
+pub const PAPER_ALL_TFET: (f64, f64) = (0.86, 0.45);
+pub const PAPER_CMOS_RA: (f64, f64) = (0.123, 0.023);
+pub const PAPER_MEM_RA_ENERGY_REDUCTION: f64 = 0.34;
+
+fn rename_report(
+    checked: &Checked,
+    kernel: &Kernel,
+    stats: &SimStats,
+    max_cycles: u64,
+) -> Result<Option<RenameReport>, SimError> {
+    let Some(r) = &stats.rename else { return Ok(None) };
+    let e = &checked.config.energy;
+    let mine = energy::hybrid(stats, e, &checked.geometry);
+    let variant = |edit: &dyn Fn(&mut rfgen_gen::config::Config)| -> Result<(SimStats, Checked), SimError> {
+        let mut c = checked.config.clone();
+        edit(&mut c);
+        let c = rfgen_gen::config::check(c).expect("seed 003's designs keep a renamed config valid");
+        Ok((run(&c, kernel, max_cycles, &mut |_| {})?.0, c))
+    };
+    let (cmos, cmos_c) = variant(&|c| c.rename.enabled = false)?;
+    let (tfet, tfet_c) = variant(&|c| c.rename.cmos_rows = 0)?;
+    // CMOS_RA: no predicted stall ever (every latency within `thr_acc`), so TFET only as fallback.
+    let (cmos_ra, cmos_ra_c) = variant(&|c| c.rename.thr_acc = rfgen_gen::rename::COUNTER_MAX)?;
+    let reference = energy::hybrid(&cmos, e, &cmos_c.geometry);
+    let design = |name, config: String, s: &SimStats, h: energy::Hybrid, paper: (f64, Option<f64>)| Design {
+        name,
+        config,
+        cycles: s.cycles,
+        energy_reduction: 1.0 - h.total_pj / reference.total_pj,
+        slowdown: s.cycles as f64 / cmos.cycles.max(1) as f64 - 1.0,
+        energy: h,
+        paper_energy_reduction: paper.0,
+        paper_slowdown: paper.1,
+    };
+    let rc = &checked.config.rename;
+    let designs = vec![
+        design("all-CMOS", "rename.enabled = false".into(), &cmos, reference.clone(), (0.0, Some(0.0))),
+        design(
+            "all-TFET",
+            "rename.cmos_rows = 0".into(),
+            &tfet,
+            energy::hybrid(&tfet, e, &tfet_c.geometry),
+            (PAPER_ALL_TFET.0, Some(PAPER_ALL_TFET.1)),
+        ),
+        design(
+            "CMOS_RA",
+            format!("rename.thr_acc = {}", rfgen_gen::rename::COUNTER_MAX),
+            &cmos_ra,
+            energy::hybrid(&cmos_ra, e, &cmos_ra_c.geometry),
+            (PAPER_CMOS_RA.0, Some(PAPER_CMOS_RA.1)),
+        ),
+        design(
+            "MEM_RA",
+            format!("this config (cmos_rows = {}, thr_acc = {}, ref_acc = {})", rc.cmos_rows, rc.thr_acc, rc.ref_acc),
+            stats,
+            mine.clone(),
+            (PAPER_MEM_RA_ENERGY_REDUCTION, None),
+        ),
+    ];
+    Ok(Some(RenameReport {
+        tfet_share: r.tfet_given as f64 / r.renames.max(1) as f64,
+        no_register_stalls: stats.stalls.no_register,
+        energy: mine,
+        terms: energy::HYBRID_TERMS.to_vec(),
+        designs,
+    }))
 }
 
 /// Seed 001 ch. 6's measures of the ORF/LRF, beside the paper's numbers.
@@ -296,6 +398,7 @@ pub fn simulate(
     let compression = compression_report(checked, kernel, &stats, &energy, max_cycles)?;
     let rfc = rfc_report(checked, kernel, &stats, max_cycles)?;
     let orf = orf_report(checked, kernel, &stats, &energy, max_cycles)?;
+    let rename = rename_report(checked, kernel, &stats, max_cycles)?;
     Ok(SimReport {
         kernel: kernel.name.clone(),
         config: checked.config.name.clone(),
@@ -311,6 +414,7 @@ pub fn simulate(
         compression,
         rfc,
         orf,
+        rename,
     })
 }
 

@@ -344,6 +344,8 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
                 }
                 self.refresh(w);
             }
+            let resident = self.slots.iter().filter(|s| s.warp.is_some()).count() as u32;
+            self.stats.registers_allocated = self.stats.registers_allocated.max(resident * self.k.regs.max(1));
             self.blocks[b] = Some(Block {
                 shared: vec![0; self.k.shared_bytes as usize / 4],
                 live: free.len() as u32,

@@ -136,6 +136,8 @@ pub struct SimStats {
     pub texture: u64,
     pub control: u64,
     pub stalls: Stalls,
+    /// Warp registers of the most warps resident at once: what a static allocation powers.
+    pub registers_allocated: u32,
     /// Two-level scheduler: warps moved to the pending set.
     pub deschedules: u64,
     pub mrf: MrfTraffic,
