@@ -10,6 +10,7 @@ use anyhow::Result;
 use rfgen_gen::Checked;
 use rfgen_model::blocks::issue::IssueBlock;
 use rfgen_model::blocks::mrf::{Mrf, MrfBlock};
+use rfgen_model::blocks::rename::RenameBlock;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 use std::sync::Arc;
@@ -63,11 +64,11 @@ pub fn run(
 
 /// Steps the SM until the kernel is done, the lockstep pair `failed`, the kernel fails or the
 /// cycle limit; the kernel's error, if any.
-pub fn drive<M: MrfBlock, I: IssueBlock>(
-    sm: &mut Sm<M, I>,
+pub fn drive<M: MrfBlock, I: IssueBlock, R: RenameBlock>(
+    sm: &mut Sm<M, I, R>,
     opts: &KernelOptions,
     progress: &mut dyn FnMut(u64),
-    failed: impl Fn(&Sm<M, I>) -> bool,
+    failed: impl Fn(&Sm<M, I, R>) -> bool,
 ) -> Option<SimError> {
     let mut error = None;
     while !sm.done() && !failed(sm) {

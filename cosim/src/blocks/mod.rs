@@ -80,7 +80,7 @@ pub const BLOCKS: &[BlockInfo] = &[
         design: Rename::design,
         random: random_run::<Rename>,
         bench: |c, lib, cycles, seed| bench_random::<Rename>(c, lib, cycles, seed),
-        kernel: None,
+        kernel: Some(rename::kernel_run),
     },
     BlockInfo {
         name: "scheduler",

@@ -5,14 +5,21 @@
 //! handed out and not yet released are released, memory accesses start and complete per warp.
 
 use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
-use crate::verilator::{Layout as PortLayout, PortSlot};
-use anyhow::Result;
+use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::lockstep::Lockstep;
+use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
+use anyhow::{Result, anyhow};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::blocks::rename::interface::RenamePorts;
 use rfgen_gen::rename::RenameLayout;
 use rfgen_gen::{Checked, Design};
-use rfgen_model::blocks::rename::{Rename, RenameIn, RenameOut};
+use rfgen_model::blocks::issue::Issue;
+use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::rename::{Rename, RenameBlock, RenameIn, RenameOut};
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::Sm;
+use std::sync::Arc;
 
 impl Glue for Rename {
     type Ports = RenamePorts<PortSlot>;
@@ -50,6 +57,41 @@ impl Glue for Rename {
         exp.set(&p.cmos_free, out.cmos_free.into());
         exp.set(&p.tfet_free, out.tfet_free.into());
     }
+}
+
+/// The SM can run on the lockstep pair as on the model alone.
+impl<B: Glue + RenameBlock> RenameBlock for Lockstep<B> {
+    fn golden(&self) -> &Rename {
+        Lockstep::model(self).golden()
+    }
+}
+
+/// Runs `kernel` on the SM of `checked` (with `rename.enabled`) with its rename stage in
+/// lockstep with `lib`: every rename, release and MEM_RA event of a real kernel reaches the RTL.
+pub fn kernel_run(
+    checked: &Checked,
+    lib: &Arc<RtlLib>,
+    kernel: &Kernel,
+    opts: &KernelOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<KernelOutcome> {
+    if !checked.config.rename.enabled {
+        anyhow::bail!("a kernel drives the rename stage only with `rename.enabled` = true in the config");
+    }
+    let block = Lockstep::new(Rename::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
+    let (mrf, issue) = (Mrf::for_config(checked), Issue::for_config(checked));
+    let mut sm = Sm::with_rename(checked, kernel, mrf, issue, Some(block)).map_err(|e| anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| sm.rename_stage().is_some_and(Lockstep::failed));
+    let sim = sm.stats().clone();
+    let r = sim.rename.clone().unwrap_or_default();
+    let stats = vec![
+        ("destinations renamed", r.renames),
+        ("TFET registers given", r.tfet_given),
+        ("registers released", r.releases),
+        ("stall predictions", r.predictions),
+    ];
+    let mut block = sm.into_rename_stage().expect("renaming is on");
+    outcome(&mut block, sim, error, stats)
 }
 
 impl CosimBlock for Rename {

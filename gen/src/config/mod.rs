@@ -20,6 +20,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("isca15-bdi", include_str!("../../../configs/isca15-bdi.toml")),
     ("isca11-rfc", include_str!("../../../configs/isca11-rfc.toml")),
     ("micro11-orf-lrf", include_str!("../../../configs/micro11-orf-lrf.toml")),
+    ("tfet-hybrid", include_str!("../../../configs/tfet-hybrid.toml")),
     ("small", include_str!("../../../configs/small.toml")),
     ("war-warpboard", include_str!("../../../configs/war-warpboard.toml")),
 ];

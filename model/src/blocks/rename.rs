@@ -246,6 +246,19 @@ impl Rename {
     }
 }
 
+/// What the SM needs of its rename stage: its ports, this cycle's lookup and its counts. The
+/// model is one; the cosim's lockstep adapter around it is another.
+pub trait RenameBlock: 'static + Block<In = RenameIn> + for<'a> Block<Out<'a> = RenameOut> {
+    /// The stage's golden model (its lookup, statistics and shape).
+    fn golden(&self) -> &Rename;
+}
+
+impl RenameBlock for Rename {
+    fn golden(&self) -> &Rename {
+        self
+    }
+}
+
 impl Block for Rename {
     type In = RenameIn;
     type Out<'a> = RenameOut;

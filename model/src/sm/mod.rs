@@ -26,6 +26,7 @@ pub mod units;
 
 use crate::blocks::issue::{Issue, IssueBlock, IssueIn, Next, NextFields};
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
+use crate::blocks::rename::{Rename, RenameBlock};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::alloc::{self, Costs, Level, Placement};
 use crate::kernel::{Kernel, Op, Src, Unit};
@@ -95,7 +96,7 @@ struct Flight {
 
 /// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
 /// ports and timing (the cosim's lockstep adapter runs the Verilated RTL beside it).
-pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue> {
+pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Rename> {
     k: &'k Kernel,
     lanes: usize,
     clusters: usize,
@@ -146,7 +147,7 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue> {
     orf_entries: Option<u32>,
     strand_due: u64,
     /// The rename stage and what the SM tells it.
-    rename: Option<RenameControl>,
+    rename: Option<RenameControl<R>>,
     /// Instructions in operand collectors.
     collecting: Vec<usize>,
     /// Operands a write-back may have overwritten before they were read: (reader flight,
@@ -174,6 +175,20 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
     /// The SM a config describes with these blocks: `mrf` its register file, `issue` its issue
     /// stage.
     pub fn with_blocks(c: &Checked, k: &'k Kernel, mrf: M, issue: I) -> Result<Sm<'k, M, I>, SimError> {
+        let rename = c.config.rename.enabled.then(|| rename_control::stage(c));
+        Sm::with_rename(c, k, mrf, issue, rename)
+    }
+}
+
+impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
+    /// [`Sm::with_blocks`] with `rename` as its rename stage (with `rename.enabled`).
+    pub fn with_rename(
+        c: &Checked,
+        k: &'k Kernel,
+        mrf: M,
+        issue: I,
+        rename: Option<R>,
+    ) -> Result<Sm<'k, M, I, R>, SimError> {
         let g = &c.geometry;
         let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
         fit(
@@ -246,7 +261,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
             }),
             orf_entries: c.orf.as_ref().map(|o| o.entries),
             strand_due: 0,
-            rename: c.config.rename.enabled.then(|| RenameControl::new(c)),
+            rename: rename.map(RenameControl::new),
             collecting: Vec::new(),
             war_exposed: Vec::new(),
         };
@@ -299,9 +314,23 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
         self.issue
     }
 
-    /// The kernel has finished: every block ran and every instruction completed.
+    /// The rename stage, if renaming is on.
+    pub fn rename_stage(&self) -> Option<&R> {
+        self.rename.as_ref().map(RenameControl::stage)
+    }
+
+    /// The rename stage, once the run is over.
+    pub fn into_rename_stage(self) -> Option<R> {
+        self.rename.map(RenameControl::into_stage)
+    }
+
+    /// The kernel has finished: every block ran, every instruction completed and, renamed,
+    /// every register is free again.
     pub fn done(&self) -> bool {
-        self.next_block == self.k.blocks && self.blocks.iter().all(Option::is_none) && !self.units.busy()
+        self.next_block == self.k.blocks
+            && self.blocks.iter().all(Option::is_none)
+            && !self.units.busy()
+            && self.rename.as_ref().is_none_or(RenameControl::idle)
     }
 
     /// Runs to completion, calling `progress` every 2^16 cycles.

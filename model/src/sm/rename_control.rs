@@ -19,8 +19,7 @@
 //! waiting for a register always gets one once others release theirs.
 
 use super::stats::RenameTraffic;
-use crate::blocks::rename::{Rename, RenameIn};
-use crate::block::Block;
+use crate::blocks::rename::{Rename, RenameBlock, RenameIn};
 use rfgen_gen::Checked;
 use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
 use rfgen_gen::rename::RenameLayout;
@@ -69,8 +68,8 @@ pub struct RenameEvents {
     pub peak_live: u32,
 }
 
-pub struct RenameControl {
-    stage: Rename,
+pub struct RenameControl<R: RenameBlock = Rename> {
+    stage: R,
     inp: RenameIn,
     registers: usize,
     /// Per (warp, register): the physical register of its live value.
@@ -81,15 +80,23 @@ pub struct RenameControl {
     latest_load: u32,
     sample_acc: u32,
     events: RenameEvents,
+    /// Seeded bug for the tests: a last read on a diverged path releases the register.
+    #[cfg(test)]
+    release_diverged: bool,
 }
 
-impl RenameControl {
-    pub fn new(c: &Checked) -> Self {
-        let layout = RenameLayout::new(&c.geometry, &c.config.rename);
+/// The rename stage model of a config.
+pub fn stage(c: &Checked) -> Rename {
+    Rename::new(&RenameLayout::new(&c.geometry, &c.config.rename))
+}
+
+impl<R: RenameBlock> RenameControl<R> {
+    pub fn new(stage: R) -> Self {
+        let layout = stage.golden().layout();
         let registers = layout.registers as usize;
         RenameControl {
             live: vec![None; layout.warps as usize * registers],
-            stage: Rename::new(&layout),
+            stage,
             inp: RenameIn::default(),
             registers,
             live_count: 0,
@@ -97,17 +104,28 @@ impl RenameControl {
             latest_load: 0,
             sample_acc: 0,
             events: RenameEvents::default(),
+            #[cfg(test)]
+            release_diverged: false,
         }
     }
 
     pub fn layout(&self) -> &RenameLayout {
-        self.stage.layout()
+        self.stage.golden().layout()
+    }
+
+    pub fn stage(&self) -> &R {
+        &self.stage
+    }
+
+    pub fn into_stage(self) -> R {
+        self.stage
     }
 
     /// The statistics, with the MRF's TFET reads and writes.
     pub fn traffic(&self, tfet_reads: u64, tfet_writes: u64) -> RenameTraffic {
-        let (s, e, l) = (self.stage.stats(), &self.events, self.stage.layout());
-        let (cmos_used, tfet_used) = self.stage.used();
+        let m = self.stage.golden();
+        let (s, e, l) = (m.stats(), &self.events, m.layout());
+        let (cmos_used, tfet_used) = m.used();
         RenameTraffic {
             physical: l.phys,
             cmos: l.cmos,
@@ -129,6 +147,11 @@ impl RenameControl {
         }
     }
 
+    /// Every dead register has been released.
+    pub fn idle(&self) -> bool {
+        self.dead.is_empty()
+    }
+
     /// No register is free: a new destination cannot be renamed this cycle.
     pub fn full(&self) -> bool {
         !self.stage.outputs().ren_ready
@@ -145,9 +168,13 @@ impl RenameControl {
         inp.ren_dst_new = i.dst.is_some() && !keep;
         inp.ren_dst_reg = i.dst.unwrap_or(0);
         inp.ren_dst_load = i.load;
-        let look = self.stage.lookup(inp);
+        let look = self.stage.golden().lookup(inp);
         let src = std::array::from_fn(|k| i.src[k].and(look.src_phys[k]));
-        for k in (0..SLOTS).filter(|&k| i.last_read[k] && !i.divergent) {
+        #[cfg(test)]
+        let divergent = i.divergent && !self.release_diverged;
+        #[cfg(not(test))]
+        let divergent = i.divergent;
+        for k in (0..SLOTS).filter(|&k| i.last_read[k] && !divergent) {
             if let Some(p) = i.src[k].and_then(|r| self.live[at(r)].take()) {
                 self.dead.push_back(p);
                 self.events.died_at_last_read += 1;
@@ -216,5 +243,34 @@ impl RenameControl {
             self.sample_acc = self.latest_load;
         }
         self.inp = RenameIn::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::kernel::library;
+    use crate::sm::Sm;
+
+    fn run(kernel: &str, release_diverged: bool) -> crate::sm::SimStats {
+        let c = rfgen_gen::config::parse("[rename]\nenabled = true\ncmos_rows = 256\n").unwrap();
+        let k = library::find(kernel).unwrap().parse().unwrap();
+        let mut sm = Sm::new(&c, &k).unwrap();
+        sm.rename.as_mut().unwrap().release_diverged = release_diverged;
+        sm.run(50_000_000, &mut |_| {}).unwrap();
+        sm.stats().clone()
+    }
+
+    /// A value last read on a diverged path is still needed by the threads of the other path:
+    /// releasing it there hands its register to another value before they read it, and the
+    /// SM's operand check sees the wrong values.
+    #[test]
+    fn a_release_before_the_last_diverged_read_is_caught() {
+        let right = run("bfs", false);
+        assert_eq!(right.operand_mismatches, 0, "{:?}", right.mismatch_examples);
+        let r = right.rename.as_ref().unwrap();
+        assert_eq!(r.releases, r.renames, "every register is free again at the end");
+        assert_eq!(r.died_at_last_read + r.died_replaced + r.died_at_exit, r.renames);
+        let early = run("bfs", true);
+        assert!(early.operand_mismatches > 0, "releasing at a diverged last read must corrupt operands");
     }
 }
