@@ -100,8 +100,8 @@ const BAD: &[(&str, &str)] = &[
         "`rename.enabled` = true: register renaming does not compose with `compression.enabled` (allowed: false, or `compression.enabled` = false)",
     ),
     (
-        "[rename]\nenabled = true\ntrws = true",
-        "`rename.trws` = true: TRWS is not built yet (allowed: false (the default))",
+        "[rename]\nenabled = true\ntrws = true\n[scheduler]\npolicy = \"two_level\"",
+        "`rename.trws` = true: TRWS needs a scheduler that sees every warp (allowed: false, or scheduler.policy = \"lrr\" or \"gto\")",
     ),
     ("[rename]\nenabled = true\ncmos_rows = 300", "`rename.cmos_rows` = 300: out of range (allowed: 0 to 256)"),
 ];

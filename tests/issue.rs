@@ -35,6 +35,10 @@ fn issue_stage_rtl_agrees_with_its_model() {
     ];
     // Beside an ORF/LRF the stage has a per-warp stall (a fill on its way).
     points.push(upper("osmall"));
+    // Beside a rename stage with TRWS: the stall (no register free) and the warps put first.
+    let mut renamed = small(Gto, WarPolicy::None);
+    renamed.config.rename = config::Rename { enabled: true, trws: true, cmos_rows: 48, ..Default::default() };
+    points.push(config::check(renamed.config).unwrap());
     points.push(config::preset("war-warpboard").unwrap());
     points.push(config::preset("isca11-rfc").unwrap());
     for checked in points {

@@ -136,3 +136,21 @@ fn lockstep_catches_every_scheduler_mutation() {
         eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
     }
 }
+
+/// TRWS (seed 003 §4.3) on LRR and GTO: the warps marked first are scheduled before the others,
+/// in lockstep with the model; a scheduler that ignores the mark is caught.
+#[test]
+fn trws_schedules_marked_warps_first() {
+    for policy in [SchedulerPolicy::Lrr, SchedulerPolicy::Gto] {
+        let text = format!("{SMALL}[rename]\nenabled = true\ntrws = true\ncmos_rows = 48\n");
+        let mut checked = config::parse(&text).unwrap();
+        checked.config.scheduler.policy = policy;
+        let design = rfgen_gen::emit::generate_scheduler(&checked);
+        let (mismatch, _) = random_lockstep::<Scheduler>(&checked, &design, 20_000, 9, 3);
+        assert!(mismatch.is_none(), "{policy:?}: {}", mismatch.unwrap());
+        let from = "assign pick = (|eligible_first) ? eligible_first : eligible;";
+        let bad = mutated(design, "ssmall_scheduler.v", from, "assign pick = eligible;", "TRWS ignored");
+        let (mismatch, _) = random_lockstep::<Scheduler>(&checked, &bad, 20_000, 9, 3);
+        assert!(mismatch.is_some(), "{policy:?}: a scheduler ignoring TRWS was not caught");
+    }
+}

@@ -119,7 +119,7 @@ pub fn generate_rename(checked: &Checked) -> Design {
 
 /// Generates the warp scheduler of a config's `[scheduler]` (top `<prefix>_scheduler`).
 pub fn generate_scheduler(checked: &Checked) -> Design {
-    let shape = blocks::scheduler::Shape::new(&checked.geometry, &checked.config.scheduler);
+    let shape = blocks::scheduler::Shape::new(&checked.geometry, &checked.config);
     let module = blocks::scheduler::scheduler(&checked.prefix(), &shape);
     let description = "Warp scheduler of the issue stage";
     assemble(checked, SramKind::Behavioural, vec![module], description, "rfgen gen --block scheduler")

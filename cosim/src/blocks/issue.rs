@@ -67,6 +67,9 @@ impl Glue for Issue {
         if let Some(port) = &p.stall {
             port.put(buf, i.stall);
         }
+        if let Some(port) = &p.first {
+            port.put(buf, i.first);
+        }
         p.collector_ready.put(buf, i.collector_ready as u64);
         if let Some(port) = &p.launch {
             port.put(buf, i.launch);
@@ -223,6 +226,7 @@ impl Stimulus<Issue> for RandomStage {
         let rng = &mut self.rng;
         i.hold = if rng.random_bool(0.2) { 1 << rng.random_range(0..warps) } else { 0 };
         i.stall = if rng.random_bool(0.2) { 1 << rng.random_range(0..warps) } else { 0 };
+        i.first = if rng.random_bool(0.5) { rng.random::<u64>() & (u64::MAX >> (64 - warps)) } else { 0 };
         i.collector_ready = rng.random_bool(0.7);
         if self.policy == SchedulerPolicy::Gto && rng.random_bool(0.05) {
             i.launch = 1 << rng.random_range(0..warps);

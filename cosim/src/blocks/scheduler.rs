@@ -34,7 +34,7 @@ impl Glue for Scheduler {
 
     fn drive(&self, p: &Self::Ports, i: &SchedulerIn, buf: &mut [u32]) {
         p.eligible.put(buf, i.eligible);
-        for (port, value) in [(&p.desched, i.desched), (&p.ready, i.ready), (&p.launch, i.launch)] {
+        for (port, value) in [(&p.desched, i.desched), (&p.ready, i.ready), (&p.launch, i.launch), (&p.first, i.first)] {
             if let Some(port) = port {
                 port.put(buf, value);
             }
@@ -92,11 +92,11 @@ impl CosimBlock for Scheduler {
     }
 
     fn model(checked: &Checked) -> Result<Self> {
-        Ok(Scheduler::new(&checked.geometry, &checked.config.scheduler))
+        Ok(Scheduler::new(&checked.geometry, &checked.config))
     }
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomWarps {
-        RandomWarps::new(&Shape::new(&checked.geometry, &checked.config.scheduler), seed)
+        RandomWarps::new(&Shape::new(&checked.geometry, &checked.config), seed)
     }
 
     fn idle(&self) -> SchedulerIn {
@@ -166,6 +166,9 @@ impl Stimulus<Scheduler> for RandomWarps {
                 self.launched += i.launch.count_ones() as u64;
             }
             _ => {}
+        }
+        if self.shape.first {
+            i.first = self.some_warps(0.3);
         }
         i.grant_last = self.rng.random_bool(0.03);
         self.finished += i.grant_last as u64;

@@ -86,7 +86,7 @@ pub fn kernel_run(
     let block = Lockstep::new(Scoreboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
     let g = &checked.geometry;
     let warpboard = Warpboard::new(g, checked.config.warpboard.policy);
-    let issue = Issue::new(checked, block, warpboard, Scheduler::new(g, &checked.config.scheduler));
+    let issue = Issue::new(checked, block, warpboard, Scheduler::new(g, &checked.config));
     let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), issue).map_err(|e| anyhow!("{e}"))?;
     let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().scoreboard.failed());
     let sim = sm.stats().clone();

@@ -87,7 +87,7 @@ pub fn kernel_run(
 ) -> Result<KernelOutcome> {
     let block = Lockstep::new(Warpboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
     let g = &checked.geometry;
-    let issue = Issue::new(checked, Scoreboard::new(g), Some(block), Scheduler::new(g, &checked.config.scheduler));
+    let issue = Issue::new(checked, Scoreboard::new(g), Some(block), Scheduler::new(g, &checked.config));
     let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), issue).map_err(|e| anyhow!("{e}"))?;
     let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().warpboard.as_ref().is_some_and(Lockstep::failed));
     let sim = sm.stats().clone();

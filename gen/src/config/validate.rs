@@ -306,11 +306,17 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         )?;
     }
 
-    for (on, path, what) in [(cfg.rename.trws, "rename.trws", "TRWS"), (cfg.rename.tuba, "rename.tuba", "TUBA")] {
-        if on {
-            return Err(not_generated(path, what));
-        }
+    if cfg.rename.tuba {
+        return Err(not_generated("rename.tuba", "TUBA"));
     }
+    // TRWS orders the whole eligible set; a two-level scheduler only ever looks at its active set.
+    require(
+        !(cfg.rename.trws && cfg.scheduler.policy == SchedulerPolicy::TwoLevel),
+        "rename.trws",
+        "true",
+        "TRWS needs a scheduler that sees every warp",
+        "false, or scheduler.policy = \"lrr\" or \"gto\"",
+    )?;
 
     let mut geometry = Geometry::new(&cfg.sm, &cfg.mrf);
     if cfg.rename.enabled {

@@ -94,8 +94,11 @@ pub struct IssueIn {
     pub barrier: u64,
     /// Two-level: warps that may not join the active set (register file cache flush).
     pub hold: u64,
-    /// Beside an ORF/LRF: warps that issue nothing this cycle (a fill of theirs is on its way).
+    /// Beside an ORF/LRF or a rename stage: warps that issue nothing this cycle (a fill of
+    /// theirs is on its way, or no physical register is free for their destination).
     pub stall: u64,
+    /// TRWS: warps the scheduler takes first.
+    pub first: u64,
     /// An operand collector is free.
     pub collector_ready: bool,
     /// GTO: warps launched at this edge.
@@ -193,7 +196,7 @@ impl Issue {
     pub fn for_config(c: &rfgen_gen::Checked) -> Issue {
         let g = &c.geometry;
         let warpboard = Warpboard::new(g, c.config.warpboard.policy);
-        Issue::new(c, Scoreboard::new(g), warpboard, Scheduler::new(g, &c.config.scheduler))
+        Issue::new(c, Scoreboard::new(g), warpboard, Scheduler::new(g, &c.config))
     }
 }
 
@@ -286,6 +289,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
             desched: d.desched,
             ready: d.ready,
             launch: i.launch,
+            first: i.first,
             grant_last: i.grant_last,
         };
         (s, d)

@@ -12,6 +12,9 @@
 //!   one activated. The grant goes to the first eligible member from the last issuer's place
 //!   in the set (from the first place if it is not in it), wrapping around.
 //!
+//! With TRWS (`rename.trws`, seed 003 §4.3) the policy chooses among the eligible warps that
+//! are also `first` whenever there is one, else among all eligible warps.
+//!
 //! The grant and the active set of a cycle follow from the state and that cycle's inputs
 //! ([`Scheduler::decide`]): the generated scheduler is combinational from eligibility to grant,
 //! as the issue stage needs. At the edge the decision is kept; a warp whose granted
@@ -21,7 +24,7 @@
 use crate::block::Block;
 use rfgen_gen::Geometry;
 use rfgen_gen::blocks::scheduler::Shape;
-use rfgen_gen::config::{Scheduler as SchedulerConfig, SchedulerPolicy};
+use rfgen_gen::config::{Config, SchedulerPolicy};
 use std::cell::RefCell;
 
 /// Inputs of one cycle: one field per input port (a bit per warp slot in each mask).
@@ -35,6 +38,8 @@ pub struct SchedulerIn {
     pub ready: u64,
     /// GTO: warps launched at this edge.
     pub launch: u64,
+    /// TRWS: warps scheduled before the others.
+    pub first: u64,
     /// The granted instruction is its warp's last.
     pub grant_last: bool,
 }
@@ -75,7 +80,7 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    pub fn new(g: &Geometry, c: &SchedulerConfig) -> Self {
+    pub fn new(g: &Geometry, c: &Config) -> Self {
         let shape = Shape::new(g, c);
         let by_age = (0..shape.warps).collect();
         Scheduler { by_age, shape, decided: RefCell::new(None), active: Vec::new(), last: None, refill_from: 0 }
@@ -93,13 +98,15 @@ impl Scheduler {
     }
 
     fn decision(&self, i: &SchedulerIn) -> Decision {
-        let is = |w: u32| i.eligible >> w & 1 == 1;
+        let first = if self.shape.first { i.eligible & i.first } else { 0 };
+        let eligible = if first != 0 { first } else { i.eligible };
+        let is = |w: u32| eligible >> w & 1 == 1;
         let n = self.shape.warps;
         match self.shape.policy {
             SchedulerPolicy::Lrr => {
                 let start = self.last.map(|w| (w + 1) % n).unwrap_or(0);
-                let from_start = i.eligible & !((1u64 << start) - 1);
-                let pick = if from_start != 0 { from_start } else { i.eligible };
+                let from_start = eligible & !((1u64 << start) - 1);
+                let pick = if from_start != 0 { from_start } else { eligible };
                 Decision { grant: (pick != 0).then(|| pick.trailing_zeros()), ..Decision::default() }
             }
             SchedulerPolicy::Gto => Decision {
@@ -155,8 +162,10 @@ impl Block for Scheduler {
     }
 
     fn tick(&mut self, i: &SchedulerIn) {
-        // The decision depends on the eligible, descheduled and ready warps only.
-        let same = |k: &SchedulerIn| (k.eligible, k.desched, k.ready) == (i.eligible, i.desched, i.ready);
+        // The decision depends on the eligible, first, descheduled and ready warps only.
+        let same = |k: &SchedulerIn| {
+            (k.eligible, k.first, k.desched, k.ready) == (i.eligible, i.first, i.desched, i.ready)
+        };
         let d = match self.decided.take() {
             Some((k, d)) if same(&k) => d,
             _ => self.decision(i),
@@ -184,8 +193,10 @@ mod tests {
     use super::*;
 
     fn scheduler(policy: SchedulerPolicy, warps: u32, active_warps: u32) -> Scheduler {
-        let g = rfgen_gen::config::parse(&format!("[sm]\nwarps = {warps}\n")).unwrap().geometry;
-        Scheduler::new(&g, &SchedulerConfig { policy, active_warps })
+        let c = rfgen_gen::config::parse(&format!("[sm]\nwarps = {warps}\n")).unwrap();
+        let mut config = c.config.clone();
+        config.scheduler = rfgen_gen::config::Scheduler { policy, active_warps };
+        Scheduler::new(&c.geometry, &config)
     }
 
     fn grant(s: &mut Scheduler, eligible: u64) -> Option<u32> {

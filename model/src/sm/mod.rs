@@ -146,8 +146,9 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Ren
     place: Option<Vec<Placement>>,
     orf_entries: Option<u32>,
     strand_due: u64,
-    /// The rename stage and what the SM tells it.
+    /// The rename stage and what the SM tells it; TRWS on.
     rename: Option<RenameControl<R>>,
+    trws: bool,
     /// Instructions in operand collectors.
     collecting: Vec<usize>,
     /// Operands a write-back may have overwritten before they were read: (reader flight,
@@ -262,6 +263,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             orf_entries: c.orf.as_ref().map(|o| o.entries),
             strand_due: 0,
             rename: rename.map(RenameControl::new),
+            trws: c.config.rename.trws,
             collecting: Vec::new(),
             war_exposed: Vec::new(),
         };
@@ -537,6 +539,8 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         // the entry comes after the fill.
         let no_register = self.rename.as_ref().filter(|r| r.full()).map_or(0, |_| self.next_writers());
         self.issue_in.stall = out.fill_busy | no_register;
+        // TRWS: warps MEM_RA predicts to stall on memory issue first.
+        self.issue_in.first = self.rename.as_ref().filter(|_| self.trws).map_or(0, RenameControl::tfet_hint);
         let before: Vec<u32> = self.issue.outputs().scheduler.active.to_vec();
         let d = self.issue.decide(&self.issue_in);
         let candidates = if self.two_level {

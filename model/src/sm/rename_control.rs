@@ -152,6 +152,11 @@ impl<R: RenameBlock> RenameControl<R> {
         self.dead.is_empty()
     }
 
+    /// Warps whose counter predicts a memory stall (TRWS schedules them first).
+    pub fn tfet_hint(&self) -> u64 {
+        self.stage.outputs().tfet_hint
+    }
+
     /// No register is free: a new destination cannot be renamed this cycle.
     pub fn full(&self) -> bool {
         !self.stage.outputs().ren_ready

@@ -29,8 +29,10 @@ pub struct IssuePorts<P> {
     pub barrier: P,
     /// Two-level.
     pub hold: Option<P>,
-    /// Beside an ORF/LRF.
+    /// Beside an ORF/LRF or a rename stage.
     pub stall: Option<P>,
+    /// TRWS.
+    pub first: Option<P>,
     pub collector_ready: P,
     /// GTO.
     pub launch: Option<P>,
@@ -101,6 +103,9 @@ impl IssuePorts<Port> {
             stall: s
                 .stall
                 .then(|| mask("stall", "the warp issues nothing this cycle (an ORF/LRF fill of it is on its way, or no physical register is free for its destination)")),
+            first: s.scheduler.first.then(|| {
+                mask("trws_first", "TRWS: warps the scheduler takes first (MEM_RA predicts a memory stall for them)")
+            }),
             collector_ready: Port::input("collector_ready", 1, "an operand collector is free"),
             launch: (s.scheduler.policy == SchedulerPolicy::Gto)
                 .then(|| mask("launch", "warps launched at this edge: the youngest from now on, lower slot older")),
@@ -165,6 +170,7 @@ impl<P> IssuePorts<P> {
             barrier: f(&self.barrier),
             hold: self.hold.as_ref().map(&mut f),
             stall: self.stall.as_ref().map(&mut f),
+            first: self.first.as_ref().map(&mut f),
             collector_ready: f(&self.collector_ready),
             launch: self.launch.as_ref().map(&mut f),
             grant_last: f(&self.grant_last),
@@ -204,6 +210,7 @@ impl<P> IssuePorts<P> {
         v.push(&self.barrier);
         v.extend(&self.hold);
         v.extend(&self.stall);
+        v.extend(&self.first);
         v.push(&self.collector_ready);
         v.extend(&self.launch);
         v.extend([&self.grant_last, &self.clr_valid, &self.clr_warp, &self.clr_reg, &self.clr_preds]);

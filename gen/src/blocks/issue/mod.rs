@@ -34,7 +34,7 @@ impl Shape {
             warp_bits: g.warp_bits(),
             reg_bits: g.reg_bits(),
             registers: g.registers,
-            scheduler: scheduler::Shape::new(g, &c.scheduler),
+            scheduler: scheduler::Shape::new(g, c),
             warpboard: warpboard::Shape::new(g, c.warpboard.policy),
             stall: c.orf.enabled || c.rename.enabled,
         }
@@ -173,6 +173,9 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     }
     if let Some(launch) = &p.launch {
         c.push(("launch", launch.clone()));
+    }
+    if let Some(first) = &p.first {
+        c.push(("trws_first", first.clone()));
     }
     c.extend([
         ("grant_last", p.grant_last.clone()),

@@ -19,6 +19,8 @@ pub struct SchedulerPorts<P> {
     pub ready: Option<P>,
     /// GTO: warps launched at this edge.
     pub launch: Option<P>,
+    /// TRWS: warps scheduled before the others.
+    pub first: Option<P>,
     pub grant_last: P,
     pub grant_valid: P,
     pub grant_warp: P,
@@ -59,6 +61,13 @@ impl SchedulerPorts<Port> {
             launch: (s.policy == SchedulerPolicy::Gto).then(|| {
                 mask("launch", Port::input, "warps launched at this edge: the youngest from now on, lower slot older")
             }),
+            first: s.first.then(|| {
+                mask(
+                    "trws_first",
+                    Port::input,
+                    "TRWS: warps scheduled first (MEM_RA predicts a memory stall): when any of them is eligible, the others wait",
+                )
+            }),
             grant_last: Port::input(
                 "grant_last",
                 1,
@@ -76,8 +85,19 @@ impl SchedulerPorts<Port> {
 impl<P> SchedulerPorts<P> {
     /// The same ports, each turned into something else by `f` (in declaration order).
     pub fn map<Q>(&self, mut f: impl FnMut(&P) -> Q) -> SchedulerPorts<Q> {
-        let SchedulerPorts { clk, rst, eligible, desched, ready, launch, grant_last, grant_valid, grant_warp, active } =
-            self;
+        let SchedulerPorts {
+            clk,
+            rst,
+            eligible,
+            desched,
+            ready,
+            launch,
+            first,
+            grant_last,
+            grant_valid,
+            grant_warp,
+            active,
+        } = self;
         SchedulerPorts {
             clk: f(clk),
             rst: f(rst),
@@ -85,6 +105,7 @@ impl<P> SchedulerPorts<P> {
             desched: desched.as_ref().map(&mut f),
             ready: ready.as_ref().map(&mut f),
             launch: launch.as_ref().map(&mut f),
+            first: first.as_ref().map(&mut f),
             grant_last: f(grant_last),
             grant_valid: f(grant_valid),
             grant_warp: f(grant_warp),
@@ -95,7 +116,7 @@ impl<P> SchedulerPorts<P> {
     /// Every port in declaration order.
     pub fn list(&self) -> Vec<&P> {
         let mut v = vec![&self.clk, &self.rst, &self.eligible];
-        v.extend([&self.desched, &self.ready, &self.launch].into_iter().flatten());
+        v.extend([&self.desched, &self.ready, &self.launch, &self.first].into_iter().flatten());
         v.extend([&self.grant_last, &self.grant_valid, &self.grant_warp]);
         v.extend(&self.active);
         v

@@ -6,7 +6,7 @@
 
 pub mod interface;
 
-use crate::config::{Scheduler, SchedulerPolicy};
+use crate::config::{Config, SchedulerPolicy};
 use crate::geometry::{Geometry, index_bits};
 use crate::verilog::{Module, lit, onehot_index, reg, vector_reg, vector_wire, wire};
 use interface::SchedulerPorts;
@@ -19,16 +19,21 @@ pub struct Shape {
     pub policy: SchedulerPolicy,
     /// Warps that may be scheduled at once: the two-level active set, else every warp.
     pub active: u32,
+    /// TRWS (seed 003 §4.3, `rename.trws`): a `first` input; eligible warps in it are scheduled
+    /// before the others, by the same policy.
+    pub first: bool,
 }
 
 impl Shape {
-    pub fn new(g: &Geometry, s: &Scheduler) -> Shape {
+    pub fn new(g: &Geometry, c: &Config) -> Shape {
+        let s = &c.scheduler;
         let two_level = s.policy == SchedulerPolicy::TwoLevel;
         Shape {
             warps: g.warps,
             warp_bits: g.warp_bits(),
             policy: s.policy,
             active: if two_level { s.active_warps.min(g.warps) } else { g.warps },
+            first: c.rename.enabled && c.rename.trws,
         }
     }
 }
@@ -39,9 +44,20 @@ pub fn scheduler(prefix: &str, s: &Shape) -> Module {
     let mut b = String::new();
     b += &reg("last_valid", 1);
     b += &reg("last_warp", wb);
+    // TRWS narrows the choice to the eligible warps it puts first, when there are any.
+    let pick = if s.first {
+        b += &vector_wire("eligible_first", w);
+        b += &vector_wire("pick", w);
+        b += "\n  // TRWS: eligible warps marked first are scheduled before the others.\n";
+        b += "  assign eligible_first = eligible & trws_first;\n";
+        b += "  assign pick = (|eligible_first) ? eligible_first : eligible;\n";
+        "pick"
+    } else {
+        "eligible"
+    };
     let (doc, body) = match s.policy {
-        SchedulerPolicy::Lrr => ("loose round-robin: the first eligible warp after the last issuer", lrr(w, wb)),
-        SchedulerPolicy::Gto => ("greedy-then-oldest: the last issuer while eligible, else the oldest", gto(w)),
+        SchedulerPolicy::Lrr => ("loose round-robin: the first eligible warp after the last issuer", lrr(w, wb, pick)),
+        SchedulerPolicy::Gto => ("greedy-then-oldest: the last issuer while eligible, else the oldest", gto(w, pick)),
         SchedulerPolicy::TwoLevel => {
             ("two-level: greedy within the active set, refilled round-robin", two_level(w, wb, s.active))
         }
@@ -66,8 +82,8 @@ pub fn scheduler(prefix: &str, s: &Shape) -> Module {
     }
 }
 
-/// The eligible warp after the last issuer, else the lowest.
-fn lrr(w: u32, wb: u32) -> String {
+/// The eligible warp (of `eligible`) after the last issuer, else the lowest.
+fn lrr(w: u32, wb: u32, eligible: &str) -> String {
     let mut b = String::new();
     for name in ["after_last", "upper", "upper_first", "any_first", "grant"] {
         b += &vector_wire(name, w);
@@ -78,17 +94,17 @@ fn lrr(w: u32, wb: u32) -> String {
         .collect();
     b += "\n  // Warps after the last issuer first; past the highest slot, from the lowest.\n";
     b += &format!("  assign after_last = {{{w}{{~last_valid}}}} | {{{}}};\n", after.join(", "));
-    b += "  assign upper = eligible & after_last;\n";
+    b += &format!("  assign upper = {eligible} & after_last;\n");
     b += &format!("  assign upper_first = upper & (~upper + {});\n", lit(w, 1));
-    b += &format!("  assign any_first = eligible & (~eligible + {});\n", lit(w, 1));
+    b += &format!("  assign any_first = {eligible} & (~{eligible} + {});\n", lit(w, 1));
     b += "  assign grant = (|upper) ? upper_first : any_first;\n";
-    b += "  assign grant_valid = |eligible;\n";
+    b += &format!("  assign grant_valid = |{eligible};\n");
     b += &format!("  assign grant_warp = {};\n", onehot_index("grant", w));
     b
 }
 
-/// The last issuer while eligible, else the oldest eligible warp by launch order.
-fn gto(w: u32) -> String {
+/// The last issuer while eligible (in `eligible`), else the oldest eligible warp by launch order.
+fn gto(w: u32, eligible: &str) -> String {
     let pairs = w * (w - 1) / 2;
     let mut b = String::new();
     b += &vector_reg("first", pairs);
@@ -113,11 +129,11 @@ fn gto(w: u32) -> String {
     b += "        end else begin : g_self\n";
     b += &format!("          assign elder[{w}*b+a] = 1'b0;\n");
     b += "        end\n      end\n";
-    b += &format!("      assign oldest[b] = eligible[b] & ~|(eligible & elder[{w}*b +: {w}]);\n");
+    b += &format!("      assign oldest[b] = {eligible}[b] & ~|({eligible} & elder[{w}*b +: {w}]);\n");
     b += "    end\n  endgenerate\n\n";
     b += "  // Greedy: the last issuer keeps the slot while it may issue.\n";
-    b += "  assign keep = last_valid & eligible[last_warp];\n";
-    b += "  assign grant_valid = |eligible;\n";
+    b += &format!("  assign keep = last_valid & {eligible}[last_warp];\n");
+    b += &format!("  assign grant_valid = |{eligible};\n");
     b += &format!("  assign grant_warp = keep ? last_warp : {};\n", onehot_index("oldest", w));
     b
 }
