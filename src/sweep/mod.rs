@@ -12,7 +12,7 @@ mod record;
 mod results;
 
 pub use params::{Param, points, show};
-use record::{CosimOutcome, OrfOutcome, RfcOutcome, SimOutcome, SynthSettings};
+use record::{CosimOutcome, OrfOutcome, RenameOutcome, RfcOutcome, SimOutcome, SynthSettings};
 pub use record::{CosimSettings, KernelSettings, Record, Settings};
 pub use results::{Row, Status, cell, columns};
 
@@ -53,6 +53,7 @@ fn simulate(checked: &Checked, kernel: &Kernel) -> Result<SimOutcome> {
                 mrf_writes: 0,
                 rfc: None,
                 orf: None,
+                rename: None,
             };
             return Ok(none);
         }
@@ -79,6 +80,19 @@ fn simulate(checked: &Checked, kernel: &Kernel) -> Result<SimOutcome> {
             mrf_reads_per_instruction: o.reads_per_instruction[0],
             energy_ratio: o.energy_ratio,
             rfc_energy_ratio: o.rfc_energy_ratio,
+        }),
+        rename: r.rename.map(|n| {
+            let d = |name: &str| n.designs.iter().find(|d| d.name == name).expect("every design is reported");
+            let (mem_ra, all_tfet, cmos_ra) = (d("MEM_RA"), d("all-TFET"), d("CMOS_RA"));
+            RenameOutcome {
+                tfet_share: n.tfet_share,
+                energy_reduction: mem_ra.energy_reduction,
+                slowdown: mem_ra.slowdown,
+                all_tfet_energy_reduction: all_tfet.energy_reduction,
+                all_tfet_slowdown: all_tfet.slowdown,
+                cmos_ra_energy_reduction: cmos_ra.energy_reduction,
+                cmos_ra_slowdown: cmos_ra.slowdown,
+            }
         }),
     })
 }

@@ -69,6 +69,22 @@ pub struct SimOutcome {
     pub mrf_writes: u64,
     pub rfc: Option<RfcOutcome>,
     pub orf: Option<OrfOutcome>,
+    /// Absent in records written before renaming existed.
+    #[serde(default)]
+    pub rename: Option<RenameOutcome>,
+}
+
+/// With renaming: seed 003's accounting of this point and the energy saved against the same
+/// point all-CMOS (power-gated), its slowdown, and the share of destinations given TFET.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RenameOutcome {
+    pub tfet_share: f64,
+    pub energy_reduction: f64,
+    pub slowdown: f64,
+    pub all_tfet_energy_reduction: f64,
+    pub all_tfet_slowdown: f64,
+    pub cmos_ra_energy_reduction: f64,
+    pub cmos_ra_slowdown: f64,
 }
 
 /// With an ORF/LRF: MRF reads per warp instruction (Table 6.1's measure), and the register-file

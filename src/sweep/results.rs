@@ -2,7 +2,7 @@
 //! `results.json`, each written atomically.
 
 use super::params::{Param, show};
-use super::record::{CosimOutcome, Record, Settings, SimOutcome, write_atomic};
+use super::record::{CosimOutcome, Record, RenameOutcome, Settings, SimOutcome, write_atomic};
 use crate::synth::{Metric, ModuleArea};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -120,6 +120,17 @@ fn kernel_figures(sims: &[SimOutcome]) -> Vec<Figure> {
                 ("hw_rfc_energy_ratio", "energy, RFC instead", o.rfc_energy_ratio, 3),
             ]);
         }
+        if let Some(n) = &s.rename {
+            v.extend([
+                ("tfet_share", "TFET share", n.tfet_share, 3),
+                ("tfet_energy_reduction", "energy saved vs all-CMOS", n.energy_reduction, 3),
+                ("tfet_slowdown", "slowdown vs all-CMOS", n.slowdown, 3),
+                ("all_tfet_energy_reduction", "all-TFET energy saved", n.all_tfet_energy_reduction, 3),
+                ("all_tfet_slowdown", "all-TFET slowdown", n.all_tfet_slowdown, 3),
+                ("cmos_ra_energy_reduction", "CMOS_RA energy saved", n.cmos_ra_energy_reduction, 3),
+                ("cmos_ra_slowdown", "CMOS_RA slowdown", n.cmos_ra_slowdown, 3),
+            ]);
+        }
         v
     };
     for s in &ran {
@@ -140,7 +151,8 @@ fn kernel_figures(sims: &[SimOutcome]) -> Vec<Figure> {
         };
         let total = ran.iter().map(|s| s.energy_pj).sum::<f64>() / 1000.0;
         figs.push(Figure::new("all.energy_nj".into(), "RF energy nJ, all kernels".into(), total, 1, true));
-        let means: [(&str, &str, &dyn Fn(&SimOutcome) -> Option<f64>); 7] = [
+        let rename = |f: fn(&RenameOutcome) -> f64| move |s: &SimOutcome| s.rename.as_ref().map(f);
+        let means: [(&str, &str, &dyn Fn(&SimOutcome) -> Option<f64>); 12] = [
             ("ipc", "mean IPC", &|s| Some(s.ipc)),
             ("mrf_read_reduction", "mean MRF read reduction", &|s| s.rfc.as_ref().map(|r| r.read_reduction)),
             ("mrf_write_reduction", "mean MRF write reduction", &|s| s.rfc.as_ref().map(|r| r.write_reduction)),
@@ -150,6 +162,11 @@ fn kernel_figures(sims: &[SimOutcome]) -> Vec<Figure> {
             }),
             ("orf_energy_ratio", "mean energy vs no ORF", &|s| s.orf.as_ref().map(|o| o.energy_ratio)),
             ("hw_rfc_energy_ratio", "mean energy, RFC instead", &|s| s.orf.as_ref().map(|o| o.rfc_energy_ratio)),
+            ("tfet_share", "mean TFET share", &rename(|n| n.tfet_share)),
+            ("tfet_energy_reduction", "mean energy saved vs all-CMOS", &rename(|n| n.energy_reduction)),
+            ("tfet_slowdown", "mean slowdown vs all-CMOS", &rename(|n| n.slowdown)),
+            ("all_tfet_energy_reduction", "mean all-TFET energy saved", &rename(|n| n.all_tfet_energy_reduction)),
+            ("cmos_ra_energy_reduction", "mean CMOS_RA energy saved", &rename(|n| n.cmos_ra_energy_reduction)),
         ];
         for (key, label, f) in means {
             if let Some(v) = mean(f) {
