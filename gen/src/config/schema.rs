@@ -56,11 +56,14 @@ pub struct Sm {
     pub clusters: u32,
     /// Architectural registers per thread.
     pub registers_per_thread: u32,
+    /// SMs the model runs a kernel on, sharing global memory and the DRAM bandwidth (a model
+    /// feature: the RTL is one SM's).
+    pub count: u32,
 }
 
 impl Default for Sm {
     fn default() -> Self {
-        Sm { warps: 32, lanes: 32, clusters: 8, registers_per_thread: 32 }
+        Sm { warps: 32, lanes: 32, clusters: 8, registers_per_thread: 32, count: 1 }
     }
 }
 

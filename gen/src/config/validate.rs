@@ -37,6 +37,7 @@ const LIMITS: &[(&str, u32, u32, bool)] = &[
     ("sm.lanes", 1, 64, true),
     ("sm.clusters", 1, 64, true),
     ("sm.registers_per_thread", 2, 256, false),
+    ("sm.count", 1, 64, false),
     ("mrf.banks", 1, 2048, true),
     ("mrf.entries", 2, 65536, true),
     ("mrf.collectors", 1, 16, false),
@@ -119,15 +120,6 @@ fn powers_of_two(lo: u32, hi: u32) -> String {
     }
 }
 
-fn not_generated(path: &str, what: &str) -> ConfigError {
-    ConfigError::Rule {
-        path: path.into(),
-        value: "true".into(),
-        rule: format!("{what} is not built yet"),
-        allowed: "false (the default)".into(),
-    }
-}
-
 pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     let name_ok = !cfg.name.is_empty()
         && cfg.name.len() <= 32
@@ -143,6 +135,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
 
     let sm = &cfg.sm;
     range("sm.warps", sm.warps)?;
+    range("sm.count", sm.count)?;
     range("sm.lanes", sm.lanes)?;
     range_to("sm.clusters", sm.clusters, Some(sm.lanes))?;
     let mrf = &cfg.mrf;
@@ -306,9 +299,27 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         )?;
     }
 
-    if cfg.rename.tuba {
-        return Err(not_generated("rename.tuba", "TUBA"));
+    // Several SMs run the plain or renamed SM; TUBA balances their TFET registers.
+    for (on, other) in [
+        (cfg.rfc.enabled, "rfc.enabled"),
+        (cfg.compression.enabled, "compression.enabled"),
+        (cfg.orf.enabled, "orf.enabled"),
+    ] {
+        require(
+            !(cfg.sm.count > 1 && on),
+            "sm.count",
+            cfg.sm.count,
+            &format!("several SMs run without `{other}` only"),
+            format!("1, or `{other}` = false"),
+        )?;
     }
+    require(
+        !(cfg.rename.tuba && cfg.sm.count < 2),
+        "rename.tuba",
+        "true",
+        "TUBA balances TFET registers across SMs",
+        "false, or sm.count of 2 or more",
+    )?;
     // TRWS orders the whole eligible set; a two-level scheduler only ever looks at its active set.
     require(
         !(cfg.rename.trws && cfg.scheduler.policy == SchedulerPolicy::TwoLevel),

@@ -6,6 +6,7 @@ pub mod allocation;
 pub mod energy;
 
 use crate::kernel::Kernel;
+use crate::sm::gpu::Gpu;
 use crate::sm::{SimError, SimStats, Sm};
 use energy::Energy;
 use rfgen_gen::Checked;
@@ -367,9 +368,15 @@ pub fn run(
     max_cycles: u64,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(SimStats, Energy), SimError> {
-    let mut sm = Sm::new(checked, kernel)?;
-    sm.run(max_cycles, progress)?;
-    let stats = sm.stats().clone();
+    let stats = if checked.config.sm.count > 1 {
+        let mut gpu = Gpu::new(checked, kernel)?;
+        gpu.run(max_cycles, progress)?;
+        gpu.stats()
+    } else {
+        let mut sm = Sm::new(checked, kernel)?;
+        sm.run(max_cycles, progress)?;
+        sm.stats().clone()
+    };
     let energy = energy::energy(&stats, &checked.config.energy, checked.rfc.as_ref().map(|r| r.entries));
     Ok((stats, energy))
 }
@@ -382,7 +389,12 @@ pub fn simulate(
     progress: &mut dyn FnMut(u64),
 ) -> Result<SimReport, SimError> {
     let (stats, energy) = run(checked, kernel, max_cycles, progress)?;
-    let base = rfgen_gen::config::preset("baseline").expect("the baseline preset is valid");
+    // The baseline preset, on as many SMs.
+    let mut base = rfgen_gen::config::preset("baseline").expect("the baseline preset is valid");
+    if checked.config.sm.count > 1 {
+        base.config.sm.count = checked.config.sm.count;
+        base = rfgen_gen::config::check(base.config).expect("the baseline runs on several SMs");
+    }
     // No comparison when this is the baseline, or when the kernel does not fit the baseline SM.
     let baseline = if base.hash() == checked.hash() {
         None

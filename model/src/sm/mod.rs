@@ -20,6 +20,7 @@
 //!    whose next instruction changed.
 
 pub mod cache_control;
+pub mod gpu;
 pub mod rename_control;
 pub mod stats;
 pub mod units;
@@ -36,8 +37,10 @@ use rfgen_gen::Checked;
 use rfgen_gen::orf::{LEVEL_LRF, LEVEL_MRF, LEVEL_ORF};
 pub use stats::SimStats;
 use stats::{OperandMismatch, ValueLife};
+use std::cell::{Cell, Ref, RefCell};
 use std::collections::VecDeque;
 use std::fmt;
+use std::rc::Rc;
 use units::Units;
 
 /// Why a simulation stopped without finishing the kernel.
@@ -81,6 +84,20 @@ struct Block {
     arrived: u32,
 }
 
+/// What the SMs of one run share: global memory, the DRAM channel (free from this cycle on) and
+/// the next block to launch.
+pub struct Shared {
+    global: RefCell<GlobalMemory>,
+    dram_free: Cell<u64>,
+    next_block: Cell<u32>,
+}
+
+impl Shared {
+    pub fn new(k: &Kernel) -> Rc<Shared> {
+        Rc::new(Shared { global: RefCell::new(func::initial_memory(k)), dram_free: Cell::new(0), next_block: Cell::new(0) })
+    }
+}
+
 /// An issued instruction until it completes.
 struct Flight {
     slot: usize,
@@ -102,12 +119,13 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Ren
     clusters: usize,
     mrf: M,
     inp: MrfIn,
-    global: GlobalMemory,
+    shared: Rc<Shared>,
+    /// Most blocks resident at once (TUBA lowers and raises it).
+    block_limit: u32,
     /// Per instruction, what the issue stage needs to know of it.
     info: Vec<NextFields>,
     slots: Vec<Slot>,
     blocks: Vec<Option<Block>>,
-    next_block: u32,
     warps_per_block: usize,
     /// The issue stage (scoreboard, warpboard, warp scheduler), and this cycle's inputs for it:
     /// each warp's next instruction, barriers, and the events of the cycle.
@@ -156,7 +174,7 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Ren
     war_exposed: Vec<(usize, usize, u32)>,
 }
 
-const MISMATCH_EXAMPLES: usize = 8;
+use stats::MISMATCH_EXAMPLES_KEPT as MISMATCH_EXAMPLES;
 
 impl<'k> Sm<'k> {
     /// The SM a config describes, with its MRF model.
@@ -181,6 +199,15 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
     }
 }
 
+impl<'k> Sm<'k> {
+    /// One of several SMs sharing `shared`, with its models; no block launched yet (see
+    /// [`Sm::launch_block`] and [`Sm::start`]).
+    pub fn in_gpu(c: &Checked, k: &'k Kernel, shared: Rc<Shared>) -> Result<Sm<'k>, SimError> {
+        let rename = c.config.rename.enabled.then(|| rename_control::stage(c));
+        Sm::build(c, k, Mrf::for_config(c), Issue::for_config(c), rename, shared)
+    }
+}
+
 impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
     /// [`Sm::with_blocks`] with `rename` as its rename stage (with `rename.enabled`).
     pub fn with_rename(
@@ -189,6 +216,20 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         mrf: M,
         issue: I,
         rename: Option<R>,
+    ) -> Result<Sm<'k, M, I, R>, SimError> {
+        let mut sm = Sm::build(c, k, mrf, issue, rename, Shared::new(k))?;
+        sm.launch_blocks();
+        sm.start();
+        Ok(sm)
+    }
+
+    fn build(
+        c: &Checked,
+        k: &'k Kernel,
+        mrf: M,
+        issue: I,
+        rename: Option<R>,
+        shared: Rc<Shared>,
     ) -> Result<Sm<'k, M, I, R>, SimError> {
         let g = &c.geometry;
         let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
@@ -224,17 +265,17 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             .map(|_| Slot { warp: None, block: 0, at_barrier: false, inflight: 0, full_mask: 0, issued: 0 })
             .collect();
         let tags = 1usize << g.tag_bits.min(12);
-        let mut sm = Sm {
+        let sm = Sm {
             k,
             lanes: g.lanes as usize,
             clusters: g.clusters as usize,
             mrf,
             inp: MrfIn::new(g),
-            global: func::initial_memory(k),
+            shared,
+            block_limit: u32::MAX,
             info,
             slots,
             blocks: (0..g.warps).map(|_| None).collect(),
-            next_block: 0,
             warps_per_block,
             issue,
             issue_in: IssueIn::new(g),
@@ -267,11 +308,13 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             collecting: Vec::new(),
             war_exposed: Vec::new(),
         };
-        sm.launch_blocks();
-        // The scheduler's reset order is the first launch's: slot order.
-        sm.issue_in.launch = 0;
-        sm.refresh_dirty();
         Ok(sm)
+    }
+
+    /// After the first launches: the scheduler's reset order is theirs (slot order).
+    pub fn start(&mut self) {
+        self.issue_in.launch = 0;
+        self.refresh_dirty();
     }
 
     /// Records every issue from now on (see [`Sm::issues`]).
@@ -288,8 +331,26 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         &self.stats
     }
 
-    pub fn memory(&self) -> &GlobalMemory {
-        &self.global
+    pub fn memory(&self) -> Ref<'_, GlobalMemory> {
+        self.shared.global.borrow()
+    }
+
+    /// Blocks resident now, and the most it may hold (TUBA moves the limit).
+    pub fn resident_blocks(&self) -> u32 {
+        self.blocks.iter().filter(|b| b.is_some()).count() as u32
+    }
+
+    pub fn block_limit(&self) -> u32 {
+        self.block_limit
+    }
+
+    pub fn set_block_limit(&mut self, limit: u32) {
+        self.block_limit = limit;
+    }
+
+    /// Free TFET registers and all TFET registers, with renaming.
+    pub fn tfet_registers(&self) -> Option<(u32, u32)> {
+        self.rename.as_ref().map(|r| (r.tfet_free(), r.layout().tfet()))
     }
 
     pub fn cycle(&self) -> u64 {
@@ -329,7 +390,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
     /// The kernel has finished: every block ran, every instruction completed and, renamed,
     /// every register is free again.
     pub fn done(&self) -> bool {
-        self.next_block == self.k.blocks
+        self.shared.next_block.get() == self.k.blocks
             && self.blocks.iter().all(Option::is_none)
             && !self.units.busy()
             && self.rename.as_ref().is_none_or(RenameControl::idle)
@@ -352,15 +413,25 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
 
     /// Launches blocks into the lowest free warp slots while a whole block fits.
     fn launch_blocks(&mut self) {
-        while self.next_block < self.k.blocks {
+        while self.launch_block() {}
+    }
+
+    /// Launches the next block into the lowest free warp slots if a whole block fits and the
+    /// block limit allows; whether it did.
+    pub fn launch_block(&mut self) -> bool {
+        {
+            let next = &self.shared.next_block;
+            if next.get() >= self.k.blocks || self.resident_blocks() >= self.block_limit {
+                return false;
+            }
             let free: Vec<usize> =
                 (0..self.slots.len()).filter(|&w| self.slots[w].warp.is_none()).take(self.warps_per_block).collect();
-            let Some(b) = self.blocks.iter().position(Option::is_none) else { return };
+            let Some(b) = self.blocks.iter().position(Option::is_none) else { return false };
             if free.len() < self.warps_per_block {
-                return;
+                return false;
             }
-            let id = self.next_block;
-            self.next_block += 1;
+            let id = next.get();
+            next.set(id + 1);
             for (i, &w) in free.iter().enumerate() {
                 let warp = Warp::new(self.k, id, i as u32, self.lanes as u32);
                 let s = &mut self.slots[w];
@@ -384,6 +455,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                 slots: free,
             });
         }
+        true
     }
 
     fn alloc_flight(&mut self) -> usize {
@@ -514,7 +586,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                     }
                 }
                 let completes = ins.dst.is_some() || ins.pdst.is_some();
-                self.units.accept(unit, now, f.segments, completes, id);
+                self.units.accept(unit, now, f.segments, completes, id, &self.shared.dram_free);
                 if let Some(at) = self.collecting.iter().position(|&c| c == id) {
                     self.collecting.swap_remove(at);
                 }
@@ -617,7 +689,9 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         let warp = s.warp.as_mut().expect("only live warps issue");
         let block = self.blocks[s.block].as_mut().expect("a live warp has a block");
         let f = &mut self.flights[id];
-        let e = warp.execute(self.k, &mut self.global, &mut block.shared, &mut f.vals).map_err(SimError::Exec)?;
+        let e = warp
+            .execute(self.k, &mut self.shared.global.borrow_mut(), &mut block.shared, &mut f.vals)
+            .map_err(SimError::Exec)?;
         if let Some(log) = &mut self.issues {
             log.push((self.cycle, w as u32, e.pc));
         }

@@ -152,6 +152,11 @@ impl<R: RenameBlock> RenameControl<R> {
         self.dead.is_empty()
     }
 
+    /// Free TFET registers.
+    pub fn tfet_free(&self) -> u32 {
+        self.stage.outputs().tfet_free
+    }
+
     /// Warps whose counter predicts a memory stall (TRWS schedules them first).
     pub fn tfet_hint(&self) -> u64 {
         self.stage.outputs().tfet_hint

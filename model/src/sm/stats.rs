@@ -379,3 +379,110 @@ impl CompressionStats {
         self.ratio(&self.partial_merged_by_ri)
     }
 }
+
+impl Histogram {
+    fn add(&mut self, o: &Histogram) {
+        self.counts.iter_mut().zip(&o.counts).for_each(|(a, b)| *a += b);
+    }
+}
+
+impl SimStats {
+    /// Adds another SM's counts of the same kernel (several SMs: validation keeps the register
+    /// file cache, compression and the ORF/LRF out, so their statistics are absent). Cycles and
+    /// peaks take the larger.
+    pub fn add(&mut self, o: &SimStats) {
+        debug_assert!(o.compression.is_none() && o.rfc.is_none() && o.orf.is_none());
+        self.cycles = self.cycles.max(o.cycles);
+        for (a, b) in [
+            (&mut self.warp_instructions, o.warp_instructions),
+            (&mut self.thread_instructions, o.thread_instructions),
+            (&mut self.divergent_instructions, o.divergent_instructions),
+            (&mut self.alu, o.alu),
+            (&mut self.sfu, o.sfu),
+            (&mut self.shared, o.shared),
+            (&mut self.global, o.global),
+            (&mut self.texture, o.texture),
+            (&mut self.control, o.control),
+            (&mut self.deschedules, o.deschedules),
+            (&mut self.undefined_reads, o.undefined_reads),
+            (&mut self.operand_mismatches, o.operand_mismatches),
+            (&mut self.war_hazards, o.war_hazards),
+        ] {
+            *a += b;
+        }
+        let (s, t) = (&mut self.stalls, &o.stalls);
+        for (a, b) in [
+            (&mut s.issued, t.issued),
+            (&mut s.collector_full, t.collector_full),
+            (&mut s.scoreboard, t.scoreboard),
+            (&mut s.barrier, t.barrier),
+            (&mut s.descheduled, t.descheduled),
+            (&mut s.no_warp, t.no_warp),
+            (&mut s.warpboard, t.warpboard),
+            (&mut s.no_register, t.no_register),
+        ] {
+            *a += b;
+        }
+        self.registers_allocated += o.registers_allocated;
+        let (m, n) = (&mut self.mrf, &o.mrf);
+        for (a, b) in [
+            (&mut m.reads, n.reads),
+            (&mut m.writes, n.writes),
+            (&mut m.bank_reads, n.bank_reads),
+            (&mut m.bank_writes, n.bank_writes),
+            (&mut m.read_values, n.read_values),
+            (&mut m.written_values, n.written_values),
+            (&mut m.bank_conflicts, n.bank_conflicts),
+        ] {
+            *a += b;
+        }
+        let room = MISMATCH_EXAMPLES_KEPT.saturating_sub(self.mismatch_examples.len());
+        self.mismatch_examples.extend(o.mismatch_examples.iter().take(room).cloned());
+        let (v, w) = (&mut self.values, &o.values);
+        v.reads_per_value.add(&w.reads_per_value);
+        v.lifetime.add(&w.lifetime);
+        v.read_once_lifetime.add(&w.read_once_lifetime);
+        v.lane_delta_non_divergent.add(&w.lane_delta_non_divergent);
+        v.lane_delta_divergent.add(&w.lane_delta_divergent);
+        for (a, b) in [
+            (&mut v.read_once_within_3, w.read_once_within_3),
+            (&mut v.reads_by_sfu_mem_tex, w.reads_by_sfu_mem_tex),
+            (&mut v.reads, w.reads),
+            (&mut v.writes_within_2_15, w.writes_within_2_15),
+            (&mut v.non_divergent_writes, w.non_divergent_writes),
+        ] {
+            *a += b;
+        }
+        self.executed.iter_mut().zip(&o.executed).for_each(|(a, b)| *a += b);
+        if let (Some(r), Some(q)) = (&mut self.rename, &o.rename) {
+            for (a, b) in [
+                (&mut r.physical, q.physical),
+                (&mut r.cmos, q.cmos),
+                (&mut r.peak_live, q.peak_live),
+                (&mut r.cmos_used, q.cmos_used),
+                (&mut r.tfet_used, q.tfet_used),
+            ] {
+                *a += b;
+            }
+            for (a, b) in [
+                (&mut r.renames, q.renames),
+                (&mut r.tfet_requests, q.tfet_requests),
+                (&mut r.tfet_given, q.tfet_given),
+                (&mut r.fallbacks, q.fallbacks),
+                (&mut r.kept, q.kept),
+                (&mut r.releases, q.releases),
+                (&mut r.died_at_last_read, q.died_at_last_read),
+                (&mut r.died_replaced, q.died_replaced),
+                (&mut r.died_at_exit, q.died_at_exit),
+                (&mut r.predictions, q.predictions),
+                (&mut r.tfet_reads, q.tfet_reads),
+                (&mut r.tfet_writes, q.tfet_writes),
+            ] {
+                *a += b;
+            }
+        }
+    }
+}
+
+/// Mismatch examples a report keeps.
+pub const MISMATCH_EXAMPLES_KEPT: usize = 8;

@@ -2,13 +2,14 @@
 //!
 //! A warp instruction occupies its unit for `lanes / throughput` cycles (the ALU, SFU, memory
 //! unit and texture unit accept a new warp instruction when free). Results complete after the
-//! unit's latency; global accesses also queue on the SM's external bandwidth: a warp's accesses
-//! move whole segments, transferred back to back at `dram_bytes_per_cycle`, and a load
-//! completes `latency.dram` cycles after its transfer. Shared memory and global accesses share
+//! unit's latency; global accesses also queue on the DRAM channel, shared by every SM of the
+//! run: a warp's accesses move whole segments, transferred back to back at
+//! `dram_bytes_per_cycle`, and a load completes `latency.dram` cycles after its transfer. Shared memory and global accesses share
 //! the memory unit. Completions of each instruction class leave in issue order.
 
 use crate::kernel::Unit;
 use rfgen_gen::Checked;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 /// Classes with their own completion queue.
@@ -34,7 +35,6 @@ pub struct Units {
     next_free: [u64; 4],
     latency: [u64; 5],
     queues: [VecDeque<(u64, usize)>; 5],
-    dram_free: u64,
     segment_bytes: u64,
     dram_bytes_per_cycle: u64,
 }
@@ -56,7 +56,6 @@ impl Units {
             next_free: [0; 4],
             latency: [l.alu as u64, l.sfu as u64, l.shared as u64, l.dram as u64, l.texture as u64],
             queues: Default::default(),
-            dram_free: 0,
             segment_bytes: m.segment_bytes as u64,
             dram_bytes_per_cycle: m.dram_bytes_per_cycle as u64,
         }
@@ -66,17 +65,18 @@ impl Units {
         self.next_free[physical(unit)] <= now
     }
 
-    /// Starts instruction `id` in cycle `now`. `segments` are the global segments it moves;
-    /// with `completes` false (a store) nothing comes back.
-    pub fn accept(&mut self, unit: Unit, now: u64, segments: u32, completes: bool, id: usize) {
+    /// Starts instruction `id` in cycle `now`. `segments` are the global segments it moves over
+    /// the DRAM channel, free from cycle `dram_free` on; with `completes` false (a store)
+    /// nothing comes back.
+    pub fn accept(&mut self, unit: Unit, now: u64, segments: u32, completes: bool, id: usize, dram_free: &Cell<u64>) {
         let p = physical(unit);
         self.next_free[p] = now + self.occupancy[p];
         let mut done = now + self.latency[class(unit)];
         if unit == Unit::Global {
-            let start = now.max(self.dram_free);
+            let start = now.max(dram_free.get());
             let transfer = (segments as u64 * self.segment_bytes).div_ceil(self.dram_bytes_per_cycle);
-            self.dram_free = start + transfer;
-            done = self.dram_free + self.latency[class(unit)];
+            dram_free.set(start + transfer);
+            done = dram_free.get() + self.latency[class(unit)];
         }
         if completes {
             self.queues[class(unit)].push_back((done, id));
