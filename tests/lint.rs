@@ -70,6 +70,13 @@ fn small_configs_lint_and_synthesize_clean() {
 }
 
 #[test]
+fn renamed_configs_lint_and_synthesize_clean() {
+    for (name, _) in RENAMED {
+        lint_design(&rfgen_gen::generate(&renamed(name), SramKind::Behavioural), true);
+    }
+}
+
+#[test]
 fn default_config_lints_and_synthesizes_clean() {
     lint_design(&rfgen_gen::generate(&baseline(), SramKind::Behavioural), true);
 }

@@ -249,3 +249,26 @@ pub fn pattern() -> impl proptest::strategy::Strategy<Value = rfgen_cosim::block
         2 => any::<u64>().prop_map(Pattern::Uniform),
     ]
 }
+
+/// Small configurations with register renaming (physical ids on the MRF's ports): rows 10..15 of
+/// 16 TFET (mixed); every row TFET with one bank per cluster (a single bank group, 3 warps, two
+/// lanes per cluster); every row CMOS (no TFET timing at all) with 6 warps and 3 collectors.
+pub const RENAMED: &[(&str, &str)] = &[
+    (
+        "tmixed",
+        "name = \"tmixed\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 16\ncollectors = 2\ntag_bits = 4\n[rename]\nenabled = true\ncmos_rows = 10\n",
+    ),
+    (
+        "tallt",
+        "name = \"tallt\"\n[sm]\nwarps = 3\nlanes = 4\nclusters = 2\nregisters_per_thread = 2\n[mrf]\nbanks = 2\nentries = 8\ncollectors = 2\ntag_bits = 2\n[rename]\nenabled = true\ncmos_rows = 0\n",
+    ),
+    (
+        "tallc",
+        "name = \"tallc\"\n[sm]\nwarps = 6\nlanes = 16\nclusters = 4\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16\ncollectors = 3\ntag_bits = 3\n[rename]\nenabled = true\ncmos_rows = 16\n",
+    ),
+];
+
+pub fn renamed(name: &str) -> Checked {
+    let (_, text) = RENAMED.iter().find(|(n, _)| *n == name).expect("a renamed config of that name");
+    rfgen_gen::config::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}

@@ -96,8 +96,10 @@ impl Glue for Mrf {
         if let Some(o) = &p.orf {
             exp.set(&o.fill_busy, out.fill_busy);
         }
+        if let Some(commit) = &p.wb_commit {
+            exp.set(commit, out.wb_commit as u64);
+        }
         if let Some(c) = &p.compressed {
-            exp.set(&c.wb_commit, out.wb_commit as u64);
             exp.set_bits(&c.bank_rd_en, out.bank_rd_en);
             exp.set_bits(&c.bank_wr_en, out.bank_wr_en);
             exp.set_bits(&c.bank_gated, out.bank_gated);
@@ -187,7 +189,10 @@ pub fn summary(m: &Mrf) -> Vec<(&'static str, u64)> {
             ("power-gated bank-cycles", s.gated_bank_cycles()),
         ]);
     }
-    if m.rfc().is_some() || m.layout().is_some() {
+    if m.geometry().has_tfet() {
+        v.extend([("TFET row reads", s.tfet_reads), ("TFET row writes", s.tfet_writes)]);
+    }
+    if m.rfc().is_some() || m.layout().is_some() || m.geometry().has_tfet() {
         v.push(("write-back stall cycles", s.wb_stall_cycles));
     }
     v

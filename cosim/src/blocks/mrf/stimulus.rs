@@ -1,6 +1,8 @@
-//! MRF stimulus that respects the port protocol: an offered instruction — and, on a compressed
-//! MRF, an offered write-back — is held, unchanged, until the MRF accepts it. Random (seeded,
-//! for long runs) or scripted (for proptest).
+//! MRF stimulus that respects the port protocol: an offered instruction — and, where the MRF has
+//! `wb_ready` (compressed, behind a register file cache, TFET rows), an offered write-back — is
+//! held, unchanged, until the MRF accepts it. Random (seeded, for long runs) or scripted (for
+//! proptest). Renamed, register ids are physical: any id below `physical_registers`, with any
+//! warp.
 
 use super::cache_events::CacheEvents;
 use crate::blocks::bdi::Pattern;
@@ -158,14 +160,15 @@ impl RandomStimulus {
             pick -= self.knobs.sources[count];
             count += 1;
         }
-        let first = self.below(g.registers);
+        let regs = register_ids(&g);
+        let first = self.below(regs);
         for s in 0..3 {
             inp.issue_src_valid[s] = s < count;
             inp.issue_src_reg[s] = if s > 0 && self.chance(self.knobs.same_group) {
                 // Same group: offset by a multiple of the group count.
-                (first + g.groups * self.below(g.registers / g.groups)) % g.registers
+                (first + g.groups * self.below(regs / g.groups)) % regs
             } else {
-                self.below(g.registers)
+                self.below(regs)
             };
         }
         inp.issue_tag = self.next_tag;
@@ -200,6 +203,12 @@ impl RandomStimulus {
     }
 }
 
+/// How many register ids the MRF's ports name: per warp, or renamed, physical ones (every row
+/// of every bank group; the warp plays no part in where they live).
+fn register_ids(g: &Geometry) -> u32 {
+    if g.renamed { g.physical_registers() } else { g.registers }
+}
+
 impl Stimulus<Mrf> for RandomStimulus {
     fn next(&mut self, cycle: u64, out: &MrfOut, inp: &mut MrfIn) {
         if !self.offering && self.chance(self.knobs.issue) {
@@ -218,7 +227,7 @@ impl Stimulus<Mrf> for RandomStimulus {
                 inp.wb_entry = self.below(1 << o.layout.entry_bits());
             }
             inp.wb_warp = self.below(self.g.warps);
-            inp.wb_reg = self.below(self.g.registers);
+            inp.wb_reg = self.below(register_ids(&self.g));
             let all = lane_mask(self.g.lanes as usize);
             inp.wb_mask = if self.chance(self.knobs.partial_mask) { self.rng.next_u64() & all } else { all };
             let phase = 16 * (self.g.warps * self.g.registers) as u64;

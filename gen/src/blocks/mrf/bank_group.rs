@@ -1,18 +1,47 @@
 //! One bank group: the bank at the same position in every cluster, sharing one row address,
-//! with the round-robin arbiter that picks which operand slot reads it this cycle.
+//! with the round-robin arbiter that picks which operand slot reads it this cycle. With TFET
+//! rows, a TFET read takes the read port for two cycles and the group says when each slot's data
+//! is on its read data.
 
 use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, Sig, onehot_mux, packing, slice, wire};
+use crate::verilog::{Module, Port, Sig, onehot_mux, packing, slice, vector_reg, vector_wire, wire};
 
 pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -> Module {
     let (s, ab, wr, ew, lpc) = (g.slots(), g.row_bits(), g.warp_reg_bits(), g.entry_bits(), g.lanes_per_cluster);
+    let tfet = g.has_tfet();
     let mut body = String::new();
     body += &wire("grant_valid", 1);
     body += &wire("rd_row", ab);
+    if tfet {
+        body += &vector_wire("req", s);
+        body += &wire("tfet_rd", 1);
+        body += &wire("read_busy", 1);
+        body += &vector_reg("tfet_slot", s);
+    }
     body += "\n";
-    let (instance, granted_row) = slot_arbiter(arbiter, "slot_req", s, ab);
+    if tfet {
+        body += "  // The read port finishing a TFET read grants nothing (and the banks hold rd_data).\n";
+        body += &format!("  assign req = slot_req & {{{s}{{~read_busy}}}};\n");
+    }
+    let (instance, granted_row) = slot_arbiter(arbiter, if tfet { "req" } else { "slot_req" }, s, ab);
     body += &instance;
     body += &format!("\n  // Row of the granted slot.\n  assign rd_row = {granted_row};\n\n");
+    if tfet {
+        body += &format!(
+            "  // TFET rows {} to {}: the grant's data is delivered two cycles after it, not one, and the\n",
+            g.tfet_row,
+            g.entries - 1
+        );
+        body += "  // port is busy in between.\n";
+        body += &format!("  assign tfet_rd = grant_valid & {};\n", super::top::tfet_row_test("rd_row", g));
+        body += "  assign read_busy = |tfet_slot;\n";
+        body += "  always @(posedge clk) begin\n";
+        body += &format!("    if (rst) begin\n      tfet_slot <= {s}'b0;\n      deliver <= {s}'b0;\n");
+        body += "    end else begin\n";
+        body += &format!("      tfet_slot <= slot_grant & {{{s}{{tfet_rd}}}};\n");
+        body += &format!("      deliver <= (slot_grant & {{{s}{{~tfet_rd}}}}) | tfet_slot;\n");
+        body += "    end\n  end\n\n";
+    }
     for c in 0..g.clusters {
         let mask = Sig::new("wr_mask", g.lanes).slice(c, lpc);
         let any = if lpc == 1 { format!("wr_en & {mask}") } else { format!("wr_en & (|{mask})") };
@@ -31,34 +60,50 @@ pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -
             ],
         );
     }
-    Module {
-        name: format!("{prefix}_mrf_bank_group"),
-        doc: vec![
-            format!(
-                "One MRF bank group: {} banks (one per cluster) of {} x {} bit sharing a row address,",
-                g.clusters, g.entries, ew
-            ),
-            format!("and a round-robin arbiter granting one of {s} operand slots per cycle."),
-        ],
-        ports: vec![
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high"),
-            Port::input("slot_req", s, "operand slots requesting a read of this group").vector(),
-            Port::input("slot_row", s * ab, &format!("row wanted by each slot, {}", packing("slot", ab))),
-            Port::output("slot_grant", s, "one-hot: slot whose read is issued this cycle").vector(),
-            Port::output(
-                "rd_data",
-                wr,
-                &format!("warp register read in the previous cycle, {}", packing("cluster", ew)),
-            ),
-            Port::input("wr_en", 1, "write a warp register"),
-            Port::input("wr_row", ab, "row to write"),
-            Port::input("wr_mask", g.lanes, "per-lane write enable").vector(),
-            Port::input("wr_data", wr, "warp register to write, lane i at [32i+31:32i]"),
-        ],
-        body,
-        memory: None,
+    let mut doc = vec![
+        format!(
+            "One MRF bank group: {} banks (one per cluster) of {} x {} bit sharing a row address,",
+            g.clusters, g.entries, ew
+        ),
+        format!("and a round-robin arbiter granting one of {s} operand slots per cycle."),
+    ];
+    let mut ports = vec![
+        Port::input("clk", 1, "clock"),
+        Port::input("rst", 1, "synchronous reset, active high"),
+        Port::input("slot_req", s, "operand slots requesting a read of this group").vector(),
+        Port::input("slot_row", s * ab, &format!("row wanted by each slot, {}", packing("slot", ab))),
+        Port::output("slot_grant", s, "one-hot: slot whose read is issued this cycle").vector(),
+    ];
+    if tfet {
+        doc.push(format!(
+            "Rows {} to {} are TFET: delivered two cycles after the grant, the next cycle granting nothing.",
+            g.tfet_row,
+            g.entries - 1
+        ));
+        ports.push(
+            Port::output("deliver", s, "one-hot: slot whose register is on rd_data this cycle (captured now)")
+                .vector()
+                .reg(),
+        );
+        ports.push(Port::output(
+            "rd_data",
+            wr,
+            &format!("warp register of the latest grant (held until the next), {}", packing("cluster", ew)),
+        ));
+    } else {
+        ports.push(Port::output(
+            "rd_data",
+            wr,
+            &format!("warp register read in the previous cycle, {}", packing("cluster", ew)),
+        ));
     }
+    ports.extend([
+        Port::input("wr_en", 1, "write a warp register"),
+        Port::input("wr_row", ab, "row to write"),
+        Port::input("wr_mask", g.lanes, "per-lane write enable").vector(),
+        Port::input("wr_data", wr, "warp register to write, lane i at [32i+31:32i]"),
+    ]);
+    Module { name: format!("{prefix}_mrf_bank_group"), doc, ports, body, memory: None }
 }
 
 /// The round-robin arbiter granting one of `slots` requests (`req`) to drive `slot_grant` and

@@ -1,7 +1,8 @@
 //! One operand collector unit: holds an issued instruction, requests each source operand from
 //! its bank group, captures the data, and offers the instruction for dispatch when complete.
-//! With `delivered`, read data takes several cycles (the compressed MRF's decompressor) and the
-//! bank group says when it is there (`slot_deliver`); otherwise it comes one cycle after the grant.
+//! With `delivered`, read data takes several cycles (the compressed MRF's decompressor, or a
+//! TFET row's slower read) and the bank group says when it is there (`slot_deliver`); otherwise
+//! it comes one cycle after the grant.
 
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Module, Port, onehot_mux, packing, reg, slice};
@@ -23,7 +24,9 @@ pub fn operand_collector(
     body += &reg("pending", n);
     body += &reg("inflight", n);
     body += "\n  // Control state. A slot is pending until its bank read is granted, then in flight for\n";
-    body += if delivered {
+    body += if delivered && g.has_tfet() {
+        "  // the one or two cycles (CMOS or TFET row) until its bank group delivers the data.\n"
+    } else if delivered {
         "  // the cycles until its bank group delivers the decompressed data.\n"
     } else {
         "  // one cycle while the bank delivers the data.\n"

@@ -30,13 +30,16 @@ pub struct MrfPorts<P> {
     pub disp_src_valid: P,
     pub disp_src_data: [P; SLOTS],
     pub wb_valid: P,
-    /// A write-back can be refused (compressed MRF, register file cache).
+    /// A write-back can be refused (compressed MRF, register file cache, TFET rows).
     pub wb_ready: Option<P>,
     pub wb_warp: P,
     pub wb_reg: P,
     pub wb_mask: P,
     pub wb_data: P,
-    /// The compressed MRF's write-port commit and bank strobes.
+    /// A write-back is stored later than the edge it is taken (compressed MRF: the write port's
+    /// commit; TFET rows: the cycle after a write to a TFET row).
+    pub wb_commit: Option<P>,
+    /// The compressed MRF's bank strobes.
     pub compressed: Option<CompressedPorts<P>>,
     /// The register file cache's hints and events.
     pub rfc: Option<RfcPorts<P>>,
@@ -58,11 +61,10 @@ pub struct OrfPorts<P> {
     pub fill_busy: P,
 }
 
-/// Ports only the compressed MRF has: the write port may refuse a write-back and commits it
-/// later, and the banks' strobes are outputs (bit `j·C + c` is group `j`, cluster `c`).
+/// Ports only the compressed MRF has: the banks' strobes are outputs (bit `j·C + c` is group
+/// `j`, cluster `c`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompressedPorts<P> {
-    pub wb_commit: P,
     pub bank_gated: P,
     pub bank_rd_en: P,
     pub bank_wr_en: P,
@@ -99,14 +101,7 @@ impl MrfPorts<Port> {
             let strobe = |name: &str, what: &str| {
                 Port::output(name, banks, &format!("{what}; group j cluster c at bit {}j+c", l.clusters)).vector()
             };
-            let commit = match rfc {
-                None => "the oldest write-back taken is stored at this edge (read by grants from the next cycle)",
-                Some(_) => {
-                    "the write port's oldest register (from the RFC: bypass, eviction or flush) is stored at this edge"
-                }
-            };
             CompressedPorts {
-                wb_commit: Port::output("wb_commit", 1, commit),
                 bank_gated: strobe("bank_gated", "bank power-gated"),
                 bank_rd_en: strobe("bank_rd_en", "bank read this cycle"),
                 bank_wr_en: strobe("bank_wr_en", "bank written this cycle"),
@@ -179,7 +174,25 @@ impl MrfPorts<Port> {
                 .vector(),
             }
         });
+        let tfet = g.has_tfet();
+        let wb_commit = match (compression, &rfc) {
+            (Some(_), None) => {
+                Some("the oldest write-back taken is stored at this edge (read by grants from the next cycle)")
+            }
+            (Some(_), Some(_)) => {
+                Some("the write port's oldest register (from the RFC: bypass, eviction or flush) is stored at this edge")
+            }
+            (None, _) if tfet => Some(
+                "the write-back taken in the previous cycle, to a TFET row, finishes at this edge (release its register)",
+            ),
+            (None, _) => None,
+        }
+        .map(|comment| Port::output("wb_commit", 1, comment));
         let (wb_valid, wb_mask) = match (compression, &rfc) {
+            (None, None) if tfet => (
+                "a write-back is offered (hold it until wb_ready)",
+                "per-lane write enable (active mask), lane i at bit i",
+            ),
             (None, None) => (
                 "write a warp register this cycle (never blocked)",
                 "per-lane write enable (active mask), lane i at bit i",
@@ -203,6 +216,9 @@ impl MrfPorts<Port> {
                 Some("the offer is taken this cycle (no eviction waits, no flush is under way, the write port is free)")
             }
             (None, Some(_)) => Some("the offer is taken this cycle (no eviction waits and no flush is under way)"),
+            (None, None) if tfet => {
+                Some("the offer is taken this cycle (low in the cycle after a write-back to a TFET row)")
+            }
             (None, None) => None,
         }
         .map(|comment| Port::output("wb_ready", 1, comment));
@@ -245,6 +261,7 @@ impl MrfPorts<Port> {
             wb_reg: Port::input("wb_reg", rb, reg_id),
             wb_mask: Port::input("wb_mask", g.lanes, wb_mask).vector(),
             wb_data: Port::input("wb_data", g.warp_reg_bits(), &format!("value, {lanes}")),
+            wb_commit,
             compressed,
             rfc,
             orf,
@@ -276,6 +293,7 @@ impl<P> MrfPorts<P> {
             wb_reg,
             wb_mask,
             wb_data,
+            wb_commit,
             compressed,
             rfc,
             orf,
@@ -301,8 +319,8 @@ impl<P> MrfPorts<P> {
             wb_reg: f(wb_reg),
             wb_mask: f(wb_mask),
             wb_data: f(wb_data),
+            wb_commit: wb_commit.as_ref().map(&mut f),
             compressed: compressed.as_ref().map(|c| CompressedPorts {
-                wb_commit: f(&c.wb_commit),
                 bank_gated: f(&c.bank_gated),
                 bank_rd_en: f(&c.bank_rd_en),
                 bank_wr_en: f(&c.bank_wr_en),
@@ -353,8 +371,9 @@ impl<P> MrfPorts<P> {
         if let Some(o) = &self.orf {
             v.extend([&o.wb_mrf, &o.wb_upper, &o.wb_entry]);
         }
+        v.extend(&self.wb_commit);
         if let Some(c) = &self.compressed {
-            v.extend([&c.wb_commit, &c.bank_gated, &c.bank_rd_en, &c.bank_wr_en]);
+            v.extend([&c.bank_gated, &c.bank_rd_en, &c.bank_wr_en]);
         }
         if let Some(r) = &self.rfc {
             v.extend([&r.wb_long, &r.act_valid, &r.act_warp, &r.act_ready]);
@@ -374,7 +393,8 @@ mod tests {
     /// `list` names every port `map` visits, once.
     #[test]
     fn list_covers_every_field() {
-        for text in ["", "[compression]\nenabled = true", "[rfc]\nenabled = true", "[orf]\nenabled = true"] {
+        let renamed = "[rename]\nenabled = true\ncmos_rows = 100";
+        for text in ["", "[compression]\nenabled = true", "[rfc]\nenabled = true", "[orf]\nenabled = true", renamed] {
             let c = crate::config::parse(text).unwrap();
             let ports = MrfPorts::new(&c.geometry, c.compression.as_ref(), c.rfc.as_ref(), c.orf.as_ref());
             let mut mapped = Vec::new();

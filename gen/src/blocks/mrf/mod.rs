@@ -45,7 +45,9 @@ pub fn modules(
     let dispatch_arbiter = (g.collectors > 1).then(|| arbiter::rr_arbiter(prefix, g.collectors));
     let fill_entry_bits = upper.map(OrfLayout::entry_bits);
     let prefilled = cache.is_some() || upper.is_some();
-    let collector = collector::operand_collector(prefix, g, compression.is_some(), prefilled, fill_entry_bits);
+    // The compressed MRF's decompressor and TFET rows delay a read: the group says when it is there.
+    let delivered = compression.is_some() || g.has_tfet();
+    let collector = collector::operand_collector(prefix, g, delivered, prefilled, fill_entry_bits);
     let orf = upper.map(|o| orf::orf(prefix, g, o));
     let mut modules = vec![sram.clone(), reg_map.clone(), bank_arbiter.clone()];
     modules.extend(dispatch_arbiter.clone());

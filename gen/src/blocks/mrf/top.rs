@@ -2,7 +2,9 @@
 //! the write path. Cycle behaviour is specified by `model::blocks::mrf::Mrf`. The write path is
 //! a variant: write-back straight into the bank groups, or (compressed MRF) through the write
 //! port's compressor into compressed bank groups, with the banks' strobes driven out. A register
-//! file cache may sit in front of either: the banks are then written what it sends them.
+//! file cache may sit in front of either: the banks are then written what it sends them. With
+//! TFET rows (renaming, direct path only), a write-back to a TFET row keeps the write port busy
+//! for one more cycle, and the bank groups say when each slot's data is on their read data.
 
 use super::interface::{CompressedPorts, MrfPorts};
 use crate::bdi::Layout;
@@ -43,10 +45,12 @@ struct BankWrite {
 impl BankWrite {
     fn of(g: &Geometry, p: &MrfPorts<Sig>, cached: bool) -> Self {
         if !cached {
-            // Beside an ORF/LRF, a write-back may skip the MRF.
-            let en = match &p.orf {
-                Some(o) => Sig::new(format!("{} & {}", p.wb_valid, o.wb_mrf), 1),
-                None => p.wb_valid.clone(),
+            // Beside an ORF/LRF, a write-back may skip the MRF; with TFET rows it is taken only
+            // while the write port is not finishing a TFET write.
+            let en = match (&p.orf, &p.wb_ready) {
+                (Some(o), _) => Sig::new(format!("{} & {}", p.wb_valid, o.wb_mrf), 1),
+                (None, Some(_)) if g.has_tfet() => Sig::new("wb_take", 1),
+                (None, _) => p.wb_valid.clone(),
             };
             return BankWrite {
                 en,
@@ -73,6 +77,9 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
     let v = |name: &str, width: u32| Sig::new(name, width);
     let compressed = matches!(parts.write, WritePath::Compressed { .. });
     let cached = parts.rfc.is_some();
+    // TFET rows: the bank groups say when a slot's data is on their read data.
+    let tfet = g.has_tfet();
+    let delivered = compressed || tfet;
     // A register file cache in front of the compressor: registers on their way to the banks
     // (eviction buffer, write port) are not read from them until stored.
     let pend = match parts.write {
@@ -134,6 +141,10 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         b += &wire("mov_rd", 1);
         b += &wire("wr_en", 1);
     }
+    if tfet {
+        b += &wire("wb_take", 1);
+        b += &crate::verilog::reg("wb_tfet_busy", 1);
+    }
     if parts.orf.is_some() {
         for name in ["fill_valid", "wb_upper_used", "upper_wr_en"] {
             b += &wire(name, 1);
@@ -156,7 +167,7 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
     for grp in 0..g.groups {
         b += &wire(&format!("group{grp}_req"), s);
         b += &wire(&format!("group{grp}_grant"), s);
-        if compressed {
+        if delivered {
             b += &wire(&format!("group{grp}_deliver"), s);
         }
     }
@@ -238,7 +249,7 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
             ("alloc_row", v("issue_row", k * ab)),
             ("slot_grant", v("slot_grant", s).slice(c, k)),
         ];
-        if compressed {
+        if delivered {
             conns.push(("slot_deliver", v("slot_deliver", s).slice(c, k)));
         }
         if cached {
@@ -320,6 +331,19 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         ),
         format!("{n} operand collector units x {k} slots, per-bank round-robin read arbitration, 1R1W banks."),
     ];
+    if tfet {
+        doc.extend([
+            format!(
+                "Renamed: physical registers (group p mod {}, row p / {}); rows {} to {} of every bank are TFET:",
+                g.groups,
+                g.groups,
+                g.tfet_row,
+                g.entries - 1
+            ),
+            "a TFET read is captured two cycles after its grant and blocks its group's next grant; a".into(),
+            "write-back to a TFET row blocks the next one (wb_ready low, wb_commit high). See docs/mrf.md.".into(),
+        ]);
+    }
     doc.extend(parts.write.doc(cached));
     Module {
         name: format!("{prefix}_mrf"),
@@ -335,6 +359,9 @@ impl WritePath<'_> {
     fn wires(&self, g: &Geometry) -> Vec<(&'static str, u32)> {
         let (gb, ab, wr) = (g.group_bits(), g.row_bits(), g.warp_reg_bits());
         match self {
+            WritePath::Direct { .. } if g.has_tfet() => {
+                vec![("wb_group", gb), ("wb_row", ab), ("group_rd_data", g.groups * wr), ("slot_deliver", g.slots())]
+            }
             WritePath::Direct { .. } => vec![("wb_group", gb), ("wb_row", ab), ("group_rd_data", g.groups * wr)],
             WritePath::Compressed { layout: l, .. } => vec![
                 ("group_rd_data", g.groups * wr),
@@ -375,6 +402,9 @@ impl WritePath<'_> {
 
     fn groups(&self, g: &Geometry, p: &MrfPorts<Sig>, w: &BankWrite, pend: u32) -> String {
         match self {
+            WritePath::Direct { bank_group } if g.has_tfet() => {
+                format!("\n{}\n{}", tfet_write(g, p), direct_groups(g, p, bank_group, w))
+            }
             WritePath::Direct { bank_group } => format!("\n{}", direct_groups(g, p, bank_group, w)),
             WritePath::Compressed { layout, write_port, bank_group } => {
                 let c = p.compressed.as_ref().expect("the compressed MRF has the compressed ports");
@@ -622,26 +652,81 @@ fn has_port(m: &Module, name: &str) -> bool {
     m.ports.iter().any(|p| p.name == name)
 }
 
-/// The bank groups, written through `w`.
+/// TFET rows: the write port is busy for the cycle after it takes a write-back to a TFET row.
+fn tfet_write(g: &Geometry, p: &MrfPorts<Sig>) -> String {
+    let ready = p.wb_ready.as_ref().expect("TFET rows have wb_ready");
+    let commit = p.wb_commit.as_ref().expect("TFET rows have wb_commit");
+    let mut b = String::from(
+        "  // TFET write: a write-back taken to a TFET row finishes in the next cycle, which takes
+",
+    );
+    b += "  // no write-back and tells the SM to release the register.
+";
+    b += &format!(
+        "  assign wb_take = {} & {ready};
+",
+        p.wb_valid
+    );
+    b += "  always @(posedge clk) begin
+";
+    b += "    if (rst) wb_tfet_busy <= 1'b0;
+";
+    b += &format!(
+        "    else wb_tfet_busy <= wb_take & {};
+",
+        tfet_row_test("wb_row", g)
+    );
+    b += "  end
+";
+    b += &format!(
+        "  assign {ready} = ~wb_tfet_busy;
+"
+    );
+    b += &format!(
+        "  assign {commit} = wb_tfet_busy;
+"
+    );
+    b
+}
+
+/// Verilog test that `row` (a `row_bits` wide signal) is a TFET row.
+pub(super) fn tfet_row_test(row: &str, g: &Geometry) -> String {
+    if g.tfet_row == 0 { "1'b1".into() } else { format!("({row} >= {})", lit(g.row_bits(), g.tfet_row as u64)) }
+}
+
+/// The bank groups, written through `w`; with TFET rows each says when a slot's data is on its
+/// read data.
 fn direct_groups(g: &Geometry, p: &MrfPorts<Sig>, bank_group: &Module, w: &BankWrite) -> String {
     let (gb, ab, s, wr) = (g.group_bits(), g.row_bits(), g.slots(), g.warp_reg_bits());
     let mut b = String::new();
-    for grp in 0..g.groups {
-        b += &bank_group.instance(
-            &format!("u_group{grp}"),
-            &[
-                ("clk", p.clk.clone()),
-                ("rst", p.rst.clone()),
-                ("slot_req", Sig::new(format!("group{grp}_req"), s)),
-                ("slot_row", Sig::new("slot_row", s * ab)),
-                ("slot_grant", Sig::new(format!("group{grp}_grant"), s)),
-                ("rd_data", Sig::new("group_rd_data", g.groups * wr).slice(grp, wr)),
-                ("wr_en", Sig::new(format!("{} & (wb_group == {})", w.en.expr, lit(gb, grp as u64)), 1)),
-                ("wr_row", Sig::new("wb_row", ab)),
-                ("wr_mask", w.mask.clone()),
-                ("wr_data", w.data.clone()),
-            ],
+    if g.has_tfet() {
+        let delivers: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_deliver")).collect();
+        b += &format!(
+            "  assign slot_deliver = {};
+
+",
+            delivers.join(" | ")
         );
+    }
+    for grp in 0..g.groups {
+        let mut conns = vec![
+            ("clk", p.clk.clone()),
+            ("rst", p.rst.clone()),
+            ("slot_req", Sig::new(format!("group{grp}_req"), s)),
+            ("slot_row", Sig::new("slot_row", s * ab)),
+            ("slot_grant", Sig::new(format!("group{grp}_grant"), s)),
+        ];
+        if g.has_tfet() {
+            conns.push(("deliver", Sig::new(format!("group{grp}_deliver"), s)));
+        }
+        conns.extend([
+            ("rd_data", Sig::new("group_rd_data", g.groups * wr).slice(grp, wr)),
+            ("wr_en", Sig::new(format!("{} & (wb_group == {})", w.en.expr, lit(gb, grp as u64)), 1)),
+            ("wr_row", Sig::new("wb_row", ab)),
+            ("wr_mask", w.mask.clone()),
+            ("wr_data", w.data.clone()),
+        ]);
+        b += &bank_group.instance(&format!("u_group{grp}"), &conns);
     }
     b
 }
@@ -679,7 +764,7 @@ fn compressed_groups(
         ("wb_data", w.data.clone()),
         ("head_group", v("head_group", gb)),
         ("head_row", v("head_row", ab)),
-        ("head_commit", cp.wb_commit.clone()),
+        ("head_commit", p.wb_commit.clone().expect("the compressed MRF has wb_commit")),
         ("group_compressed", v("group_compressed", g.groups)),
         ("group_usable", v("group_usable", g.groups * c)),
         ("group_mov_done", v("group_mov_done", g.groups)),

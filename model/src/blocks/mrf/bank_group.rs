@@ -1,12 +1,16 @@
 //! One bank group (generated `<prefix>_mrf_bank_group`): the bank at one position in every
 //! cluster, sharing a row address — together one logical bank of `lanes × 32` bits with one
-//! read and one write port — and the round-robin arbiter over all operand slots.
+//! read and one write port — and the round-robin arbiter over all operand slots. With TFET
+//! rows (`rename.enabled`), its read port is busy for the cycle after a grant of a TFET row.
 
 use crate::blocks::arbiter::RoundRobin;
 
 #[derive(Clone, Debug)]
 pub struct BankGroup {
     pub arbiter: RoundRobin,
+    /// The read port finishes a TFET read this cycle (a TFET row was granted at the last edge):
+    /// nothing is granted.
+    pub read_busy: bool,
     lanes: usize,
     /// `[row][lane]`; bank contents are not reset.
     mem: Vec<u32>,
@@ -18,10 +22,17 @@ impl BankGroup {
     pub fn new(slots: u32, entries: u32, lanes: usize) -> Self {
         BankGroup {
             arbiter: RoundRobin::new(slots),
+            read_busy: false,
             lanes,
             mem: vec![0; entries as usize * lanes],
             known: vec![0; entries as usize],
         }
+    }
+
+    /// Reset clears the arbiter and the read port's busy cycle; the contents are kept.
+    pub fn reset(&mut self) {
+        self.arbiter.reset();
+        self.read_busy = false;
     }
 
     /// Reads `row` into `out`; returns its known lanes.

@@ -132,6 +132,32 @@
 //! The SM stalls a warp while `fill_busy` shows it, so every later read or write of a filled
 //! entry comes after the fill; a write-back's upper copy needs no such rule because its readers
 //! wait for the scoreboard. Reset invalidates every entry.
+//!
+//! # TFET rows (`rename.enabled`; seed 003 §4.1.2)
+//! With register renaming the MRF's ports carry physical register ids, and rows `tfet_row ..`
+//! (from `rename.cmos_rows` on) of every bank are TFET ([`Geometry::has_tfet`]): each access to
+//! one costs one extra cycle. Renaming composes with neither compression, nor a register file
+//! cache, nor an ORF/LRF, so TFET rows only ever sit behind the direct write path. Without a
+//! TFET row nothing here applies. The rules above change as follows, at each edge, all from the
+//! state before it.
+//! - **Reads** (rules 1, 2): a group's grant of a TFET row reads the row at that edge like any
+//!   grant (read-first: before this edge's write), but its data reaches the slot one edge later:
+//!   the slot is in flight for two cycles instead of one. The group grants nothing at the next
+//!   edge: its read port is busy finishing the read, so every request to it waits (each counted
+//!   as a bank conflict) and its arbiter pointer stays. In the RTL the group's banks are not read
+//!   in that busy cycle, so their read data holds, and the group names the slot whose data is on
+//!   its read data (`deliver`): a CMOS grant's slot one cycle after the grant, a TFET grant's
+//!   two cycles after.
+//! - **Write-back** (rule 5): a write-back taken to a TFET row is written at that edge like any
+//!   other. In the next cycle the write port is busy finishing it: `wb_ready` is low (no
+//!   write-back is taken; an offer is held) and `wb_commit` is high (the SM releases that
+//!   register's scoreboard bit at that edge). Otherwise `wb_ready` is high and `wb_commit` low.
+//! - **Counts**: `tfet_reads` and `tfet_writes` count the grants and the write-backs of TFET
+//!   rows (per warp register, as `operand_reads` and `mrf_writes`), for the energy model.
+//!
+//! So an instruction accepted in cycle `t` whose only source is a TFET row, without conflicts,
+//! is offered in `t+4`, and a second instruction reading the same group waits one cycle more
+//! than behind a CMOS read. Reset clears the busy read ports and the busy write port.
 
 mod bank_group;
 mod bank_power;
@@ -225,10 +251,12 @@ pub struct MrfOut<'a> {
     pub disp_src_data: [&'a [u32]; SLOTS],
     /// Lanes of each source holding a written value.
     pub disp_src_known: [u64; SLOTS],
-    /// A write-back offered this cycle is taken (always, without compression).
+    /// A write-back offered this cycle is taken (always, without compression, a register file
+    /// cache or TFET rows; with TFET rows, low in the cycle after a write-back to a TFET row).
     pub wb_ready: bool,
-    /// Compressed MRF: the oldest write-back taken is stored at this edge (never without
-    /// compression, where a write-back is stored at the edge it is offered).
+    /// Compressed MRF: the oldest write-back taken is stored at this edge. TFET rows: a
+    /// write-back to a TFET row taken at the last edge finishes at this one (the SM releases
+    /// that register). Never otherwise: a write-back is stored at the edge it is offered.
     pub wb_commit: bool,
     /// Register file cache: an activation, and a flush request, are taken this cycle.
     pub act_ready: bool,
@@ -281,6 +309,11 @@ pub struct MrfStats {
     pub bank_wakeups: u64,
     /// Cycles a write-back could not be taken (`wb_ready` low).
     pub wb_stall_cycles: u64,
+    /// TFET rows only (`rename.enabled`): bank-group reads (grants) and writes (write-backs
+    /// taken) of a TFET row, per warp register as `operand_reads` and `mrf_writes` count; the
+    /// CMOS ones are the rest of those.
+    pub tfet_reads: u64,
+    pub tfet_writes: u64,
     /// Register file cache only from here on: what it did, and the lanes written into it.
     pub rfc: RfcStats,
     pub rfc_written_lanes: u64,
@@ -388,6 +421,9 @@ pub struct Mrf {
     orf: Option<Orf>,
     fill_arbiter: RoundRobin,
     write: WritePath,
+    /// TFET rows: the write port finishes a write to a TFET row this cycle (taken at the last
+    /// edge): `wb_ready` low, `wb_commit` high.
+    write_busy: bool,
     plan: Plan,
     stats: MrfStats,
 }
@@ -443,6 +479,7 @@ impl Mrf {
             orf: None,
             fill_arbiter: RoundRobin::new(g.slots()),
             write,
+            write_busy: false,
             plan: Plan {
                 winner: [NONE; MAX_GROUPS],
                 read: [NONE; MAX_GROUPS],
@@ -502,9 +539,15 @@ impl Mrf {
         self.collectors.iter().enumerate().fold(0, |m, (c, u)| m | (u.ready() as u64) << c)
     }
 
-    /// Edges from a grant until the data is in the slot: the bank read, then the decompressor.
-    fn read_latency(&self) -> u32 {
-        1 + self.layout().map_or(0, |l| l.decompress_latency)
+    /// Edges from a grant of `row` until the data is in the slot: the bank read (one more for a
+    /// TFET row), then the decompressor.
+    fn read_latency(&self, row: u32) -> u32 {
+        1 + u32::from(self.is_tfet(row)) + self.layout().map_or(0, |l| l.decompress_latency)
+    }
+
+    /// `row` of every bank is a TFET row (never without renaming).
+    fn is_tfet(&self, row: u32) -> bool {
+        row >= self.g.tfet_row
     }
 
     /// Derives this cycle's decisions from the state (see [`Plan`]).
@@ -551,7 +594,10 @@ impl Mrf {
             let req = requests[grp];
             p.winner[grp] = NONE;
             p.read[grp] = NONE;
+            // The read port finishing a TFET read grants nothing, like a dummy MOV's read.
+            let busy = matches!(&self.write, WritePath::Direct(groups) if groups[grp].read_busy);
             match mov {
+                _ if busy => p.conflicts += u64::from(req.count_ones()),
                 Some((mg, row)) if mg as usize == grp => {
                     p.conflicts += u64::from(req.count_ones());
                     p.read[grp] = row;
@@ -569,7 +615,7 @@ impl Mrf {
         // The banks take a write this cycle (the write port's compressor advances); with a
         // register file cache, a write-back is taken only while nothing else waits for them.
         p.banks_ready = match &self.write {
-            WritePath::Direct(_) => true,
+            WritePath::Direct(_) => !self.write_busy,
             WritePath::Compressed { port, .. } => port.head().is_none() || action == WriteAction::Commit,
         };
         p.wb_ready = p.banks_ready && self.rfc.as_ref().is_none_or(Rfc::wb_ready);
@@ -598,9 +644,10 @@ impl Mrf {
         }
     }
 
-    /// The bank reads of this edge: every granted slot (and a dummy MOV) reads its register.
+    /// The bank reads of this edge: every granted slot (and a dummy MOV) reads its register; a
+    /// grant of a TFET row arrives one edge later and keeps its group's read port busy for the
+    /// next cycle.
     fn read_banks(&mut self) {
-        let latency = self.read_latency();
         let granted = self.plan.granted;
         self.stats.bank_conflicts += self.plan.conflicts;
         self.stats.operand_reads += u64::from(granted.count_ones());
@@ -610,13 +657,19 @@ impl Mrf {
         for grp in 0..self.g.groups as usize {
             let (winner, row) = (self.plan.winner[grp], self.plan.read[grp]);
             let granted = (winner != NONE).then_some(winner);
+            let tfet = granted.is_some() && self.is_tfet(row);
+            let latency = if row == NONE { 0 } else { self.read_latency(row) };
             match &mut self.write {
-                WritePath::Direct(groups) => groups[grp].arbiter.update(granted, true),
+                WritePath::Direct(groups) => {
+                    groups[grp].arbiter.update(granted, true);
+                    groups[grp].read_busy = tfet;
+                }
                 WritePath::Compressed { groups, .. } => groups[grp].arbiter.update(granted, true),
             }
             if row == NONE {
                 continue;
             }
+            self.stats.tfet_reads += u64::from(tfet);
             match &mut self.write {
                 WritePath::Direct(groups) => {
                     let unit = &mut self.collectors[winner as usize / SLOTS];
@@ -691,12 +744,12 @@ impl Mrf {
                 data,
                 cause: WriteCause::Bypass,
             });
-            write_banks(&self.g, &mut self.write, &self.plan, st, w);
+            self.write_busy = write_banks(&self.g, &mut self.write, &self.plan, st, w);
             return;
         };
         let w = rfc.bank_write(wb);
         st.rfc.bypasses += u64::from(w.is_some_and(|w| w.cause == WriteCause::Bypass));
-        write_banks(&self.g, &mut self.write, &self.plan, st, w);
+        self.write_busy = write_banks(&self.g, &mut self.write, &self.plan, st, w);
         let act = inp.act_valid.then_some(inp.act_warp);
         let flush = inp.flush_valid.then_some(inp.flush_warp);
         let hit = wb.is_some_and(|(w, reg, ..)| rfc.lookup(w, reg).is_some());
@@ -716,18 +769,20 @@ impl Mrf {
 
 /// The banks' edge with `w`, the register offered to them: uncompressed, its masked lanes are
 /// written now; compressed, power gating and the head's commit or dummy MOV happen first, then
-/// the compressor advances, taking `w` when the port is ready (`plan.banks_ready`).
-fn write_banks(g: &Geometry, write: &mut WritePath, plan: &Plan, st: &mut MrfStats, w: Option<BankWrite>) {
+/// the compressor advances, taking `w` when the port is ready (`plan.banks_ready`). Returns
+/// whether a TFET row was written (uncompressed only): the write port is busy next cycle.
+fn write_banks(g: &Geometry, write: &mut WritePath, plan: &Plan, st: &mut MrfStats, w: Option<BankWrite>) -> bool {
     let (lanes, lpc) = (g.lanes as usize, g.lanes_per_cluster);
     let (layout, groups, port) = match write {
         WritePath::Direct(groups) => {
-            if let Some(w) = w {
-                let addr = g.map(w.warp, w.reg);
-                groups[addr.group as usize].write(addr.row, w.mask, w.data);
-                st.mrf_writes += 1;
-                st.bank_writes += u64::from(active_clusters(w.mask, lpc, g.clusters as usize).count_ones());
-            }
-            return;
+            let Some(w) = w else { return false };
+            let addr = g.map(w.warp, w.reg);
+            groups[addr.group as usize].write(addr.row, w.mask, w.data);
+            st.mrf_writes += 1;
+            st.bank_writes += u64::from(active_clusters(w.mask, lpc, g.clusters as usize).count_ones());
+            let tfet = addr.row >= g.tfet_row;
+            st.tfet_writes += u64::from(tfet);
+            return tfet;
         }
         WritePath::Compressed { layout, groups, port } => (layout, groups, port),
     };
@@ -783,6 +838,7 @@ fn write_banks(g: &Geometry, write: &mut WritePath, plan: &Plan, st: &mut MrfSta
         }
         _ => port.advance(plan.banks_ready, false, Side::default(), &[]),
     }
+    false
 }
 
 /// What the SM needs of its register file: the MRF's ports, and its event counts for the
@@ -809,8 +865,9 @@ impl Block for Mrf {
         self.rfc.iter_mut().for_each(Rfc::reset);
         self.orf.iter_mut().for_each(Orf::reset);
         self.fill_arbiter.reset();
+        self.write_busy = false;
         match &mut self.write {
-            WritePath::Direct(groups) => groups.iter_mut().for_each(|g| g.arbiter.reset()),
+            WritePath::Direct(groups) => groups.iter_mut().for_each(BankGroup::reset),
             WritePath::Compressed { groups, port, .. } => {
                 groups.iter_mut().for_each(CompressedBankGroup::reset);
                 port.reset();
@@ -832,7 +889,7 @@ impl Block for Mrf {
             disp_src_data: std::array::from_fn(|s| unit.operand(s).0),
             disp_src_known: std::array::from_fn(|s| unit.operand(s).1),
             wb_ready: p.wb_ready,
-            wb_commit: p.action == WriteAction::Commit,
+            wb_commit: p.action == WriteAction::Commit || self.write_busy,
             act_ready: self.rfc().is_some_and(Rfc::act_ready),
             flush_ready: self.rfc().is_some_and(Rfc::flush_ready),
             fill_busy: self.collectors.iter().filter(|u| u.busy && u.filling != 0).fold(0, |m, u| m | 1 << u.warp),
@@ -1198,5 +1255,69 @@ mod rfc_tests {
         let o = &m.stats().orf;
         assert_eq!((o.orf_reads, o.lrf_reads, o.orf_writes, o.lrf_writes), (4, 1, 3, 1));
         assert_eq!((o.fills, o.fill_waits, o.mrf_writes_skipped, m.stats().mrf_writes), (1, 1, 1, 3));
+    }
+}
+
+#[cfg(test)]
+mod tfet_tests {
+    use super::*;
+
+    /// The TFET timing example of docs/mrf.md, cycle by cycle: 2 bank groups of 16 rows, rows
+    /// 10..15 TFET, so physical register `p` is in group `p mod 2`, row `p / 2`, TFET from 20 on.
+    #[test]
+    fn documented_tfet_timing() {
+        let checked = rfgen_gen::config::parse(
+            "[sm]\nwarps = 4\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 16\ncollectors = 2\ntag_bits = 4\n[rename]\nenabled = true\ncmos_rows = 10\n",
+        )
+        .unwrap();
+        let g = checked.geometry.clone();
+        assert!(g.renamed && g.has_tfet() && g.tfet_row == 10);
+        let mut m = Mrf::for_config(&checked);
+        let mut inp = MrfIn::new(&g);
+        inp.disp_ready = true;
+        // (wb_ready, wb_commit, offered tag and its first two sources)
+        let mut log = Vec::new();
+        let mut held = false;
+        for cycle in 0..27 {
+            // Write-backs: p1 (CMOS) = 11 in cycle 0, p21 (TFET) = 22 in cycle 1, p3 (CMOS) = 33
+            // offered in cycle 2 and held while the port finishes the TFET write.
+            let wb = [(0, 1, 11), (1, 21, 22), (2, 3, 33)].into_iter().find(|w| w.0 == cycle);
+            if let Some((_, reg, value)) = wb {
+                (inp.wb_reg, inp.wb_mask) = (reg, lane_mask(g.lanes as usize));
+                inp.wb_data.fill(value);
+                held = true;
+            }
+            inp.wb_valid = held;
+            // A reads p1 (CMOS), B reads p21 (TFET), C reads p3 and p21 (both in group 1).
+            inp.issue_valid = matches!(cycle, 4 | 10 | 20);
+            (inp.issue_tag, inp.issue_src_valid, inp.issue_src_reg) = match cycle {
+                4 => (0xA, [true, false, false], [1, 0, 0]),
+                10 => (0xB, [true, false, false], [21, 0, 0]),
+                _ => (0xC, [true, true, false], [3, 21, 0]),
+            };
+            let out = m.outputs();
+            let sources = (out.disp_src_data[0][0], out.disp_src_data[1][0]);
+            log.push((out.wb_ready, out.wb_commit, out.disp_valid.then_some((out.disp_tag, sources))));
+            held &= !out.wb_ready;
+            m.tick(&inp);
+        }
+        let at = |c: usize| log[c];
+        assert_eq!(at(0), (true, false, None));
+        assert_eq!(at(1), (true, false, None), "a CMOS write leaves the port free");
+        assert_eq!(at(2), (false, true, None), "the TFET write finishes: the offer of p3 is held");
+        assert_eq!(at(3), (true, false, None), "p3 is taken");
+        assert_eq!(at(4), (true, false, None));
+        let first = |c: usize| at(c).2.map(|(tag, s)| (tag, s.0));
+        assert_eq!(at(6).2, None);
+        assert_eq!(first(7), Some((0xA, 11)), "a CMOS read: offered in t+3");
+        assert_eq!(at(13).2, None);
+        assert_eq!(first(14), Some((0xB, 22)), "a TFET read: offered in t+4");
+        // C (unit 0, whose slot 0 group 1's arbiter granted last): p21 (slot 1) is granted in
+        // 21, group 1 is busy in 22, p3 (slot 0) is granted in 23; C is offered in 25.
+        assert_eq!(at(24).2, None);
+        assert_eq!(at(25).2, Some((0xC, (33, 22))), "p3 waited for the TFET read and its busy cycle");
+        let s = m.stats();
+        assert_eq!((s.operand_reads, s.tfet_reads, s.mrf_writes, s.tfet_writes), (4, 2, 3, 1));
+        assert_eq!((s.bank_conflicts, s.wb_stall_cycles), (2, 1), "p3's read waited twice, its write once");
     }
 }
