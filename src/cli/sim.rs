@@ -404,14 +404,18 @@ fn print_rename(r: &SimReport, n: &RenameReport) {
             n.terms.join(", ")
         ),
     );
-    println!("  {:<10} {:>10} {:>9} {:>10} {:>17}  config", "design", "cycles", "slowdown", "energy", "vs all-CMOS");
+    println!(
+        "  {:<10} {:>10} {:>9} {:>10} {:>7} {:<14} config",
+        "design", "cycles", "slowdown", "energy", "change", "[paper]"
+    );
     for d in &n.designs {
-        let paper = match d.paper_slowdown {
-            Some(p) => format!("[{:+.0}%, {:+.1}%]", -100.0 * d.paper_energy_reduction, 100.0 * p),
-            None => format!("[{:+.0}%]", -100.0 * d.paper_energy_reduction),
+        let paper = match (d.paper_energy_reduction, d.paper_slowdown) {
+            (Some(e), Some(p)) => format!("[{:+.0}%, {:+.0}%]", -100.0 * e, 100.0 * p),
+            (Some(e), None) => format!("[{:+.0}%]", -100.0 * e),
+            _ => "reference".into(),
         };
         println!(
-            "  {:<10} {:>10} {:>+8.1}% {:>7.1} nJ {:>+6.1}% {:<10} {}",
+            "  {:<10} {:>10} {:>+8.1}% {:>7.1} nJ {:>+6.1}% {:<14} {}",
             d.name,
             d.cycles,
             100.0 * d.slowdown,

@@ -887,8 +887,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                 written_values: m.rfc_written_lanes,
             }
         });
-        // TFET bank traffic comes with the MRF's TFET timing; until then every row is CMOS.
-        self.stats.rename = self.rename.as_ref().map(|r| r.traffic(0, 0));
+        self.stats.rename = self.rename.as_ref().map(|r| r.traffic(m.tfet_reads, m.tfet_writes));
         self.stats.orf = self.orf_entries.map(|entries| {
             let o = &m.orf;
             stats::OrfTraffic {
