@@ -133,6 +133,9 @@ fn print_text(r: &SimReport) {
     let n = s.warp_instructions;
     let row = |k: &str, v: String| println!("  {k:<28} {v}");
     println!("sim {} on {} (config hash {}), scheduler {}", r.kernel, r.config, r.config_hash, r.scheduler);
+    if s.sms > 1 {
+        row("SMs", format!("{} (sharing global memory, DRAM bandwidth and the blocks; counts are totals)", s.sms));
+    }
     row("cycles", s.cycles.to_string());
     row(
         "warp instructions",
@@ -390,6 +393,9 @@ fn print_rename(r: &SimReport, n: &RenameReport) {
     );
     row("TFET accesses", format!("{} reads, {} writes (warp registers)", t.tfet_reads, t.tfet_writes));
     row("stalls, no register free", format!("{} cycles", n.no_register_stalls));
+    if let Some(t) = &r.stats.tuba {
+        row("TUBA block limits", format!("lowered {} times, raised {} times", t.lowered, t.raised));
+    }
     let e = &n.energy;
     row(
         "energy",
@@ -405,7 +411,7 @@ fn print_rename(r: &SimReport, n: &RenameReport) {
         ),
     );
     println!(
-        "  {:<10} {:>10} {:>9} {:>10} {:>7} {:<14} config",
+        "  {:<16} {:>9} {:>9} {:>10} {:>7} {:<14} config",
         "design", "cycles", "slowdown", "energy", "change", "[paper]"
     );
     for d in &n.designs {
@@ -415,7 +421,7 @@ fn print_rename(r: &SimReport, n: &RenameReport) {
             _ => "reference".into(),
         };
         println!(
-            "  {:<10} {:>10} {:>+8.1}% {:>7.1} nJ {:>+6.1}% {:<14} {}",
+            "  {:<16} {:>9} {:>+8.1}% {:>7.1} nJ {:>+6.1}% {:<14} {}",
             d.name,
             d.cycles,
             100.0 * d.slowdown,

@@ -83,7 +83,9 @@ fn simulate(checked: &Checked, kernel: &Kernel) -> Result<SimOutcome> {
         }),
         rename: r.rename.map(|n| {
             let d = |name: &str| n.designs.iter().find(|d| d.name == name).expect("every design is reported");
-            let (mem_ra, all_tfet, cmos_ra) = (d("MEM_RA"), d("all-TFET"), d("CMOS_RA"));
+            // The point itself is the last design (MEM_RA, with TRWS or TUBA when on).
+            let mem_ra = n.designs.last().expect("every design is reported");
+            let (all_tfet, cmos_ra) = (d("all-TFET"), d("CMOS_RA"));
             RenameOutcome {
                 tfet_share: n.tfet_share,
                 energy_reduction: mem_ra.energy_reduction,

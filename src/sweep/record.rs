@@ -74,8 +74,9 @@ pub struct SimOutcome {
     pub rename: Option<RenameOutcome>,
 }
 
-/// With renaming: seed 003's accounting of this point and the energy saved against the same
-/// point all-CMOS (power-gated), its slowdown, and the share of destinations given TFET.
+/// With renaming: the energy saved by this point (seed 003's accounting) against the same point
+/// all-CMOS (power-gated) and its slowdown, the same for all-TFET and CMOS_RA, and the share of
+/// destinations given TFET.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RenameOutcome {
     pub tfet_share: f64,

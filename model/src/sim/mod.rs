@@ -70,6 +70,8 @@ pub struct Design {
 pub const PAPER_ALL_TFET: (f64, f64) = (0.86, 0.45);
 pub const PAPER_CMOS_RA: (f64, f64) = (0.123, 0.023);
 pub const PAPER_MEM_RA_ENERGY_REDUCTION: f64 = 0.34;
+/// Seed 003's abstract and §6.3: MEM_RA with TUBA and TRWS, against the same baseline.
+pub const PAPER_MEM_RA_TRWS_TUBA_ENERGY_REDUCTION: f64 = 0.40;
 
 fn rename_report(
     checked: &Checked,
@@ -80,18 +82,18 @@ fn rename_report(
     let Some(r) = &stats.rename else { return Ok(None) };
     let e = &checked.config.energy;
     let mine = energy::hybrid(stats, e, &checked.geometry);
-    let variant = |edit: &dyn Fn(&mut rfgen_gen::config::Config)| -> Result<(SimStats, Checked), SimError> {
+    // Seed 003's designs are MEM_RA's neighbours: the same SM without TRWS and TUBA.
+    let variant = |edit: &dyn Fn(&mut rfgen_gen::config::Config)| -> Result<(SimStats, energy::Hybrid), SimError> {
         let mut c = checked.config.clone();
+        (c.rename.trws, c.rename.tuba) = (false, false);
         edit(&mut c);
         let c = rfgen_gen::config::check(c).expect("seed 003's designs keep a renamed config valid");
-        Ok((run(&c, kernel, max_cycles, &mut |_| {})?.0, c))
+        let s = run(&c, kernel, max_cycles, &mut |_| {})?.0;
+        let h = energy::hybrid(&s, e, &c.geometry);
+        Ok((s, h))
     };
-    let (cmos, cmos_c) = variant(&|c| c.rename.enabled = false)?;
-    let (tfet, tfet_c) = variant(&|c| c.rename.cmos_rows = 0)?;
-    // CMOS_RA: no predicted stall ever (every latency within `thr_acc`), so TFET only as fallback.
-    let (cmos_ra, cmos_ra_c) = variant(&|c| c.rename.thr_acc = rfgen_gen::rename::COUNTER_MAX)?;
-    let reference = energy::hybrid(&cmos, e, &cmos_c.geometry);
-    let design = |name, config: String, s: &SimStats, h: energy::Hybrid, paper: (Option<f64>, Option<f64>)| Design {
+    let (cmos, reference) = variant(&|c| c.rename.enabled = false)?;
+    let design = |name, config: String, (s, h): (SimStats, energy::Hybrid), paper: (Option<f64>, Option<f64>)| Design {
         name,
         config,
         cycles: s.cycles,
@@ -102,30 +104,43 @@ fn rename_report(
         paper_slowdown: paper.1,
     };
     let rc = &checked.config.rename;
-    let designs = vec![
-        design("all-CMOS", "rename.enabled = false".into(), &cmos, reference.clone(), (None, None)),
+    let max = rfgen_gen::rename::COUNTER_MAX;
+    let mut designs = vec![
+        design("all-CMOS", "rename.enabled = false".into(), (cmos.clone(), reference.clone()), (None, None)),
         design(
             "all-TFET",
             "rename.cmos_rows = 0".into(),
-            &tfet,
-            energy::hybrid(&tfet, e, &tfet_c.geometry),
+            variant(&|c| c.rename.cmos_rows = 0)?,
             (Some(PAPER_ALL_TFET.0), Some(PAPER_ALL_TFET.1)),
         ),
+        // CMOS_RA: no stall is ever predicted (every latency within `thr_acc`): TFET only as
+        // the fallback when no CMOS register is free.
         design(
             "CMOS_RA",
-            format!("rename.thr_acc = {}", rfgen_gen::rename::COUNTER_MAX),
-            &cmos_ra,
-            energy::hybrid(&cmos_ra, e, &cmos_ra_c.geometry),
+            format!("rename.thr_acc = {max}"),
+            variant(&|c| c.rename.thr_acc = max)?,
             (Some(PAPER_CMOS_RA.0), Some(PAPER_CMOS_RA.1)),
         ),
-        design(
-            "MEM_RA",
-            format!("this config (cmos_rows = {}, thr_acc = {}, ref_acc = {})", rc.cmos_rows, rc.thr_acc, rc.ref_acc),
-            stats,
-            mine.clone(),
-            (Some(PAPER_MEM_RA_ENERGY_REDUCTION), None),
-        ),
     ];
+    let this = format!("this config (cmos_rows = {}, thr_acc = {}, ref_acc = {})", rc.cmos_rows, rc.thr_acc, rc.ref_acc);
+    let mine_run = (stats.clone(), mine.clone());
+    match (rc.trws, rc.tuba) {
+        (false, false) => designs.push(design("MEM_RA", this, mine_run, (Some(PAPER_MEM_RA_ENERGY_REDUCTION), None))),
+        (trws, tuba) => {
+            designs.push(design(
+                "MEM_RA",
+                "rename.trws = false, rename.tuba = false".into(),
+                variant(&|_| {})?,
+                (Some(PAPER_MEM_RA_ENERGY_REDUCTION), None),
+            ));
+            let (name, paper) = match (trws, tuba) {
+                (true, true) => ("MEM_RA+TRWS+TUBA", Some(PAPER_MEM_RA_TRWS_TUBA_ENERGY_REDUCTION)),
+                (true, false) => ("MEM_RA+TRWS", None),
+                _ => ("MEM_RA+TUBA", None),
+            };
+            designs.push(design(name, this, mine_run, (paper, None)));
+        }
+    }
     Ok(Some(RenameReport {
         tfet_share: r.tfet_given as f64 / r.renames.max(1) as f64,
         no_register_stalls: stats.stalls.no_register,

@@ -8,6 +8,7 @@
 //! (to at most what its warp slots hold) when more than 40 % are. An SM at its limit launches no
 //! new block until one of its blocks finishes.
 
+use super::stats::TubaMoves;
 use super::{Shared, SimError, SimStats, Sm};
 use crate::kernel::Kernel;
 use rfgen_gen::Checked;
@@ -24,8 +25,7 @@ pub struct Gpu<'k> {
     /// Blocks an SM's warp slots hold.
     max_blocks: u32,
     cycle: u64,
-    /// Block-limit moves, down and up.
-    pub limit_moves: (u64, u64),
+    moves: TubaMoves,
 }
 
 impl<'k> Gpu<'k> {
@@ -37,7 +37,7 @@ impl<'k> Gpu<'k> {
         sms.iter_mut().for_each(Sm::start);
         let max_blocks = c.geometry.warps / k.warps_per_block(c.geometry.lanes).max(1);
         let tuba = c.config.rename.enabled && c.config.rename.tuba;
-        Ok(Gpu { sms, tuba, max_blocks, cycle: 0, limit_moves: (0, 0) })
+        Ok(Gpu { sms, tuba, max_blocks, cycle: 0, moves: TubaMoves::default() })
     }
 
     pub fn done(&self) -> bool {
@@ -61,10 +61,10 @@ impl<'k> Gpu<'k> {
                 let limit = sm.block_limit().min(self.max_blocks);
                 if share < TUBA_LOW && limit > 1 {
                     sm.set_block_limit(limit - 1);
-                    self.limit_moves.0 += 1;
+                    self.moves.lowered += 1;
                 } else if share > TUBA_HIGH && limit < self.max_blocks {
                     sm.set_block_limit(limit + 1);
-                    self.limit_moves.1 += 1;
+                    self.moves.raised += 1;
                 }
             }
         }
@@ -93,6 +93,7 @@ impl<'k> Gpu<'k> {
             total.add(sm.stats());
         }
         total.cycles = self.cycle;
+        total.tuba = self.tuba.then(|| self.moves.clone());
         total
     }
 }

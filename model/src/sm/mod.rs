@@ -289,7 +289,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             lives: vec![ValueLife::default(); g.warps as usize * k.regs.max(1) as usize],
             at_barrier: 0,
             resident: 0,
-            stats: SimStats { executed: vec![0; k.code.len()], ..SimStats::default() },
+            stats: SimStats { sms: 1, executed: vec![0; k.code.len()], ..SimStats::default() },
             cycle: 0,
             issues: None,
             due: Vec::new(),

@@ -123,6 +123,8 @@ impl Default for ValueStats {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SimStats {
+    /// SMs that ran the kernel (their counts are added up).
+    pub sms: u32,
     pub cycles: u64,
     pub warp_instructions: u64,
     pub thread_instructions: u64,
@@ -161,6 +163,14 @@ pub struct SimStats {
     pub orf: Option<OrfTraffic>,
     /// Present with register renaming.
     pub rename: Option<RenameTraffic>,
+    /// Present with TUBA: SM block-limit moves.
+    pub tuba: Option<TubaMoves>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TubaMoves {
+    pub lowered: u64,
+    pub raised: u64,
 }
 
 /// Renaming and the hybrid CMOS/TFET register file (seed 003).
@@ -393,6 +403,7 @@ impl SimStats {
     pub fn add(&mut self, o: &SimStats) {
         debug_assert!(o.compression.is_none() && o.rfc.is_none() && o.orf.is_none());
         self.cycles = self.cycles.max(o.cycles);
+        self.sms += o.sms;
         for (a, b) in [
             (&mut self.warp_instructions, o.warp_instructions),
             (&mut self.thread_instructions, o.thread_instructions),
