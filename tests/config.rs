@@ -104,6 +104,14 @@ const BAD: &[(&str, &str)] = &[
         "`rename.trws` = true: TRWS needs a scheduler that sees every warp (allowed: false, or scheduler.policy = \"lrr\" or \"gto\")",
     ),
     ("[rename]\nenabled = true\ncmos_rows = 300", "`rename.cmos_rows` = 300: out of range (allowed: 0 to 256)"),
+    (
+        "[sm]\ncount = 2\n[rfc]\nenabled = true",
+        "`sm.count` = 2: several SMs run without `rfc.enabled` only (allowed: 1, or `rfc.enabled` = false)",
+    ),
+    (
+        "[rename]\nenabled = true\ntuba = true",
+        "`rename.tuba` = true: TUBA balances TFET registers across SMs (allowed: false, or sm.count of 2 or more)",
+    ),
 ];
 
 #[test]
