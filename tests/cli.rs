@@ -182,18 +182,19 @@ fn config_subcommand_prints_checks_and_lists() {
     assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
 }
 
-/// `rtl-out/` holds the generated RTL of every preset (and the issue stage of `war-warpboard`);
-/// it must match the generator.
+/// `rtl-out/` holds the generated RTL of every preset (and the issue stage of `war-warpboard`,
+/// the rename stage of `tfet-hybrid`); it must match the generator.
 #[test]
 fn committed_rtl_out_matches_regeneration() {
     let issue = rfgen_gen::emit::generate_issue(&rfgen_gen::config::preset("war-warpboard").unwrap());
+    let rename = rfgen_gen::emit::generate_rename(&rfgen_gen::config::preset("tfet-hybrid").unwrap());
     let designs = rfgen_gen::config::preset_names()
         .into_iter()
         .map(|name| {
             let checked = rfgen_gen::config::preset(name).unwrap();
             (name.to_string(), rfgen_gen::generate(&checked, rfgen_gen::SramKind::Behavioural))
         })
-        .chain([("war-warpboard-issue".to_string(), issue)]);
+        .chain([("war-warpboard-issue".to_string(), issue), ("tfet-hybrid-rename".to_string(), rename)]);
     let mut folders: Vec<String> =
         std::fs::read_dir("rtl-out").unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     folders.sort();

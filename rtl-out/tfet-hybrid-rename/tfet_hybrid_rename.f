@@ -1,0 +1,3 @@
+tfet_hybrid_free_list_cmos.v
+tfet_hybrid_free_list_tfet.v
+tfet_hybrid_rename.v

@@ -1,0 +1,7 @@
+tfet_hybrid_sram_1r1w_256x128.v
+tfet_hybrid_reg_map.v
+tfet_hybrid_rr_arbiter_12.v
+tfet_hybrid_rr_arbiter_4.v
+tfet_hybrid_mrf_bank_group.v
+tfet_hybrid_operand_collector.v
+tfet_hybrid_mrf.v
