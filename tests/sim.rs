@@ -43,7 +43,7 @@ fn library_kernels_match_their_references_under_every_scheduler() {
             let sm = run(c, &k);
             let s = sm.stats();
             let what = format!("{} on {}", lk.name, c.config.name);
-            check(lk.name, &k, sm.memory()).unwrap_or_else(|e| panic!("{what}: {e}"));
+            check(lk.name, &k, &sm.memory()).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(s.operand_mismatches, 0, "{what}: {:?}", s.mismatch_examples);
             assert_eq!(s.undefined_reads, 0, "{what}");
             let f = func::run(&k, 32).unwrap();
@@ -352,7 +352,7 @@ fn compressed_mrf_runs_the_library_and_reports_seed_004_figures() {
         let k = lk.parse().unwrap();
         let sm = run(&c, &k);
         let s = sm.stats();
-        check(lk.name, &k, sm.memory()).unwrap_or_else(|e| panic!("{} compressed: {e}", lk.name));
+        check(lk.name, &k, &sm.memory()).unwrap_or_else(|e| panic!("{} compressed: {e}", lk.name));
         assert_eq!(s.operand_mismatches, 0, "{}: {:?}", lk.name, s.mismatch_examples);
         let z = s.compression.as_ref().expect("compression counters");
         let full: u64 = z.full_writes_by_ri.iter().sum();
