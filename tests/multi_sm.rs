@@ -15,7 +15,9 @@ fn config(text: &str) -> rfgen_gen::Checked {
 
 #[test]
 fn library_kernels_on_several_sms_match_their_references() {
-    for c in [config("[sm]\ncount = 4\n"), config("[sm]\ncount = 3\n[rename]\nenabled = true\ntrws = true\ntuba = true\n")] {
+    for c in
+        [config("[sm]\ncount = 4\n"), config("[sm]\ncount = 3\n[rename]\nenabled = true\ntrws = true\ntuba = true\n")]
+    {
         for lk in KERNELS {
             let k = lk.parse().unwrap();
             let mut gpu = Gpu::new(&c, &k).unwrap();
@@ -61,12 +63,14 @@ fn sms_share_the_dram_channel() {
 fn tuba_moves_block_limits_and_sim_reports_them() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("gpu.toml");
-    std::fs::write(&file, "name = \"gpu\"\n[sm]\ncount = 4\n[rename]\nenabled = true\ntrws = true\ntuba = true\n").unwrap();
+    std::fs::write(&file, "name = \"gpu\"\n[sm]\ncount = 4\n[rename]\nenabled = true\ntrws = true\ntuba = true\n")
+        .unwrap();
     let o = rfgen(&["sim", "--config", file.to_str().unwrap(), "--kernel", "matmul", "--format", "json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let t = &j["stats"]["tuba"];
     assert!(t["lowered"].as_u64().unwrap() > 0 && t["raised"].as_u64().unwrap() > 0, "{t}");
-    let names: Vec<&str> = j["rename"]["designs"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        j["rename"]["designs"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["all-CMOS", "all-TFET", "CMOS_RA", "MEM_RA", "MEM_RA+TRWS+TUBA"]);
 }

@@ -153,7 +153,11 @@ fn kernel_traffic_catches_rename_bugs() {
     let top = "tfet_hybrid_rename.v";
     let bugs = [
         (" & ~ren_dst_load;", ";", "load given a TFET destination"),
-        ("take_tfet = req_tfet ? tfet_valid : ~cmos_valid;", "take_tfet = req_tfet ? ~cmos_valid : tfet_valid;", "fallback inverted"),
+        (
+            "take_tfet = req_tfet ? tfet_valid : ~cmos_valid;",
+            "take_tfet = req_tfet ? ~cmos_valid : tfet_valid;",
+            "fallback inverted",
+        ),
     ];
     for (from, to, name) in bugs {
         let bad = mutated(design.clone(), top, from, to, name);
@@ -182,9 +186,8 @@ fn sim_reports_tfet_allocations_stalls_and_energy() {
     assert!(r["tfet_given"].as_u64().unwrap() > 0, "{r}");
     assert!(r["tfet_reads"].as_u64().unwrap() > 0 && r["tfet_writes"].as_u64().unwrap() > 0, "{r}");
     let designs = j["rename"]["designs"].as_array().unwrap();
-    let reduction = |name: &str| {
-        designs.iter().find(|d| d["name"] == name).unwrap()["energy_reduction"].as_f64().unwrap()
-    };
+    let reduction =
+        |name: &str| designs.iter().find(|d| d["name"] == name).unwrap()["energy_reduction"].as_f64().unwrap();
     // TFET's cheaper accesses and leakage: all-TFET saves the most, MEM_RA more than nothing.
     assert!(reduction("all-TFET") > reduction("MEM_RA") && reduction("MEM_RA") > 0.0, "{designs:?}");
     assert_eq!(reduction("all-CMOS"), 0.0);

@@ -385,7 +385,10 @@ fn print_rename(r: &SimReport, n: &RenameReport) {
     );
     row(
         "values died",
-        format!("{} at a last read, {} replaced, {} at warp exit", t.died_at_last_read, t.died_replaced, t.died_at_exit),
+        format!(
+            "{} at a last read, {} replaced, {} at warp exit",
+            t.died_at_last_read, t.died_replaced, t.died_at_exit
+        ),
     );
     row(
         "registers in use",

@@ -34,7 +34,8 @@ impl Glue for Scheduler {
 
     fn drive(&self, p: &Self::Ports, i: &SchedulerIn, buf: &mut [u32]) {
         p.eligible.put(buf, i.eligible);
-        for (port, value) in [(&p.desched, i.desched), (&p.ready, i.ready), (&p.launch, i.launch), (&p.first, i.first)] {
+        for (port, value) in [(&p.desched, i.desched), (&p.ready, i.ready), (&p.launch, i.launch), (&p.first, i.first)]
+        {
             if let Some(port) = port {
                 port.put(buf, value);
             }

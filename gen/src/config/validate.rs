@@ -285,33 +285,17 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     }
     // Renaming puts physical ids on the MRF's ports, which the register file cache, the
     // compressed MRF's range tables and the ORF/LRF's allocation all index architecturally.
+    // Several SMs run the plain or the renamed SM.
     for (on, other) in [
         (cfg.rfc.enabled, "rfc.enabled"),
         (cfg.compression.enabled, "compression.enabled"),
         (cfg.orf.enabled, "orf.enabled"),
     ] {
-        require(
-            !(cfg.rename.enabled && on),
-            "rename.enabled",
-            "true",
-            &format!("register renaming does not compose with `{other}`"),
-            format!("false, or `{other}` = false"),
-        )?;
-    }
-
-    // Several SMs run the plain or renamed SM; TUBA balances their TFET registers.
-    for (on, other) in [
-        (cfg.rfc.enabled, "rfc.enabled"),
-        (cfg.compression.enabled, "compression.enabled"),
-        (cfg.orf.enabled, "orf.enabled"),
-    ] {
-        require(
-            !(cfg.sm.count > 1 && on),
-            "sm.count",
-            cfg.sm.count,
-            &format!("several SMs run without `{other}` only"),
-            format!("1, or `{other}` = false"),
-        )?;
+        let allowed = format!("false, or `{other}` = false");
+        let rule = format!("register renaming does not compose with `{other}`");
+        require(!(cfg.rename.enabled && on), "rename.enabled", "true", &rule, allowed)?;
+        let rule = format!("several SMs run without `{other}` only");
+        require(!(cfg.sm.count > 1 && on), "sm.count", cfg.sm.count, &rule, format!("1, or `{other}` = false"))?;
     }
     require(
         !(cfg.rename.tuba && cfg.sm.count < 2),

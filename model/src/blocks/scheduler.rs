@@ -163,9 +163,8 @@ impl Block for Scheduler {
 
     fn tick(&mut self, i: &SchedulerIn) {
         // The decision depends on the eligible, first, descheduled and ready warps only.
-        let same = |k: &SchedulerIn| {
-            (k.eligible, k.first, k.desched, k.ready) == (i.eligible, i.first, i.desched, i.ready)
-        };
+        let same =
+            |k: &SchedulerIn| (k.eligible, k.first, k.desched, k.ready) == (i.eligible, i.first, i.desched, i.ready);
         let d = match self.decided.take() {
             Some((k, d)) if same(&k) => d,
             _ => self.decision(i),

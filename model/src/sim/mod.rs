@@ -122,7 +122,8 @@ fn rename_report(
             (Some(PAPER_CMOS_RA.0), Some(PAPER_CMOS_RA.1)),
         ),
     ];
-    let this = format!("this config (cmos_rows = {}, thr_acc = {}, ref_acc = {})", rc.cmos_rows, rc.thr_acc, rc.ref_acc);
+    let this =
+        format!("this config (cmos_rows = {}, thr_acc = {}, ref_acc = {})", rc.cmos_rows, rc.thr_acc, rc.ref_acc);
     let mine_run = (stats.clone(), mine.clone());
     match (rc.trws, rc.tuba) {
         (false, false) => designs.push(design("MEM_RA", this, mine_run, (Some(PAPER_MEM_RA_ENERGY_REDUCTION), None))),

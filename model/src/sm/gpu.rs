@@ -31,7 +31,8 @@ pub struct Gpu<'k> {
 impl<'k> Gpu<'k> {
     pub fn new(c: &Checked, k: &'k Kernel) -> Result<Gpu<'k>, SimError> {
         let shared = Shared::new(k);
-        let mut sms = (0..c.config.sm.count).map(|_| Sm::in_gpu(c, k, shared.clone())).collect::<Result<Vec<_>, _>>()?;
+        let mut sms =
+            (0..c.config.sm.count).map(|_| Sm::in_gpu(c, k, shared.clone())).collect::<Result<Vec<_>, _>>()?;
         // The first blocks go round-robin, one per SM in turn.
         while sms.iter_mut().fold(false, |any, sm| sm.launch_block() | any) {}
         sms.iter_mut().for_each(Sm::start);

@@ -94,7 +94,11 @@ pub struct Shared {
 
 impl Shared {
     pub fn new(k: &Kernel) -> Rc<Shared> {
-        Rc::new(Shared { global: RefCell::new(func::initial_memory(k)), dram_free: Cell::new(0), next_block: Cell::new(0) })
+        Rc::new(Shared {
+            global: RefCell::new(func::initial_memory(k)),
+            dram_free: Cell::new(0),
+            next_block: Cell::new(0),
+        })
     }
 }
 
@@ -463,7 +467,16 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             Some(f) => f,
             None => {
                 let vals = Values::new(self.lanes);
-                let f = Flight { slot: 0, pc: 0, mask: 0, segments: 0, vals, src_phys: [None; 3], dst_phys: 0, issued_at: 0 };
+                let f = Flight {
+                    slot: 0,
+                    pc: 0,
+                    mask: 0,
+                    segments: 0,
+                    vals,
+                    src_phys: [None; 3],
+                    dst_phys: 0,
+                    issued_at: 0,
+                };
                 self.flights.push(f);
                 self.flights.len() - 1
             }
