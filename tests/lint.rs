@@ -74,6 +74,12 @@ fn renamed_configs_lint_and_synthesize_clean() {
     for (name, _) in RENAMED {
         lint_design(&rfgen_gen::generate(&renamed(name), SramKind::Behavioural), true);
     }
+    // The paper's design: its MRF, and its issue stage with the stall and TRWS inputs.
+    let paper = rfgen_gen::config::preset("tfet-hybrid").unwrap();
+    lint_design(&rfgen_gen::generate(&paper, SramKind::Behavioural), false);
+    let mut trws = paper.config.clone();
+    trws.rename.trws = true;
+    lint_design(&rfgen_gen::emit::generate_issue(&rfgen_gen::config::check(trws).unwrap()), false);
 }
 
 #[test]
