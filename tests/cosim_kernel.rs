@@ -76,7 +76,7 @@ fn cli_cosim_kernel_passes_and_refuses_bad_input() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["cosim", "--block", "bdi", "--kernel", "saxpy"],
-            "--kernel: the SM model does not drive block `bdi` (kernel-driven blocks: mrf, issue, scheduler, scoreboard, warpboard)",
+            "--kernel: the SM model does not drive block `bdi` (kernel-driven blocks: mrf, issue, rename, scheduler, scoreboard, warpboard)",
         ),
         (&["cosim", "--kernel", "nope"], "`nope` is neither a library kernel"),
         (
@@ -88,6 +88,7 @@ fn cli_cosim_kernel_passes_and_refuses_bad_input() {
             "kernel matmul uses 28 registers but sm.registers_per_thread = 20",
         ),
         (&["cosim", "--kernel", "saxpy", "--seed", "3"], "cannot be used with"),
+        (&["cosim", "--block", "rename", "--kernel", "saxpy"], "the SM renames only with `rename.enabled` = true"),
     ];
     for (args, message) in cases {
         let out = rfgen(args);

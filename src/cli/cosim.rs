@@ -106,6 +106,12 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
             if block.kernel.is_none() {
                 return Err(bad_input(session::kernel_blocks_only(block)));
             }
+            if block.name == "rename" && !checked.config.rename.enabled {
+                return Err(bad_input(format!(
+                    "--kernel: the SM renames only with `rename.enabled` = true ({}; preset tfet-hybrid has it)",
+                    args.source.flags()
+                )));
+            }
             let (k, source) = super::kernel_with_source(name)?;
             // A kernel that does not fit is bad input, found before any RTL is built.
             Sm::new(&checked, &k).map_err(|e| bad_input(e.to_string()))?;
