@@ -3,7 +3,7 @@
 
 use super::{ConfigSource, bad_input};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use super::progress::Progress;
 use rfgen_cosim::blocks::{self, BLOCKS};
 use rfgen_cosim::session::{self, CosimOptions, CosimReport, Event};
 use rfgen_cosim::user_rtl;
@@ -143,24 +143,25 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     };
     let rtl = args.rtl.as_ref().map_or(String::new(), |d| format!(", RTL from {}", d.display()));
     println!("cosim {}: config {} (hash {}){rtl}, {what}", args.block, checked.config.name, checked.hash());
-    let bar = match &kernel {
-        Some(_) => ProgressBar::new_spinner()
-            .with_style(ProgressStyle::with_template("{spinner} {pos} cycles {per_sec}").expect("valid template")),
-        None => ProgressBar::new(opts.cycles).with_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} cycles {per_sec} eta {eta}").expect("valid template"),
-        ),
+    let progress = match &kernel {
+        Some(_) => Progress::new(None, "{spinner} {pos} cycles {per_sec}"),
+        None => Progress::new(Some(opts.cycles), "{bar:40} {pos}/{len} cycles {per_sec} eta {eta}"),
     };
+    let total = opts.cycles;
     let mut events = |e: Event| match e {
         Event::Building { top, key } => {
-            bar.suspend(|| eprintln!("building Verilator model of {top} ({key}); later runs reuse it"))
+            progress.line(&format!("building Verilator model of {top} ({key}); later runs reuse it"))
         }
-        Event::Progress(c) => bar.set_position(c),
+        Event::Progress(c) => progress.set_position(c, |c| match &kernel {
+            Some(_) => format!("cycle {c}"),
+            None => format!("cycle {c} of {total}"),
+        }),
     };
     let report = match &kernel {
         Some(k) => session::cosim_kernel(&checked, &design, k, &opts, &mut events)?,
         None => session::cosim_design(&checked, &design, &opts, &mut events)?,
     };
-    bar.finish_and_clear();
+    progress.finish();
     if let Some(t) = &args.trace {
         if !t.is_file() {
             anyhow::bail!("the waveform {} was not written", t.display());

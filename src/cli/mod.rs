@@ -4,6 +4,7 @@ mod bench;
 mod config;
 mod cosim;
 mod generate;
+mod progress;
 mod sim;
 mod sweep;
 mod synth;

@@ -53,8 +53,9 @@ measured point is stored in DIR/points/<config hash>.json: rerunning with the sa
 it. --synth measures every module (results.csv: the top's figures, then `<module>.<figure>`);
 --kernel records cycles, IPC, register-file energy and MRF traffic per kernel (with a register
 file cache also what it saves), `<kernel>.<figure>`, and with several kernels their total energy
-and mean ratios, `all.<figure>`. Writes DIR/results.csv, DIR/results.json and DIR/<PATH>.svg per
-varied parameter; Yosys logs are in DIR/work/<config hash>/.
+and mean ratios, `all.<figure>`. Writes DIR/results.csv, DIR/results.json and, with --synth or
+--kernel, DIR/<PATH>.svg per varied parameter; each point is named <base name>-<config hash>
+(its first 8 digits), and its Yosys logs are in DIR/work/<config hash>/.
 
 Exit status: 0 when every valid point was measured, 1 when a tool failed or cosim found a
 mismatch, 2 on bad input.")]

@@ -3,7 +3,7 @@
 use super::{ConfigSource, bad_input};
 use crate::synth::{FAKERAM45_UM2_PER_BIT, Liberty, ModuleArea, Options, SramModel, Synth, Target};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use super::progress::Progress;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -117,22 +117,27 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
     });
     let synth = Synth::new(&design, &opts, &work)?;
 
-    let bar = ProgressBar::new(modules.len() as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} modules {elapsed}").expect("valid template"));
+    let progress = Progress::new(Some(modules.len() as u64), "{bar:40} {pos}/{len} modules {elapsed} {msg}");
+    progress.line(&format!("synthesizing {} modules with Yosys ({})", modules.len(), synth.dir().display()));
     // The largest modules come last in the manifest: start them first.
     let mut areas: Vec<ModuleArea> = pool.install(|| {
         modules
             .par_iter()
             .rev()
             .map(|m| {
+                progress.bar().set_message(format!("{m} ..."));
+                let started = std::time::Instant::now();
                 let area = synth.module(m);
-                bar.inc(1);
+                let outcome = if area.is_ok() { "done" } else { "failed" };
+                let secs = started.elapsed().as_secs_f64();
+                progress.line(&format!("  {m}: {outcome} in {secs:.1} s ({:.0} s so far)", progress.elapsed()));
+                progress.bar().inc(1);
                 area
             })
             .collect::<anyhow::Result<_>>()
     })?;
     areas.reverse();
-    bar.finish_and_clear();
+    progress.finish();
 
     match args.format {
         Format::Text => {

@@ -87,7 +87,8 @@ pub fn show(v: &Value) -> String {
 }
 
 /// Every point of the cross product, the first parameter varying slowest. Each valid point is
-/// renamed `<base>-<hash>` so that module prefixes differ between points.
+/// renamed `<base>-<hash>`, its config hash's first 8 digits, so that module prefixes differ
+/// between points.
 pub fn points(base: &Checked, params: &[Param]) -> Vec<Point> {
     let base_table: Table = toml::from_str(&base.to_toml()).expect("a checked config is valid TOML");
     let mut combos: Vec<Vec<Value>> = vec![vec![]];

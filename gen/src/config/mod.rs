@@ -41,9 +41,11 @@ pub struct Checked {
 }
 
 impl Checked {
-    /// Short content hash of the full configuration (defaults included).
+    /// Short content hash of the full configuration (defaults included) but its name: the
+    /// hardware it describes, not its label, so a renamed copy keeps the hash.
     pub fn hash(&self) -> String {
-        let digest = Sha256::digest(self.to_toml().as_bytes());
+        let unnamed = Config { name: String::new(), ..self.config.clone() };
+        let digest = Sha256::digest(toml::to_string(&unnamed).expect("a config always serializes").as_bytes());
         digest[..8].iter().map(|b| format!("{b:02x}")).collect()
     }
 
