@@ -97,6 +97,12 @@ fn area_grows_with_banks_and_with_depth() {
     let names: std::collections::BTreeSet<&str> = points.iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), 6);
     assert!(names.iter().all(|n| n.starts_with("swp-") && n.len() == 12), "{names:?}");
+    // A point's name carries its config hash, the one its files and the CSV name it by.
+    for p in &points {
+        let (name, hash) = (p["name"].as_str().unwrap(), p["config_hash"].as_str().unwrap());
+        assert_eq!(&name[4..], &hash[..8], "{p}");
+        assert!(out.join("work").join(hash).is_dir(), "{hash}");
+    }
 }
 
 #[test]

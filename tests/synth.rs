@@ -24,6 +24,9 @@ fn synth_json(args: &[&str]) -> Value {
     all.extend(args);
     let out = rfgen(&all);
     assert!(out.status.success(), "rfgen {all:?}: {}", stderr(&out));
+    // Piped, progress comes as one line per synthesized module with its time.
+    let log = stderr(&out);
+    assert!(log.contains("synthesizing ") && log.contains(": done in "), "no progress lines: {log}");
     serde_json::from_str(&stdout(&out)).expect("JSON output")
 }
 
