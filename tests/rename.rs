@@ -192,3 +192,20 @@ fn sim_reports_tfet_allocations_stalls_and_energy() {
     assert!(reduction("all-TFET") > reduction("MEM_RA") && reduction("MEM_RA") > 0.0, "{designs:?}");
     assert_eq!(reduction("all-CMOS"), 0.0);
 }
+
+/// From the command line: the paper's design passes random cosim of its renamed MRF (TFET rows
+/// read and written) and kernel-driven cosim of its rename stage.
+#[test]
+fn cli_cosimulates_the_paper_design() {
+    let o = rfgen(&["cosim", "--preset", "tfet-hybrid", "--cycles", "20000"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let text = stdout(&o);
+    let count = |label: &str| -> u64 {
+        let line = text.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("{text}"));
+        line.split_whitespace().last().unwrap().parse().unwrap()
+    };
+    assert!(count("TFET row reads") > 1_000 && count("TFET row writes") > 1_000, "{text}");
+    let o = rfgen(&["cosim", "--preset", "tfet-hybrid", "--block", "rename", "--kernel", "bfs"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("TFET registers given"), "{}", stdout(&o));
+}
