@@ -1,9 +1,9 @@
 //! `rfgen cosim`: lockstep cosimulation of a block's RTL against its golden model, under random
 //! stimulus or under the traffic of a kernel running on the SM model.
 
+use super::progress::Progress;
 use super::{ConfigSource, bad_input};
 use clap::Args;
-use super::progress::Progress;
 use rfgen_cosim::blocks::{self, BLOCKS};
 use rfgen_cosim::session::{self, CosimOptions, CosimReport, Event};
 use rfgen_cosim::user_rtl;

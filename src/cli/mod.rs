@@ -5,6 +5,7 @@ mod config;
 mod cosim;
 mod generate;
 mod progress;
+mod report;
 mod sim;
 mod sweep;
 mod synth;
@@ -30,6 +31,30 @@ pub fn bad_input(msg: impl Into<String>) -> anyhow::Error {
     BadInput(msg.into()).into()
 }
 
+/// Creates the output folder of `rfgen <command>`, or accepts an existing one that is empty or
+/// that command's (it holds the marker `.rfgen-<command>`); refuses any other folder or file
+/// before anything is written.
+pub fn claim_folder(out: &std::path::Path, command: &str, reuse: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let marker = out.join(format!(".rfgen-{command}"));
+    if out.exists() {
+        if !out.is_dir() {
+            return Err(bad_input(format!("--out {}: is not a folder", out.display())));
+        }
+        let empty = std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))?.next().is_none();
+        if !empty && !marker.is_file() {
+            return Err(bad_input(format!(
+                "--out {}: a folder with other content; a {command} writes only into a new or empty folder or one an earlier {command} wrote",
+                out.display()
+            )));
+        }
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    std::fs::write(&marker, format!("written by rfgen {command}; {reuse}\n"))
+        .with_context(|| format!("cannot write into {}", out.display()))?;
+    Ok(())
+}
+
 #[derive(Parser)]
 #[command(name = "rfgen", version, about = "Generate, cosimulate and measure GPU register-file RTL", long_about = None)]
 pub struct Cli {
@@ -49,6 +74,7 @@ enum Command {
     Synth(synth::SynthArgs),
     Sweep(sweep::SweepArgs),
     Sim(sim::SimArgs),
+    Report(report::ReportArgs),
 }
 
 /// Which configuration to use: a TOML file or a named preset (default: `baseline`).
@@ -101,6 +127,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Synth(a) => synth::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Sim(a) => sim::run(a),
+        Command::Report(a) => report::run(a),
     }
 }
 

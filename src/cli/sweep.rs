@@ -1,42 +1,17 @@
 //! `rfgen sweep`: measure every point of a cross product of config parameters.
 
 use super::synth::{SynthFlags, pool, table};
-use super::{ConfigSource, bad_input};
+use super::{ConfigSource, bad_input, claim_folder};
 use crate::sweep::{CosimSettings, Job, KernelSettings, Param, Row, Status, points, show, write_results};
 use crate::synth::Target;
-use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rfgen_cosim::verilator::default_cache_dir;
 use rfgen_model::kernel::Kernel;
 use sha2::Digest as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Marks a folder as a sweep's, so that a later sweep may add to it.
-const SWEEP_MARKER: &str = ".rfgen-sweep";
-
-/// Creates the output folder, or accepts an existing one that is empty or a sweep's; refuses
-/// any other folder or file before writing anything.
-fn claim_folder(out: &Path) -> anyhow::Result<()> {
-    if out.exists() {
-        if !out.is_dir() {
-            return Err(bad_input(format!("--out {}: is not a folder", out.display())));
-        }
-        let empty = std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))?.next().is_none();
-        if !empty && !out.join(SWEEP_MARKER).is_file() {
-            return Err(bad_input(format!(
-                "--out {}: a folder with other content; a sweep writes only into a new or empty folder or one an earlier sweep wrote",
-                out.display()
-            )));
-        }
-    }
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    std::fs::write(out.join(SWEEP_MARKER), "written by rfgen sweep; points/ and work/ are reused by later sweeps\n")
-        .with_context(|| format!("cannot write into {}", out.display()))?;
-    Ok(())
-}
 
 /// Sweep configuration parameters: synthesize, cosimulate and run kernels on every point, tabulate and plot
 #[derive(Args)]
@@ -115,7 +90,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let pool = pool(args.jobs)?;
     let out = &args.out;
-    claim_folder(out)?;
+    claim_folder(out, "sweep", "points/ and work/ are reused by later sweeps")?;
 
     let points = points(&base, &params);
     let describe = |values: &[toml::Value]| {

@@ -1,9 +1,9 @@
 //! `rfgen synth`: Yosys area of every module of a design, as a text table, CSV or JSON.
 
+use super::progress::Progress;
 use super::{ConfigSource, bad_input};
 use crate::synth::{FAKERAM45_UM2_PER_BIT, Liberty, ModuleArea, Options, SramModel, Synth, Target};
 use clap::{Args, ValueEnum};
-use super::progress::Progress;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;

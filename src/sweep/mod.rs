@@ -13,7 +13,7 @@ mod results;
 
 pub use params::{Param, points, show};
 use record::{CosimOutcome, OrfOutcome, RenameOutcome, RfcOutcome, SimOutcome, SynthSettings};
-pub use record::{CosimSettings, KernelSettings, Record, Settings};
+pub use record::{CosimSettings, KernelSettings, Record, Settings, write_atomic};
 pub use results::{Row, Status, cell, columns};
 
 use crate::synth::{Options, Synth};

@@ -1,0 +1,355 @@
+//! `rfgen report`: every seed's headline experiment that rfgen models, run on the SM model, as
+//! claims (the paper's figure beside ours and the command that reproduces ours) and plots.
+//! The kernels are the library's application kernels (heartwall, seed 002's hazard pattern,
+//! is left out as in the README's tables) unless the caller narrows them.
+
+mod chart;
+pub mod page;
+
+use anyhow::{Result, anyhow};
+use rayon::prelude::*;
+use rfgen_gen::Checked;
+use rfgen_gen::config::{self, Config, WarPolicy};
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sim::{self, SimReport};
+use std::collections::HashMap;
+
+const MAX_CYCLES: u64 = 200_000_000;
+
+/// One figure of a paper beside ours.
+pub struct Claim {
+    pub claim: String,
+    pub paper: String,
+    pub ours: String,
+}
+
+/// A seed's claims and the command that reproduces ours.
+pub struct Group {
+    pub seed: &'static str,
+    pub command: String,
+    pub claims: Vec<Claim>,
+}
+
+pub struct Plot {
+    /// File stem: `<name>.svg`.
+    pub name: &'static str,
+    pub caption: String,
+    pub svg: String,
+}
+
+pub struct Report {
+    pub kernels: Vec<String>,
+    pub groups: Vec<Group>,
+    pub plots: Vec<Plot>,
+    /// What the report does not measure, and why.
+    pub not_measured: Vec<String>,
+}
+
+/// A configuration the report runs every kernel on.
+struct Point {
+    key: String,
+    checked: Checked,
+}
+
+fn point(key: impl Into<String>, preset: &str, edit: impl FnOnce(&mut Config)) -> Point {
+    let mut c = config::preset(preset).expect("presets are valid").config;
+    edit(&mut c);
+    Point { key: key.into(), checked: config::check(c).expect("the report's variations are valid") }
+}
+
+const WARPBOARDS: [WarPolicy; 6] = [
+    WarPolicy::None,
+    WarPolicy::ReleaseOnCommit,
+    WarPolicy::ReleaseOnRead,
+    WarPolicy::Bloom1,
+    WarPolicy::Bloom2,
+    WarPolicy::BloomUnbounded,
+];
+
+fn policy_name(p: WarPolicy) -> String {
+    serde_json::to_value(p).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+fn points() -> Vec<Point> {
+    let mut v = vec![point("bdi", "baseline", |c| c.compression.enabled = true)];
+    for n in 1..=8 {
+        v.push(point(format!("rfc-{n}"), "isca11-rfc", |c| c.rfc.entries = n));
+        v.push(point(format!("orf-{n}"), "micro11-orf-lrf", |c| c.orf.entries = n));
+    }
+    for p in WARPBOARDS {
+        v.push(point(format!("war-{}", policy_name(p)), "baseline", |c| c.warpboard.policy = p));
+    }
+    v.push(point("tfet", "tfet-hybrid", |_| {}));
+    v.push(point("tfet-4sm", "tfet-hybrid", |c| {
+        c.sm.count = 4;
+        (c.rename.trws, c.rename.tuba) = (true, true);
+    }));
+    v
+}
+
+/// Runs every point on every kernel, `jobs` at a time on the current rayon pool; `done` is
+/// called after each run with the runs finished and the total.
+pub fn run(kernels: &[Kernel], done: &(dyn Fn(usize, usize) + Sync)) -> Result<Report> {
+    let points = points();
+    let runs: Vec<(&Point, &Kernel)> = points.iter().flat_map(|p| kernels.iter().map(move |k| (p, k))).collect();
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<((String, String), SimReport)> = runs
+        .par_iter()
+        .map(|(p, k)| {
+            let r = sim::simulate(&p.checked, k, MAX_CYCLES, &mut |_| {})
+                .map_err(|e| anyhow!("{} on {}: {e}", k.name, p.key))?;
+            if r.stats.operand_mismatches > 0 {
+                return Err(anyhow!("{} on {}: {} wrong operands", k.name, p.key, r.stats.operand_mismatches));
+            }
+            done(finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, runs.len());
+            Ok(((p.key.clone(), k.name.clone()), r))
+        })
+        .collect::<Result<_>>()?;
+    let at: HashMap<(String, String), SimReport> = results.into_iter().collect();
+    let names: Vec<String> = kernels.iter().map(|k| k.name.clone()).collect();
+    let m = Measured { at, kernels: &names };
+    let mut plots = Vec::new();
+    let kf: String = names.iter().map(|k| format!(" --kernel {k}")).collect();
+    let groups = vec![
+        bdi(&m, &kf, &mut plots)?,
+        rfc(&m, &kf, &mut plots)?,
+        orf(&m, &kf, &mut plots)?,
+        warpboards(&m, &kf, &mut plots)?,
+        tfet(&m, &kf, &mut plots)?,
+    ];
+    Ok(Report {
+        kernels: names,
+        groups,
+        plots,
+        not_measured: vec![
+            "Area sweeps: Yosys takes minutes per full-size design; `rfgen sweep --synth` measures them (README, Area)."
+                .into(),
+        ],
+    })
+}
+
+/// The runs, by (point, kernel).
+struct Measured<'a> {
+    at: HashMap<(String, String), SimReport>,
+    kernels: &'a [String],
+}
+
+impl Measured<'_> {
+    fn report(&self, point: &str, kernel: &str) -> &SimReport {
+        &self.at[&(point.to_string(), kernel.to_string())]
+    }
+
+    /// Mean over the kernels of `f` on `point` (kernels where `f` has no value left out).
+    fn mean(&self, point: &str, f: impl Fn(&SimReport) -> Option<f64>) -> Option<f64> {
+        let v: Vec<f64> = self.kernels.iter().filter_map(|k| f(self.report(point, k))).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    }
+}
+
+/// A share as a signed percentage, with a true minus sign like the papers'.
+fn pct(v: Option<f64>) -> String {
+    v.map_or("n/a".into(), |v| format!("{:+.1} %", 100.0 * v).replace('-', "−"))
+}
+
+fn claim(claim: &str, paper: &str, ours: String) -> Claim {
+    Claim { claim: claim.into(), paper: paper.into(), ours }
+}
+
+fn plot(name: &'static str, caption: String, svg: Result<String, Box<dyn std::error::Error>>) -> Result<Plot> {
+    Ok(Plot { name, caption, svg: svg.map_err(|e| anyhow!("cannot draw {name}: {e}"))? })
+}
+
+fn bdi(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
+    let c = |r: &SimReport| r.compression.as_ref().expect("a compressed run has its report").clone();
+    let cmd = format!(
+        "printf 'name = \"bdi\"\\n[compression]\\nenabled = true\\n' > bdi.toml && rfgen sweep --config bdi.toml --param compression.enabled=true{kf} --out bdi/"
+    );
+    let seed = "004 Warped-Compression";
+    let mut claims = Vec::new();
+    let ratio = m.mean("bdi", |r| c(r).bit_ratio_non_divergent);
+    claims.push(claim(
+        "compression ratio of full-mask writes, by bits",
+        "2.5",
+        ratio.map_or("n/a".into(), |v| format!("{v:.2}")),
+    ));
+    claims.push(claim("register-file energy, Table 3 terms", "−25 %", pct(m.mean("bdi", |r| Some(-c(r).reduction)))));
+    let movs = m.mean("bdi", |r| Some(c(r).dummy_mov_share));
+    claims.push(claim(
+        "dummy MOVs per instruction",
+        "< 2 %",
+        movs.map_or("n/a".into(), |v| format!("{:.1} %", 100.0 * v)),
+    ));
+    let slowdown = |r: &SimReport| Some(r.stats.cycles as f64 / c(r).uncompressed_cycles as f64 - 1.0);
+    claims.push(claim("slowdown", "+0.1 %", pct(m.mean("bdi", slowdown))));
+    let bars: Vec<(String, f64)> =
+        m.kernels.iter().map(|k| (k.clone(), -100.0 * c(m.report("bdi", k)).reduction)).collect();
+    plots.push(plot(
+        "bdi-energy",
+        "Seed 004: register-file energy change with compression per kernel (Table 3 terms); the red line is the paper's mean".into(),
+        chart::bars("BDI: RF energy change (%)", "%", &bars, Some(("seed 004 mean", -25.0))),
+    )?);
+    Ok(Group { seed, command: cmd, claims })
+}
+
+fn rfc(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
+    let c = |r: &SimReport| r.rfc.as_ref().expect("an RFC run has its report").clone();
+    let cmd = format!("rfgen sweep --preset isca11-rfc --param rfc.entries=1,2,3,4,5,6,7,8{kf} --out rfc/");
+    let seed = "000 register file cache";
+    let mut claims = Vec::new();
+    claims.push(claim(
+        "MRF reads saved, 6 entries, two-level",
+        "−40 to −60 %",
+        pct(m.mean("rfc-6", |r| Some(-c(r).read_reduction))),
+    ));
+    claims.push(claim(
+        "MRF writes saved, 6 entries",
+        "−40 to −80 %",
+        pct(m.mean("rfc-6", |r| Some(-c(r).write_reduction))),
+    ));
+    let table5 = m.mean("rfc-6", |r| c(r).table5.get(2).map(|t| t.energy_ratio));
+    claims.push(claim(
+        "RF energy, MRF 1 mm / RFC 0.2 mm (Table 5)",
+        "0.65×",
+        table5.map_or("n/a".into(), |v| format!("{v:.2}×")),
+    ));
+    let curve = |f: fn(&rfgen_model::sim::RfcReport) -> f64| -> Vec<(u32, f64)> {
+        (1..=8).filter_map(|n| Some((n, 100.0 * m.mean(&format!("rfc-{n}"), |r| r.rfc.as_ref().map(f))?))).collect()
+    };
+    let series = vec![
+        ("MRF reads saved".to_string(), curve(|r| r.read_reduction)),
+        ("MRF writes saved".to_string(), curve(|r| r.write_reduction)),
+    ];
+    plots.push(plot(
+        "rfc-traffic",
+        "Seed 000: MRF traffic the register file cache saves against its entries per warp (library mean)".into(),
+        chart::lines("RFC: MRF traffic saved (%)", "rfc.entries", "%", &series),
+    )?);
+    Ok(Group { seed, command: cmd, claims })
+}
+
+/// Seed 001 Table 6.1: MRF reads per warp instruction with 1 to 8 ORF entries.
+const TABLE_6_1: [f64; 8] = [0.57, 0.48, 0.41, 0.37, 0.36, 0.35, 0.38, 0.38];
+
+fn orf(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
+    let o = |r: &SimReport| r.orf.as_ref().expect("an ORF run has its report").clone();
+    let cmd = format!("rfgen sweep --preset micro11-orf-lrf --param orf.entries=1,2,3,4,5,6,7,8{kf} --out orf/");
+    let seed = "001 ORF/LRF";
+    let mut claims = Vec::new();
+    let reads = |n: u32| m.mean(&format!("orf-{n}"), |r| Some(o(r).reads_per_instruction[0]));
+    claims.push(claim(
+        "MRF reads per instruction, all in MRF",
+        "1.23",
+        m.mean("orf-3", |r| Some(o(r).plain_reads_per_instruction)).map_or("n/a".into(), |v| format!("{v:.2}")),
+    ));
+    claims.push(claim(
+        "MRF reads per instruction, 3 ORF entries + split LRF",
+        "0.41",
+        reads(3).map_or("n/a".into(), |v| format!("{v:.2}")),
+    ));
+    claims.push(claim(
+        "RF energy, 3 entries + split LRF",
+        "−54 %",
+        pct(m.mean("orf-3", |r| Some(o(r).energy_ratio - 1.0))),
+    ));
+    claims.push(claim(
+        "RF energy, hardware RFC instead",
+        "−34 %",
+        pct(m.mean("orf-3", |r| Some(o(r).rfc_energy_ratio - 1.0))),
+    ));
+    let ours: Vec<(u32, f64)> = (1..=8).filter_map(|n| Some((n, reads(n)?))).collect();
+    let paper: Vec<(u32, f64)> = (1..=8).map(|n| (n, TABLE_6_1[n as usize - 1])).collect();
+    plots.push(plot(
+        "orf-reads",
+        "Seed 001: MRF reads per warp instruction against ORF entries per thread, ours (library mean) and Table 6.1"
+            .into(),
+        chart::lines(
+            "ORF/LRF: MRF reads per instruction",
+            "orf.entries",
+            "reads",
+            &[("rfgen".into(), ours), ("Table 6.1".into(), paper)],
+        ),
+    )?);
+    Ok(Group { seed, command: cmd, claims })
+}
+
+fn warpboards(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
+    let cmd = format!(
+        "rfgen sweep --preset baseline --param warpboard.policy=none,release_on_commit,release_on_read,bloom1,bloom2,bloom_unbounded{kf} --out war/"
+    );
+    let seed = "002 warpboards (GTO)";
+    let mut claims = Vec::new();
+    let slowdown = |p: WarPolicy| {
+        let key = format!("war-{}", policy_name(p));
+        move |k: &str| m.report(&key, k).stats.cycles as f64 / m.report("war-none", k).stats.cycles as f64 - 1.0
+    };
+    let worst = |p: WarPolicy| {
+        m.kernels
+            .iter()
+            .map(|k| (slowdown(p)(k), k.clone()))
+            .fold((f64::MIN, String::new()), |a, b| if b.0 > a.0 { b } else { a })
+    };
+    let mean = |p: WarPolicy| m.kernels.iter().map(|k| slowdown(p)(k)).sum::<f64>() / m.kernels.len() as f64;
+    let (w, k) = worst(WarPolicy::ReleaseOnCommit);
+    claims.push(claim("release-on-commit slowdown, worst kernel", "up to +88 %", format!("{} ({k})", pct(Some(w)))));
+    let (w, k) = worst(WarPolicy::ReleaseOnRead);
+    claims.push(claim(
+        "release-on-read slowdown, worst kernel",
+        "about +12 % at most",
+        format!("{} ({k})", pct(Some(w))),
+    ));
+    claims.push(claim(
+        "bloom2 against bloomN, mean",
+        "within 1 %",
+        pct(Some(mean(WarPolicy::Bloom2) - mean(WarPolicy::BloomUnbounded))),
+    ));
+    claims.push(claim(
+        "bloom1 against bloom2, mean",
+        "within about 5 %",
+        pct(Some(mean(WarPolicy::Bloom1) - mean(WarPolicy::Bloom2))),
+    ));
+    let bars: Vec<(String, f64)> = WARPBOARDS[1..].iter().map(|&p| (policy_name(p), 100.0 * mean(p))).collect();
+    plots.push(plot(
+        "war-slowdown",
+        "Seed 002: mean slowdown of each warpboard against none (GTO)".into(),
+        chart::bars("Warpboards: slowdown vs none (%)", "%", &bars, None),
+    )?);
+    Ok(Group { seed, command: cmd, claims })
+}
+
+fn tfet(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
+    let design = |name: &'static str| {
+        move |r: &SimReport| {
+            r.rename
+                .as_ref()
+                .and_then(|n| n.designs.iter().find(|d| d.name == name))
+                .map(|d| (d.energy_reduction, d.slowdown))
+        }
+    };
+    let cmd = format!(
+        "rfgen sweep --preset tfet-hybrid --param rename.thr_acc=10{kf} --out tfet/\n\
+         printf 'name = \"gpu4\"\\n[sm]\\ncount = 4\\n[rename]\\nenabled = true\\ntrws = true\\ntuba = true\\n' > gpu4.toml\n\
+         rfgen sweep --config gpu4.toml --param rename.thr_acc=10{kf} --out tfet-4sm/"
+    );
+    let mut claims = Vec::new();
+    let mut bars = Vec::new();
+    for (point, name, paper) in [
+        ("tfet", "MEM_RA", "−34 %"),
+        ("tfet", "CMOS_RA", "−12.3 % / +2.3 %"),
+        ("tfet", "all-TFET", "−86 % / +45 %"),
+        ("tfet-4sm", "MEM_RA+TRWS+TUBA", "−40 %"),
+    ] {
+        let f = design(name);
+        let energy = m.mean(point, |r| f(r).map(|d| -d.0));
+        let slowdown = m.mean(point, |r| f(r).map(|d| d.1));
+        let sms = if point == "tfet-4sm" { ", 4 SMs" } else { "" };
+        let what = format!("{name}: RF energy / run time against all-CMOS{sms}");
+        claims.push(claim(&what, paper, format!("{} / {}", pct(energy), pct(slowdown))));
+        bars.push((format!("{name}{sms}"), 100.0 * energy.unwrap_or(0.0)));
+    }
+    plots.push(plot(
+        "tfet-designs",
+        "Seed 003: register-file energy change of each design against all-CMOS (library mean)".into(),
+        chart::bars("Hybrid CMOS/TFET: RF energy change (%)", "%", &bars, Some(("seed 003 MEM_RA", -34.0))),
+    )?);
+    Ok(Group { seed: "003 hybrid CMOS/TFET", command: cmd, claims })
+}

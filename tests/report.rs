@@ -1,0 +1,72 @@
+//! `rfgen report`: the page of every seed's claims, written as Markdown and HTML with its plots,
+//! opened in a headless browser where every plot must render; bad input refused.
+
+mod common;
+
+use common::*;
+use std::process::Command;
+
+/// The headless browser the test opens the page in (`.ci/run` installs it).
+const BROWSER: &str = "chromium-headless-shell";
+
+fn browser(args: &[&str]) -> std::process::Output {
+    Command::new(BROWSER)
+        .args(["--no-sandbox", "--disable-gpu", "--headless"])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{BROWSER} must be installed for this test (.ci/run installs it): {e}"))
+}
+
+#[test]
+fn report_writes_every_claim_and_every_plot_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let o = rfgen(&["report", "--kernel", "vecadd", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for seed in ["000", "001", "002", "003", "004"] {
+        assert!(md.contains(&format!("## Seed {seed}")), "no section for seed {seed}:\n{md}");
+    }
+    // Every claim row has the paper's figure and a measured one.
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| claim")).collect();
+    assert!(rows.len() >= 18, "{md}");
+    for row in &rows {
+        let ours = row.trim_end_matches(" |").rsplit(" | ").next().unwrap();
+        assert!(ours.chars().any(|c| c.is_ascii_digit()), "no measured figure in {row}");
+    }
+    let plots = ["bdi-energy", "rfc-traffic", "orf-reads", "war-slowdown", "tfet-designs"];
+    for p in plots {
+        let svg = std::fs::read_to_string(out.join(format!("{p}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{p}.svg");
+        assert!(md.contains(&format!("({p}.svg)")), "report.md does not show {p}");
+    }
+
+    // The page opens in a browser: every plot is an SVG element of its figure, and it renders.
+    let page = format!("file://{}", out.join("report.html").display());
+    let dom = browser(&["--dump-dom", &page]);
+    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    for p in plots {
+        let at = dom.find(&format!("<figure id=\"{p}\">")).unwrap_or_else(|| panic!("no figure {p}"));
+        let figure = &dom[at..at + dom[at..].find("</figure>").unwrap()];
+        let drawn = figure.contains("<rect") || figure.contains("<polyline");
+        assert!(figure.contains("<svg") && drawn, "{p} has no drawing");
+    }
+    let shot = dir.path().join("page.png");
+    let o = browser(&[&format!("--screenshot={}", shot.display()), "--window-size=1200,4000", &page]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::metadata(&shot).unwrap().len() > 50_000, "the screenshot is nearly empty");
+}
+
+#[test]
+fn report_refuses_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = rfgen(&["report", "--kernel", "nope", "--out", dir.path().join("r").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--kernel nope: not a library kernel (allowed: vecadd"), "{}", stderr(&o));
+    // A folder rfgen did not write is left alone.
+    std::fs::write(dir.path().join("mine.txt"), "keep").unwrap();
+    let o = rfgen(&["report", "--kernel", "vecadd", "--out", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing written beside mine.txt");
+}
