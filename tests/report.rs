@@ -34,7 +34,7 @@ fn report_writes_every_claim_and_every_plot_renders() {
         let ours = row.trim_end_matches(" |").rsplit(" | ").next().unwrap();
         assert!(ours.chars().any(|c| c.is_ascii_digit()), "no measured figure in {row}");
     }
-    let plots = ["bdi-energy", "rfc-traffic", "orf-reads", "war-slowdown", "tfet-designs"];
+    let plots = ["bdi-energy", "rfc-traffic", "orf-reads", "war-slowdown", "tfet-designs", "area-rfc"];
     for p in plots {
         let svg = std::fs::read_to_string(out.join(format!("{p}.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("</svg>"), "{p}.svg");

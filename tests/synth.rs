@@ -230,3 +230,26 @@ fn yosys_failures_name_the_log() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("`yosys` is not on PATH"), "{}", stderr(&out));
 }
+
+/// `--pnr`: the tiny SM's MRF placed and routed on ECP5 inside its wrapper reports Fmax, the
+/// resources used and the critical path; --pnr on a target it cannot place is refused.
+#[test]
+fn place_and_route_reports_fmax_and_utilization() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tiny.toml");
+    let tiny = "name = \"tiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\ncollectors = 1\ntag_bits = 1\n";
+    std::fs::write(&file, tiny).unwrap();
+    let r = synth_json(&["--config", file.to_str().unwrap(), "--target", "ecp5", "--pnr", "--freq", "50"]);
+    let p = &r["pnr"];
+    assert!(p["fmax_mhz"].as_f64().unwrap() > 10.0, "{p}");
+    assert_eq!(p["constraint_mhz"].as_f64().unwrap(), 50.0, "{p}");
+    let used: Vec<&str> = p["utilization"].as_array().unwrap().iter().map(|u| u[0].as_str().unwrap()).collect();
+    assert!(used.contains(&"TRELLIS_FF") && used.contains(&"TRELLIS_COMB"), "{used:?}");
+    // The wrapper leaves three pins: clock, serial input, reduced output.
+    let io = p["utilization"].as_array().unwrap().iter().find(|u| u[0] == "TRELLIS_IO").unwrap();
+    assert_eq!(io[1].as_u64(), Some(3), "{io}");
+    assert!(p["critical_from"].as_str().unwrap().starts_with("u_top."), "{p}");
+    let out = rfgen(&["synth", "--config", file.to_str().unwrap(), "--pnr"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--pnr places on --target ecp5 or ice40, not generic"), "{}", stderr(&out));
+}

@@ -21,7 +21,8 @@ use std::process::ExitCode;
 Runs, on the SM model, seed 000's register file cache (isca11-rfc, 1 to 8 entries), seed 001's
 ORF/LRF (micro11-orf-lrf, 1 to 8 entries), seed 002's warpboards, seed 003's hybrid CMOS/TFET
 designs (tfet-hybrid, one SM and four) and seed 004's compression, on the library's application
-kernels (heartwall, seed 002's hazard pattern, is left out as in the README). Writes
+kernels (heartwall, seed 002's hazard pattern, is left out as in the README), and synthesizes the
+small preset's MRF with 1, 2 and 4 register file cache entries (Yosys logs in DIR/work/). Writes
 DIR/report.md with one SVG per plot beside it, and DIR/report.html with the plots inline; each
 claim names the command that reproduces it.
 
@@ -59,7 +60,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let progress = Progress::new(Some(0), "{bar:40} {pos}/{len} runs {elapsed} eta {eta}");
     progress.line(&format!("report: {} kernels, on {} threads", kernels.len(), pool.current_num_threads()));
     let report = pool.install(|| {
-        report::run(&kernels, &|done, total| {
+        report::run(&kernels, &args.out.join("work"), &|done, total| {
             progress.bar().set_length(total as u64);
             progress.set_position(done as u64, |d| format!("{d} of {total} runs"));
         })

@@ -2,7 +2,7 @@
 
 use super::progress::Progress;
 use super::{ConfigSource, bad_input};
-use crate::synth::{FAKERAM45_UM2_PER_BIT, Liberty, ModuleArea, Options, SramModel, Synth, Target};
+use crate::synth::{FAKERAM45_UM2_PER_BIT, Liberty, ModuleArea, Options, Pnr, SramModel, Synth, Target};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -17,9 +17,12 @@ use std::process::ExitCode;
   rfgen synth --liberty sky130hd_tt.lib.gz       # µm² of logic, SRAM from the per-bit model
   rfgen synth --config my.toml --sram-um2-per-bit 0.3 --sram-um2-per-macro 2000
   rfgen synth --block warpboard --preset war-warpboard
+  rfgen synth --preset small --target ecp5 --pnr  # place and route: Fmax, LUTs, FFs, DP16KD
 
 Each module is synthesized with everything below it (flattened). In the ASIC view (generic,
---liberty) SRAM leaves are black boxes costed by a per-bit model; FPGA targets infer RAM.
+--liberty) SRAM leaves are black boxes costed by a per-bit model; FPGA targets infer RAM. With
+--pnr the top is placed and routed by nextpnr-ecp5 (LFE5U-85F) or nextpnr-ice40 (HX8K) inside a
+wrapper whose inputs come from a shift register and whose outputs are XOR-reduced to one pin.
 Method and meaning of every figure: docs/area.md.")]
 pub struct SynthArgs {
     #[command(flatten)]
@@ -42,6 +45,13 @@ pub struct SynthArgs {
     /// system temporary folder)
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
+    /// Also place and route the top on the FPGA (--target ecp5 or ice40) with nextpnr: Fmax,
+    /// resources used, critical path
+    #[arg(long)]
+    pnr: bool,
+    /// Clock the place and route aims at
+    #[arg(long, value_name = "MHZ", default_value_t = 100.0, requires = "pnr")]
+    freq: f64,
 }
 
 /// Synthesis settings shared by `rfgen synth` and `rfgen sweep --synth`.
@@ -103,6 +113,12 @@ pub fn pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
 pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
     let checked = args.source.load()?;
     let opts = args.flags.options()?;
+    if args.pnr && !matches!(opts.target, Target::Ecp5 | Target::Ice40) {
+        return Err(bad_input(format!("--pnr places on --target ecp5 or ice40, not {}", opts.target.name())));
+    }
+    if !(args.freq.is_finite() && args.freq > 0.0) {
+        return Err(bad_input(format!("--freq {}: must be a positive number of MHz", args.freq)));
+    }
     let pool = pool(args.jobs)?;
     let block = rfgen_cosim::blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
     let design = (block.design)(&checked).map_err(|e| bad_input(e.to_string()))?;
@@ -137,6 +153,15 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
             .collect::<anyhow::Result<_>>()
     })?;
     areas.reverse();
+    let pnr = if args.pnr {
+        progress.bar().set_message("place and route ...");
+        let started = std::time::Instant::now();
+        let p = synth.place_and_route(args.freq)?;
+        progress.line(&format!("  place and route: done in {:.1} s", started.elapsed().as_secs_f64()));
+        Some(p)
+    } else {
+        None
+    };
     progress.finish();
 
     match args.format {
@@ -155,9 +180,17 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             print!("{}", text(&areas));
+            if let Some(p) = &pnr {
+                print!("{}", pnr_text(p));
+            }
             println!("Yosys scripts and logs: {}", synth.dir().display());
         }
-        Format::Csv => print!("{}", csv(&areas)?),
+        Format::Csv => {
+            print!("{}", csv(&areas)?);
+            if let Some(p) = &pnr {
+                print!("{}", pnr_csv(p)?);
+            }
+        }
         Format::Json => {
             let report = JsonReport {
                 config: &checked.config.name,
@@ -167,6 +200,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
                 liberty: args.flags.liberty.as_deref(),
                 sram_model: (!opts.target.is_fpga()).then_some(opts.sram),
                 modules: &areas,
+                pnr: pnr.as_ref(),
             };
             println!("{}", serde_json::to_string_pretty(&report)?);
         }
@@ -183,6 +217,36 @@ struct JsonReport<'a> {
     liberty: Option<&'a std::path::Path>,
     sram_model: Option<SramModel>,
     modules: &'a [ModuleArea],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pnr: Option<&'a Pnr>,
+}
+
+fn pnr_text(p: &Pnr) -> String {
+    let used: Vec<String> = p.utilization.iter().map(|(k, u, a)| format!("{k} {u}/{a}")).collect();
+    format!(
+        "place and route ({}, {}; the top in a wrapper: {}):\n  Fmax {:.1} MHz for clock {} (target {:.0} MHz)\n  used: {}\n  critical path: {} -> {}, {:.2} ns\n",
+        p.tool,
+        p.device,
+        p.wrapper,
+        p.fmax_mhz,
+        p.clock,
+        p.constraint_mhz,
+        used.join(", "),
+        p.critical_from,
+        p.critical_to,
+        p.critical_ns
+    )
+}
+
+/// A second table after the modules': one row per resource, and Fmax.
+fn pnr_csv(p: &Pnr) -> anyhow::Result<String> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record(["pnr", "used", "available"])?;
+    w.write_record(["fmax_mhz".to_string(), format!("{:.1}", p.fmax_mhz), format!("{:.0}", p.constraint_mhz)])?;
+    for (k, u, a) in &p.utilization {
+        w.write_record([k.clone(), u.to_string(), a.to_string()])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
 }
 
 /// The summary table, then each module's cells by type, most used first.

@@ -41,8 +41,6 @@ pub struct Report {
     pub kernels: Vec<String>,
     pub groups: Vec<Group>,
     pub plots: Vec<Plot>,
-    /// What the report does not measure, and why.
-    pub not_measured: Vec<String>,
 }
 
 /// A configuration the report runs every kernel on.
@@ -87,9 +85,9 @@ fn points() -> Vec<Point> {
     v
 }
 
-/// Runs every point on every kernel, `jobs` at a time on the current rayon pool; `done` is
-/// called after each run with the runs finished and the total.
-pub fn run(kernels: &[Kernel], done: &(dyn Fn(usize, usize) + Sync)) -> Result<Report> {
+/// Runs every point on every kernel and the area sweep (Yosys, scripts and logs in `work`), on
+/// the current rayon pool; `done` is called after each run with the runs finished and the total.
+pub fn run(kernels: &[Kernel], work: &std::path::Path, done: &(dyn Fn(usize, usize) + Sync)) -> Result<Report> {
     let points = points();
     let runs: Vec<(&Point, &Kernel)> = points.iter().flat_map(|p| kernels.iter().map(move |k| (p, k))).collect();
     let finished = std::sync::atomic::AtomicUsize::new(0);
@@ -116,16 +114,62 @@ pub fn run(kernels: &[Kernel], done: &(dyn Fn(usize, usize) + Sync)) -> Result<R
         orf(&m, &kf, &mut plots)?,
         warpboards(&m, &kf, &mut plots)?,
         tfet(&m, &kf, &mut plots)?,
+        area(work, &mut plots)?,
     ];
-    Ok(Report {
-        kernels: names,
-        groups,
-        plots,
-        not_measured: vec![
-            "Area sweeps: Yosys takes minutes per full-size design; `rfgen sweep --synth` measures them (README, Area)."
-                .into(),
-        ],
-    })
+    Ok(Report { kernels: names, groups, plots })
+}
+
+/// Register file cache sizes the area sweep synthesizes, on the `small` preset (Yosys takes
+/// minutes per full-size design; `rfgen sweep --synth` measures those, README "Area").
+const AREA_RFC_ENTRIES: [u32; 3] = [1, 2, 4];
+
+fn area(work: &std::path::Path, plots: &mut Vec<Plot>) -> Result<Group> {
+    use crate::synth::{FAKERAM45_UM2_PER_BIT, Options, SramModel, Synth, Target};
+    let sram = SramModel { um2_per_bit: FAKERAM45_UM2_PER_BIT, um2_per_macro: 0.0 };
+    let opts = Options { target: Target::Generic, liberty: None, sram, flow: crate::synth::flow()? };
+    let mut points = vec![point("area-plain", "small", |_| {})];
+    points.extend(AREA_RFC_ENTRIES.map(|n| {
+        point(format!("area-rfc-{n}"), "small", |c| {
+            c.rfc.enabled = true;
+            c.rfc.entries = n;
+        })
+    }));
+    let transistors: Vec<f64> = points
+        .par_iter()
+        .map(|p| {
+            let design = rfgen_gen::generate(&p.checked, rfgen_gen::SramKind::Behavioural);
+            let top = design.manifest.top.clone();
+            let synth = Synth::new(&design, &opts, &work.join(&p.key))?;
+            Ok(synth.module(&top)?.transistors.unwrap_or(0) as f64)
+        })
+        .collect::<Result<_>>()?;
+    let plain = transistors[0];
+    let series: Vec<(u32, f64)> = AREA_RFC_ENTRIES.iter().zip(&transistors[1..]).map(|(&n, &t)| (n, t / 1e3)).collect();
+    plots.push(plot(
+        "area-rfc",
+        format!(
+            "Area: logic of the small preset's MRF top (Yosys generic gates, SRAM black-boxed) against register file cache entries; without the cache {:.0}k transistors",
+            plain / 1e3
+        ),
+        chart::lines("MRF top with RFC: logic transistors (thousands)", "rfc.entries", "k transistors", &[("small + RFC".into(), series)]),
+    )?);
+    // Seed 003 §4.1.2.3: the rename table and free lists against the register file, by bits.
+    let paper = config::preset("tfet-hybrid").expect("presets are valid");
+    let l = rfgen_gen::rename::RenameLayout::new(&paper.geometry, &paper.config.rename);
+    let g = &paper.geometry;
+    let ids = u64::from(l.phys_bits());
+    let table_and_lists = u64::from(l.warps * l.registers) * ids + u64::from(l.phys) * ids;
+    let counters = u64::from(l.warps * rfgen_gen::rename::COUNTER_BITS);
+    let mrf = u64::from(g.physical_registers()) * u64::from(g.warp_reg_bits());
+    let share = |bits: u64| format!("{:.2} % of the MRF's bits", 100.0 * bits as f64 / mrf as f64);
+    let claims = vec![
+        claim("rename table and free lists against the register file", "≈ 1 % of its area", share(table_and_lists)),
+        claim("with the MEM_RA counters", "≈ 2 %", share(table_and_lists + counters)),
+    ];
+    let command = "rfgen sweep --preset small --param rfc.enabled=true --param rfc.entries=1,2,4 --synth --out area/\n\
+                   rfgen synth --preset tfet-hybrid --block rename"
+        .to_string();
+    Ok(Group { seed: "003 area, and area against parameters", command, claims })
 }
 
 /// The runs, by (point, kernel).

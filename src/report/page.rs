@@ -30,12 +30,6 @@ pub fn markdown(r: &Report) -> String {
     for p in &r.plots {
         let _ = writeln!(s, "![{}]({}.svg)\n\n{}\n", p.caption, p.name, p.caption);
     }
-    if !r.not_measured.is_empty() {
-        s += "## Not measured here\n\n";
-        for n in &r.not_measured {
-            let _ = writeln!(s, "- {n}");
-        }
-    }
     s
 }
 
@@ -68,13 +62,6 @@ pub fn html(r: &Report) -> String {
             p.svg,
             escape(&p.caption)
         );
-    }
-    if !r.not_measured.is_empty() {
-        s += "<h2>Not measured here</h2>\n<ul>\n";
-        for n in &r.not_measured {
-            let _ = writeln!(s, "<li>{}</li>", escape(n));
-        }
-        s += "</ul>\n";
     }
     s += "</body>\n</html>\n";
     s

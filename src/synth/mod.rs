@@ -5,6 +5,7 @@
 //! from the behavioural leaves.
 
 mod liberty;
+pub mod pnr;
 mod report;
 mod sram;
 mod stat;
@@ -12,6 +13,7 @@ mod target;
 mod yosys;
 
 pub use liberty::Liberty;
+pub use pnr::Pnr;
 pub use report::{Metric, ModuleArea};
 pub use sram::{FAKERAM45_UM2_PER_BIT, SramModel};
 pub use target::Target;
@@ -109,6 +111,22 @@ impl<'a> Synth<'a> {
             }
         }
         Ok(self.area(module, &gates, mapped.as_ref(), sram))
+    }
+
+    /// Synthesizes the top inside its place-and-route wrapper for the FPGA target and places
+    /// and routes it at `freq_mhz` ([`pnr`]).
+    pub fn place_and_route(&self, freq_mhz: f64) -> Result<pnr::Pnr> {
+        let manifest = &self.design.manifest;
+        let top = manifest.module(&manifest.top).expect("the top is in the manifest");
+        let wrap = format!("{}_pnr", top.name);
+        std::fs::write(self.dir.join("rtl").join(format!("{wrap}.v")), pnr::wrapper(&top.name, &top.ports))
+            .context("cannot write the place-and-route wrapper")?;
+        let mut script: String = manifest.modules.iter().map(|m| format!("read_verilog rtl/{}\n", m.file)).collect();
+        script += &format!("read_verilog rtl/{wrap}.v\n{} -json {wrap}.json\n", self.opts.target.synth_command(&wrap));
+        let script_file = format!("{wrap}.ys");
+        std::fs::write(self.dir.join(&script_file), script).context("cannot write the Yosys script")?;
+        yosys::run(&self.dir, &script_file, &format!("{wrap}.log")).with_context(|| format!("synthesis of {wrap}"))?;
+        pnr::run(&self.dir, &format!("{wrap}.json"), self.opts.target, freq_mhz)
     }
 
     /// The Yosys script for `module`; it writes its statistics to `<base>.gates.stat` (and

@@ -1,0 +1,157 @@
+//! Place and route of a design's top on an FPGA with nextpnr (`rfgen synth --pnr`): the
+//! achieved clock frequency, the resources used and the critical path.
+//!
+//! A generated top has far more ports than an FPGA has pins, so it is placed inside a wrapper
+//! (`<top>_pnr`, written beside the RTL): every input but the clock comes from a shift register
+//! fed by one pin, and every output is registered and XOR-reduced, 64 bits per register stage,
+//! to one pin. Every path of the design then starts and ends at a flip-flop, and no logic is
+//! optimized away (each output reaches the pin).
+
+use super::Target;
+use anyhow::{Context, Result, anyhow, bail};
+use rfgen_gen::verilog::{Dir, Port};
+use serde::Serialize;
+use std::path::Path;
+use std::process::Command;
+
+/// Output bits XOR-reduced per register stage of the wrapper.
+const XOR_GROUP: u32 = 64;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Pnr {
+    /// The nextpnr that ran, and the device.
+    pub tool: String,
+    pub device: String,
+    pub clock: String,
+    pub constraint_mhz: f64,
+    pub fmax_mhz: f64,
+    /// Resources used, `(kind, used, available)`, those used only.
+    pub utilization: Vec<(String, u64, u64)>,
+    /// The critical path's first and last cell and its delay in ns.
+    pub critical_from: String,
+    pub critical_to: String,
+    pub critical_ns: f64,
+    pub wrapper: &'static str,
+}
+
+pub const WRAPPER: &str = "inputs from a shift register fed by one pin, outputs registered and XOR-reduced to one pin";
+
+/// nextpnr's family name and device flags for a target.
+fn device(target: Target) -> Result<(&'static str, &'static [&'static str], &'static str)> {
+    match target {
+        Target::Ecp5 => Ok(("ecp5", &["--85k", "--package", "CABGA381"], "LFE5U-85F CABGA381")),
+        Target::Ice40 => Ok(("ice40", &["--hx8k", "--package", "ct256"], "iCE40-HX8K CT256")),
+        t => bail!("--pnr places on ecp5 or ice40, not {}", t.name()),
+    }
+}
+
+/// The wrapper of `top` with `ports` (see the module documentation).
+pub fn wrapper(top: &str, ports: &[Port]) -> String {
+    let inputs: Vec<&Port> = ports.iter().filter(|p| p.dir == Dir::Input && p.name != "clk").collect();
+    let outputs: Vec<&Port> = ports.iter().filter(|p| p.dir == Dir::Output).collect();
+    let n: u32 = inputs.iter().map(|p| p.width).sum();
+    let m: u32 = outputs.iter().map(|p| p.width).sum();
+    let groups = m.div_ceil(XOR_GROUP);
+    let mut v = format!(
+        "// Place-and-route wrapper of {top}: {WRAPPER}.\n`default_nettype none\n\nmodule {top}_pnr (\n  input  wire clk,\n  input  wire din,\n  output reg  dout\n);\n"
+    );
+    v += &format!(
+        "  reg  [{}:0] chain;\n  wire [{}:0] outs;\n  reg  [{}:0] outs_q;\n  reg  [{}:0] parts;\n\n",
+        n.max(1) - 1,
+        m - 1,
+        m - 1,
+        groups - 1
+    );
+    v += if n > 1 { "  always @(posedge clk) chain <= {chain[" } else { "  always @(posedge clk) chain <= din;\n" };
+    if n > 1 {
+        v += &format!("{}:0], din}};\n", n - 2);
+    }
+    v += "  always @(posedge clk) outs_q <= outs;\n";
+    for g in 0..groups {
+        let (lo, hi) = (g * XOR_GROUP, ((g + 1) * XOR_GROUP).min(m) - 1);
+        v += &format!("  always @(posedge clk) parts[{g}] <= ^outs_q[{hi}:{lo}];\n");
+    }
+    v += "  always @(posedge clk) dout <= ^parts;\n\n";
+    let mut conns = Vec::new();
+    let mut at = 0;
+    for p in ports.iter().filter(|p| p.dir == Dir::Input) {
+        if p.name == "clk" {
+            conns.push("    .clk(clk)".to_string());
+            continue;
+        }
+        conns.push(format!("    .{}(chain[{}:{}])", p.name, at + p.width - 1, at));
+        at += p.width;
+    }
+    let mut at = 0;
+    for p in &outputs {
+        conns.push(format!("    .{}(outs[{}:{}])", p.name, at + p.width - 1, at));
+        at += p.width;
+    }
+    v += &format!("  {top} u_top (\n{}\n  );\nendmodule\n\n`default_nettype wire\n", conns.join(",\n"));
+    v
+}
+
+/// The nextpnr to run for `family`: `nextpnr-<family>` (e.g. Debian's), else the PyPI
+/// `yowasp-nextpnr-<family>`.
+fn tool(family: &str) -> Result<String> {
+    for name in [format!("nextpnr-{family}"), format!("yowasp-nextpnr-{family}")] {
+        if Command::new(&name).arg("--version").output().is_ok_and(|o| o.status.success()) {
+            return Ok(name);
+        }
+    }
+    bail!(
+        "--pnr needs nextpnr-{family} on PATH (Debian: `apt-get install nextpnr-{family}` where packaged; PyPI: `pip install yowasp-nextpnr-{family}`)"
+    )
+}
+
+/// Places and routes `netlist` (Yosys JSON of the wrapper, in `dir`) at `freq_mhz`.
+pub fn run(dir: &Path, netlist: &str, target: Target, freq_mhz: f64) -> Result<Pnr> {
+    let (family, flags, device) = device(target)?;
+    let tool = tool(family)?;
+    let (report, log) = (format!("{netlist}.pnr.json"), format!("{netlist}.pnr.log"));
+    let out = Command::new(&tool)
+        .current_dir(dir)
+        .args(flags)
+        .args(["--json", netlist, "--report", &report, "--log", &log, "--freq", &freq_mhz.to_string(), "--quiet"])
+        // A design slower than the target is a result (its Fmax), not a failure.
+        .arg("--timing-allow-fail")
+        .output()
+        .with_context(|| format!("cannot run {tool}"))?;
+    if !out.status.success() {
+        let text = std::fs::read_to_string(dir.join(&log)).unwrap_or_default() + &String::from_utf8_lossy(&out.stderr);
+        let error = text.lines().find(|l| l.contains("ERROR")).unwrap_or("no ERROR line");
+        bail!("{tool} failed ({}): {}\n  log: {}", out.status, error.trim(), dir.join(&log).display());
+    }
+    let text = std::fs::read_to_string(dir.join(&report)).with_context(|| format!("{tool} wrote no report"))?;
+    let r: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{tool}'s report is not JSON"))?;
+    let (clock, f) = r["fmax"]
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .ok_or_else(|| anyhow!("{tool} reported no clock; log: {}", dir.join(&log).display()))?;
+    let num = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0);
+    let mut utilization: Vec<(String, u64, u64)> = r["utilization"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v["used"].as_u64().unwrap_or(0), v["available"].as_u64().unwrap_or(0)))
+        .filter(|(_, used, _)| *used > 0)
+        .collect();
+    utilization.sort();
+    let path = r["critical_paths"].as_array().and_then(|p| p.iter().find(|p| p["from"] == p["to"]).or(p.first()));
+    let steps = path.and_then(|p| p["path"].as_array()).cloned().unwrap_or_default();
+    let cell = |s: Option<&serde_json::Value>, end: &str| {
+        s.map(|s| s[end]["cell"].as_str().unwrap_or("").to_string()).unwrap_or_default()
+    };
+    Ok(Pnr {
+        tool,
+        device: device.into(),
+        clock: clock.trim_start_matches("$glbnet$").to_string(),
+        constraint_mhz: num(&f["constraint"]),
+        fmax_mhz: num(&f["achieved"]),
+        utilization,
+        critical_from: cell(steps.first(), "from"),
+        critical_to: cell(steps.last(), "to"),
+        critical_ns: steps.iter().map(|s| num(&s["delay"])).sum(),
+        wrapper: WRAPPER,
+    })
+}
