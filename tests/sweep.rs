@@ -335,3 +335,42 @@ fn synthetic_kernels_get_their_own_columns() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--kernel synthetic:speed=3: unknown knob `speed`"), "{}", stderr(&o));
 }
+
+/// `--synth --target ecp5 --pnr`: every point's top is placed and routed and its Fmax recorded;
+/// --pnr without an FPGA synthesis is refused.
+#[test]
+fn sweep_records_fmax_per_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let out = dir.path().join("fmax");
+    let o = sweep(&[
+        "--config",
+        &cfg,
+        "--param",
+        "mrf.collectors=1,2",
+        "--synth",
+        "--target",
+        "ecp5",
+        "--pnr",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let points = results(&out);
+    assert_eq!(points.len(), 2);
+    for p in &points {
+        assert!(figure(p, &["pnr", "fmax_mhz"]) > 10.0, "{p:#}");
+    }
+    assert!(stdout(&o).contains("Fmax MHz"), "{}", stdout(&o));
+    let o = sweep(&[
+        "--config",
+        &cfg,
+        "--param",
+        "mrf.collectors=1,2",
+        "--pnr",
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--pnr needs --synth with --target ecp5 or ice40"), "{}", stderr(&o));
+}

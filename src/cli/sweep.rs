@@ -20,6 +20,7 @@ use std::process::ExitCode;
   rfgen sweep --param mrf.banks=16,32,64 --param mrf.collectors=2,4,8 --synth --target ice40 --out banks/
   rfgen sweep --preset small --param mrf.entries=64,128 --synth --cosim 20000 --jobs 2 --out small/
   rfgen sweep --preset isca11-rfc --param rfc.entries=1,2,4,6,8 --kernel all --out rfc/
+  rfgen sweep --preset small --param mrf.collectors=2,4 --synth --target ecp5 --pnr --out fmax/
   rfgen sweep --param sm.warps=16,32,64 --out check/     # only validate and list the points
 
 PATH is a key of the configuration (docs/config.md), LIST its comma-separated values; several
@@ -45,6 +46,13 @@ pub struct SweepArgs {
     synth: bool,
     #[command(flatten)]
     flags: SynthFlags,
+    /// With --synth on --target ecp5 or ice40: also place and route each point's top with
+    /// nextpnr and record its Fmax (`fmax_mhz`)
+    #[arg(long)]
+    pnr: bool,
+    /// Clock the place and route aims at
+    #[arg(long, value_name = "MHZ", default_value_t = 100.0, requires = "pnr")]
+    freq: f64,
     /// Cosimulate the MRF of each point against the golden model for CYCLES cycles
     #[arg(long, value_name = "CYCLES")]
     cosim: Option<u64>,
@@ -79,11 +87,18 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if !args.synth && (args.flags.liberty.is_some() || args.flags.target != Target::Generic) {
         return Err(bad_input("--target and --liberty need --synth"));
     }
+    if args.pnr && !(args.synth && matches!(args.flags.target, Target::Ecp5 | Target::Ice40)) {
+        return Err(bad_input("--pnr needs --synth with --target ecp5 or ice40"));
+    }
+    if !(args.freq.is_finite() && args.freq > 0.0) {
+        return Err(bad_input(format!("--freq {}: must be a positive number of MHz", args.freq)));
+    }
     if args.cosim == Some(0) {
         return Err(bad_input("--cosim must be at least 1 cycle"));
     }
     let job = Job {
         synth: if args.synth { Some(args.flags.options()?) } else { None },
+        pnr: args.pnr.then_some(args.freq),
         cosim: args.cosim.map(|cycles| CosimSettings { block: "mrf".into(), cycles, seed: args.seed }),
         sim: kernels(&args.kernels)?,
         cache: args.cache_dir.clone().unwrap_or_else(default_cache_dir),

@@ -27,6 +27,8 @@ use std::path::{Path, PathBuf};
 /// What to measure at each point.
 pub struct Job {
     pub synth: Option<Options>,
+    /// With synthesis on an FPGA target: place and route the top at this many MHz.
+    pub pnr: Option<f64>,
     pub cosim: Option<CosimSettings>,
     /// Kernels to run on the SM model.
     pub sim: Vec<(KernelSettings, Kernel)>,
@@ -107,6 +109,7 @@ impl Job {
                 target: o.target,
                 liberty: o.liberty.as_ref().map(|l| l.digest().to_string()),
                 sram: (!o.target.is_fpga()).then_some(o.sram),
+                pnr_mhz: self.pnr,
             }),
             cosim: self.cosim.clone(),
             sim: self.sim.iter().map(|(s, _)| s.clone()).collect(),
@@ -121,15 +124,16 @@ impl Job {
     /// Measures one point and stores its record.
     pub fn measure(&self, out: &Path, checked: &Checked) -> Result<Record> {
         let work = out.join("work").join(checked.hash());
-        let modules = match &self.synth {
+        let (modules, pnr) = match &self.synth {
             Some(opts) => {
                 let design = rfgen_gen::generate(checked, SramKind::Behavioural);
                 let synth = Synth::new(&design, opts, &work)?;
                 let top = &design.manifest.top;
                 let below = design.manifest.modules.iter().map(|m| &m.name).filter(|&m| m != top);
-                below.chain([top]).map(|m| synth.module(m)).collect::<Result<_>>()?
+                let modules = below.chain([top]).map(|m| synth.module(m)).collect::<Result<_>>()?;
+                (modules, self.pnr.map(|freq| synth.place_and_route(freq)).transpose()?)
             }
-            None => vec![],
+            None => (vec![], None),
         };
         let cosim = match &self.cosim {
             Some(c) => {
@@ -154,6 +158,7 @@ impl Job {
             config_hash: checked.hash(),
             settings: self.settings(),
             modules,
+            pnr,
             cosim,
             sim,
         };

@@ -32,6 +32,9 @@ pub struct SynthSettings {
     pub liberty: Option<String>,
     /// Only in the ASIC view, where memory leaves are costed by it.
     pub sram: Option<SramModel>,
+    /// With `--pnr`: the clock the place and route aims at, MHz.
+    #[serde(default)]
+    pub pnr_mhz: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -49,6 +52,9 @@ pub struct Record {
     /// Area of every module of the design, each synthesized with what it instantiates, in
     /// manifest order: leaves first, the top last. Empty without `--synth`.
     pub modules: Vec<ModuleArea>,
+    /// With `--pnr`: the top placed and routed.
+    #[serde(default)]
+    pub pnr: Option<crate::synth::Pnr>,
     pub cosim: Option<CosimOutcome>,
     /// One per kernel of the settings, in their order.
     #[serde(default)]

@@ -50,6 +50,8 @@ struct JsonPoint<'a> {
     /// The top module's area, then every module's by its name without the point's prefix.
     area: Option<&'a ModuleArea>,
     modules: std::collections::BTreeMap<&'a str, &'a ModuleArea>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pnr: Option<&'a crate::synth::Pnr>,
     cosim: Option<&'a CosimOutcome>,
     sim: Option<&'a [SimOutcome]>,
 }
@@ -183,6 +185,9 @@ impl Row {
         let Some(r) = &self.record else { return vec![] };
         let mut figs: Vec<Figure> =
             r.area().map(|a| a.metrics().iter().map(|m| Figure::from_metric(m, None)).collect()).unwrap_or_default();
+        if let Some(p) = &r.pnr {
+            figs.push(Figure::new("fmax_mhz".into(), "Fmax MHz".into(), p.fmax_mhz, 1, true));
+        }
         figs.extend(kernel_figures(&r.sim));
         let below = &r.modules[..r.modules.len().saturating_sub(1)];
         for m in below {
@@ -254,6 +259,7 @@ pub fn write_tables(
             config_hash: row.record.as_ref().map(|r| r.config_hash.as_str()),
             area: row.record.as_ref().and_then(|r| r.area()),
             modules: row.record.iter().flat_map(|r| r.modules.iter().map(move |m| (r.role(&m.module), m))).collect(),
+            pnr: row.record.as_ref().and_then(|r| r.pnr.as_ref()),
             cosim: row.record.as_ref().and_then(|r| r.cosim.as_ref()),
             sim: row.record.as_ref().map(|r| &r.sim[..]).filter(|s| !s.is_empty()),
         })

@@ -10,14 +10,14 @@
 use super::Target;
 use anyhow::{Context, Result, anyhow, bail};
 use rfgen_gen::verilog::{Dir, Port};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::Command;
 
 /// Output bits XOR-reduced per register stage of the wrapper.
 const XOR_GROUP: u32 = 64;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pnr {
     /// The nextpnr that ran, and the device.
     pub tool: String,
@@ -31,7 +31,7 @@ pub struct Pnr {
     pub critical_from: String,
     pub critical_to: String,
     pub critical_ns: f64,
-    pub wrapper: &'static str,
+    pub wrapper: String,
 }
 
 pub const WRAPPER: &str = "inputs from a shift register fed by one pin, outputs registered and XOR-reduced to one pin";
@@ -152,6 +152,6 @@ pub fn run(dir: &Path, netlist: &str, target: Target, freq_mhz: f64) -> Result<P
         critical_from: cell(steps.first(), "from"),
         critical_to: cell(steps.last(), "to"),
         critical_ns: steps.iter().map(|s| num(&s["delay"])).sum(),
-        wrapper: WRAPPER,
+        wrapper: WRAPPER.into(),
     })
 }
