@@ -7,7 +7,7 @@ pub mod energy;
 
 use crate::kernel::Kernel;
 use crate::sm::gpu::Gpu;
-use crate::sm::{SimError, SimStats, Sm};
+use crate::sm::{SimError, SimStats};
 use energy::Energy;
 use rfgen_gen::Checked;
 use serde::Serialize;
@@ -384,15 +384,10 @@ pub fn run(
     max_cycles: u64,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(SimStats, Energy), SimError> {
-    let stats = if checked.config.sm.count > 1 {
-        let mut gpu = Gpu::new(checked, kernel)?;
-        gpu.run(max_cycles, progress)?;
-        gpu.stats()
-    } else {
-        let mut sm = Sm::new(checked, kernel)?;
-        sm.run(max_cycles, progress)?;
-        sm.stats().clone()
-    };
+    // One SM is a GPU of one: the same launches, steps and statistics.
+    let mut gpu = Gpu::new(checked, kernel)?;
+    gpu.run(max_cycles, progress)?;
+    let stats = gpu.stats();
     let energy = energy::energy(&stats, &checked.config.energy, checked.rfc.as_ref().map(|r| r.entries));
     Ok((stats, energy))
 }
@@ -451,6 +446,7 @@ mod tests {
     use super::*;
     use crate::func::{self, default_word};
     use crate::kernel::library;
+    use crate::sm::Sm;
 
     #[test]
     fn vecadd_runs_to_the_functional_result() {
