@@ -16,7 +16,8 @@ use rfgen_model::blocks::mrf::{Mrf, MrfIn, MrfOut};
 /// Scripts that mostly touch a few registers, so writes compress, get partially overwritten
 /// (dummy MOVs) and are read back.
 fn script(g: &Geometry, max_cycles: usize) -> impl Strategy<Value = Script> {
-    let (w, r, tags, lanes) = (g.warps, g.registers, 1u32 << g.tag_bits.min(16), g.lanes);
+    // At the idle input's stride (the largest), only the warps that have rows.
+    let (w, r, tags, lanes) = (g.resident_warps(g.registers), g.registers, 1u32 << g.tag_bits.min(16), g.lanes);
     let warp = prop_oneof![3 => 0..w.min(2), 1 => 0..w];
     let reg = prop_oneof![3 => 0..r.min(4), 1 => 0..r];
     let src = proptest::option::weighted(0.7, reg.clone());

@@ -54,8 +54,12 @@ const BAD: &[(&str, &str)] = &[
         "`mrf.entries` = 100: must be a power of two in range (allowed: powers of two from 2 to 65536)",
     ),
     (
-        "[mrf]\nentries = 128",
-        "`mrf.entries` = 128: too small: 32 warps x 32 registers over 4 banks per cluster need 256 rows (allowed: powers of two from 256 to 65536)",
+        "[mrf]\nentries = 4",
+        "`mrf.entries` = 4: too small: one warp of 32 registers over 4 banks per cluster needs 8 rows (allowed: powers of two from 8 to 65536)",
+    ),
+    (
+        "[mrf]\nentries = 128\n[rename]\nenabled = true\ncmos_rows = 100",
+        "`mrf.entries` = 128: too small for renaming: 32 warps x 32 registers over 4 banks per cluster need 256 rows (allowed: powers of two from 256 to 65536)",
     ),
     ("[mrf]\ncollectors = 0", "`mrf.collectors` = 0: out of range (allowed: 1 to 16)"),
     ("[mrf]\ntag_bits = 33", "`mrf.tag_bits` = 33: out of range (allowed: 1 to 32)"),
@@ -182,17 +186,37 @@ fn register_map_is_one_to_one_and_fits() {
         "",
         "[sm]\nwarps = 48\nregisters_per_thread = 20",
         "[sm]\nwarps = 3\nregisters_per_thread = 8\n[mrf]\nbanks = 16\nentries = 16",
+        "[sm]\nwarps = 48\nregisters_per_thread = 32",
     ] {
         let g = config::parse(text).unwrap().geometry;
-        let mut seen = std::collections::HashSet::new();
-        for w in 0..g.warps {
-            for r in 0..g.registers {
-                let a = g.map(w, r);
-                assert!(a.group < g.groups && a.row < g.entries);
-                assert!(seen.insert((a.group, a.row)), "({w}, {r}) collides");
+        // Register-limited, every kernel size maps the warps that have rows one-to-one.
+        let sizes = if g.register_limited { (1..=g.registers).collect() } else { vec![g.registers] };
+        for regs in sizes {
+            let (stride, warps) = (g.rows_per_warp(regs), g.resident_warps(regs));
+            let mut seen = std::collections::HashSet::new();
+            for w in 0..warps {
+                for r in 0..regs {
+                    let a = g.map(w, r, stride);
+                    assert!(a.group < g.groups && a.row < g.entries, "{text}: ({w}, {r}) at {regs} registers");
+                    assert!(seen.insert((a.group, a.row)), "{text}: ({w}, {r}) collides at {regs} registers");
+                }
             }
         }
     }
+}
+
+/// Occupancy limited by registers: with 48 warps of up to 32 registers in 256 rows of 4 bank
+/// groups, a kernel of up to 21 registers keeps every warp; more registers, fewer warps.
+#[test]
+fn register_limited_occupancy() {
+    let g = config::parse("[sm]\nwarps = 48\nregisters_per_thread = 32").unwrap().geometry;
+    assert!(g.register_limited);
+    let at = |regs| (g.rows_per_warp(regs), g.resident_warps(regs));
+    assert_eq!([at(1), at(20), at(21), at(28), at(32)], [(1, 48), (5, 48), (6, 42), (7, 36), (8, 32)]);
+    // Every warp fits at the most registers: the stride is the constant R / G, whatever the kernel.
+    let g = config::parse("").unwrap().geometry;
+    assert!(!g.register_limited);
+    assert_eq!([g.rows_per_warp(3), g.resident_warps(3)], [8, 32]);
 }
 
 /// Every field of the schema is described in the config reference.

@@ -7,9 +7,10 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// 2 warps of 4 lanes in 2 clusters, 4 banks of 8 x 64 bit, 2 collectors. With 1 bank per
-/// cluster (`mrf.banks = 2`) the 8 entries are too few: an invalid point.
-const CONFIG: &str = "name = \"swp\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 8\n\
+/// 2 warps of 4 lanes in 2 clusters, 4 banks of 8 x 64 bit, 2 collectors, up to 16 registers per
+/// thread (register-limited: both warps at 16 need 16 rows). With 1 bank per cluster
+/// (`mrf.banks = 2`) one warp at 16 registers needs 16 rows: an invalid point.
+const CONFIG: &str = "name = \"swp\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 16\n\
                       [mrf]\nbanks = 4\nentries = 8\ncollectors = 2\ntag_bits = 2\n";
 
 fn config(dir: &Path) -> String {

@@ -83,6 +83,7 @@ pub struct Layout {
     pub compress_latency: u32,
     pub decompress_latency: u32,
     pub wakeup_cycles: u32,
+    pub gate_delay: u32,
 }
 
 impl Layout {
@@ -147,6 +148,7 @@ impl Layout {
             compress_latency: c.compress_latency,
             decompress_latency: c.decompress_latency,
             wakeup_cycles: c.wakeup_cycles,
+            gate_delay: c.gate_delay,
         })
     }
 

@@ -33,6 +33,11 @@ pub struct Geometry {
     /// `(warp, register)` and no TFET row.
     pub renamed: bool,
     pub tfet_row: u32,
+    /// Not every warp fits in the rows at `registers` per thread: the MRF takes the rows per
+    /// warp of the running kernel on its `rows_per_warp` port, and the SM launches only the
+    /// warps whose rows exist (register-limited occupancy, as on real GPUs). Otherwise the
+    /// stride is the constant `registers / G` and every warp slot has its rows.
+    pub register_limited: bool,
 }
 
 /// Where a warp register lives: bank group (the same in every cluster) and row.
@@ -57,12 +62,13 @@ impl Geometry {
             tag_bits: mrf.tag_bits,
             renamed: false,
             tfet_row: mrf.entries,
+            register_limited: sm.warps * sm.registers_per_thread / (mrf.banks / sm.clusters) > mrf.entries,
         }
     }
 
     /// The same sizes with renaming: physical register ids, TFET rows from `cmos_rows` on.
     pub fn renamed(self, cmos_rows: u32) -> Self {
-        Geometry { renamed: true, tfet_row: cmos_rows, ..self }
+        Geometry { renamed: true, tfet_row: cmos_rows, register_limited: false, ..self }
     }
 
     /// Some rows are TFET.
@@ -70,16 +76,39 @@ impl Geometry {
         self.tfet_row < self.entries
     }
 
-    /// Register `r` of warp `w` lives in group `(r + w) mod G`, row `(w * R + r) / G`.
+    /// Register `r` of warp `w` lives in group `(r + w) mod G`, row `w * S + r / G`, `S` being
+    /// the rows per warp ([`Geometry::rows_per_warp`]: `R / G` unless register-limited).
     /// Validation guarantees `R` is a multiple of `G`, which makes the map one-to-one.
     /// Renamed, `reg` is a physical register `p` (the warp plays no part): group `p mod G`,
     /// row `p / G`. `G` is a power of two (validated), so both are a mask and a shift.
-    pub fn map(&self, warp: u32, reg: u32) -> BankAddr {
+    pub fn map(&self, warp: u32, reg: u32, rows_per_warp: u32) -> BankAddr {
         let shift = self.groups.trailing_zeros();
         if self.renamed {
             return BankAddr { group: reg & (self.groups - 1), row: reg >> shift };
         }
-        BankAddr { group: (reg + warp) & (self.groups - 1), row: (warp * self.registers + reg) >> shift }
+        BankAddr { group: self.group(warp, reg), row: warp * rows_per_warp + (reg >> shift) }
+    }
+
+    /// The bank group of register `reg` of `warp` (whatever the rows per warp).
+    pub fn group(&self, warp: u32, reg: u32) -> u32 {
+        if self.renamed { reg & (self.groups - 1) } else { (reg + warp) & (self.groups - 1) }
+    }
+
+    /// Rows per warp for a kernel of `regs` registers per thread: its registers rounded up to
+    /// whole rows when register-limited, else the constant `R / G`.
+    pub fn rows_per_warp(&self, regs: u32) -> u32 {
+        if self.register_limited { regs.max(1).div_ceil(self.groups) } else { self.registers / self.groups }
+    }
+
+    /// Width of the `rows_per_warp` port: up to `R / G`.
+    pub fn stride_bits(&self) -> u32 {
+        index_bits(self.registers / self.groups + 1)
+    }
+
+    /// Warp slots a kernel of `regs` registers per thread can use: the first ones, as many as
+    /// have rows (all of them unless register-limited).
+    pub fn resident_warps(&self, regs: u32) -> u32 {
+        self.warps.min(self.entries / self.rows_per_warp(regs))
     }
 
     /// Physical warp registers: every row of every bank group.

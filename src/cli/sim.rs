@@ -142,6 +142,13 @@ fn print_text(r: &SimReport) {
         format!("{n} ({} thread instructions, {} divergent)", s.thread_instructions, pct(s.divergent_instructions, n)),
     );
     row("IPC", format!("{:.3} (issue width 1)", r.ipc));
+    let o = &s.occupancy;
+    let limit = if o.usable_slots < o.warp_slots {
+        format!("{} with register rows ({} rows per warp)", o.usable_slots, o.rows_per_warp)
+    } else {
+        "all with register rows".into()
+    };
+    row("occupancy", format!("peak {} warps resident of {} warp slots, {limit}", o.peak_warps, o.warp_slots));
     let st = &s.stalls;
     row(
         "issue slots",

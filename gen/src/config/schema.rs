@@ -210,6 +210,8 @@ pub struct Compression {
     pub decompressors: u32,
     /// Cycles for a power-gated bank to wake up.
     pub wakeup_cycles: u32,
+    /// Cycles a bank must hold no valid entry before it is gated (0: at once, seed 004 §5.3).
+    pub gate_delay: u32,
 }
 
 impl Default for Compression {
@@ -222,6 +224,7 @@ impl Default for Compression {
             compressors: 2,
             decompressors: 4,
             wakeup_cycles: 10,
+            gate_delay: 0,
         }
     }
 }

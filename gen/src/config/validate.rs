@@ -50,6 +50,7 @@ const LIMITS: &[(&str, u32, u32, bool)] = &[
     ("compression.compressors", 1, 16, false),
     ("compression.decompressors", 1, 16, false),
     ("compression.wakeup_cycles", 0, 1000, false),
+    ("compression.gate_delay", 0, 1000, false),
     ("rename.cmos_rows", 0, 65536, false),
     ("rename.thr_acc", 0, 2047, false),
     ("rename.ref_acc", 1, 1024, true),
@@ -157,14 +158,16 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         format!("multiples of {groups} up to 256"),
     )?;
     range("mrf.entries", mrf.entries)?;
-    let needed = sm.warps * sm.registers_per_thread / groups;
+    // One warp at the most registers must fit; when not every warp does, occupancy is
+    // register-limited (`Geometry::register_limited`).
+    let needed = sm.registers_per_thread / groups;
     require(
         mrf.entries >= needed,
         "mrf.entries",
         mrf.entries,
         &format!(
-            "too small: {} warps x {} registers over {groups} banks per cluster need {needed} rows",
-            sm.warps, sm.registers_per_thread
+            "too small: one warp of {} registers over {groups} banks per cluster needs {needed} rows",
+            sm.registers_per_thread
         ),
         powers_of_two(needed, 65536),
     )?;
@@ -201,10 +204,23 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     range("compression.compressors", c.compressors)?;
     range("compression.decompressors", c.decompressors)?;
     range("compression.wakeup_cycles", c.wakeup_cycles)?;
+    range("compression.gate_delay", c.gate_delay)?;
 
     let r = &cfg.rename;
     if r.enabled {
         range_to("rename.cmos_rows", r.cmos_rows, Some(mrf.entries))?;
+        // The rename stage maps every warp slot's registers: all of them must have a row.
+        let rows = sm.warps * sm.registers_per_thread / groups;
+        require(
+            mrf.entries >= rows,
+            "mrf.entries",
+            mrf.entries,
+            &format!(
+                "too small for renaming: {} warps x {} registers over {groups} banks per cluster need {rows} rows",
+                sm.warps, sm.registers_per_thread
+            ),
+            powers_of_two(rows, 65536),
+        )?;
     }
     range("rename.ref_acc", r.ref_acc)?;
     range("rename.thr_acc", r.thr_acc)?;

@@ -61,8 +61,8 @@ pub struct WarpboardOut<'a> {
 /// The bins an instruction of warp `w` reading `srcs` and writing `dst` touches.
 pub fn touch(g: &Geometry, w: u32, srcs: impl Iterator<Item = u32>, dst: Option<u32>) -> Touch {
     let mut t = Touch::default();
-    srcs.for_each(|r| t.reads[g.map(w, r).group as usize] += 1);
-    t.write = dst.map(|r| g.map(w, r).group as u8);
+    srcs.for_each(|r| t.reads[g.group(w, r) as usize] += 1);
+    t.write = dst.map(|r| g.group(w, r) as u8);
     t
 }
 
@@ -110,7 +110,7 @@ impl Warpboard {
     /// Reads of an event's valid sources per bin.
     fn count(&self, warp: u32, valid: &[bool; 3], regs: &[u32; 3]) -> [u32; MAX_BINS] {
         let mut n = [0; MAX_BINS];
-        (0..3).filter(|&i| valid[i]).for_each(|i| n[self.g.map(warp, regs[i]).group as usize] += 1);
+        (0..3).filter(|&i| valid[i]).for_each(|i| n[self.g.group(warp, regs[i]) as usize] += 1);
         n
     }
 }

@@ -36,7 +36,7 @@ use rename_control::{Issued, RenameControl};
 use rfgen_gen::Checked;
 use rfgen_gen::orf::{LEVEL_LRF, LEVEL_MRF, LEVEL_ORF};
 pub use stats::SimStats;
-use stats::{OperandMismatch, ValueLife};
+use stats::{Occupancy, OperandMismatch, ValueLife};
 use std::cell::{Cell, Ref, RefCell};
 use std::collections::VecDeque;
 use std::fmt;
@@ -74,6 +74,9 @@ struct Slot {
     inflight: u32,
     full_mask: u64,
     issued: u64,
+    /// Compressed MRF: the warp finished and its registers are not invalidated yet; the slot
+    /// takes no new warp until they are.
+    freeing: bool,
 }
 
 struct Block {
@@ -136,6 +139,12 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Ren
     issue: I,
     issue_in: IssueIn,
     two_level: bool,
+    /// The MRF invalidates a finished warp's registers (compressed: banks left empty are gated);
+    /// warps waiting for it, one per cycle.
+    frees: bool,
+    freeing: VecDeque<usize>,
+    /// A block finished while some of its slots were still being freed: launch again as they are.
+    relaunch: bool,
     /// Warps whose next instruction changed this cycle: their descriptors are rewritten after
     /// the issue stage's edge.
     dirty: u64,
@@ -246,6 +255,20 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             warps_per_block <= g.warps as usize,
             format!("kernel {} has {} warps per block but the SM has {} warp slots", k.name, warps_per_block, g.warps),
         )?;
+        // Register-limited: only the first warp slots have rows at the kernel's registers.
+        let usable = g.resident_warps(k.regs) as usize;
+        fit(
+            warps_per_block <= usable,
+            format!(
+                "kernel {} has {} warps per block but at {} registers per thread ({} rows per warp of {}) the register file holds {} warps",
+                k.name,
+                warps_per_block,
+                k.regs,
+                g.rows_per_warp(k.regs),
+                g.entries,
+                usable
+            ),
+        )?;
         let info = k
             .code
             .iter()
@@ -266,7 +289,15 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             })
             .collect();
         let slots = (0..g.warps)
-            .map(|_| Slot { warp: None, block: 0, at_barrier: false, inflight: 0, full_mask: 0, issued: 0 })
+            .map(|_| Slot {
+                warp: None,
+                block: 0,
+                at_barrier: false,
+                inflight: 0,
+                full_mask: 0,
+                issued: 0,
+                freeing: false,
+            })
             .collect();
         let tags = 1usize << g.tag_bits.min(12);
         let sm = Sm {
@@ -274,7 +305,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             lanes: g.lanes as usize,
             clusters: g.clusters as usize,
             mrf,
-            inp: MrfIn::new(g),
+            inp: MrfIn { rows_per_warp: g.rows_per_warp(k.regs), ..MrfIn::new(g) },
             shared,
             block_limit: u32::MAX,
             info,
@@ -285,6 +316,9 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             issue_in: IssueIn::new(g),
             dirty: 0,
             two_level: c.config.scheduler.policy == rfgen_gen::config::SchedulerPolicy::TwoLevel,
+            frees: c.compression.is_some(),
+            freeing: VecDeque::new(),
+            relaunch: false,
             units: Units::new(c),
             flights: Vec::new(),
             free_flights: Vec::new(),
@@ -293,7 +327,17 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             lives: vec![ValueLife::default(); g.warps as usize * k.regs.max(1) as usize],
             at_barrier: 0,
             resident: 0,
-            stats: SimStats { sms: 1, executed: vec![0; k.code.len()], ..SimStats::default() },
+            stats: SimStats {
+                sms: 1,
+                executed: vec![0; k.code.len()],
+                occupancy: Occupancy {
+                    warp_slots: g.warps,
+                    usable_slots: usable as u32,
+                    rows_per_warp: g.rows_per_warp(k.regs),
+                    peak_warps: 0,
+                },
+                ..SimStats::default()
+            },
             cycle: 0,
             issues: None,
             due: Vec::new(),
@@ -398,6 +442,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             && self.blocks.iter().all(Option::is_none)
             && !self.units.busy()
             && self.rename.as_ref().is_none_or(RenameControl::idle)
+            && self.freeing.is_empty()
     }
 
     /// Runs to completion, calling `progress` every 2^16 cycles.
@@ -428,8 +473,11 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             if next.get() >= self.k.blocks || self.resident_blocks() >= self.block_limit {
                 return false;
             }
-            let free: Vec<usize> =
-                (0..self.slots.len()).filter(|&w| self.slots[w].warp.is_none()).take(self.warps_per_block).collect();
+            let usable = self.stats.occupancy.usable_slots as usize;
+            let free: Vec<usize> = (0..usable)
+                .filter(|&w| self.slots[w].warp.is_none() && !self.slots[w].freeing)
+                .take(self.warps_per_block)
+                .collect();
             let Some(b) = self.blocks.iter().position(Option::is_none) else { return false };
             if free.len() < self.warps_per_block {
                 return false;
@@ -452,6 +500,8 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             }
             let resident = self.slots.iter().filter(|s| s.warp.is_some()).count() as u32;
             self.stats.registers_allocated = self.stats.registers_allocated.max(resident * self.k.regs.max(1));
+            let o = &mut self.stats.occupancy;
+            o.peak_warps = o.peak_warps.max(resident);
             self.blocks[b] = Some(Block {
                 shared: vec![0; self.k.shared_bytes as usize / 4],
                 live: free.len() as u32,
@@ -658,7 +708,17 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         if let Some(c) = &mut self.cache {
             c.drive(act_ready, flush_ready, &mut self.inp);
         }
+        // A compressed MRF invalidates one finished warp's registers per edge.
+        let freed = self.freeing.pop_front();
+        (self.inp.free_valid, self.inp.free_warp) = (freed.is_some(), freed.unwrap_or(0) as u32);
         self.mrf.tick(&self.inp);
+        if let Some(w) = freed {
+            self.slots[w].freeing = false;
+            if self.relaunch {
+                self.launch_blocks();
+                self.relaunch = !self.freeing.is_empty();
+            }
+        }
         if let Some(r) = &mut self.rename {
             let (flights, collecting) = (&self.flights, &self.collecting);
             r.tick(now, |p| collecting.iter().any(|&c| flights[c].src_phys.contains(&Some(p))));
@@ -831,6 +891,10 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             return;
         }
         s.warp = None;
+        if self.frees {
+            s.freeing = true;
+            self.freeing.push_back(w);
+        }
         if let Some(c) = &mut self.cache {
             c.release(w);
         }
@@ -849,6 +913,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         block.live -= 1;
         if block.live == 0 {
             self.blocks[b] = None;
+            self.relaunch = self.frees;
             self.launch_blocks();
         } else if block.arrived == block.live {
             self.release_barrier(b);

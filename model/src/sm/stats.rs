@@ -3,6 +3,19 @@
 
 use serde::Serialize;
 
+/// How many warps the SM could hold for the kernel, and did (summed over SMs).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Occupancy {
+    pub warp_slots: u32,
+    /// Warp slots whose registers have rows at the kernel's registers per thread (all of them
+    /// unless the geometry is register-limited).
+    pub usable_slots: u32,
+    /// Rows each warp's registers take in every bank group.
+    pub rows_per_warp: u32,
+    /// Most warps resident at once.
+    pub peak_warps: u32,
+}
+
 /// Why the issue slot was used or lost in a cycle; exactly one per cycle, the first that applies.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Stalls {
@@ -140,6 +153,7 @@ pub struct SimStats {
     pub stalls: Stalls,
     /// Warp registers of the most warps resident at once: what a static allocation powers.
     pub registers_allocated: u32,
+    pub occupancy: Occupancy,
     /// Two-level scheduler: warps moved to the pending set.
     pub deschedules: u64,
     pub mrf: MrfTraffic,
@@ -435,6 +449,11 @@ impl SimStats {
             *a += b;
         }
         self.registers_allocated += o.registers_allocated;
+        let (c, d) = (&mut self.occupancy, &o.occupancy);
+        c.warp_slots += d.warp_slots;
+        c.usable_slots += d.usable_slots;
+        c.peak_warps += d.peak_warps;
+        c.rows_per_warp = d.rows_per_warp;
         let (m, n) = (&mut self.mrf, &o.mrf);
         for (a, b) in [
             (&mut m.reads, n.reads),

@@ -36,6 +36,13 @@ impl Glue for Mrf {
     }
 
     fn drive(&self, p: &Self::Ports, i: &MrfIn, buf: &mut [u32]) {
+        if let Some(stride) = &p.rows_per_warp {
+            stride.put(buf, i.rows_per_warp as u64);
+        }
+        if let Some(c) = &p.compressed {
+            c.free_valid.put(buf, i.free_valid as u64);
+            c.free_warp.put(buf, i.free_warp as u64);
+        }
         p.issue_valid.put(buf, i.issue_valid as u64);
         p.issue_warp.put(buf, i.issue_warp as u64);
         p.issue_src_valid.put(buf, bits(&i.issue_src_valid));

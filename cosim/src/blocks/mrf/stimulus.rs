@@ -39,6 +39,9 @@ pub struct Knobs {
     /// release (a register file cache only); per source and write-back, of a last read and a
     /// long-latency result.
     pub cache: Option<CacheKnobs>,
+    /// Compressed MRF: per cycle, a warp is freed (its registers invalidated) — one with no
+    /// write-back offered or on its way to the banks, as the port requires.
+    pub free: f64,
     /// An ORF/LRF beside the MRF: sources read from it or filling it, strand starts, and
     /// write-backs to its levels, over every entry index the ports can name (absent ones too).
     pub orf: Option<OrfKnobs>,
@@ -92,6 +95,7 @@ impl Default for Knobs {
             kernel_values: 0.0,
             compressible_phases: false,
             cache: None,
+            free: 0.0,
             orf: None,
         }
     }
@@ -101,7 +105,7 @@ impl Knobs {
     /// For a compressed MRF: mostly compressible data, so registers get compressed and then
     /// partially overwritten (dummy MOVs), and banks empty and wake up.
     pub fn compressed() -> Self {
-        Knobs { kernel_values: 0.85, compressible_phases: true, ..Knobs::default() }
+        Knobs { kernel_values: 0.85, compressible_phases: true, free: 0.01, ..Knobs::default() }
     }
 
     /// The knobs for a config's MRF: compressed data if compressed; with a register file cache,
@@ -110,6 +114,9 @@ impl Knobs {
         let base = if checked.compression.is_some() { Knobs::compressed() } else { Knobs::default() };
         Knobs {
             cache: checked.rfc.as_ref().map(|_| CacheKnobs::default()),
+            // Behind a register file cache the write port's registers are the cache's, whose
+            // warps the stimulus does not follow: no frees (kernel-driven runs cover them).
+            free: if checked.rfc.is_some() { 0.0 } else { base.free },
             orf: checked.orf.as_ref().map(OrfKnobs::new),
             ..base
         }
@@ -125,18 +132,33 @@ pub struct RandomStimulus {
     writing: bool,
     next_tag: u32,
     cache: CacheEvents,
+    /// Rows per warp, the warps that have rows, and the register ids named: a register-limited
+    /// MRF runs at a stride drawn per seed, with as many warps as its rows leave room for.
+    stride: u32,
+    warps: u32,
+    regs: u32,
+    /// Warps of the write-backs taken and not yet committed, oldest first (commits are in order).
+    uncommitted: std::collections::VecDeque<u32>,
 }
 
 impl RandomStimulus {
     pub fn new(g: &Geometry, seed: u64, knobs: Knobs) -> Self {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let most = g.registers / g.groups;
+        let stride = if g.register_limited { 1 + (rng.next_u32() % most) } else { g.rows_per_warp(g.registers) };
+        let regs = if g.renamed { g.physical_registers() } else { (stride * g.groups).min(g.registers) };
         RandomStimulus {
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            rng,
             g: g.clone(),
             knobs,
             offering: false,
             writing: false,
             next_tag: 0,
             cache: CacheEvents::default(),
+            stride,
+            warps: g.resident_warps(regs.min(g.registers)),
+            regs,
+            uncommitted: Default::default(),
         }
     }
 
@@ -151,7 +173,7 @@ impl RandomStimulus {
     /// Offers an instruction of a warp outside `held` (warps waiting for a fill), if any.
     fn new_instruction(&mut self, inp: &mut MrfIn, held: u64) -> bool {
         let g = self.g.clone();
-        let Some(warp) = self.pick(lane_mask(g.warps as usize) & !held) else { return false };
+        let Some(warp) = self.pick(lane_mask(self.warps as usize) & !held) else { return false };
         inp.issue_warp = warp;
         let total: u32 = self.knobs.sources.iter().sum();
         let mut pick = self.below(total);
@@ -160,7 +182,7 @@ impl RandomStimulus {
             pick -= self.knobs.sources[count];
             count += 1;
         }
-        let regs = register_ids(&g);
+        let regs = self.regs;
         let first = self.below(regs);
         for s in 0..3 {
             inp.issue_src_valid[s] = s < count;
@@ -188,6 +210,27 @@ impl RandomStimulus {
         true
     }
 
+    /// Sometimes frees a warp with no write-back offered, taken at this edge or uncommitted;
+    /// then follows this edge's commit.
+    fn free(&mut self, out: &MrfOut, inp: &mut MrfIn) {
+        inp.free_valid = false;
+        if self.knobs.free == 0.0 {
+            return;
+        }
+        let mut busy = self.uncommitted.iter().fold(0u64, |m, &w| m | 1 << w);
+        if inp.wb_valid {
+            busy |= 1 << inp.wb_warp;
+        }
+        if self.chance(self.knobs.free) {
+            if let Some(w) = self.pick(lane_mask(self.warps as usize) & !busy) {
+                (inp.free_valid, inp.free_warp) = (true, w);
+            }
+        }
+        if out.wb_commit {
+            self.uncommitted.pop_front();
+        }
+    }
+
     /// A random warp of `among` (bit per warp), if any.
     fn pick(&mut self, among: u64) -> Option<u32> {
         let n = among.count_ones();
@@ -203,14 +246,9 @@ impl RandomStimulus {
     }
 }
 
-/// How many register ids the MRF's ports name: per warp, or renamed, physical ones (every row
-/// of every bank group; the warp plays no part in where they live).
-fn register_ids(g: &Geometry) -> u32 {
-    if g.renamed { g.physical_registers() } else { g.registers }
-}
-
 impl Stimulus<Mrf> for RandomStimulus {
     fn next(&mut self, cycle: u64, out: &MrfOut, inp: &mut MrfIn) {
+        inp.rows_per_warp = self.stride;
         if !self.offering && self.chance(self.knobs.issue) {
             self.offering = self.new_instruction(inp, out.fill_busy);
         }
@@ -226,11 +264,11 @@ impl Stimulus<Mrf> for RandomStimulus {
                 inp.wb_upper = if self.chance(o.wb_upper) { 1 + self.below(2) as u8 } else { 0 };
                 inp.wb_entry = self.below(1 << o.layout.entry_bits());
             }
-            inp.wb_warp = self.below(self.g.warps);
-            inp.wb_reg = self.below(register_ids(&self.g));
+            inp.wb_warp = self.below(self.warps);
+            inp.wb_reg = self.below(self.regs);
             let all = lane_mask(self.g.lanes as usize);
             inp.wb_mask = if self.chance(self.knobs.partial_mask) { self.rng.next_u64() & all } else { all };
-            let phase = 16 * (self.g.warps * self.g.registers) as u64;
+            let phase = 16 * (self.warps * self.regs) as u64;
             if self.knobs.compressible_phases && (cycle / phase) % 2 == 1 {
                 inp.wb_mask = all;
                 let (base, stride) = (self.rng.next_u32(), self.below(4));
@@ -251,12 +289,16 @@ impl Stimulus<Mrf> for RandomStimulus {
         inp.wb_valid = self.writing;
         if self.writing && out.wb_ready {
             self.writing = false; // taken at this edge
+            if self.knobs.free > 0.0 {
+                self.uncommitted.push_back(inp.wb_warp);
+            }
         }
+        self.free(out, inp);
         if let Some(c) = self.knobs.cache.clone() {
             if !inp.wb_valid || out.wb_ready {
                 inp.wb_long = self.chance(c.long_latency);
             }
-            let all = lane_mask(self.g.warps as usize);
+            let all = lane_mask(self.warps as usize);
             let act = if self.chance(c.activate) { self.pick(all & !self.cache.owns()) } else { None };
             let flush = if self.chance(c.flush) { self.pick(self.cache.settled()) } else { None };
             let release =

@@ -232,13 +232,16 @@ fn war_check(prefix: &str, g: &Geometry, s: &Shape, p: &IssuePorts<Sig>) -> Stri
             (format!("{}[{rb}*w +: {rb}]", p.next_dst), "dst_group".to_string())
         };
         let name = if i < k { format!("u_map_src{i}") } else { "u_map_dst".into() };
-        let inst = map.instance(
+        let inst = mrf::map_instance(
+            &map,
+            g,
             &name,
-            &[
-                ("warp", Sig::new("WARP", wb)),
-                ("reg_id", Sig::new(reg, rb)),
-                ("group", Sig::new(group, gb)),
-                ("row", Sig::new(format!("unused_row{i}"), g.row_bits())),
+            &mrf::group_only_stride(g),
+            [
+                Sig::new("WARP", wb),
+                Sig::new(reg, rb),
+                Sig::new(group, gb),
+                Sig::new(format!("unused_row{i}"), g.row_bits()),
             ],
         );
         b += &inst.lines().map(|l| format!("    {l}\n")).collect::<String>();

@@ -56,6 +56,7 @@ pub fn compressed_bank_group(prefix: &str, g: &Geometry, l: &Layout, parts: Part
             ("wr_en", v("wr_en", 1)),
             ("wr_ri", v("wr_ri", rb)),
             ("wr_occ", v("wr_occ", c)),
+            ("free_rows", v("free_rows", g.entries)),
             ("empty", v("empty", c)),
         ],
     );
@@ -145,6 +146,8 @@ pub fn compressed_bank_group(prefix: &str, g: &Geometry, l: &Layout, parts: Part
             Port::input("wr_ri", rb, "range indicator of the write"),
             Port::input("wr_mask", g.lanes, "per-lane write enable").vector(),
             Port::input("wr_data", w, "chunks to write (uncompressed: lanes)"),
+            Port::input("free_rows", g.entries, "rows whose register becomes invalid at this edge, row r at bit r")
+                .vector(),
             Port::input("wake_req", c, "banks the write port's register needs awake").vector(),
             Port::output("usable", c, "banks powered and awake").vector(),
             Port::output("gated", c, "banks power-gated").vector(),

@@ -17,6 +17,8 @@ const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
 pub struct MrfPorts<P> {
     pub clk: P,
     pub rst: P,
+    /// Register-limited occupancy: the running kernel's rows per warp (`Geometry::register_limited`).
+    pub rows_per_warp: Option<P>,
     pub issue_valid: P,
     pub issue_ready: P,
     pub issue_warp: P,
@@ -65,6 +67,8 @@ pub struct OrfPorts<P> {
 /// `j`, cluster `c`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompressedPorts<P> {
+    pub free_valid: P,
+    pub free_warp: P,
     pub bank_gated: P,
     pub bank_rd_en: P,
     pub bank_wr_en: P,
@@ -102,6 +106,12 @@ impl MrfPorts<Port> {
                 Port::output(name, banks, &format!("{what}; group j cluster c at bit {}j+c", l.clusters)).vector()
             };
             CompressedPorts {
+                free_valid: Port::input(
+                    "free_valid",
+                    1,
+                    "warp free_warp has finished and every write-back of it has committed: its registers become invalid at this edge",
+                ),
+                free_warp: Port::input("free_warp", wb, "warp id"),
                 bank_gated: strobe("bank_gated", "bank power-gated"),
                 bank_rd_en: strobe("bank_rd_en", "bank read this cycle"),
                 bank_wr_en: strobe("bank_wr_en", "bank written this cycle"),
@@ -225,6 +235,9 @@ impl MrfPorts<Port> {
         MrfPorts {
             clk: Port::input("clk", 1, "clock"),
             rst: Port::input("rst", 1, "synchronous reset, active high"),
+            rows_per_warp: g
+                .register_limited
+                .then(|| Port::input("rows_per_warp", g.stride_bits(), &super::reg_map::rows_per_warp_doc(g))),
             issue_valid: Port::input(
                 "issue_valid",
                 1,
@@ -275,6 +288,7 @@ impl<P> MrfPorts<P> {
         let MrfPorts {
             clk,
             rst,
+            rows_per_warp,
             issue_valid,
             issue_ready,
             issue_warp,
@@ -301,6 +315,7 @@ impl<P> MrfPorts<P> {
         MrfPorts {
             clk: f(clk),
             rst: f(rst),
+            rows_per_warp: rows_per_warp.as_ref().map(&mut f),
             issue_valid: f(issue_valid),
             issue_ready: f(issue_ready),
             issue_warp: f(issue_warp),
@@ -321,6 +336,8 @@ impl<P> MrfPorts<P> {
             wb_data: f(wb_data),
             wb_commit: wb_commit.as_ref().map(&mut f),
             compressed: compressed.as_ref().map(|c| CompressedPorts {
+                free_valid: f(&c.free_valid),
+                free_warp: f(&c.free_warp),
                 bank_gated: f(&c.bank_gated),
                 bank_rd_en: f(&c.bank_rd_en),
                 bank_wr_en: f(&c.bank_wr_en),
@@ -352,7 +369,9 @@ impl<P> MrfPorts<P> {
     /// Every port in declaration order (`wb_ready` beside `wb_valid`, each block's hints beside
     /// the ports they qualify, its events last).
     pub fn list(&self) -> Vec<&P> {
-        let mut v = vec![&self.clk, &self.rst, &self.issue_valid, &self.issue_ready, &self.issue_warp];
+        let mut v = vec![&self.clk, &self.rst];
+        v.extend(&self.rows_per_warp);
+        v.extend([&self.issue_valid, &self.issue_ready, &self.issue_warp]);
         v.push(&self.issue_src_valid);
         v.extend(&self.issue_src_reg);
         v.push(&self.issue_tag);
@@ -373,7 +392,7 @@ impl<P> MrfPorts<P> {
         }
         v.extend(&self.wb_commit);
         if let Some(c) = &self.compressed {
-            v.extend([&c.bank_gated, &c.bank_rd_en, &c.bank_wr_en]);
+            v.extend([&c.free_valid, &c.free_warp, &c.bank_gated, &c.bank_rd_en, &c.bank_wr_en]);
         }
         if let Some(r) = &self.rfc {
             v.extend([&r.wb_long, &r.act_valid, &r.act_warp, &r.act_ready]);

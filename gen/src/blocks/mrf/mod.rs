@@ -14,7 +14,7 @@ mod rfc;
 mod top;
 mod write_port;
 
-pub use reg_map::reg_map;
+pub use reg_map::{group_only_stride, map_instance, reg_map};
 
 use crate::bdi::Layout;
 use crate::blocks::bdi::{compressor, decompressor};

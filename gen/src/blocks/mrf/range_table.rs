@@ -3,7 +3,7 @@
 //! the count of valid entries that drives power gating (§5.3).
 
 use crate::bdi::Layout;
-use crate::geometry::{Geometry, index_bits};
+use crate::geometry::Geometry;
 use crate::verilog::{Module, Port, lit, reg, vector_wire};
 
 /// Banks a register with range indicator `ri` occupies, as a thermometer: bank `c` unless its
@@ -20,14 +20,12 @@ pub fn occupancy(l: &Layout, ri: &str, c: u32) -> String {
 
 pub fn range_table(prefix: &str, g: &Geometry, l: &Layout) -> Module {
     let (e, ab, rb, c) = (g.entries, g.row_bits(), l.ri_bits(), l.clusters);
-    let cb = index_bits(e + 1);
     let mut b = String::new();
     b += &format!("  reg  [{}:0] ri [0:{}];\n", rb - 1, e - 1);
     b += &reg("valid", e);
     for k in 0..c {
-        b += &reg(&format!("count{k}"), cb);
+        b += &vector_wire(&format!("holds{k}"), e);
     }
-    b += &vector_wire("old_occ", c);
     b += &vector_wire("rd_code", rb);
     b += &vector_wire("wr_code", rb);
 
@@ -37,38 +35,33 @@ pub fn range_table(prefix: &str, g: &Geometry, l: &Layout) -> Module {
     b += &format!("{});\n", lit(rb, 0));
     for k in 0..c {
         b += &format!("  assign rd_occ[{k}] = valid[rd_row] & {};\n", occupancy(l, "rd_code", k));
-        b += &format!("  assign old_occ[{k}] = valid[wr_row] & {};\n", occupancy(l, "wr_code", k));
         b += &format!("  assign wr_occ[{k}] = {};\n", occupancy(l, "wr_ri", k));
     }
 
-    b += "\n  // A write stores the range indicator and marks the register valid (reset: none is).\n";
+    b += "\n  // A write stores the range indicator and marks the register valid (reset: none is); a\n";
+    b += "  // finished warp's rows become invalid (a write at the same edge still marks its row).\n";
     b += &format!(
-        "  always @(posedge clk) begin\n    if (rst) valid <= {};\n    else if (wr_en) valid[wr_row] <= 1'b1;\n  end\n",
+        "  always @(posedge clk) begin\n    if (rst) valid <= {};\n    else begin\n      valid <= valid & ~free_rows;\n      if (wr_en) valid[wr_row] <= 1'b1;\n    end\n  end\n",
         lit(e, 0)
     );
     b += "  always @(posedge clk) begin\n    if (wr_en) ri[wr_row] <= wr_ri;\n  end\n";
 
-    b += "\n  // Valid entries per bank: a write moves the register from its old banks to its new ones.\n";
-    b += "  always @(posedge clk) begin\n    if (rst) begin\n";
+    b += "\n  // Each bank's valid entries: the valid registers whose chunks it holds. A bank with none\n";
+    b += "  // is empty (seed 004 5.3: gated when all its entries' valid bits are reset).\n";
+    b += "  genvar r;\n  generate\n";
+    b += &format!("    for (r = 0; r < {e}; r = r + 1) begin : g_row\n");
     for k in 0..c {
-        b += &format!("      count{k} <= {};\n", lit(cb, 0));
+        b += &format!("      assign holds{k}[r] = valid[r] & {};\n", occupancy(l, "ri[r]", k));
     }
-    b += "    end else if (wr_en) begin\n";
+    b += "    end\n  endgenerate\n";
     for k in 0..c {
-        b += &format!(
-            "      if (wr_occ[{k}] & ~old_occ[{k}]) count{k} <= count{k} + {one};\n      else if (~wr_occ[{k}] & old_occ[{k}]) count{k} <= count{k} - {one};\n",
-            one = lit(cb, 1)
-        );
-    }
-    b += "    end\n  end\n";
-    for k in 0..c {
-        b += &format!("  assign empty[{k}] = (count{k} == {});\n", lit(cb, 0));
+        b += &format!("  assign empty[{k}] = ~(|holds{k});\n");
     }
     Module {
         name: format!("{prefix}_range_table"),
         doc: vec![
-            format!("Range indicators ({rb} bit) and valid bits of the {e} registers of one bank group, and the"),
-            format!("count of valid entries in each of its {c} banks. See docs/bdi.md."),
+            format!("Range indicators ({rb} bit) and valid bits of the {e} registers of one bank group, and"),
+            format!("which of its {c} banks hold a valid entry. See docs/bdi.md."),
         ],
         ports: vec![
             Port::input("clk", 1, "clock"),
@@ -81,6 +74,12 @@ pub fn range_table(prefix: &str, g: &Geometry, l: &Layout) -> Module {
             Port::input("wr_en", 1, "write the register at wr_row"),
             Port::input("wr_ri", rb, "its new range indicator"),
             Port::output("wr_occ", c, "banks it occupies with that range indicator").vector(),
+            Port::input(
+                "free_rows",
+                e,
+                "rows whose register becomes invalid at this edge (a finished warp's), row r at bit r",
+            )
+            .vector(),
             Port::output("empty", c, "bank c holds no valid entry").vector(),
         ],
         body: b,

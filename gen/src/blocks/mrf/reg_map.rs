@@ -4,7 +4,7 @@
 //! becomes `g = r[low] + w[low]` and `row = w * k + (r >> log2 G)`: no bit is computed and dropped.
 
 use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, lit, resize};
+use crate::verilog::{Module, Port, Sig, lit, resize};
 
 pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
     if g.renamed {
@@ -32,25 +32,36 @@ pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
         let high_bits = rb - shift;
         Some(resize(&format!("reg_id[{}:{}]", rb - 1, shift), high_bits, ab))
     };
-    let warp_times_k =
-        if k == 1 { resize("warp", wb, ab) } else { format!("{} * {}", resize("warp", wb, ab), lit(ab, k as u64)) };
+    let warp_times_k = if g.register_limited {
+        format!("{} * {}", resize("warp", wb, ab), resize("rows_per_warp", g.stride_bits(), ab))
+    } else if k == 1 {
+        resize("warp", wb, ab)
+    } else {
+        format!("{} * {}", resize("warp", wb, ab), lit(ab, k as u64))
+    };
     let row = match reg_high {
         Some(r) => format!("{warp_times_k} + {r}"),
         None => warp_times_k,
     };
-    body += &format!("  // (warp * {} + reg) / {}\n  assign row = {row};\n", g.registers, g.groups);
+    let (stride, mut ports) = if g.register_limited {
+        ("rows_per_warp".to_string(), vec![Port::input("rows_per_warp", g.stride_bits(), &rows_per_warp_doc(g))])
+    } else {
+        (k.to_string(), vec![])
+    };
+    body += &format!("  // warp * {stride} + reg / {}\n  assign row = {row};\n", g.groups);
+    ports.extend([
+        Port::input("warp", wb, "warp id"),
+        Port::input("reg_id", rb, "architectural register id"),
+        Port::output("group", gb, "bank group (bank within each cluster)"),
+        Port::output("row", ab, "bank row"),
+    ]);
     Module {
         name: format!("{prefix}_reg_map"),
         doc: vec![
             format!("Register-to-bank map: register r of warp w lives in bank group (r + w) mod {},", g.groups),
-            format!("row (w * {} + r) / {}, in every cluster (SPEC section 0).", g.registers, g.groups),
+            format!("row w * {stride} + r / {}, in every cluster (SPEC section 0).", g.groups),
         ],
-        ports: vec![
-            Port::input("warp", wb, "warp id"),
-            Port::input("reg_id", rb, "architectural register id"),
-            Port::output("group", gb, "bank group (bank within each cluster)"),
-            Port::output("row", ab, "bank row"),
-        ],
+        ports,
         body,
         memory: None,
     }
@@ -89,4 +100,30 @@ fn renamed_map(prefix: &str, g: &Geometry) -> Module {
         body,
         memory: None,
     }
+}
+
+/// The `rows_per_warp` port's comment (the MRF top and the write port carry it too).
+pub fn rows_per_warp_doc(g: &Geometry) -> String {
+    format!(
+        "rows each warp's registers take, ceil(registers per thread / {}), 1 to {}; set at kernel launch and held (warps beyond rows / it are not used)",
+        g.groups,
+        g.registers / g.groups
+    )
+}
+
+/// An instance of `map` (a [`reg_map`]): `warp`/`reg_id` in, `group`/`row` out, and `stride` on
+/// its `rows_per_warp` port when the design is register-limited.
+pub fn map_instance(map: &Module, g: &Geometry, inst: &str, stride: &Sig, ends: [Sig; 4]) -> String {
+    let [warp, reg_id, group, row] = ends;
+    let mut conns = vec![("warp", warp), ("reg_id", reg_id), ("group", group), ("row", row)];
+    if g.register_limited {
+        conns.insert(0, ("rows_per_warp", stride.clone()));
+    }
+    map.instance(inst, &conns)
+}
+
+/// The stride a block that only wants a register's bank group gives its maps (the row, unused,
+/// does not depend on it being right): the most rows per warp.
+pub fn group_only_stride(g: &Geometry) -> Sig {
+    Sig::lit(g.stride_bits(), (g.registers / g.groups) as u64)
 }

@@ -10,7 +10,7 @@ use super::interface::{CompressedPorts, MrfPorts};
 use crate::bdi::Layout;
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::orf::OrfLayout;
-use crate::verilog::{Module, Port, Sig, lit, onehot_mux, slice, vector_wire, wire};
+use crate::verilog::{Module, Port, Sig, lit, onehot_mux, resize, slice, vector_wire, wire};
 
 /// How write-backs reach the banks.
 pub enum WritePath<'a> {
@@ -194,14 +194,18 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
             "\n  // Register-to-bank mapping of the issued sources and of the eviction buffer's register (the\n  // write port maps its own).\n"
         }
     };
+    let stride = stride_sig(g);
     for o in 0..k {
-        b += &parts.reg_map.instance(
+        b += &super::map_instance(
+            parts.reg_map,
+            g,
             &format!("u_map_src{o}"),
-            &[
-                ("warp", p.issue_warp.clone()),
-                ("reg_id", p.issue_src_reg[o as usize].clone()),
-                ("group", v("issue_group", k * gb).slice(o, gb)),
-                ("row", v("issue_row", k * ab).slice(o, ab)),
+            &stride,
+            [
+                p.issue_warp.clone(),
+                p.issue_src_reg[o as usize].clone(),
+                v("issue_group", k * gb).slice(o, gb),
+                v("issue_row", k * ab).slice(o, ab),
             ],
         );
     }
@@ -383,14 +387,12 @@ impl WritePath<'_> {
     /// behind a cache (`pending`) the eviction buffer's register is mapped here to hold its reads.
     fn map_write_back(&self, reg_map: &Module, w: &BankWrite, g: &Geometry, pending: bool) -> String {
         let map = |name: &str, group: &str, row: &str| {
-            reg_map.instance(
+            super::map_instance(
+                reg_map,
+                g,
                 name,
-                &[
-                    ("warp", w.warp.clone()),
-                    ("reg_id", w.reg.clone()),
-                    ("group", Sig::new(group, g.group_bits())),
-                    ("row", Sig::new(row, g.row_bits())),
-                ],
+                &stride_sig(g),
+                [w.warp.clone(), w.reg.clone(), Sig::new(group, g.group_bits()), Sig::new(row, g.row_bits())],
             )
         };
         match self {
@@ -747,6 +749,7 @@ fn compressed_groups(
     let mut b = String::new();
     let delivers: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_deliver")).collect();
     b += &format!("  assign slot_deliver = {};\n\n", delivers.join(" | "));
+    b += &free_rows(g, cp);
     b += "  // Write-back through the compressor; the head commits to its bank group.\n";
     // Behind a register file cache (`pend` stages reported), the port takes the cache's writes.
     let ready = match pend {
@@ -776,6 +779,9 @@ fn compressed_groups(
         ("wr_mask", v("wr_mask", g.lanes)),
         ("wr_data", v("wr_data", wr)),
     ];
+    if g.register_limited {
+        conns.push(("rows_per_warp", stride_sig(g)));
+    }
     if pend > 0 {
         conns.extend([
             ("pend_valid", v("pend_valid", pend)),
@@ -805,6 +811,7 @@ fn compressed_groups(
                 ("wr_ri", v("wr_ri", l.ri_bits())),
                 ("wr_mask", v("wr_mask", g.lanes)),
                 ("wr_data", v("wr_data", wr)),
+                ("free_rows", v("free_rows", g.entries)),
                 ("wake_req", v(&format!("{{{c}{{{here}}}}} & wake_req"), c)),
                 ("usable", v("group_usable", g.groups * c).slice(grp, c)),
                 ("gated", cp.bank_gated.slice(grp, c)),
@@ -813,5 +820,30 @@ fn compressed_groups(
             ],
         );
     }
+    b
+}
+
+/// The top's `rows_per_warp` input, as every map inside it reads it.
+pub(super) fn stride_sig(g: &Geometry) -> Sig {
+    Sig::new("rows_per_warp", g.stride_bits())
+}
+
+/// The rows of the finished warp `free_warp`, `[free_warp * S, free_warp * S + S)` with `S` rows
+/// per warp: the same rows in every bank group.
+fn free_rows(g: &Geometry, cp: &CompressedPorts<Sig>) -> String {
+    let (wb, sb) = (g.warp_bits(), g.stride_bits());
+    let fw = (wb + sb).max(g.row_bits()) + 1;
+    let stride = if g.register_limited { stride_sig(g) } else { Sig::lit(sb, (g.registers / g.groups) as u64) };
+    let mut b = String::from("  // A finished warp's registers become invalid: its rows in every bank group.\n");
+    b += &wire("free_lo", fw);
+    b += &wire("free_hi", fw);
+    b += &vector_wire("free_rows", g.entries);
+    b += &format!("  assign free_lo = {} * {};\n", resize(&cp.free_warp.expr, wb, fw), resize(&stride.expr, sb, fw));
+    b += &format!("  assign free_hi = free_lo + {};\n", resize(&stride.expr, sb, fw));
+    b += "  genvar fr;\n  generate\n";
+    b += &format!("    for (fr = 0; fr < {}; fr = fr + 1) begin : g_free\n", g.entries);
+    b += &format!("      localparam [{}:0] ROW = fr;\n", fw - 1);
+    b += &format!("      assign free_rows[fr] = {} & (ROW >= free_lo) & (ROW < free_hi);\n", cp.free_valid.expr);
+    b += "    end\n  endgenerate\n\n";
     b
 }

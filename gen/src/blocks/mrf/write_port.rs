@@ -41,14 +41,12 @@ pub fn write_port(
 
     b += "\n  // A write enters the compressor; a partial mask keeps it uncompressed.\n";
     let v = |name: &str, width: u32| Sig::new(name, width);
-    b += &reg_map.instance(
+    b += &super::map_instance(
+        reg_map,
+        g,
         "u_map",
-        &[
-            ("warp", v("wb_warp", g.warp_bits())),
-            ("reg_id", v("wb_reg", g.reg_bits())),
-            ("group", v("in_group", gb)),
-            ("row", v("in_row", ab)),
-        ],
+        &v("rows_per_warp", g.stride_bits()),
+        [v("wb_warp", g.warp_bits()), v("wb_reg", g.reg_bits()), v("in_group", gb), v("in_row", ab)],
     );
     b += "  assign in_partial = ~(&wb_mask);\n";
     b += &compressor.instance(
@@ -183,6 +181,10 @@ pub fn write_port(
             Port::output("wr_data", w, "chunks (uncompressed: lanes) to write"),
         ]
         .into_iter()
+        .chain(
+            g.register_limited
+                .then(|| Port::input("rows_per_warp", g.stride_bits(), &super::reg_map::rows_per_warp_doc(g))),
+        )
         .chain(report_pending.then(|| pending_ports(n, gb, ab)).into_iter().flatten())
         .collect(),
         body: b,

@@ -113,13 +113,16 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape, reg_map: Module) -> Vec<Mo
             b += &format!("\n  // The {event} event's sources: their bins, and how many fall in each.\n");
             b += &onehot(&format!("{event}_here"), valid, warp);
             for i in 0..k {
-                b += &reg_map.instance(
+                b += &crate::blocks::mrf::map_instance(
+                    &reg_map,
+                    g,
                     &format!("u_map_{event}{i}"),
-                    &[
-                        ("warp", warp.clone()),
-                        ("reg_id", src_reg[i as usize].clone()),
-                        ("group", Sig::new(format!("{event}_group"), k * gb).slice(i, gb)),
-                        ("row", Sig::new(format!("unused_{event}_row{i}"), g.row_bits())),
+                    &crate::blocks::mrf::group_only_stride(g),
+                    [
+                        warp.clone(),
+                        src_reg[i as usize].clone(),
+                        Sig::new(format!("{event}_group"), k * gb).slice(i, gb),
+                        Sig::new(format!("unused_{event}_row{i}"), g.row_bits()),
                     ],
                 );
             }

@@ -1,7 +1,8 @@
 //! Power gating of the banks of one compressed bank group (generated `<prefix>_bank_power`):
 //! at each edge, from the state before it, a bank with no valid entry that the write port does
-//! not need is gated; a gated bank it needs is powered and awake `wakeup_cycles` edges later.
-//! Reset gates every bank.
+//! not need is idle; a powered bank idle at `gate_delay + 1` edges in a row is gated at the
+//! last (at once with no delay); a gated bank the write port needs is powered and awake
+//! `wakeup_cycles` edges later. Reset gates every bank.
 
 use super::low_bits;
 
@@ -9,6 +10,9 @@ use super::low_bits;
 pub struct BankPower {
     clusters: u32,
     wakeup_cycles: u32,
+    gate_delay: u32,
+    /// Edges in a row each powered bank has been idle, up to `gate_delay`.
+    idle: Vec<u32>,
     /// Powered banks, and powered banks still waking up, bit per cluster.
     on: u64,
     waking: u64,
@@ -17,13 +21,15 @@ pub struct BankPower {
 }
 
 impl BankPower {
-    pub fn new(clusters: u32, wakeup_cycles: u32) -> Self {
-        BankPower { clusters, wakeup_cycles, on: 0, waking: 0, timer: vec![0; clusters as usize] }
+    pub fn new(clusters: u32, wakeup_cycles: u32, gate_delay: u32) -> Self {
+        let n = clusters as usize;
+        BankPower { clusters, wakeup_cycles, gate_delay, idle: vec![0; n], on: 0, waking: 0, timer: vec![0; n] }
     }
 
     pub fn reset(&mut self) {
         self.on = 0;
         self.waking = 0;
+        self.idle.fill(0);
     }
 
     /// Banks powered and awake (`usable`).
@@ -39,7 +45,17 @@ impl BankPower {
     /// One edge with the banks that hold no valid entry and those the write port needs;
     /// returns how many banks started waking.
     pub fn edge(&mut self, empty: u64, wake_req: u64) -> u32 {
-        let off = empty & !wake_req;
+        let idle = empty & !wake_req;
+        let mut off = 0;
+        for (c, n) in self.idle.iter_mut().enumerate() {
+            if idle >> c & 1 == 0 {
+                *n = 0;
+            } else if *n == self.gate_delay {
+                off |= 1 << c;
+            } else {
+                *n += 1;
+            }
+        }
         let start = !self.on & wake_req;
         let mut count_down = self.waking & !off & !start;
         self.on = (self.on & !off) | start;

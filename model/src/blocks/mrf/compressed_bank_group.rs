@@ -26,7 +26,7 @@ impl CompressedBankGroup {
         CompressedBankGroup {
             arbiter: RoundRobin::new(slots),
             table: RangeTable::new(entries, l.clusters, occupancy),
-            power: BankPower::new(l.clusters, l.wakeup_cycles),
+            power: BankPower::new(l.clusters, l.wakeup_cycles, l.gate_delay),
             lanes,
             mem: vec![0; entries as usize * lanes],
             known: vec![0; entries as usize],

@@ -59,13 +59,18 @@
 //!   uncompressed), else those of its chunks. When they are, it writes its chunks to banks
 //!   `0 .. banks` (only the clusters with an active lane), stores its range indicator and marks
 //!   the register valid; the counts follow (it leaves its old banks for its new ones).
+//! - **Free**: with `free_valid`, the registers of warp `free_warp` — rows `free_warp * S ..
+//!   (free_warp + 1) * S` of every group, `S` the rows per warp — become invalid at the edge
+//!   (a commit at the same edge still marks its row valid). The SM frees a warp once it has
+//!   finished and every write-back of it has committed, one warp per cycle.
 //! - **Dummy MOV** (§5.2): a partial head whose register is valid and compressed does not
 //!   commit; once its banks are awake the MOV reads the register, and when that read leaves the
 //!   decompressor (`1 + decompress_latency` cycles later) writes it back decompressed (range
 //!   indicator 0, every lane). The head then commits normally, at the earliest one cycle later.
 //! - **Power gating** (§5.3), at each edge from the state before it, per bank: no valid entry
-//!   and not needed by the head → gated; gated and needed → powered, awake after
-//!   `wakeup_cycles` more edges; otherwise the wake-up countdown runs. Reset gates every bank.
+//!   and not needed by the head → idle; idle at `gate_delay + 1` edges in a row → gated at the
+//!   last (at once by default); gated and needed → powered, awake after `wakeup_cycles` more
+//!   edges; otherwise the wake-up countdown runs. Reset gates every bank.
 //!   Needed banks are never gated, so a bank holding a valid entry is always awake.
 //!
 //! # Register file cache (`rfc.enabled`; seed 000 §3, docs/rfc.md)
@@ -231,11 +236,23 @@ pub struct MrfIn {
     pub wb_mrf: bool,
     pub wb_upper: u8,
     pub wb_entry: u32,
+    /// Register-limited geometry: rows each warp's registers take (`Geometry::rows_per_warp`),
+    /// set at kernel launch and held; otherwise it must be `R / G`.
+    pub rows_per_warp: u32,
+    /// Compressed MRF: warp `free_warp` has finished (every write-back of it committed); its
+    /// registers become invalid at this edge, so banks holding only them are gated.
+    pub free_valid: bool,
+    pub free_warp: u32,
 }
 
 impl MrfIn {
     pub fn new(g: &Geometry) -> Self {
-        MrfIn { wb_data: vec![0; g.lanes as usize], wb_mrf: true, ..Default::default() }
+        MrfIn {
+            wb_data: vec![0; g.lanes as usize],
+            wb_mrf: true,
+            rows_per_warp: g.rows_per_warp(g.registers),
+            ..Default::default()
+        }
     }
 }
 
@@ -307,6 +324,8 @@ pub struct MrfStats {
     pub gated_cycles: Vec<u64>,
     /// Banks that started waking up.
     pub bank_wakeups: u64,
+    /// Finished warps whose registers were invalidated (`free_valid`).
+    pub warps_freed: u64,
     /// Cycles a write-back could not be taken (`wb_ready` low).
     pub wb_stall_cycles: u64,
     /// TFET rows only (`rename.enabled`): bank-group reads (grants) and writes (write-backs
@@ -424,6 +443,9 @@ pub struct Mrf {
     /// TFET rows: the write port finishes a write to a TFET row this cycle (taken at the last
     /// edge): `wb_ready` low, `wb_commit` high.
     write_busy: bool,
+    /// Rows per warp, from the `rows_per_warp` input (held for a kernel's run); the constant
+    /// `R / G` unless the geometry is register-limited.
+    stride: u32,
     plan: Plan,
     stats: MrfStats,
 }
@@ -480,6 +502,7 @@ impl Mrf {
             fill_arbiter: RoundRobin::new(g.slots()),
             write,
             write_busy: false,
+            stride: g.rows_per_warp(g.registers),
             plan: Plan {
                 winner: [NONE; MAX_GROUPS],
                 read: [NONE; MAX_GROUPS],
@@ -568,7 +591,7 @@ impl Mrf {
         // banks (in the eviction buffer or the write port) is not read until it is stored.
         let held: Vec<(u32, u32)> = match (&self.rfc, &self.write) {
             (Some(rfc), WritePath::Compressed { port, .. }) => {
-                let evicted = rfc.evicting().map(|(w, r)| self.g.map(w, r)).map(|a| (a.group, a.row));
+                let evicted = rfc.evicting().map(|(w, r)| self.g.map(w, r, self.stride)).map(|a| (a.group, a.row));
                 port.in_flight().chain(evicted).collect()
             }
             _ => Vec::new(),
@@ -744,12 +767,28 @@ impl Mrf {
                 data,
                 cause: WriteCause::Bypass,
             });
-            self.write_busy = write_banks(&self.g, &mut self.write, &self.plan, st, w);
+            self.write_busy = write_banks(
+                &self.g,
+                self.stride,
+                &mut self.write,
+                &self.plan,
+                st,
+                w,
+                inp.free_valid.then_some(inp.free_warp),
+            );
             return;
         };
         let w = rfc.bank_write(wb);
         st.rfc.bypasses += u64::from(w.is_some_and(|w| w.cause == WriteCause::Bypass));
-        self.write_busy = write_banks(&self.g, &mut self.write, &self.plan, st, w);
+        self.write_busy = write_banks(
+            &self.g,
+            self.stride,
+            &mut self.write,
+            &self.plan,
+            st,
+            w,
+            inp.free_valid.then_some(inp.free_warp),
+        );
         let act = inp.act_valid.then_some(inp.act_warp);
         let flush = inp.flush_valid.then_some(inp.flush_warp);
         let hit = wb.is_some_and(|(w, reg, ..)| rfc.lookup(w, reg).is_some());
@@ -771,12 +810,20 @@ impl Mrf {
 /// written now; compressed, power gating and the head's commit or dummy MOV happen first, then
 /// the compressor advances, taking `w` when the port is ready (`plan.banks_ready`). Returns
 /// whether a TFET row was written (uncompressed only): the write port is busy next cycle.
-fn write_banks(g: &Geometry, write: &mut WritePath, plan: &Plan, st: &mut MrfStats, w: Option<BankWrite>) -> bool {
+fn write_banks(
+    g: &Geometry,
+    stride: u32,
+    write: &mut WritePath,
+    plan: &Plan,
+    st: &mut MrfStats,
+    w: Option<BankWrite>,
+    free: Option<u32>,
+) -> bool {
     let (lanes, lpc) = (g.lanes as usize, g.lanes_per_cluster);
     let (layout, groups, port) = match write {
         WritePath::Direct(groups) => {
             let Some(w) = w else { return false };
-            let addr = g.map(w.warp, w.reg);
+            let addr = g.map(w.warp, w.reg, stride);
             groups[addr.group as usize].write(addr.row, w.mask, w.data);
             st.mrf_writes += 1;
             st.bank_writes += u64::from(active_clusters(w.mask, lpc, g.clusters as usize).count_ones());
@@ -799,6 +846,12 @@ fn write_banks(g: &Geometry, write: &mut WritePath, plan: &Plan, st: &mut MrfSta
     for (grp, group) in groups.iter_mut().enumerate() {
         let wake = if grp as u32 == head_group { needs } else { 0 };
         st.bank_wakeups += u64::from(group.power.edge(group.table.empty(), wake));
+    }
+    // A finished warp's rows are invalidated; a commit at the same edge still stores its row.
+    if let Some(warp) = free {
+        let rows = (warp * stride).min(g.entries)..((warp + 1) * stride).min(g.entries);
+        groups.iter_mut().for_each(|group| group.table.free(rows.clone()));
+        st.warps_freed += 1;
     }
 
     if let Some((packed, side)) = port.head() {
@@ -831,7 +884,7 @@ fn write_banks(g: &Geometry, write: &mut WritePath, plan: &Plan, st: &mut MrfSta
 
     match w {
         Some(w) if plan.banks_ready => {
-            let addr = g.map(w.warp, w.reg);
+            let addr = g.map(w.warp, w.reg, stride);
             let side = Side { group: addr.group, row: addr.row, mask: w.mask, partial: w.mask != lane_mask(lanes) };
             st.compressions += u64::from(!side.partial);
             port.advance(true, true, side, w.data);
@@ -902,6 +955,7 @@ impl Block for Mrf {
     /// One clock edge (see the module documentation for the order of events).
     fn tick(&mut self, inp: &MrfIn) {
         self.stats.cycles += 1;
+        self.stride = inp.rows_per_warp;
         // Decisions that depend on the state before the edge, sampled before anything changes.
         let free = self.collectors.iter().position(|u| !u.busy);
         let offered = self.dispatch.pick(self.ready_mask());
@@ -930,7 +984,7 @@ impl Block for Mrf {
         let mut issued = 0;
         if let (Some(c), true) = (free, inp.issue_valid) {
             let addr = std::array::from_fn(|s| {
-                let a = self.g.map(inp.issue_warp, inp.issue_src_reg[s]);
+                let a = self.g.map(inp.issue_warp, inp.issue_src_reg[s], self.stride);
                 (a.group, a.row)
             });
             let unit = &mut self.collectors[c];

@@ -1,6 +1,8 @@
 //! The range indicators of one compressed bank group (generated `<prefix>_range_table`): per
-//! register its range indicator and valid bit (reset: none valid), and per bank the count of
-//! valid entries it holds, which drives power gating.
+//! register its range indicator and valid bit (reset: none valid; a finished warp's registers
+//! are invalidated), and per bank whether it holds a valid entry, which drives power gating.
+//! The RTL ORs the per-entry valid bits of each bank (seed 004 §5.3); the model keeps a count
+//! per bank, which says the same.
 
 use super::low_bits;
 
@@ -51,6 +53,20 @@ impl RangeTable {
     /// Banks with no valid entry (the `empty` outputs).
     pub fn empty(&self) -> u64 {
         !self.nonempty & low_bits(self.count.len() as u32)
+    }
+
+    /// The registers of rows `rows` become invalid (their warp finished).
+    pub fn free(&mut self, rows: std::ops::Range<u32>) {
+        for row in rows {
+            let old = self.occupied(row);
+            for c in 0..self.count.len() {
+                if old >> c & 1 == 1 {
+                    self.count[c] -= 1;
+                    self.nonempty &= !(((self.count[c] == 0) as u64) << c);
+                }
+            }
+            self.valid[row as usize] = false;
+        }
     }
 
     /// A write stores a range indicator: the register leaves its old banks for its new ones.
