@@ -208,10 +208,22 @@ const COMPRESSED_MUTATIONS: &[Mutation] = &[
         to: "assign bank_rd_en = {4{grant_valid | mov_rd}};",
     },
     Mutation {
-        name: "valid count of bank 1 never decremented (the bank is never gated again)",
+        name: "a finished warp's registers stay valid (its banks are never gated)",
         file: "csmall_range_table.v",
-        from: "count1 <= count1 - 5'd1;",
-        to: "count1 <= count1;",
+        from: "valid <= valid & ~free_rows;",
+        to: "valid <= valid;",
+    },
+    Mutation {
+        name: "bank 3's entries counted without their valid bits (invalid registers keep it on)",
+        file: "csmall_range_table.v",
+        from: "assign holds3[r] = valid[r] &",
+        to: "assign holds3[r] =",
+    },
+    Mutation {
+        name: "a freed warp's rows run one row into the next warp's",
+        file: "csmall_mrf.v",
+        from: "(ROW < free_hi)",
+        to: "(ROW <= free_hi)",
     },
     Mutation {
         name: "range indicator not registered with the bank read",
@@ -237,11 +249,11 @@ fn compressed_run(checked: &Checked, design: &Design, seed: u64, cycles: u64) ->
 fn lockstep_reports_every_compressed_mrf_mutation() {
     let checked = compressed("csmall");
     let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
-    let clean = compressed_run(&checked, &design, 21, 20_000);
+    let clean = compressed_run(&checked, &design, 21, 40_000);
     assert!(clean.mismatch.is_none(), "the unmutated design passes: {}", clean.mismatch.unwrap());
     let mut caught = Vec::new();
     for m in COMPRESSED_MUTATIONS {
-        let result = compressed_run(&checked, &mutate(&design, m), 21, 20_000);
+        let result = compressed_run(&checked, &mutate(&design, m), 21, 40_000);
         let mismatch = result.mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
         caught.push(format!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port));
     }
@@ -311,7 +323,7 @@ fn mutants_under_kernel_traffic() {
             let by_kernel = cosim_kernel(&checked, &mutant, &kernel, &opts, &mut |_| {}).unwrap();
             let random = match kind {
                 0 => random_run(&checked, &mutant, 21, 1, 20_000),
-                _ => compressed_run(&checked, &mutant, 21, 20_000),
+                _ => compressed_run(&checked, &mutant, 21, 40_000),
             };
             let (k, r) = (!by_kernel.passed(), random.mismatch.is_some());
             assert!(k || r, "mutation `{}` escapes both modes", m.name);

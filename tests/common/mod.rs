@@ -124,8 +124,8 @@ pub fn mutated(mut design: Design, file: &str, from: &str, to: &str, name: &str)
 }
 
 /// Small configurations with BDI compression, covering: all seven modes, three modes needing one
-/// bank each (tie-breaks), 64 lanes, a single bank group, and latencies and wake-up times other
-/// than the defaults.
+/// bank each (tie-breaks), 64 lanes, a single bank group, latencies and wake-up times other
+/// than the defaults, and a gating delay (conegroup).
 pub const COMPRESSED: &[(&str, &str)] = &[
     (
         "ctiny",
@@ -141,7 +141,7 @@ pub const COMPRESSED: &[(&str, &str)] = &[
     ),
     (
         "conegroup",
-        "name = \"conegroup\"\n[sm]\nwarps = 3\nlanes = 16\nclusters = 4\nregisters_per_thread = 2\n[mrf]\nbanks = 4\nentries = 8\ncollectors = 3\n[compression]\nenabled = true\nmodes = [\"4,2\", \"4,1\"]\ncompress_latency = 1\ndecompress_latency = 2\nwakeup_cycles = 2\n",
+        "name = \"conegroup\"\n[sm]\nwarps = 3\nlanes = 16\nclusters = 4\nregisters_per_thread = 2\n[mrf]\nbanks = 4\nentries = 8\ncollectors = 3\n[compression]\nenabled = true\nmodes = [\"4,2\", \"4,1\"]\ncompress_latency = 1\ndecompress_latency = 2\nwakeup_cycles = 2\ngate_delay = 3\n",
     ),
 ];
 
