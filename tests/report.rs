@@ -34,6 +34,10 @@ fn report_writes_every_claim_and_every_plot_renders() {
         let ours = row.trim_end_matches(" |").rsplit(" | ").next().unwrap();
         assert!(ours.chars().any(|c| c.is_ascii_digit()), "no measured figure in {row}");
     }
+    // Seed 004's rows split the energy and the slowdown into their causes (docs/bdi.md).
+    for claim in ["| of it dynamic |", "| of it leakage (bank gating) |", "| of it waiting for bank wake-ups"] {
+        assert!(md.contains(claim), "no {claim} row:\n{md}");
+    }
     let plots = ["bdi-energy", "rfc-traffic", "orf-reads", "war-slowdown", "tfet-designs", "area-rfc"];
     for p in plots {
         let svg = std::fs::read_to_string(out.join(format!("{p}.svg"))).unwrap();
