@@ -35,6 +35,13 @@ pub struct Knobs {
     pub noise: f64,
     /// Chance that a source already read is replaced by an unread value.
     pub prefer_unread: f64,
+    /// Chance that a source skips the value the previous instruction wrote: instruction-level
+    /// parallelism, so a few warps hide the ALU latency (seed 000 §5.2's traces).
+    pub ilp: f64,
+    /// Share of source reads that read a long-lived, lane-uniform value (like a loop invariant
+    /// or base address), replaced after about `4 × reads` reads: the heavy tail of values read
+    /// many times (SPEC §7's ~10% read more than twice).
+    pub hot: f64,
     /// Registers the body may use (r4 and up).
     pub registers: u32,
     pub seed: u64,
@@ -47,21 +54,22 @@ impl Default for Knobs {
             iterations: 8,
             blocks: 8,
             threads: 256,
-            reads: 1.9,
-            lifetime: 2.5,
+            reads: 2.0,
+            lifetime: 5.0,
             long_latency: 0.06,
             sfu: 0.05,
             divergence: 0.25,
             noise: 0.03,
-            prefer_unread: 0.9,
-            registers: 24,
+            prefer_unread: 0.8,
+            hot: 0.3,
+            ilp: 0.5,
+            registers: 23,
             seed: 1,
         }
     }
 }
 
-const KEYS: &str =
-    "length iterations blocks threads reads lifetime long_latency sfu divergence noise prefer_unread registers seed";
+const KEYS: &str = "length iterations blocks threads reads lifetime long_latency sfu divergence noise prefer_unread hot ilp registers seed";
 
 impl Knobs {
     /// Parses `key=value,key=value`; unspecified knobs keep their defaults.
@@ -101,6 +109,8 @@ impl Knobs {
                 "divergence" => k.divergence = frac(0.0, 1.0)?,
                 "noise" => k.noise = frac(0.0, 1.0)?,
                 "prefer_unread" => k.prefer_unread = frac(0.0, 1.0)?,
+                "hot" => k.hot = frac(0.0, 1.0)?,
+                "ilp" => k.ilp = frac(0.0, 1.0)?,
                 "registers" => k.registers = int(8, 252)?,
                 "seed" => {
                     k.seed = value.parse().map_err(|_| format!("seed = {value}: allowed a non-negative integer"))?
@@ -117,6 +127,10 @@ impl Knobs {
 
 /// Register holding per-lane random data.
 const NOISE: u32 = 4;
+
+/// Long-lived values (after the body's registers), set at the top of every loop iteration and
+/// replaced now and then.
+const HOT: u32 = 1;
 
 /// Memory regions: random data (the default contents) and lane-similar data.
 const RANDOM_BASE: u32 = 0x0100_0000;
@@ -142,7 +156,16 @@ pub fn source(knobs: &Knobs) -> String {
         let _ = writeln!(s, "    add r{r}, r0, {}", r * 7);
     }
     let _ = writeln!(s, "LOOP:");
-    let mut values = Values { recent: (first..first + regs).collect(), reads: vec![1; (first + regs) as usize] };
+    let hot = first + regs;
+    for h in hot..hot + HOT {
+        let _ = writeln!(s, "    add r{h}, r2, {}", h * 16);
+    }
+    let mut values = Values {
+        recent: (first..first + regs).collect(),
+        reads: vec![1; (first + regs) as usize],
+        hot: hot..hot + HOT,
+        next_hot: 0,
+    };
     let mut i = 0;
     let mut label = 0;
     while i < knobs.length {
@@ -175,21 +198,33 @@ struct Values {
     recent: Vec<u32>,
     /// Reads of each register's current value.
     reads: Vec<u32>,
+    /// The long-lived registers, and the one written last.
+    hot: std::ops::Range<u32>,
+    next_hot: u32,
 }
 
 impl Values {
-    /// A source: geometric recency with mean distance `lifetime`; a value read before is
-    /// passed over for the next unread one with probability `prefer_unread`, so most values are
-    /// read once (SPEC §7).
+    /// A source: one of the long-lived values with probability `hot`, else geometric recency
+    /// with mean distance `lifetime`; a value read before is passed over for the nearest unread
+    /// one with probability `prefer_unread`, so most values are read once (SPEC §7).
     fn pick(&mut self, rng: &mut Xoshiro256PlusPlus, knobs: &Knobs) -> u32 {
+        if rng.random_bool(knobs.hot) {
+            return rng.random_range(self.hot.clone());
+        }
         let p = 1.0 / knobs.lifetime;
-        let mut d = 1;
+        let mut d = if self.recent.len() > 1 && rng.random_bool(knobs.ilp) { 2 } else { 1 };
         while d < self.recent.len() && !rng.random_bool(p) {
             d += 1;
         }
-        let mut r = self.recent[self.recent.len() - d];
+        let at = self.recent.len() - d;
+        let mut r = self.recent[at];
         if self.reads[r as usize] > 0 && rng.random_bool(knobs.prefer_unread) {
-            if let Some(&u) = self.recent.iter().rev().find(|&&x| self.reads[x as usize] == 0) {
+            // The unread value nearest the drawn distance, older first, so lifetimes keep their
+            // distribution.
+            let unread = |x: &&u32| self.reads[**x as usize] == 0;
+            let older = self.recent[..at].iter().rev().find(unread);
+            let newer = self.recent[at..self.recent.len() + 1 - d.min(2)].iter().find(unread);
+            if let Some(&u) = older.or(newer) {
                 r = u;
             }
         }
@@ -207,6 +242,13 @@ impl Values {
 }
 
 fn body_instruction(s: &mut String, rng: &mut Xoshiro256PlusPlus, knobs: &Knobs, v: &mut Values) {
+    // Now and then the long-lived value is replaced, by a value the same in every lane (as loop
+    // invariants and base addresses are): with `hot / 4` per instruction, each is read about
+    // `4 × reads` times before it is.
+    if rng.random_bool(knobs.hot / 4.0) {
+        v.next_hot = (v.next_hot + 1) % v.hot.len() as u32;
+        let _ = writeln!(s, "    add r{}, r2, {}", v.hot.start + v.next_hot, rng.random_range(1..64u32) * 16);
+    }
     let roll: f64 = rng.random();
     if roll < knobs.long_latency {
         let base = if rng.random_bool(knobs.noise) { RANDOM_BASE } else { SIMILAR_BASE };
@@ -267,6 +309,6 @@ mod tests {
         assert_ne!(source(&k), source(&Knobs { seed: 2, ..k.clone() }));
         let kernel = generate(&k);
         assert!(kernel.code.len() > 300);
-        assert_eq!(kernel.regs, NOISE + 1 + k.registers, "the body uses exactly its registers");
+        assert_eq!(kernel.regs, NOISE + 1 + k.registers + HOT, "the body uses exactly its registers");
     }
 }
