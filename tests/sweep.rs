@@ -7,10 +7,9 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// 2 warps of 4 lanes in 2 clusters, 4 banks of 8 x 64 bit, 2 collectors, up to 16 registers per
-/// thread (register-limited: both warps at 16 need 16 rows). With 1 bank per cluster
-/// (`mrf.banks = 2`) one warp at 16 registers needs 16 rows: an invalid point.
-const CONFIG: &str = "name = \"swp\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 16\n\
+/// 2 warps of 4 lanes in 2 clusters, 4 banks of 8 x 64 bit, 2 collectors. One bank for the
+/// two clusters (`mrf.banks = 1`) is an invalid point.
+const CONFIG: &str = "name = \"swp\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 8\n\
                       [mrf]\nbanks = 4\nentries = 8\ncollectors = 2\ntag_bits = 2\n";
 
 fn config(dir: &Path) -> String {
@@ -113,7 +112,7 @@ fn sweep_writes_tables_and_plots_and_resumes() {
     let out = dir.path().join("sweep");
     let out_s = out.to_str().unwrap();
     let args =
-        ["--config", &cfg, "--param", "mrf.collectors=1,2", "--param", "mrf.banks=2,4", "--synth", "--out", out_s];
+        ["--config", &cfg, "--param", "mrf.collectors=1,2", "--param", "mrf.banks=1,4", "--synth", "--out", out_s];
     let o = sweep(&[&args[..], &["--jobs", "2"]].concat());
     assert!(o.status.success(), "invalid points are not fatal: {}", stderr(&o));
     assert!(stderr(&o).contains("4 points: 2 to measure, 0 done earlier, 2 invalid"), "{}", stderr(&o));
@@ -122,7 +121,10 @@ fn sweep_writes_tables_and_plots_and_resumes() {
     let lines: Vec<&str> = csv.lines().collect();
     assert!(lines[0].starts_with("mrf.collectors,mrf.banks,name,config_hash,status,cells,flip_flops,transistors"));
     assert_eq!(lines.len(), 5, "{csv}");
-    assert!(lines[1].starts_with("1,2,,,invalid,") && lines[1].contains("`mrf.entries` = 8: too small"), "{csv}");
+    assert!(
+        lines[1].starts_with("1,1,,,invalid,") && lines[1].contains("`mrf.banks` = 1: must be a power of two"),
+        "{csv}"
+    );
     assert!(lines[2].starts_with("1,4,swp-") && lines[2].contains(",ok,"), "{csv}");
     let points = results(&out);
     assert_eq!(points.iter().filter(|p| p["status"] == "ok").count(), 2);
