@@ -767,28 +767,12 @@ impl Mrf {
                 data,
                 cause: WriteCause::Bypass,
             });
-            self.write_busy = write_banks(
-                &self.g,
-                self.stride,
-                &mut self.write,
-                &self.plan,
-                st,
-                w,
-                inp.free_valid.then_some(inp.free_warp),
-            );
+            self.write_busy = write_banks(&self.g, inp, &mut self.write, &self.plan, st, w);
             return;
         };
         let w = rfc.bank_write(wb);
         st.rfc.bypasses += u64::from(w.is_some_and(|w| w.cause == WriteCause::Bypass));
-        self.write_busy = write_banks(
-            &self.g,
-            self.stride,
-            &mut self.write,
-            &self.plan,
-            st,
-            w,
-            inp.free_valid.then_some(inp.free_warp),
-        );
+        self.write_busy = write_banks(&self.g, inp, &mut self.write, &self.plan, st, w);
         let act = inp.act_valid.then_some(inp.act_warp);
         let flush = inp.flush_valid.then_some(inp.flush_warp);
         let hit = wb.is_some_and(|(w, reg, ..)| rfc.lookup(w, reg).is_some());
@@ -808,22 +792,22 @@ impl Mrf {
 
 /// The banks' edge with `w`, the register offered to them: uncompressed, its masked lanes are
 /// written now; compressed, power gating and the head's commit or dummy MOV happen first, then
-/// the compressor advances, taking `w` when the port is ready (`plan.banks_ready`). Returns
+/// the compressor advances, taking `w` when the port is ready (`plan.banks_ready`); registers
+/// map at `inp.rows_per_warp`, and `inp`'s freed warp is invalidated before the commit. Returns
 /// whether a TFET row was written (uncompressed only): the write port is busy next cycle.
 fn write_banks(
     g: &Geometry,
-    stride: u32,
+    inp: &MrfIn,
     write: &mut WritePath,
     plan: &Plan,
     st: &mut MrfStats,
     w: Option<BankWrite>,
-    free: Option<u32>,
 ) -> bool {
     let (lanes, lpc) = (g.lanes as usize, g.lanes_per_cluster);
     let (layout, groups, port) = match write {
         WritePath::Direct(groups) => {
             let Some(w) = w else { return false };
-            let addr = g.map(w.warp, w.reg, stride);
+            let addr = g.map(w.warp, w.reg, inp.rows_per_warp);
             groups[addr.group as usize].write(addr.row, w.mask, w.data);
             st.mrf_writes += 1;
             st.bank_writes += u64::from(active_clusters(w.mask, lpc, g.clusters as usize).count_ones());
@@ -848,7 +832,8 @@ fn write_banks(
         st.bank_wakeups += u64::from(group.power.edge(group.table.empty(), wake));
     }
     // A finished warp's rows are invalidated; a commit at the same edge still stores its row.
-    if let Some(warp) = free {
+    if inp.free_valid {
+        let (warp, stride) = (inp.free_warp, inp.rows_per_warp);
         let rows = (warp * stride).min(g.entries)..((warp + 1) * stride).min(g.entries);
         groups.iter_mut().for_each(|group| group.table.free(rows.clone()));
         st.warps_freed += 1;
@@ -884,7 +869,7 @@ fn write_banks(
 
     match w {
         Some(w) if plan.banks_ready => {
-            let addr = g.map(w.warp, w.reg, stride);
+            let addr = g.map(w.warp, w.reg, inp.rows_per_warp);
             let side = Side { group: addr.group, row: addr.row, mask: w.mask, partial: w.mask != lane_mask(lanes) };
             st.compressions += u64::from(!side.partial);
             port.advance(true, true, side, w.data);
