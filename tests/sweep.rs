@@ -363,6 +363,7 @@ fn sweep_records_fmax_per_point() {
     assert_eq!(points.len(), 2);
     for p in &points {
         assert!(figure(p, &["pnr", "fmax_mhz"]) > 10.0, "{p:#}");
+        assert_eq!(p["pnr"]["router"], "router1", "{p:#}");
     }
     assert!(stdout(&o).contains("Fmax MHz"), "{}", stdout(&o));
     let o = sweep(&[

@@ -232,15 +232,27 @@ fn yosys_failures_name_the_log() {
 }
 
 /// `--pnr`: the tiny SM's MRF placed and routed on ECP5 inside its wrapper reports Fmax, the
-/// resources used and the critical path; --pnr on a target it cannot place is refused.
+/// resources used and the critical path, with the router asked for (the sweep test runs the
+/// default one); --pnr on a target it cannot place is refused.
 #[test]
 fn place_and_route_reports_fmax_and_utilization() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("tiny.toml");
     let tiny = "name = \"tiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\ncollectors = 1\ntag_bits = 1\n";
     std::fs::write(&file, tiny).unwrap();
-    let r = synth_json(&["--config", file.to_str().unwrap(), "--target", "ecp5", "--pnr", "--freq", "50"]);
+    let r = synth_json(&[
+        "--config",
+        file.to_str().unwrap(),
+        "--target",
+        "ecp5",
+        "--pnr",
+        "--freq",
+        "50",
+        "--router",
+        "router2",
+    ]);
     let p = &r["pnr"];
+    assert_eq!(p["router"], "router2", "{p}");
     assert!(p["fmax_mhz"].as_f64().unwrap() > 10.0, "{p}");
     assert_eq!(p["constraint_mhz"].as_f64().unwrap(), 50.0, "{p}");
     let used: Vec<&str> = p["utilization"].as_array().unwrap().iter().map(|u| u[0].as_str().unwrap()).collect();

@@ -1,6 +1,6 @@
 //! `rfgen sweep`: measure every point of a cross product of config parameters.
 
-use super::synth::{SynthFlags, pool, table};
+use super::synth::{PnrFlags, SynthFlags, pool, table};
 use super::{ConfigSource, bad_input, claim_folder};
 use crate::sweep::{CosimSettings, Job, KernelSettings, Param, Row, Status, points, show, write_results};
 use crate::synth::Target;
@@ -46,13 +46,10 @@ pub struct SweepArgs {
     synth: bool,
     #[command(flatten)]
     flags: SynthFlags,
-    /// With --synth on --target ecp5 or ice40: also place and route each point's top with
-    /// nextpnr and record its Fmax (`fmax_mhz`)
-    #[arg(long)]
-    pnr: bool,
-    /// Clock the place and route aims at
-    #[arg(long, value_name = "MHZ", default_value_t = 100.0, requires = "pnr")]
-    freq: f64,
+    /// With --synth on --target ecp5 or ice40, --pnr places and routes each point's top with
+    /// nextpnr and records its Fmax (`fmax_mhz`)
+    #[command(flatten)]
+    pnr: PnrFlags,
     /// Cosimulate the MRF of each point against the golden model for CYCLES cycles
     #[arg(long, value_name = "CYCLES")]
     cosim: Option<u64>,
@@ -87,18 +84,16 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if !args.synth && (args.flags.liberty.is_some() || args.flags.target != Target::Generic) {
         return Err(bad_input("--target and --liberty need --synth"));
     }
-    if args.pnr && !(args.synth && matches!(args.flags.target, Target::Ecp5 | Target::Ice40)) {
+    if args.pnr.pnr && !args.synth {
         return Err(bad_input("--pnr needs --synth with --target ecp5 or ice40"));
     }
-    if !(args.freq.is_finite() && args.freq > 0.0) {
-        return Err(bad_input(format!("--freq {}: must be a positive number of MHz", args.freq)));
-    }
+    let pnr = args.pnr.settings(args.flags.target)?;
     if args.cosim == Some(0) {
         return Err(bad_input("--cosim must be at least 1 cycle"));
     }
     let job = Job {
         synth: if args.synth { Some(args.flags.options()?) } else { None },
-        pnr: args.pnr.then_some(args.freq),
+        pnr,
         cosim: args.cosim.map(|cycles| CosimSettings { block: "mrf".into(), cycles, seed: args.seed }),
         sim: kernels(&args.kernels)?,
         cache: args.cache_dir.clone().unwrap_or_else(default_cache_dir),

@@ -2,6 +2,7 @@
 
 use super::progress::Progress;
 use super::{ConfigSource, bad_input};
+use crate::synth::pnr::{PnrSettings, Router};
 use crate::synth::{FAKERAM45_UM2_PER_BIT, Liberty, ModuleArea, Options, Pnr, SramModel, Synth, Target};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
@@ -18,6 +19,7 @@ use std::process::ExitCode;
   rfgen synth --config my.toml --sram-um2-per-bit 0.3 --sram-um2-per-macro 2000
   rfgen synth --block warpboard --preset war-warpboard
   rfgen synth --preset small --target ecp5 --pnr  # place and route: Fmax, LUTs, FFs, DP16KD
+  rfgen synth --target ecp5 --pnr --router router2  # the default SM's MRF: too congested for router1
 
 Each module is synthesized with everything below it (flattened). In the ASIC view (generic,
 --liberty) SRAM leaves are black boxes costed by a per-bit model; FPGA targets infer RAM. With
@@ -45,13 +47,8 @@ pub struct SynthArgs {
     /// system temporary folder)
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
-    /// Also place and route the top on the FPGA (--target ecp5 or ice40) with nextpnr: Fmax,
-    /// resources used, critical path
-    #[arg(long)]
-    pnr: bool,
-    /// Clock the place and route aims at
-    #[arg(long, value_name = "MHZ", default_value_t = 100.0, requires = "pnr")]
-    freq: f64,
+    #[command(flatten)]
+    pnr: PnrFlags,
 }
 
 /// Synthesis settings shared by `rfgen synth` and `rfgen sweep --synth`.
@@ -94,6 +91,38 @@ impl SynthFlags {
     }
 }
 
+/// Place-and-route settings shared by `rfgen synth` and `rfgen sweep --synth`.
+#[derive(Args, Clone, Debug)]
+pub struct PnrFlags {
+    /// Also place and route the top on the FPGA (--target ecp5 or ice40) with nextpnr: Fmax,
+    /// resources used, critical path
+    #[arg(long)]
+    pub pnr: bool,
+    /// Clock the place and route aims at
+    #[arg(long, value_name = "MHZ", default_value_t = 100.0, requires = "pnr")]
+    pub freq: f64,
+    /// nextpnr's router: router1 (nextpnr's default; the better Fmax where it routes) or
+    /// router2 (routes designs too congested for router1, such as the default SM's MRF on ECP5)
+    #[arg(long, value_enum, default_value_t = Router::Router1, requires = "pnr")]
+    pub router: Router,
+}
+
+impl PnrFlags {
+    /// The checked settings for `target`; none without --pnr.
+    pub fn settings(&self, target: Target) -> anyhow::Result<Option<PnrSettings>> {
+        if !self.pnr {
+            return Ok(None);
+        }
+        if !matches!(target, Target::Ecp5 | Target::Ice40) {
+            return Err(bad_input(format!("--pnr places on --target ecp5 or ice40, not {}", target.name())));
+        }
+        if !(self.freq.is_finite() && self.freq > 0.0) {
+            return Err(bad_input(format!("--freq {}: must be a positive number of MHz", self.freq)));
+        }
+        Ok(Some(PnrSettings { freq_mhz: self.freq, router: self.router }))
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
@@ -113,12 +142,7 @@ pub fn pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
 pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
     let checked = args.source.load()?;
     let opts = args.flags.options()?;
-    if args.pnr && !matches!(opts.target, Target::Ecp5 | Target::Ice40) {
-        return Err(bad_input(format!("--pnr places on --target ecp5 or ice40, not {}", opts.target.name())));
-    }
-    if !(args.freq.is_finite() && args.freq > 0.0) {
-        return Err(bad_input(format!("--freq {}: must be a positive number of MHz", args.freq)));
-    }
+    let pnr_settings = args.pnr.settings(opts.target)?;
     let pool = pool(args.jobs)?;
     let block = rfgen_cosim::blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
     let design = (block.design)(&checked).map_err(|e| bad_input(e.to_string()))?;
@@ -153,10 +177,10 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
             .collect::<anyhow::Result<_>>()
     })?;
     areas.reverse();
-    let pnr = if args.pnr {
+    let pnr = if let Some(settings) = pnr_settings {
         progress.bar().set_message("place and route ...");
         let started = std::time::Instant::now();
-        let p = synth.place_and_route(args.freq)?;
+        let p = synth.place_and_route(settings)?;
         progress.line(&format!("  place and route: done in {:.1} s", started.elapsed().as_secs_f64()));
         Some(p)
     } else {
@@ -224,8 +248,9 @@ struct JsonReport<'a> {
 fn pnr_text(p: &Pnr) -> String {
     let used: Vec<String> = p.utilization.iter().map(|(k, u, a)| format!("{k} {u}/{a}")).collect();
     format!(
-        "place and route ({}, {}; the top in a wrapper: {}):\n  Fmax {:.1} MHz for clock {} (target {:.0} MHz)\n  used: {}\n  critical path: {} -> {}, {:.2} ns\n",
+        "place and route ({} {}, {}; the top in a wrapper: {}):\n  Fmax {:.1} MHz for clock {} (target {:.0} MHz)\n  used: {}\n  critical path: {} -> {}, {:.2} ns\n",
         p.tool,
+        p.router.name(),
         p.device,
         p.wrapper,
         p.fmax_mhz,

@@ -16,6 +16,7 @@ use record::{CosimOutcome, OrfOutcome, RenameOutcome, RfcOutcome, SimOutcome, Sy
 pub use record::{CosimSettings, KernelSettings, Record, Settings, write_atomic};
 pub use results::{Row, Status, cell, columns};
 
+use crate::synth::pnr::PnrSettings;
 use crate::synth::{Options, Synth};
 use anyhow::{Result, anyhow};
 use rfgen_cosim::session::{CosimOptions, cosim};
@@ -27,8 +28,8 @@ use std::path::{Path, PathBuf};
 /// What to measure at each point.
 pub struct Job {
     pub synth: Option<Options>,
-    /// With synthesis on an FPGA target: place and route the top at this many MHz.
-    pub pnr: Option<f64>,
+    /// With synthesis on an FPGA target: place and route the top.
+    pub pnr: Option<PnrSettings>,
     pub cosim: Option<CosimSettings>,
     /// Kernels to run on the SM model.
     pub sim: Vec<(KernelSettings, Kernel)>,
@@ -109,7 +110,7 @@ impl Job {
                 target: o.target,
                 liberty: o.liberty.as_ref().map(|l| l.digest().to_string()),
                 sram: (!o.target.is_fpga()).then_some(o.sram),
-                pnr_mhz: self.pnr,
+                pnr: self.pnr,
             }),
             cosim: self.cosim.clone(),
             sim: self.sim.iter().map(|(s, _)| s.clone()).collect(),
@@ -131,7 +132,7 @@ impl Job {
                 let top = &design.manifest.top;
                 let below = design.manifest.modules.iter().map(|m| &m.name).filter(|&m| m != top);
                 let modules = below.chain([top]).map(|m| synth.module(m)).collect::<Result<_>>()?;
-                (modules, self.pnr.map(|freq| synth.place_and_route(freq)).transpose()?)
+                (modules, self.pnr.map(|p| synth.place_and_route(p)).transpose()?)
             }
             None => (vec![], None),
         };

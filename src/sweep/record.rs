@@ -1,6 +1,7 @@
 //! What a sweep measured at one point, stored as `points/<config hash>.json` so that a rerun
 //! with the same settings skips the point. Files are written atomically.
 
+use crate::synth::pnr::PnrSettings;
 use crate::synth::{ModuleArea, SramModel, Target};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -32,9 +33,9 @@ pub struct SynthSettings {
     pub liberty: Option<String>,
     /// Only in the ASIC view, where memory leaves are costed by it.
     pub sram: Option<SramModel>,
-    /// With `--pnr`: the clock the place and route aims at, MHz.
+    /// With `--pnr`: the clock the place and route aims at and nextpnr's router.
     #[serde(default)]
-    pub pnr_mhz: Option<f64>,
+    pub pnr: Option<PnrSettings>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -114,8 +114,8 @@ impl<'a> Synth<'a> {
     }
 
     /// Synthesizes the top inside its place-and-route wrapper for the FPGA target and places
-    /// and routes it at `freq_mhz` ([`pnr`]).
-    pub fn place_and_route(&self, freq_mhz: f64) -> Result<pnr::Pnr> {
+    /// and routes it ([`pnr`]).
+    pub fn place_and_route(&self, settings: pnr::PnrSettings) -> Result<pnr::Pnr> {
         let manifest = &self.design.manifest;
         let top = manifest.module(&manifest.top).expect("the top is in the manifest");
         let wrap = format!("{}_pnr", top.name);
@@ -126,7 +126,7 @@ impl<'a> Synth<'a> {
         let script_file = format!("{wrap}.ys");
         std::fs::write(self.dir.join(&script_file), script).context("cannot write the Yosys script")?;
         yosys::run(&self.dir, &script_file, &format!("{wrap}.log")).with_context(|| format!("synthesis of {wrap}"))?;
-        pnr::run(&self.dir, &format!("{wrap}.json"), self.opts.target, freq_mhz)
+        pnr::run(&self.dir, &format!("{wrap}.json"), self.opts.target, settings)
     }
 
     /// The Yosys script for `module`; it writes its statistics to `<base>.gates.stat` (and

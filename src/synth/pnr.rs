@@ -23,6 +23,7 @@ pub struct Pnr {
     pub tool: String,
     pub device: String,
     pub clock: String,
+    pub router: Router,
     pub constraint_mhz: f64,
     pub fmax_mhz: f64,
     /// Resources used, `(kind, used, available)`, those used only.
@@ -32,6 +33,31 @@ pub struct Pnr {
     pub critical_to: String,
     pub critical_ns: f64,
     pub wrapper: String,
+}
+
+/// How to place and route: the clock to aim at and nextpnr's router.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PnrSettings {
+    pub freq_mhz: f64,
+    pub router: Router,
+}
+
+/// nextpnr's router. `router1`, nextpnr's default, reaches the better Fmax where it routes;
+/// `router2` routes designs too congested for `router1` (the default SM's MRF on ECP5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Router {
+    Router1,
+    Router2,
+}
+
+impl Router {
+    pub fn name(self) -> &'static str {
+        match self {
+            Router::Router1 => "router1",
+            Router::Router2 => "router2",
+        }
+    }
 }
 
 pub const WRAPPER: &str = "inputs from a shift register fed by one pin, outputs registered and XOR-reduced to one pin";
@@ -104,15 +130,16 @@ fn tool(family: &str) -> Result<String> {
     )
 }
 
-/// Places and routes `netlist` (Yosys JSON of the wrapper, in `dir`) at `freq_mhz`.
-pub fn run(dir: &Path, netlist: &str, target: Target, freq_mhz: f64) -> Result<Pnr> {
+/// Places and routes `netlist` (Yosys JSON of the wrapper, in `dir`).
+pub fn run(dir: &Path, netlist: &str, target: Target, settings: PnrSettings) -> Result<Pnr> {
     let (family, flags, device) = device(target)?;
     let tool = tool(family)?;
     let (report, log) = (format!("{netlist}.pnr.json"), format!("{netlist}.pnr.log"));
     let out = Command::new(&tool)
         .current_dir(dir)
         .args(flags)
-        .args(["--json", netlist, "--report", &report, "--log", &log, "--freq", &freq_mhz.to_string(), "--quiet"])
+        .args(["--json", netlist, "--report", &report, "--log", &log, "--quiet"])
+        .args(["--freq", &settings.freq_mhz.to_string(), "--router", settings.router.name()])
         // A design slower than the target is a result (its Fmax), not a failure.
         .arg("--timing-allow-fail")
         .output()
@@ -146,6 +173,7 @@ pub fn run(dir: &Path, netlist: &str, target: Target, freq_mhz: f64) -> Result<P
         tool,
         device: device.into(),
         clock: clock.trim_start_matches("$glbnet$").to_string(),
+        router: settings.router,
         constraint_mhz: num(&f["constraint"]),
         fmax_mhz: num(&f["achieved"]),
         utilization,
