@@ -146,6 +146,15 @@ pub fn run(dir: &Path, netlist: &str, target: Target, settings: PnrSettings) -> 
         .with_context(|| format!("cannot run {tool}"))?;
     if !out.status.success() {
         let text = std::fs::read_to_string(dir.join(&log)).unwrap_or_default() + &String::from_utf8_lossy(&out.stderr);
+        let over: Vec<String> =
+            overused(&text).iter().map(|(k, used, avail)| format!("{used} {k} of its {avail}")).collect();
+        if !over.is_empty() {
+            bail!(
+                "the design does not fit the {device}: it needs {}; choose a smaller config\n  log: {}",
+                over.join(", "),
+                dir.join(&log).display()
+            );
+        }
         let error = text.lines().find(|l| l.contains("ERROR")).unwrap_or("no ERROR line");
         bail!("{tool} failed ({}): {}\n  log: {}", out.status, error.trim(), dir.join(&log).display());
     }
@@ -182,4 +191,30 @@ pub fn run(dir: &Path, netlist: &str, target: Target, settings: PnrSettings) -> 
         critical_ns: steps.iter().map(|s| num(&s["delay"])).sum(),
         wrapper: WRAPPER.into(),
     })
+}
+
+/// The resources a nextpnr log's device utilisation (`Info:   TRELLIS_COMB: 99114/ 83640 118%`)
+/// shows used beyond the device's, as `(kind, used, available)`.
+fn overused(log: &str) -> Vec<(String, u64, u64)> {
+    log.lines()
+        .filter_map(|l| {
+            let (kind, counts) = l.strip_prefix("Info:")?.trim().split_once(':')?;
+            let (used, rest) = counts.split_once('/')?;
+            let avail = rest.split_whitespace().next()?;
+            Some((kind.to_string(), used.trim().parse().ok()?, avail.parse().ok()?))
+        })
+        .filter(|(_, used, avail)| used > avail)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overused_names_the_resources_beyond_the_device() {
+        let log = "Info: Device utilisation:\nInfo: \t          TRELLIS_IO:       3/    365     0%\nInfo: \t              DP16KD:     128/    208    61%\nInfo: \t        TRELLIS_COMB:  106130/  83640   126%\nInfo: Placed 3 cells based on constraints.\nERROR: Unable to find legal placement\n";
+        assert_eq!(overused(log), vec![("TRELLIS_COMB".to_string(), 106130, 83640)]);
+        assert!(overused("Info: TRELLIS_COMB:  7340/  83640     8%\n").is_empty());
+    }
 }
