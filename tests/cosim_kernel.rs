@@ -154,7 +154,7 @@ fn cli_cosim_kernel_shrinks_a_failure() {
     assert!(text.contains(&format!("reduced to {} instructions", k.code.len())), "{text}");
     let vcd = std::fs::read_to_string(dir.path().join("cosim-mrf-operand_stress-reduced.vcd")).unwrap();
     assert!(vcd.contains("$scope module rfgen_model $end") && vcd.contains("disp_src0_data_expected"));
-    let reproduce = text.lines().filter(|l| l.contains("reproduce:")).last().unwrap();
+    let reproduce = text.lines().rfind(|l| l.contains("reproduce:")).unwrap();
     assert!(
         reproduce.contains(&format!("--kernel {}", reduced.display())) && reproduce.contains("--x-seed 1"),
         "{text}"

@@ -9,7 +9,7 @@ use common::*;
 use rfgen_cosim::blocks::mrf::{Knobs, RandomStimulus};
 use rfgen_cosim::glue::Stimulus;
 use rfgen_gen::SramKind;
-use rfgen_model::blocks::mrf::{Mrf, MrfBlock, MrfIn, MrfOut};
+use rfgen_model::blocks::mrf::{Mrf, MrfIn, MrfOut};
 use rfgen_model::kernel::library::KERNELS;
 use rfgen_model::sm::Sm;
 

@@ -147,7 +147,8 @@ fn killed_runs_never_leave_an_incomplete_output() {
     std::fs::write(&big, "name = \"big\"\n[sm]\nwarps = 64\nlanes = 64\nregisters_per_thread = 64\n[mrf]\nbanks = 256\nentries = 512\ncollectors = 16\n").unwrap();
     assert!(run_gen(&out, &[]).status.success());
     let state = |i: u32| {
-        let config = if i % 2 == 0 { big.to_str().unwrap().to_string() } else { "configs/baseline.toml".into() };
+        let config =
+            if i.is_multiple_of(2) { big.to_str().unwrap().to_string() } else { "configs/baseline.toml".into() };
         let mut child = Command::new(env!("CARGO_BIN_EXE_rfgen"))
             .args(["gen", "--config", &config, "--out", out.to_str().unwrap()])
             .stdout(Stdio::null())

@@ -182,10 +182,11 @@ impl<B: Glue> Block for Lockstep<B> {
             return;
         }
         let layout = self.lib.layout();
-        if let Some((w, _)) = &self.waveform {
-            if w.from == self.cycle && self.cycle > 0 {
-                self.rtl.trace_enable(true);
-            }
+        if let Some((w, _)) = &self.waveform
+            && w.from == self.cycle
+            && self.cycle > 0
+        {
+            self.rtl.trace_enable(true);
         }
         self.model.expect(&self.ports, &self.model.outputs(), inp, &mut self.exp);
         if let Some(port) = self.exp.undecided(layout) {
@@ -198,10 +199,10 @@ impl<B: Glue> Block for Lockstep<B> {
         self.model.drive(&self.ports, inp, &mut self.inp);
         self.rtl.eval(&self.inp, &mut self.out);
         fold(&mut self.raw_digest, &self.out);
-        if let Some((w, Some(trace))) = &mut self.waveform {
-            if self.cycle >= w.from {
-                trace.record(cycle_time(self.cycle), &self.exp.values, &self.exp.mask);
-            }
+        if let Some((w, Some(trace))) = &mut self.waveform
+            && self.cycle >= w.from
+        {
+            trace.record(cycle_time(self.cycle), &self.exp.values, &self.exp.mask);
         }
         let (out, exp) = (&self.out, &self.exp);
         if out.iter().zip(&exp.values).zip(&exp.mask).any(|((&o, &e), &m)| (o ^ e) & m != 0) {

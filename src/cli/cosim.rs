@@ -85,12 +85,12 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let block = blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
-    if let Some(c) = args.cycles {
-        if !(1..=MAX_CYCLES).contains(&c) {
-            return Err(bad_input(format!(
-                "--cycles {c}: allowed 1 to {MAX_CYCLES} (a billion cycles take about an hour)"
-            )));
-        }
+    if let Some(c) = args.cycles
+        && !(1..=MAX_CYCLES).contains(&c)
+    {
+        return Err(bad_input(format!(
+            "--cycles {c}: allowed 1 to {MAX_CYCLES} (a billion cycles take about an hour)"
+        )));
     }
     if let Some(t) = &args.trace {
         let ext = t.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -162,10 +162,10 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         None => session::cosim_design(&checked, &design, &opts, &mut events)?,
     };
     progress.finish();
-    if let Some(t) = &args.trace {
-        if !t.is_file() {
-            anyhow::bail!("the waveform {} was not written", t.display());
-        }
+    if let Some(t) = &args.trace
+        && !t.is_file()
+    {
+        anyhow::bail!("the waveform {} was not written", t.display());
     }
     print_report(&report, kernel.as_ref());
     if report.passed() {

@@ -39,7 +39,7 @@ impl PortSlot {
     pub fn full_mask(&self, mask: &mut [u32]) {
         let words = &mut mask[self.range()];
         words.fill(u32::MAX);
-        if self.width % 32 != 0 {
+        if !self.width.is_multiple_of(32) {
             words[self.words - 1] = (1u32 << (self.width % 32)) - 1;
         }
     }

@@ -21,7 +21,7 @@ pub enum SramKind {
 
 /// A `depth` x `width` leaf; `depth` is a power of two and `width` a multiple of 32.
 pub fn sram(prefix: &str, depth: u32, width: u32, kind: SramKind) -> Module {
-    assert!(depth.is_power_of_two() && width % LANE_BITS == 0);
+    assert!(depth.is_power_of_two() && width.is_multiple_of(LANE_BITS));
     let lanes = width / LANE_BITS;
     let a = index_bits(depth);
     let mut rd_data = Port::output("rd_data", width, "word read in the previous cycle (held until the next read)");

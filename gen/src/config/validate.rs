@@ -141,7 +141,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     range_to("sm.clusters", sm.clusters, Some(sm.lanes))?;
     let mrf = &cfg.mrf;
     require(
-        mrf.banks.is_power_of_two() && mrf.banks % sm.clusters == 0 && mrf.banks / sm.clusters <= 32,
+        mrf.banks.is_power_of_two() && mrf.banks.is_multiple_of(sm.clusters) && mrf.banks / sm.clusters <= 32,
         "mrf.banks",
         mrf.banks,
         &format!("must be a power of two with 1 to 32 banks per cluster (sm.clusters = {})", sm.clusters),
@@ -149,7 +149,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     )?;
     let groups = mrf.banks / sm.clusters;
     require(
-        (2..=256).contains(&sm.registers_per_thread) && sm.registers_per_thread % groups == 0,
+        (2..=256).contains(&sm.registers_per_thread) && sm.registers_per_thread.is_multiple_of(groups),
         "sm.registers_per_thread",
         sm.registers_per_thread,
         &format!(

@@ -112,7 +112,7 @@ pub fn annotate(k: &Kernel) -> Vec<Notes> {
             note.last_read[slot] = !live_out[i].contains(r.into()) || kill(ins) == Some(r);
         }
         note.long_latency_consumer = ins.src_regs().any(|(_, r)| pending_in[i].contains(r.into()));
-        let after_backward = i > 0 && code[i - 1].op == Op::Bra && code[i - 1].target as usize <= i - 1;
+        let after_backward = i > 0 && code[i - 1].op == Op::Bra && (code[i - 1].target as usize) < i;
         note.strand_start = i == 0 || note.long_latency_consumer || after_backward || backward_target[i];
         if note.strand_start && i > 0 {
             strand += 1;

@@ -443,7 +443,6 @@ pub fn simulate(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::func::{self, default_word};
     use crate::kernel::library;
     use crate::sm::Sm;

@@ -39,10 +39,10 @@ impl CacheEvents {
         let rel = release & self.settled();
         self.owns &= !rel;
         inp.rel_mask = rel;
-        if let (None, Some(w)) = (self.flush, flush) {
-            if self.settled() >> w & 1 == 1 {
-                self.flush = Some(w);
-            }
+        if let (None, Some(w)) = (self.flush, flush)
+            && self.settled() >> w & 1 == 1
+        {
+            self.flush = Some(w);
         }
         inp.flush_valid = self.flush.is_some();
         inp.flush_warp = self.flush.unwrap_or(0);
@@ -51,10 +51,10 @@ impl CacheEvents {
             self.flush_sent = Some(w);
             self.flushing |= 1 << w;
         }
-        if let (None, Some(w)) = (self.act, act) {
-            if (self.owns | self.flushing | rel) >> w & 1 == 0 {
-                self.act = Some(w);
-            }
+        if let (None, Some(w)) = (self.act, act)
+            && (self.owns | self.flushing | rel) >> w & 1 == 0
+        {
+            self.act = Some(w);
         }
         inp.act_valid = self.act.is_some();
         inp.act_warp = self.act.unwrap_or(0);

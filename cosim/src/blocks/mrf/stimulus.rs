@@ -221,10 +221,10 @@ impl RandomStimulus {
         if inp.wb_valid {
             busy |= 1 << inp.wb_warp;
         }
-        if self.chance(self.knobs.free) {
-            if let Some(w) = self.pick(lane_mask(self.warps as usize) & !busy) {
-                (inp.free_valid, inp.free_warp) = (true, w);
-            }
+        if self.chance(self.knobs.free)
+            && let Some(w) = self.pick(lane_mask(self.warps as usize) & !busy)
+        {
+            (inp.free_valid, inp.free_warp) = (true, w);
         }
         if out.wb_commit {
             self.uncommitted.pop_front();

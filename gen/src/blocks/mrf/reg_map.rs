@@ -73,7 +73,7 @@ fn renamed_map(prefix: &str, g: &Geometry) -> Module {
     let (wb, pb, gb, ab) = (g.warp_bits(), g.mrf_reg_bits(), g.group_bits(), g.row_bits());
     let shift = g.groups.trailing_zeros();
     let mut body = String::from("  // The warp plays no part in a physical register's place.\n");
-    body += &format!("  wire unused_warp = ^warp;\n");
+    body += "  wire unused_warp = ^warp;\n";
     if g.groups == 1 {
         body += "  assign group = 1'b0;  // one bank per cluster\n";
         body += &format!("  // p / 1\n  assign row = {};\n", resize("reg_id", pb, ab));

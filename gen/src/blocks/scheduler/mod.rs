@@ -189,7 +189,7 @@ fn two_level(w: u32, wb: u32, a: u32) -> String {
     b += &format!("        stay_n = stay_n + {one};\n      end\n    end\n  end\n\n");
     b += "  // Refill candidates: ready warps outside the set, rotated so that bit j is slot\n";
     b += "  // (refill_from + j) mod W; fill k takes the k-th of them in that order.\n";
-    b += &format!("  assign {{unused_cand_rot_high, cand_rot}} = {{2{{ready & ~stay_member}}}} >> refill_from;\n");
+    b += "  assign {unused_cand_rot_high, cand_rot} = {2{ready & ~stay_member}} >> refill_from;\n";
     let rest = |f: u32| if f == 0 { "cand_rot".to_string() } else { format!("rest{f}") };
     for f in 0..a {
         if f > 0 {
