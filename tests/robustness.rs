@@ -70,7 +70,7 @@ const TWO_REGISTERS: &str = ".kernel two\n.grid 3 48\n  mov r0, %gtid\n  shl r1,
 
 fn run_kernels(checked: &Checked) {
     let small =
-        synthetic::Knobs { length: 30, iterations: 2, blocks: 2, threads: 64, registers: 8, ..Default::default() };
+        synthetic::Knobs { length: 30, iterations: 2, blocks: 2, threads: 64, registers: 14, ..Default::default() };
     for k in [kernel::parse(TWO_REGISTERS).unwrap(), synthetic::generate(&small)] {
         match Sm::new(checked, &k).and_then(|mut sm| sm.run(2_000_000, &mut |_| {}).map(|_| sm.stats().clone())) {
             // Without a warpboard a wrong operand may only be a write-after-read hazard; with

@@ -6,6 +6,7 @@
 //! from a `manifest.json` that may no longer describe the files beside it.
 
 use rfgen_gen::Design;
+use rfgen_gen::input::{Input, InputError, read_text};
 use rfgen_gen::verilog::{Dir, Port};
 use roxmltree::{Document, Node};
 use std::collections::HashMap;
@@ -27,6 +28,9 @@ pub enum UserRtlError {
     /// The folder, its filelist or one of its sources cannot be read.
     #[error("cannot read {}: {source}", path.display())]
     Unreadable { path: PathBuf, source: io::Error },
+    /// A source or the filelist is too large or not text.
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// Verilator refuses the sources (syntax error, unknown module, ...): its first error lines.
     #[error("Verilator rejects the RTL in {}:\n{excerpt}", dir.display())]
     Rejected { dir: PathBuf, excerpt: String },
@@ -130,8 +134,7 @@ pub fn load(dir: &Path, reference: &Design) -> Result<Design, UserRtlError> {
     let paths = source_paths(dir, top)?;
     let mut files = Vec::with_capacity(paths.len());
     for (listed, path) in &paths {
-        let text =
-            fs::read_to_string(path).map_err(|source| UserRtlError::Unreadable { path: path.clone(), source })?;
+        let text = read_text(path, Input::Rtl)?;
         files.push((build_name(listed), text));
     }
     let found = read_ports(dir, top, &paths)?;
@@ -150,7 +153,7 @@ fn source_paths(dir: &Path, top: &str) -> Result<Vec<(String, PathBuf)>, UserRtl
     };
     let filelist = dir.join(format!("{top}.f"));
     let names: Vec<String> = if filelist.is_file() {
-        let text = fs::read_to_string(&filelist).map_err(unreadable(&filelist))?;
+        let text = read_text(&filelist, Input::Rtl)?;
         let names: Vec<String> = text
             .lines()
             .map(str::trim)

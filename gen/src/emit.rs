@@ -96,7 +96,7 @@ pub fn generate_warpboard(checked: &Checked) -> Result<Design, ConfigError> {
         allowed: "release_on_commit, release_on_read, bloom1, bloom2, bloom_unbounded".into(),
     })?;
     let prefix = checked.prefix();
-    let modules = blocks::warpboard::modules(&prefix, g, &shape, blocks::mrf::reg_map(&prefix, g));
+    let modules = blocks::warpboard::modules(&prefix, g, &shape);
     let description = "WAR-hazard warpboard of the issue stage (seed 002)";
     Ok(assemble(checked, SramKind::Behavioural, modules, description, "rfgen gen --block warpboard"))
 }

@@ -40,6 +40,11 @@ pub struct Geometry {
     pub register_limited: bool,
 }
 
+/// Not every warp slot has rows for `registers` per thread.
+fn register_limited(warps: u32, registers: u32, groups: u32, entries: u32) -> bool {
+    warps * registers / groups > entries
+}
+
 /// Where a warp register lives: bank group (the same in every cluster) and row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BankAddr {
@@ -62,13 +67,25 @@ impl Geometry {
             tag_bits: mrf.tag_bits,
             renamed: false,
             tfet_row: mrf.entries,
-            register_limited: sm.warps * sm.registers_per_thread / (mrf.banks / sm.clusters) > mrf.entries,
+            register_limited: register_limited(sm.warps, sm.registers_per_thread, mrf.banks / sm.clusters, mrf.entries),
         }
     }
 
     /// The same sizes with renaming: physical register ids, TFET rows from `cmos_rows` on.
     pub fn renamed(self, cmos_rows: u32) -> Self {
         Geometry { renamed: true, tfet_row: cmos_rows, register_limited: false, ..self }
+    }
+
+    /// Where `(warp, register)` would live without renaming. The warpboard bins architectural
+    /// registers by it: its bins are a hash of the registers an instruction touches, and the
+    /// physical register is not known at issue.
+    pub fn architectural(&self) -> Self {
+        Geometry {
+            renamed: false,
+            tfet_row: self.entries,
+            register_limited: register_limited(self.warps, self.registers, self.groups, self.entries),
+            ..self.clone()
+        }
     }
 
     /// Some rows are TFET.
@@ -91,7 +108,12 @@ impl Geometry {
 
     /// The bank group of register `reg` of `warp` (whatever the rows per warp).
     pub fn group(&self, warp: u32, reg: u32) -> u32 {
-        if self.renamed { reg & (self.groups - 1) } else { (reg + warp) & (self.groups - 1) }
+        if self.renamed { reg & (self.groups - 1) } else { self.architectural_group(warp, reg) }
+    }
+
+    /// The bank group of register `reg` of `warp` without renaming ([`Geometry::architectural`]).
+    pub fn architectural_group(&self, warp: u32, reg: u32) -> u32 {
+        (reg + warp) & (self.groups - 1)
     }
 
     /// Rows per warp for a kernel of `regs` registers per thread: its registers rounded up to

@@ -6,6 +6,7 @@ pub mod blocks;
 pub mod config;
 pub mod emit;
 pub mod geometry;
+pub mod input;
 pub mod orf;
 pub mod output;
 pub mod rename;

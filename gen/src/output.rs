@@ -122,7 +122,7 @@ fn check_replaceable(out: &Path, force: bool) -> Result<bool, OutputError> {
     if entries.is_empty() {
         return Ok(true);
     }
-    let recognized = fs::read(out.join(MANIFEST))
+    let recognized = crate::input::read_bytes(&out.join(MANIFEST), crate::input::Input::Manifest)
         .ok()
         .and_then(|b| serde_json::from_slice::<Recognized>(&b).ok())
         .filter(|r| r.generator.starts_with("rfgen "));

@@ -12,6 +12,7 @@ mod synth;
 
 use clap::{Args, Parser, Subcommand};
 use rfgen_gen::config::{self as cfg, Checked};
+use rfgen_gen::input::{Input, read_text};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -109,8 +110,7 @@ impl ConfigSource {
 }
 
 pub fn load_file(path: &std::path::Path) -> anyhow::Result<Checked> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| bad_input(format!("cannot read config {}: {e}", path.display())))?;
+    let text = read_text(path, Input::Config).map_err(|e| bad_input(e.to_string()))?;
     let checked = cfg::parse(&text).map_err(|e| bad_input(format!("invalid config {}: {e}", path.display())))?;
     for w in &checked.warnings {
         eprintln!("warning: {}: {w}", path.display());
@@ -159,7 +159,7 @@ pub fn kernel_with_source(name: &str) -> anyhow::Result<(rfgen_model::kernel::Ke
             names.join(", ")
         )));
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
+    let text = read_text(&path, Input::Kernel).map_err(|e| bad_input(e.to_string()))?;
     let kernel = rfgen_model::kernel::parse(&text).map_err(|e| bad_input(format!("{}:{e}", path.display())))?;
     Ok((kernel, text))
 }

@@ -1,8 +1,8 @@
 //! A user's Liberty file made ready for Yosys: `.lib` is used in place, `.lib.gz` is
 //! decompressed into a temporary file that lives as long as this value.
 
+use rfgen_gen::input::{Input, InputError, read_bytes, read_capped};
 use sha2::{Digest, Sha256};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug)]
@@ -20,15 +20,16 @@ impl Liberty {
         if !gz && !name.ends_with(".lib") {
             return Err(format!("{name}: a Liberty file must end in .lib or .lib.gz"));
         }
-        let raw = std::fs::read(path).map_err(|e| format!("cannot read Liberty file {name}: {e}"))?;
+        let raw = read_bytes(path, Input::Liberty).map_err(|e| e.to_string())?;
         if !gz {
             let path = std::path::absolute(path).map_err(|e| format!("{name}: {e}"))?;
             return Ok(Liberty { path, digest: digest(&raw), _unpacked: None });
         }
-        let mut text = Vec::new();
-        flate2::read::GzDecoder::new(&raw[..])
-            .read_to_end(&mut text)
-            .map_err(|e| format!("cannot decompress Liberty file {name}: {e}"))?;
+        // Capped after decompression too: a small archive may unpack to anything.
+        let text = read_capped(flate2::read::GzDecoder::new(&raw[..]), path, Input::Liberty).map_err(|e| match e {
+            InputError::Unreadable { source, .. } => format!("cannot decompress Liberty file {name}: {source}"),
+            e => e.to_string(),
+        })?;
         let mut file = tempfile::Builder::new()
             .prefix("rfgen-liberty-")
             .suffix(".lib")

@@ -9,7 +9,8 @@
 //!   when it writes no register), release-on-read the leaving warp (`lv_valid`: the instruction
 //!   left its collector, its reads done). Both in one edge: cleared.
 //! - `bloom1`, `bloom2`, `bloom_unbounded` (bloomN): `bins`, one counter per bank group, a
-//!   register's bin being its bank group under the register-to-bank mapping (SPEC §0). At each
+//!   register's bin being its bank group under the register-to-bank mapping (SPEC §0) of
+//!   architectural registers, renamed or not (the physical register is unknown at issue). At each
 //!   edge a bin adds the issued instruction's valid sources that fall in it, capped at the
 //!   maximum (1: a 1-bit mark; 2 bits: 3; bloomN: `3 × mrf.collectors`, never reached), then
 //!   takes off the leaving instruction's, floored at 0.
@@ -61,8 +62,8 @@ pub struct WarpboardOut<'a> {
 /// The bins an instruction of warp `w` reading `srcs` and writing `dst` touches.
 pub fn touch(g: &Geometry, w: u32, srcs: impl Iterator<Item = u32>, dst: Option<u32>) -> Touch {
     let mut t = Touch::default();
-    srcs.for_each(|r| t.reads[g.group(w, r) as usize] += 1);
-    t.write = dst.map(|r| g.group(w, r) as u8);
+    srcs.for_each(|r| t.reads[g.architectural_group(w, r) as usize] += 1);
+    t.write = dst.map(|r| g.architectural_group(w, r) as u8);
     t
 }
 
@@ -110,7 +111,7 @@ impl Warpboard {
     /// Reads of an event's valid sources per bin.
     fn count(&self, warp: u32, valid: &[bool; 3], regs: &[u32; 3]) -> [u32; MAX_BINS] {
         let mut n = [0; MAX_BINS];
-        (0..3).filter(|&i| valid[i]).for_each(|i| n[self.g.group(warp, regs[i]) as usize] += 1);
+        (0..3).filter(|&i| valid[i]).for_each(|i| n[self.g.architectural_group(warp, regs[i]) as usize] += 1);
         n
     }
 }

@@ -42,7 +42,8 @@ pub struct Knobs {
     /// or base address), replaced after about `4 × reads` reads: the heavy tail of values read
     /// many times (SPEC §7's ~10% read more than twice).
     pub hot: f64,
-    /// Registers the body may use (r4 and up).
+    /// Registers per thread the kernel uses: r0–r4 (thread id, offset, loop counter, scratch,
+    /// noise), the value registers the body rotates through, and the long-lived one.
     pub registers: u32,
     pub seed: u64,
 }
@@ -63,7 +64,7 @@ impl Default for Knobs {
             prefer_unread: 0.8,
             hot: 0.26,
             ilp: 0.5,
-            registers: 23,
+            registers: 29,
             seed: 1,
         }
     }
@@ -111,7 +112,7 @@ impl Knobs {
                 "prefer_unread" => k.prefer_unread = frac(0.0, 1.0)?,
                 "hot" => k.hot = frac(0.0, 1.0)?,
                 "ilp" => k.ilp = frac(0.0, 1.0)?,
-                "registers" => k.registers = int(8, 252)?,
+                "registers" => k.registers = int(FIRST + HOT + 2, MAX_REGISTERS)?,
                 "seed" => {
                     k.seed = value.parse().map_err(|_| format!("seed = {value}: allowed a non-negative integer"))?
                 }
@@ -127,6 +128,12 @@ impl Knobs {
 
 /// Register holding per-lane random data.
 const NOISE: u32 = 4;
+
+/// The first value register.
+const FIRST: u32 = NOISE + 1;
+
+/// Registers a kernel may name (r0 to r255).
+const MAX_REGISTERS: u32 = 256;
 
 /// Long-lived values (after the body's registers), set at the top of every loop iteration and
 /// replaced now and then.
@@ -149,8 +156,8 @@ pub fn source(knobs: &Knobs) -> String {
     // r4 per-lane random noise (mixed into dissimilar values).
     let _ = writeln!(s, "    mov r0, %gtid\n    shl r1, r0, 2\n    mov r2, 0\n    and r3, r1, 0xffc");
     let _ = writeln!(s, "    ld.global r{NOISE}, [r3 + {RANDOM_BASE:#x}]");
-    let first = NOISE + 1;
-    let regs = knobs.registers;
+    let first = FIRST;
+    let regs = knobs.registers - FIRST - HOT;
     // Every value register starts with a lane-similar value.
     for r in first..first + regs {
         let _ = writeln!(s, "    add r{r}, r0, {}", r * 7);
@@ -300,6 +307,15 @@ mod tests {
         assert_eq!(Knobs::parse("speed=3").unwrap_err(), format!("unknown knob `speed` (keys: {KEYS})"));
         assert_eq!(Knobs::parse("reads=7").unwrap_err(), "reads = 7: allowed 0 to 3");
         assert!(Knobs::parse("length").unwrap_err().contains("is not key=value"));
+        assert_eq!(Knobs::parse("registers=257").unwrap_err(), "registers = 257: allowed 8 to 256");
+    }
+
+    #[test]
+    fn every_allowed_register_count_generates_a_kernel_of_that_many() {
+        for registers in [8, 9, 29, 250, 251, 252, 255, 256] {
+            let k = Knobs::parse(&format!("registers={registers},length=40")).unwrap();
+            assert_eq!(generate(&k).regs, registers);
+        }
     }
 
     #[test]
@@ -309,6 +325,6 @@ mod tests {
         assert_ne!(source(&k), source(&Knobs { seed: 2, ..k.clone() }));
         let kernel = generate(&k);
         assert!(kernel.code.len() > 300);
-        assert_eq!(kernel.regs, NOISE + 1 + k.registers + HOT, "the body uses exactly its registers");
+        assert_eq!(kernel.regs, k.registers, "the kernel uses exactly its registers");
     }
 }

@@ -48,8 +48,7 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     let p = ports.map(Port::sig);
     let (w, rb, r, k) = (s.warps, s.reg_bits, s.registers, SLOTS_PER_COLLECTOR);
     let two_level = s.scheduler.policy == SchedulerPolicy::TwoLevel;
-    let mut modules =
-        s.warpboard.map(|b| warpboard::modules(prefix, g, &b, mrf::reg_map(prefix, g))).unwrap_or_default();
+    let mut modules = s.warpboard.map(|b| warpboard::modules(prefix, g, &b)).unwrap_or_default();
     let board = modules.last().cloned();
     let sb = scoreboard::scoreboard(prefix, g);
     let sched = scheduler::scheduler(prefix, &s.scheduler);
@@ -213,6 +212,7 @@ fn war_check(prefix: &str, g: &Geometry, s: &Shape, p: &IssuePorts<Sig>) -> Stri
     };
     let (wb, rb, gb, k, gs, cw) =
         (s.warp_bits, s.reg_bits, g.group_bits(), SLOTS_PER_COLLECTOR, shape.groups, bins.counter_bits);
+    let g = &g.architectural();
     let map = mrf::reg_map(prefix, g);
     let mut b = String::new();
     b += "      // Bloomboard: the bins (bank groups) of its sources and destination.\n";

@@ -86,7 +86,8 @@ fn renamed_map(prefix: &str, g: &Geometry) -> Module {
         );
     }
     Module {
-        name: format!("{prefix}_reg_map"),
+        // Its own name: a renamed SM's warpboard bins architectural registers by `reg_map`.
+        name: format!("{prefix}_phys_reg_map"),
         doc: vec![
             format!("Register-to-bank map, renamed: physical register p lives in bank group p mod {},", g.groups),
             format!("row p / {}, in every cluster (SPEC section 0); rows from {} on are TFET.", g.groups, g.tfet_row),

@@ -57,7 +57,10 @@ impl Shape {
 }
 
 /// The warpboard design's modules, leaves first: the register map (bloomboards), the top.
-pub fn modules(prefix: &str, g: &Geometry, s: &Shape, reg_map: Module) -> Vec<Module> {
+pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
+    // Bins are bank groups of architectural registers, renamed or not (`Geometry::architectural`).
+    let g = &g.architectural();
+    let reg_map = crate::blocks::mrf::reg_map(prefix, g);
     let ports = WarpboardPorts::new(s);
     let p = ports.map(Port::sig);
     let mut b = String::new();
