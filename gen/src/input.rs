@@ -77,6 +77,22 @@ pub fn read_capped(reader: impl Read, path: &Path, kind: Input) -> Result<Vec<u8
     Ok(bytes)
 }
 
+/// The path a user gave is at fault (not a folder, no permission, read-only, missing), rather
+/// than the machine (disk full, I/O error): bad input.
+pub fn path_at_fault(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        NotFound
+            | PermissionDenied
+            | AlreadyExists
+            | NotADirectory
+            | IsADirectory
+            | ReadOnlyFilesystem
+            | InvalidFilename
+    )
+}
+
 fn unreadable(path: &Path, kind: Input, source: std::io::Error) -> InputError {
     InputError::Unreadable { what: kind.what(), path: path.to_path_buf(), source }
 }

@@ -25,8 +25,19 @@ pub enum OutputError {
     /// `out` holds something rfgen may not replace; nothing was touched.
     #[error("{0}")]
     Refused(String),
-    #[error("cannot write {path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    // `error`, not `source`: the message says it once, not again as its cause.
+    #[error("cannot write {}: {error}", path.display())]
+    Io { path: PathBuf, error: io::Error },
+}
+
+impl OutputError {
+    /// The folder the user named is at fault: bad input.
+    pub fn is_input_error(&self) -> bool {
+        match self {
+            OutputError::Refused(_) => true,
+            OutputError::Io { error, .. } => crate::input::path_at_fault(error),
+        }
+    }
 }
 
 /// Name of the manifest every rfgen output folder carries.
@@ -56,7 +67,7 @@ const STAGE_MARKER: &str = ".rfgen-staging";
 pub fn write_folder(out: &Path, files: &[(String, String)], force: bool) -> Result<(), OutputError> {
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| OutputError::Io { path, source }
+        move |error| OutputError::Io { path, error }
     };
     let name = out
         .file_name()
@@ -90,7 +101,7 @@ pub fn write_folder(out: &Path, files: &[(String, String)], force: bool) -> Resu
     })();
     if let Err(e) = written {
         let _ = fs::remove_dir_all(&stage);
-        return Err(OutputError::Io { path: out.to_path_buf(), source: e });
+        return Err(OutputError::Io { path: out.to_path_buf(), error: e });
     }
     // After the exchange the stage holds the old output: renamed to trash in one step (a
     // run killed while deleting it leaves only trash), then deleted.
@@ -108,7 +119,7 @@ fn check_replaceable(out: &Path, force: bool) -> Result<bool, OutputError> {
     let meta = match fs::symlink_metadata(out) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(OutputError::Io { path: out.to_path_buf(), source: e }),
+        Err(e) => return Err(OutputError::Io { path: out.to_path_buf(), error: e }),
     };
     let kind = meta.file_type();
     if kind.is_symlink() {
@@ -118,7 +129,7 @@ fn check_replaceable(out: &Path, force: bool) -> Result<bool, OutputError> {
         let what = if kind.is_file() { "a file" } else { "a device, socket or pipe" };
         return Err(OutputError::Refused(format!("`{shown}` is {what}; {only}")));
     }
-    let entries = list(out).map_err(|source| OutputError::Io { path: out.to_path_buf(), source })?;
+    let entries = list(out).map_err(|error| OutputError::Io { path: out.to_path_buf(), error })?;
     if entries.is_empty() {
         return Ok(true);
     }

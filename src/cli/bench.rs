@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 /// Measure simulation throughput
 #[derive(Args)]
+#[command(arg_required_else_help = false, subcommand_required = true)]
 pub struct BenchArgs {
     #[command(subcommand)]
     what: BenchWhat,
@@ -43,7 +44,7 @@ enum BenchWhat {
         #[arg(long, default_value = "mrf")]
         block: String,
         /// Cycles to run (kernel mode: the kernel is repeated until at least this many)
-        #[arg(long, default_value_t = 1_000_000)]
+        #[arg(long, default_value_t = 1_000_000, value_parser = super::cycles)]
         cycles: u64,
         /// Kernel mode: run this library kernel on the SM model (block mrf)
         #[arg(long, value_name = "NAME|FILE")]

@@ -3,7 +3,6 @@
 use super::{ConfigSource, bad_input};
 use clap::{Args, ValueEnum};
 use rfgen_gen::SramKind;
-use rfgen_gen::output::OutputError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -65,10 +64,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         (design, format!("{}-{}", checked.config.name, args.block))
     };
     let out = args.out.unwrap_or_else(|| PathBuf::from("rtl-out").join(folder));
-    design.write(&out, args.force).map_err(|e| match e {
-        OutputError::Refused(m) => bad_input(m),
-        e => anyhow::anyhow!(e),
-    })?;
+    design.write(&out, args.force).map_err(|e| if e.is_input_error() { bad_input(e.to_string()) } else { e.into() })?;
     println!(
         "wrote {} files to {} (top {}, config hash {})",
         design.files.len(),

@@ -32,6 +32,24 @@ pub fn bad_input(msg: impl Into<String>) -> anyhow::Error {
     BadInput(msg.into()).into()
 }
 
+/// Longest run a cycle count or limit may ask for.
+const MAX_CYCLES: u64 = 10_000_000_000;
+
+/// A cycle count or limit flag (`--cycles`, `--max-cycles`): one rule for every command.
+fn cycles(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|c| (1..=MAX_CYCLES).contains(c))
+        .ok_or_else(|| format!("allowed 1 to {MAX_CYCLES} (a billion cycles take about an hour)"))
+}
+
+/// An I/O error on a folder or file the user named with `flag`: bad input when the path is at
+/// fault (not a folder, no permission, read-only), a failure otherwise.
+pub fn path_error(flag: &str, path: &std::path::Path, e: std::io::Error) -> anyhow::Error {
+    let message = format!("{flag} {}: {e}", path.display());
+    if rfgen_gen::input::path_at_fault(&e) { bad_input(message) } else { anyhow::anyhow!(message) }
+}
+
 /// Creates the output folder of `rfgen <command>`, or accepts an existing one that is empty or
 /// that command's (it holds the marker `.rfgen-<command>`); refuses any other folder or file
 /// before anything is written.
@@ -50,14 +68,16 @@ pub fn claim_folder(out: &std::path::Path, command: &str, reuse: &str) -> anyhow
             )));
         }
     }
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| path_error("--out", out, e))?;
     std::fs::write(&marker, format!("written by rfgen {command}; {reuse}\n"))
-        .with_context(|| format!("cannot write into {}", out.display()))?;
+        .map_err(|e| path_error("--out", out, e))?;
     Ok(())
 }
 
 #[derive(Parser)]
 #[command(name = "rfgen", version, about = "Generate, cosimulate and measure GPU register-file RTL", long_about = None)]
+// Without a subcommand: an `error:` line and the usage, not the whole help (likewise below).
+#[command(arg_required_else_help = false, subcommand_required = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

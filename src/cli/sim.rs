@@ -38,8 +38,8 @@ pub struct SimArgs {
     list_kernels: bool,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Stop with an error after this many cycles
-    #[arg(long, default_value_t = 200_000_000)]
+    /// Stop with an error after this many cycles (at most 10^10)
+    #[arg(long, default_value_t = 200_000_000, value_parser = super::cycles)]
     max_cycles: u64,
     /// Also show the ORF/LRF allocation of the config's [orf] section: each instruction's
     /// operand levels, and the register-file traffic and energy it gives on this run
@@ -150,17 +150,19 @@ fn print_text(r: &SimReport) {
     };
     row("occupancy", format!("peak {} warps resident of {} warp slots, {limit}", o.peak_warps, o.warp_slots));
     let st = &s.stalls;
+    // Every SM has one issue slot per cycle.
+    let slots = s.cycles * u64::from(s.sms.max(1));
     row(
         "issue slots",
         format!(
             "issued {}, scoreboard {}, warpboard {}, collector full {}, barrier {}, descheduled {}, no warp {}",
-            pct(st.issued, s.cycles),
-            pct(st.scoreboard, s.cycles),
-            pct(st.warpboard, s.cycles),
-            pct(st.collector_full, s.cycles),
-            pct(st.barrier, s.cycles),
-            pct(st.descheduled, s.cycles),
-            pct(st.no_warp, s.cycles)
+            pct(st.issued, slots),
+            pct(st.scoreboard, slots),
+            pct(st.warpboard, slots),
+            pct(st.collector_full, slots),
+            pct(st.barrier, slots),
+            pct(st.descheduled, slots),
+            pct(st.no_warp, slots)
         ),
     );
     row(

@@ -1,7 +1,7 @@
 //! `rfgen synth`: Yosys area of every module of a design, as a text table, CSV or JSON.
 
 use super::progress::Progress;
-use super::{ConfigSource, bad_input};
+use super::{ConfigSource, bad_input, path_error};
 use crate::synth::pnr::{PnrSettings, Router};
 use crate::synth::{FAKERAM45_UM2_PER_BIT, Liberty, ModuleArea, Options, Pnr, SramModel, Synth, Target};
 use clap::{Args, ValueEnum};
@@ -155,6 +155,10 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
     let work = args.work_dir.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("rfgen-synth-{}-{}", checked.config.name, checked.hash()))
     });
+    if work.exists() && !work.is_dir() {
+        return Err(bad_input(format!("--work-dir {}: is not a folder", work.display())));
+    }
+    std::fs::create_dir_all(&work).map_err(|e| path_error("--work-dir", &work, e))?;
     let synth = Synth::new(&design, &opts, &work)?;
 
     let progress = Progress::new(Some(modules.len() as u64), "{bar:40} {pos}/{len} modules {elapsed} {msg}");

@@ -74,16 +74,53 @@ pub fn parse(text: &str) -> Result<Checked, ConfigError> {
     let de = toml::Deserializer::parse(text).map_err(|e| syntax_error(text, &e))?;
     let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        let message = e.into_inner().message().to_string();
-        // An integer that does not fit the field's type: say what the field accepts.
-        if let (true, Some(value)) = (message.contains("expected u32"), integer_in(&message)) {
-            let allowed = validate::allowed_integers(&path);
-            return ConfigError::Rule { path, value, rule: "out of range".into(), allowed };
-        }
-        let message = message.replace("expected u32", "expected a non-negative integer");
-        ConfigError::Field { path, message: message.replace("expected f64", "expected a number") }
+        field_error(path, e.into_inner().message())
     })?;
     validate::validate(config)
+}
+
+/// A value serde could not take for the field at `path`, in the user's terms: what the field
+/// accepts rather than the parser's type names.
+fn field_error(path: String, message: &str) -> ConfigError {
+    let out_of_range = |path: String, value: String, allowed: String| ConfigError::Rule {
+        path,
+        value,
+        rule: "out of range".into(),
+        allowed,
+    };
+    // An integer that does not fit the field's type.
+    if let (true, Some(value)) = (message.contains("expected u32"), integer_in(message)) {
+        let allowed = validate::allowed_integers(&path);
+        return out_of_range(path, value, allowed);
+    }
+    if let (true, Some(value)) = (message.contains("as i128"), integer_in(message)) {
+        let allowed = validate::allowed_floats(&path);
+        return out_of_range(path, value, allowed);
+    }
+    if message.contains("floating-point number overflowed") {
+        let allowed = validate::allowed_floats(&path);
+        return out_of_range(path, "a number past the largest 64-bit float".into(), allowed);
+    }
+    // A section given as a plain value: "invalid type: integer `3`, expected struct Mrf".
+    if let Some(found) = message.strip_prefix("invalid type: ").and_then(|m| m.split_once(", expected struct ")) {
+        let message = format!("expected the section `[{path}]` (a table), found {}", found.0);
+        return ConfigError::Field { path, message };
+    }
+    let message =
+        message.replace("expected u32", "expected a non-negative integer").replace("expected f64", "expected a number");
+    // serde's "invalid type: X, expected Y" and "unknown variant `v`, expected ...", reworded.
+    let message = if let Some((found, expected)) =
+        message.strip_prefix("invalid type: ").and_then(|m| m.split_once(", expected "))
+    {
+        format!("expected {expected}, found {found}")
+    } else if let Some((name, allowed)) =
+        message.strip_prefix("unknown variant ").and_then(|m| m.split_once(", expected "))
+    {
+        format!("unknown value {name} (allowed: {})", allowed.trim_start_matches("one of "))
+    } else {
+        message
+    };
+    ConfigError::Field { path, message }
 }
 
 /// Validates an already-built configuration.

@@ -2,7 +2,25 @@
 //! (SPEC §0). These `Default` impls are the only place the defaults live; `docs/config.md`
 //! describes every field.
 
-use serde::{Deserialize, Serialize};
+use serde::de::{DeserializeOwned, Error, IntoDeserializer};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// An enum field: a string naming the variant. A table such as `{ fifo = {} }`, which serde
+/// would also take for a variant, is refused, and a value of the wrong type names the allowed
+/// strings.
+fn variant<'de, D: Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<T, D::Error> {
+    let from =
+        |name: &str| T::deserialize(name.into_deserializer()).map_err(|e: serde::de::value::Error| e.to_string());
+    match toml::Value::deserialize(d)? {
+        toml::Value::String(name) => from(&name).map_err(D::Error::custom),
+        other => {
+            // serde's message for an unknown name lists the known ones: "..., expected `a` or `b`".
+            let known = from("").err().unwrap_or_default();
+            let allowed = known.split_once("expected ").map_or("", |(_, a)| a).trim_start_matches("one of ");
+            Err(D::Error::custom(format!("expected a string, found {} (allowed: {allowed})", other.type_str())))
+        }
+    }
+}
 
 /// A whole SM configuration, as written in TOML.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -84,6 +102,7 @@ pub struct Mrf {
     /// Entries (rows) per bank.
     pub entries: u32,
     /// Bank ports.
+    #[serde(deserialize_with = "variant")]
     pub ports: BankPorts,
     /// Operand collector units (each with 3 source-operand slots).
     pub collectors: u32,
@@ -112,6 +131,7 @@ pub enum SchedulerPolicy {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Scheduler {
+    #[serde(deserialize_with = "variant")]
     pub policy: SchedulerPolicy,
     /// Size of the active set of the two-level scheduler.
     pub active_warps: u32,
@@ -139,6 +159,7 @@ pub enum WarPolicy {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Warpboard {
+    #[serde(deserialize_with = "variant")]
     pub policy: WarPolicy,
 }
 
@@ -162,6 +183,7 @@ pub struct Rfc {
     pub enabled: bool,
     /// Entries per active warp.
     pub entries: u32,
+    #[serde(deserialize_with = "variant")]
     pub replacement: Replacement,
     /// Use the compiler's last-read bits to mark entries dead.
     pub liveness: bool,
@@ -188,6 +210,7 @@ pub struct Orf {
     pub enabled: bool,
     /// ORF entries per thread.
     pub entries: u32,
+    #[serde(deserialize_with = "variant")]
     pub lrf: LrfKind,
 }
 

@@ -81,6 +81,11 @@ pub(super) fn allowed_integers(path: &str) -> String {
     }
 }
 
+/// What a float field accepts, in words (for values that do not even fit its type).
+pub(super) fn allowed_floats(path: &str) -> String {
+    if path == "energy.clock_ghz" { "a finite number above 0".into() } else { "a finite number, 0 or more".into() }
+}
+
 /// `path` within its fixed bounds, narrowed to at most `hi` when given.
 fn range_to(path: &str, v: u32, hi: Option<u32>) -> Result<(), ConfigError> {
     let (lo, max, pow) = limits(path);
@@ -367,4 +372,33 @@ fn ignored_fields(cfg: &Config) -> Vec<String> {
         }
     }
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LIMITS;
+
+    /// docs/config.md states every integer field's fixed range in the field's row or its
+    /// section's introduction.
+    #[test]
+    fn the_reference_states_every_integer_range() {
+        let doc = include_str!("../../../docs/config.md");
+        let mut missing = Vec::new();
+        for &(path, lo, hi, pow) in LIMITS {
+            let (section, field) = path.split_once('.').unwrap();
+            let start = doc.find(&format!("## [{section}]")).unwrap_or_else(|| panic!("no section [{section}]"));
+            let text = &doc[start..];
+            let text = &text[..text[3..].find("\n## ").map_or(text.len(), |e| e + 3)];
+            let row = text
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{field}` |")))
+                .unwrap_or_else(|| panic!("no row for {path}"));
+            let range = if pow { hi.to_string() } else { format!("{lo} to {hi}") };
+            let (intro, _) = text.split_once("\n|").unwrap();
+            if !row.contains(&range) && !intro.contains(&range) {
+                missing.push(format!("{path}: `{range}`"));
+            }
+        }
+        assert!(missing.is_empty(), "docs/config.md does not state these ranges: {missing:#?}");
+    }
 }

@@ -228,7 +228,15 @@ impl Warp {
             Op::LdGlobal | Op::LdTex | Op::StGlobal => {
                 let mut segs = [u32::MAX; 64];
                 for l in (0..lanes).filter(|&l| lane_on(l)) {
-                    let addr = a[l].wrapping_add(ins.offset as u32);
+                    // Addresses do not wrap: past either end of the 4 GiB space is a fault.
+                    let Ok(addr) = u32::try_from(i64::from(a[l]) + i64::from(ins.offset)) else {
+                        return Err(fault(format!(
+                            "global address 0x{:08x} {} {} in lane {l} is outside the 4 GiB address space",
+                            a[l],
+                            if ins.offset < 0 { '-' } else { '+' },
+                            ins.offset.unsigned_abs()
+                        )));
+                    };
                     if addr % 4 != 0 {
                         return Err(fault(format!("misaligned global address 0x{addr:08x} in lane {l}")));
                     }

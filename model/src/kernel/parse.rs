@@ -432,19 +432,26 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
                             return err(line, col, format!("data address 0x{addr:x} is not a multiple of 4"));
                         }
                         let left = MAX_DATA_WORDS - data_words;
+                        let too_many = || {
+                            format!(
+                                "more than {MAX_DATA_WORDS} initialized words in the kernel (`.data` and `.fill` together; {data_words} before this line)"
+                            )
+                        };
                         let words = if w == ".data" {
                             let mut words = Vec::new();
                             while c.peek().is_some() {
                                 if words.len() as u32 == left {
-                                    return c.fail(format!(
-                                        "more than {MAX_DATA_WORDS} initialized words in the kernel (`.data` and `.fill` together)"
-                                    ));
+                                    return c.fail(too_many());
                                 }
                                 words.push(c.constant()?);
                             }
                             words
                         } else {
-                            let count = c.size("the word count", 1, left.max(1))?;
+                            let count_col = c.col();
+                            let count = c.size("the word count", 1, MAX_DATA_WORDS)?;
+                            if count > left {
+                                return err(line, count_col, too_many());
+                            }
                             let value = c.constant()?;
                             vec![value; count as usize]
                         };

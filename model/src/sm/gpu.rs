@@ -21,6 +21,8 @@ pub const TUBA_HIGH: f64 = 0.40;
 
 pub struct Gpu<'k> {
     sms: Vec<Sm<'k>>,
+    /// The SMs with work left, by index: an SM done with its share of the kernel stays done.
+    busy: Vec<usize>,
     tuba: bool,
     /// Blocks an SM's warp slots hold.
     max_blocks: u32,
@@ -38,25 +40,30 @@ impl<'k> Gpu<'k> {
         sms.iter_mut().for_each(Sm::start);
         let max_blocks = c.geometry.warps / k.warps_per_block(c.geometry.lanes).max(1);
         let tuba = c.config.rename.enabled && c.config.rename.tuba;
-        Ok(Gpu { sms, tuba, max_blocks, cycle: 0, moves: TubaMoves::default() })
+        let busy = (0..sms.len()).filter(|&i| !sms[i].done()).collect();
+        Ok(Gpu { sms, busy, tuba, max_blocks, cycle: 0, moves: TubaMoves::default() })
     }
 
     pub fn done(&self) -> bool {
-        self.sms.iter().all(Sm::done)
+        self.busy.is_empty()
     }
 
     pub fn sms(&self) -> &[Sm<'k>] {
         &self.sms
     }
 
-    /// One cycle of every SM, then TUBA's decision when one is due.
+    /// One cycle of every SM with work left, then TUBA's decision when one is due. An SM whose
+    /// share of the kernel is over stays so (no block is left to launch into it): it is not
+    /// clocked, so idle SMs cost nothing, and [`Gpu::stats`] counts its idle cycles.
     pub fn step(&mut self) -> Result<(), SimError> {
-        for sm in &mut self.sms {
-            sm.step()?;
+        for &i in &self.busy {
+            self.sms[i].step()?;
         }
+        self.busy.retain(|&i| !self.sms[i].done());
         self.cycle += 1;
         if self.tuba && self.cycle.is_multiple_of(TUBA_PERIOD) {
-            for sm in &mut self.sms {
+            for &i in &self.busy {
+                let sm = &mut self.sms[i];
                 let Some((free, all)) = sm.tfet_registers() else { continue };
                 let share = f64::from(free) / f64::from(all.max(1));
                 let limit = sm.block_limit().min(self.max_blocks);
@@ -87,14 +94,43 @@ impl<'k> Gpu<'k> {
         Ok(())
     }
 
-    /// Every SM's statistics added up; cycles are the run's.
+    /// Every SM's statistics added up; cycles are the run's. The cycles an SM was idle after its
+    /// share of the kernel are cycles with no warp to issue, as if it had been clocked.
     pub fn stats(&self) -> SimStats {
         let mut total = self.sms[0].stats().clone();
         for sm in &self.sms[1..] {
             total.add(sm.stats());
         }
+        total.stalls.no_warp += self.sms.iter().map(|sm| self.cycle - sm.cycle()).sum::<u64>();
         total.cycles = self.cycle;
         total.tuba = self.tuba.then(|| self.moves.clone());
         total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::parse;
+
+    /// One block on 64 SMs: the 63 without a block are never clocked, and the run's figures are
+    /// one SM's, plus a cycle with no warp to issue for each idle SM-cycle.
+    #[test]
+    fn idle_sms_are_not_clocked_and_count_as_no_warp_cycles() {
+        let k =
+            parse(".kernel one\n.grid 1 64\n  mov r0, %gtid\n  shl r1, r0, 2\n  st.global [r1 + 0x100], r0\n  exit\n")
+                .unwrap();
+        let run = |count: u32| {
+            let c = rfgen_gen::config::parse(&format!("[sm]\ncount = {count}")).unwrap();
+            let mut gpu = Gpu::new(&c, &k).unwrap();
+            gpu.run(100_000, &mut |_| {}).unwrap();
+            let clocked = gpu.sms().iter().filter(|sm| sm.cycle() > 0).count();
+            (gpu.stats(), clocked)
+        };
+        let ((one, _), (many, clocked)) = (run(1), run(64));
+        assert_eq!(clocked, 1);
+        assert_eq!((many.cycles, many.warp_instructions, many.sms), (one.cycles, one.warp_instructions, 64));
+        assert_eq!(many.stalls.no_warp, one.stalls.no_warp + 63 * one.cycles);
+        assert_eq!(many.stalls.issued, one.stalls.issued);
     }
 }
