@@ -29,7 +29,8 @@ impl RenameLayout {
             warps: g.warps,
             registers: g.registers,
             phys: g.physical_registers(),
-            cmos: g.groups * r.cmos_rows,
+            // Rows past the MRF's (allowed while renaming is off): every register is CMOS.
+            cmos: g.groups * r.cmos_rows.min(g.entries),
             thr_acc: r.thr_acc,
             ref_shift: r.ref_acc.trailing_zeros(),
         }

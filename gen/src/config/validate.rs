@@ -212,8 +212,9 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     range("compression.gate_delay", c.gate_delay)?;
 
     let r = &cfg.rename;
+    // Without renaming the stage is still generated alone, all CMOS past the rows there are.
+    range_to("rename.cmos_rows", r.cmos_rows, r.enabled.then_some(mrf.entries))?;
     if r.enabled {
-        range_to("rename.cmos_rows", r.cmos_rows, Some(mrf.entries))?;
         // The rename stage maps every warp slot's registers: all of them must have a row.
         let rows = sm.warps * sm.registers_per_thread / groups;
         require(
