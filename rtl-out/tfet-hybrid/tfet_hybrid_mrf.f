@@ -1,5 +1,5 @@
 tfet_hybrid_sram_1r1w_256x128.v
-tfet_hybrid_reg_map.v
+tfet_hybrid_phys_reg_map.v
 tfet_hybrid_rr_arbiter_12.v
 tfet_hybrid_rr_arbiter_4.v
 tfet_hybrid_mrf_bank_group.v

@@ -95,25 +95,25 @@ module tfet_hybrid_mrf (
   wire [1023:0] cu3_src2_data;
 
   // Register-to-bank mapping of the issued sources and of the write-back.
-  tfet_hybrid_reg_map u_map_src0 (
+  tfet_hybrid_phys_reg_map u_map_src0 (
     .warp   (issue_warp),
     .reg_id (issue_src0_reg),
     .group  (issue_group[1:0]),
     .row    (issue_row[7:0])
   );
-  tfet_hybrid_reg_map u_map_src1 (
+  tfet_hybrid_phys_reg_map u_map_src1 (
     .warp   (issue_warp),
     .reg_id (issue_src1_reg),
     .group  (issue_group[3:2]),
     .row    (issue_row[15:8])
   );
-  tfet_hybrid_reg_map u_map_src2 (
+  tfet_hybrid_phys_reg_map u_map_src2 (
     .warp   (issue_warp),
     .reg_id (issue_src2_reg),
     .group  (issue_group[5:4]),
     .row    (issue_row[23:16])
   );
-  tfet_hybrid_reg_map u_map_wb (
+  tfet_hybrid_phys_reg_map u_map_wb (
     .warp   (wb_warp),
     .reg_id (wb_reg),
     .group  (wb_group),

@@ -5,7 +5,7 @@
 // Do not edit; change the config and run `rfgen gen` again.
 `default_nettype none
 
-module tfet_hybrid_reg_map (
+module tfet_hybrid_phys_reg_map (
   input  wire [4:0] warp,    // warp id (unused: a physical register's place does not depend on it)
   input  wire [9:0] reg_id,  // physical register id
   output wire [1:0] group,   // bank group (bank within each cluster)
