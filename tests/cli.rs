@@ -64,8 +64,11 @@ fn bad_input_exits_2_with_a_message() {
             &["cosim", "--block", "nope"],
             "unknown block `nope` (allowed: mrf, bdi, issue, rename, scheduler, scoreboard, warpboard)",
         ),
-        (&["cosim", "--cycles", "0"], "--cycles 0: allowed 1 to 10000000000"),
-        (&["cosim", "--cycles", "18446744073709551615"], "--cycles 18446744073709551615: allowed 1 to 10000000000"),
+        (&["cosim", "--cycles", "0"], "'0' for '--cycles <CYCLES>': allowed 1 to 10000000000"),
+        (
+            &["cosim", "--cycles", "18446744073709551615"],
+            "'18446744073709551615' for '--cycles <CYCLES>': allowed 1 to 10000000000",
+        ),
         (&["cosim", "--trace", "/no/such/dir/x.vcd"], "--trace: folder /no/such/dir does not exist"),
         (&["cosim", "--trace", "/tmp"], "must end in .vcd or .fst"),
         (&["cosim", "--wave-dir", "/no/such/dir"], "--wave-dir: folder /no/such/dir does not exist"),
@@ -139,11 +142,11 @@ fn gen_never_leaves_half_written_folders() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!fresh.exists());
 
-    // An output below a regular file cannot be created: a failure, and no leftovers.
+    // An output below a regular file cannot be created: bad input, and no leftovers.
     let blocker = dir.path().join("blocker");
     std::fs::write(&blocker, "a file").unwrap();
     let o = rfgen(&["gen", "--out", blocker.join("rtl").to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot write"), "{}", stderr(&o));
     let mut entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     entries.sort();

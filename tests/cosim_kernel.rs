@@ -12,7 +12,7 @@ use rfgen_model::sm::{SimError, Sm};
 
 fn options() -> CosimOptions {
     CosimOptions {
-        block: "mrf".into(),
+        block: rfgen_gen::Block::Mrf,
         cycles: 5_000_000,
         seed: 0,
         x_seed: 1,

@@ -59,7 +59,7 @@ fn every_library_kernel_drives_the_issue_stage_rtl() {
     use rfgen_cosim::session::cosim_kernel;
     for checked in [config::preset("war-warpboard").unwrap(), config::preset("isca11-rfc").unwrap()] {
         let design = rfgen_gen::emit::generate_issue(&checked);
-        let opts = kernel_options("issue");
+        let opts = kernel_options(rfgen_gen::Block::Issue);
         let mut held = [0; 3];
         for lib in library::KERNELS {
             let k = lib.parse().unwrap();

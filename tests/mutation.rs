@@ -108,7 +108,7 @@ fn mismatch_writes_a_waveform_of_the_last_cycles() {
     let design = mutate(&rfgen_gen::generate(&checked, SramKind::Behavioural), &MUTATIONS[5]);
     let dir = tempfile::tempdir().unwrap();
     let opts = CosimOptions {
-        block: "mrf".into(),
+        block: rfgen_gen::Block::Mrf,
         cycles: 10_000,
         seed: 21,
         x_seed: 21,
@@ -302,7 +302,7 @@ fn lockstep_reports_codec_mutations() {
 fn mutants_under_kernel_traffic() {
     let kernel = rfgen_model::kernel::parse(include_str!("data/operand_stress.kir")).unwrap();
     let opts = CosimOptions {
-        block: "mrf".into(),
+        block: rfgen_gen::Block::Mrf,
         cycles: 1_000_000,
         seed: 0,
         x_seed: 1,

@@ -41,7 +41,7 @@ fn every_library_kernel_passes_on_the_paper_orf_lrf() {
     let mut filling = 0;
     for lib in KERNELS {
         let k = lib.parse().unwrap();
-        let r = cosim_kernel(&checked, &design, &k, &kernel_options("mrf"), &mut |_| {}).unwrap();
+        let r = cosim_kernel(&checked, &design, &k, &kernel_options(rfgen_gen::Block::Mrf), &mut |_| {}).unwrap();
         assert!(r.passed(), "{}: {:?} {:?}", k.name, r.mismatch, r.kernel_error);
         let stat = |name: &str| r.stats.iter().find(|(n, _)| *n == name).unwrap().1;
         assert!(stat("ORF reads") > 100 && stat("write-backs skipping MRF") > 100, "{}: {:?}", k.name, r.stats);

@@ -122,7 +122,7 @@ fn every_library_kernel_drives_the_paper_rename_stage() {
     let mut tfet_kernels = 0;
     for lib in KERNELS {
         let k = lib.parse().unwrap();
-        let r = cosim_kernel(&checked, &design, &k, &kernel_options("rename"), &mut |_| {}).unwrap();
+        let r = cosim_kernel(&checked, &design, &k, &kernel_options(rfgen_gen::Block::Rename), &mut |_| {}).unwrap();
         assert!(r.passed(), "{}: {:?} {:?}", k.name, r.mismatch, r.kernel_error);
         let stat = |name: &str| r.stats.iter().find(|(n, _)| *n == name).unwrap().1;
         assert!(stat("destinations renamed") > 100, "{}: {:?}", k.name, r.stats);
@@ -139,7 +139,7 @@ fn every_library_kernel_passes_on_the_renamed_mrf() {
     let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
     for lib in KERNELS {
         let k = lib.parse().unwrap();
-        let r = cosim_kernel(&checked, &design, &k, &kernel_options("mrf"), &mut |_| {}).unwrap();
+        let r = cosim_kernel(&checked, &design, &k, &kernel_options(rfgen_gen::Block::Mrf), &mut |_| {}).unwrap();
         assert!(r.passed(), "{}: {:?} {:?}", k.name, r.mismatch, r.kernel_error);
     }
 }
@@ -161,7 +161,7 @@ fn kernel_traffic_catches_rename_bugs() {
     ];
     for (from, to, name) in bugs {
         let bad = mutated(design.clone(), top, from, to, name);
-        let r = cosim_kernel(&checked, &bad, &k, &kernel_options("rename"), &mut |_| {}).unwrap();
+        let r = cosim_kernel(&checked, &bad, &k, &kernel_options(rfgen_gen::Block::Rename), &mut |_| {}).unwrap();
         let m = r.mismatch.unwrap_or_else(|| panic!("`{name}` was not caught by bfs"));
         eprintln!("{name}: caught at cycle {} on {}", m.cycle, m.ports[0].port);
     }

@@ -93,7 +93,7 @@ fn random_runs_exercise_every_rule() {
 
 fn kernel_options() -> CosimOptions {
     CosimOptions {
-        block: "mrf".into(),
+        block: rfgen_gen::Block::Mrf,
         cycles: 5_000_000,
         seed: 0,
         x_seed: 1,

@@ -17,9 +17,9 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
-use rfgen_cosim::blocks::BLOCKS;
 use rfgen_cosim::session::{CosimOptions, cosim};
 use rfgen_gen::config::WarPolicy;
+use rfgen_gen::registry::BLOCKS;
 use rfgen_gen::{Checked, SramKind};
 use rfgen_model::kernel::{self, Kernel, library, synthetic};
 use rfgen_model::sim::simulate;
@@ -141,18 +141,6 @@ fn config(small: bool) -> impl Strategy<Value = String> {
     })
 }
 
-/// The blocks a config has, which must generate: the others may give a clear error instead.
-fn has(checked: &Checked, block: &str) -> bool {
-    let c = &checked.config;
-    match block {
-        "mrf" | "issue" | "scheduler" | "scoreboard" => true,
-        "warpboard" => c.warpboard.policy != WarPolicy::None,
-        "rename" => c.rename.enabled,
-        "bdi" => c.compression.enabled,
-        _ => false,
-    }
-}
-
 /// A short kernel with loads, divergence, a predicate and two registers, so it fits any SM.
 const TWO_REGISTERS: &str = ".kernel two\n.grid 3 48\n  mov r0, %gtid\n  shl r1, r0, 2\n  ld.global r0, [r1 + 0x1000]\n\
                              setp.ltu p0, r0, 0x80000000\n@p0 add r0, r0, r1\n  st.global [r1 + 0x8000], r0\n  exit\n";
@@ -194,11 +182,11 @@ fn random_configs_generate_every_block_they_have_and_simulate() {
             let design = rfgen_gen::generate(&checked, SramKind::Blackbox);
             prop_assert!(design.files.iter().any(|(f, _)| f == "manifest.json"));
             for block in BLOCKS {
-                let design = (block.design)(&checked);
+                let design = block.generate(&checked, SramKind::Behavioural);
                 prop_assert!(
-                    design.is_ok() || !has(&checked, block.name),
+                    design.is_ok() || !block.in_config(&checked),
                     "{}: {:#}\n{text}",
-                    block.name,
+                    block,
                     design.unwrap_err()
                 );
             }
@@ -394,7 +382,7 @@ fn random_small_configs_pass_a_short_cosim() {
         .run(&config(true).prop_filter("valid", |t| rfgen_gen::config::parse(t).is_ok()), |text| {
             let checked = rfgen_gen::config::parse(&text).unwrap();
             let opts = CosimOptions {
-                block: "mrf".into(),
+                block: rfgen_gen::Block::Mrf,
                 cycles: 3_000,
                 seed: 1,
                 x_seed: 1,

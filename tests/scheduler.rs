@@ -49,7 +49,7 @@ fn every_library_kernel_drives_every_scheduler_rtl() {
     points.push(config::preset("isca11-rfc").unwrap());
     for checked in points {
         let design = rfgen_gen::emit::generate_scheduler(&checked);
-        let opts = kernel_options("scheduler");
+        let opts = kernel_options(rfgen_gen::Block::Scheduler);
         let (mut instructions, mut deschedules) = (0, 0);
         for lib in library::KERNELS {
             let k = lib.parse().unwrap();

@@ -26,7 +26,7 @@ fn scoreboard_rtl_agrees_with_its_model() {
 
 #[test]
 fn every_library_kernel_drives_the_scoreboard_rtl() {
-    let opts = kernel_options("scoreboard");
+    let opts = kernel_options(rfgen_gen::Block::Scoreboard);
     for checked in [isca11_rfc(), config::preset("isca15-bdi").unwrap()] {
         let design = rfgen_gen::emit::generate_scoreboard(&checked);
         for lib in library::KERNELS {

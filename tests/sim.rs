@@ -165,7 +165,7 @@ const BAD_KERNELS: &[(&str, &str)] = &[
     ),
     (
         ".kernel k\n.grid 1 32\n.fill 0 4000000 7\n.fill 0x1000000 200000 7\n  exit\n",
-        "4:17: the word count 200000 is out of range (allowed: 1 to 194304)",
+        "4:17: more than 4194304 initialized words in the kernel (`.data` and `.fill` together; 4000000 before this line)",
     ),
     (
         ".kernel k\n.grid 1 32\n.data 0xFFFFFFFC 1 2\n  exit\n",

@@ -73,7 +73,7 @@ fn edit(dir: &Path, file: &str, from: &str, to: &str) {
 
 fn options(cycles: u64) -> CosimOptions {
     CosimOptions {
-        block: "mrf".into(),
+        block: rfgen_gen::Block::Mrf,
         cycles,
         seed: 5,
         x_seed: 1,
@@ -211,7 +211,7 @@ fn a_missing_top_module_or_file_is_named() {
     let (message, _) = refusal(&dir, &reference);
     assert_eq!(
         message,
-        format!("cannot read {}: No such file or directory (os error 2)", dir.join(TOP_FILE).display())
+        format!("cannot read RTL file {}: No such file or directory (os error 2)", dir.join(TOP_FILE).display())
     );
 
     fs::remove_file(dir.join(format!("{TOP}.f"))).unwrap();

@@ -130,7 +130,7 @@ fn every_library_kernel_drives_every_warpboard_rtl() {
     for policy in PROTECTING {
         let [checked, _] = configs(policy);
         let design = rfgen_gen::emit::generate_warpboard(&checked).unwrap();
-        let opts = kernel_options("warpboard");
+        let opts = kernel_options(rfgen_gen::Block::Warpboard);
         let mut held = 0;
         for lib in library::KERNELS {
             let k = lib.parse().unwrap();

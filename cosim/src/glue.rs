@@ -4,8 +4,8 @@
 
 use crate::verilator::{Layout, PortSlot};
 use anyhow::{Result, bail};
+use rfgen_gen::Checked;
 use rfgen_gen::verilog::Port;
-use rfgen_gen::{Checked, Design};
 use rfgen_model::block::Block;
 
 /// How a block model meets its RTL: the block's typed interface bound to the Verilated model's
@@ -122,9 +122,6 @@ pub trait Stimulus<B: Block> {
 /// What the shared runners need of a block besides its glue.
 pub trait CosimBlock: Glue + Sized {
     type Stimulus: Stimulus<Self>;
-    /// The RTL to cosimulate (behavioural memories), with the block's module as top; an error
-    /// when the config does not contain the block.
-    fn design(checked: &Checked) -> Result<Design>;
     fn model(checked: &Checked) -> Result<Self>;
     /// Random protocol-respecting stimulus from a seed.
     fn stimulus(checked: &Checked, seed: u64) -> Self::Stimulus;

@@ -9,7 +9,7 @@ use crate::lockstep::{Mismatch, Waveform};
 use crate::random::RunOptions;
 use crate::verilator::{BuildPlan, Layout, RtlLib, TraceKind};
 use anyhow::{Result, bail};
-use rfgen_gen::{Checked, Design};
+use rfgen_gen::{Block, Checked, Design, SramKind};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::SimError;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ pub const WAVE_WINDOW: u64 = 64;
 
 #[derive(Clone, Debug)]
 pub struct CosimOptions {
-    pub block: String,
+    pub block: Block,
     /// Random mode: cycles to run. Kernel mode: the SM's cycle limit.
     pub cycles: u64,
     /// Random mode: the stimulus seed.
@@ -43,7 +43,7 @@ pub enum Event<'a> {
 
 #[derive(Clone, Debug)]
 pub struct CosimReport {
-    pub block: String,
+    pub block: Block,
     pub top: String,
     pub cycles: u64,
     pub stats: Vec<(&'static str, u64)>,
@@ -73,8 +73,7 @@ pub fn load(design: &Design, trace: TraceKind, cache: &Path, events: &mut dyn Fn
 
 /// Random-stimulus lockstep of the block's generated RTL.
 pub fn cosim(checked: &Checked, opts: &CosimOptions, events: &mut dyn FnMut(Event)) -> Result<CosimReport> {
-    let block = blocks::find(&opts.block)?;
-    cosim_design(checked, &(block.design)(checked)?, opts, events)
+    cosim_design(checked, &opts.block.generate(checked, SramKind::Behavioural)?, opts, events)
 }
 
 /// [`cosim`] of a given design of the block (a user's copy, or a deliberately broken one).
@@ -84,7 +83,7 @@ pub fn cosim_design(
     opts: &CosimOptions,
     events: &mut dyn FnMut(Event),
 ) -> Result<CosimReport> {
-    let block = blocks::find(&opts.block)?;
+    let block = blocks::find(opts.block);
     // A replay stops at the failing cycle, like the run it repeats.
     let run = |lib: &Arc<RtlLib>, waveform: Option<Waveform>, events: &mut dyn FnMut(Event)| {
         let run_opts = RunOptions { cycles: opts.cycles, x_seed: opts.x_seed, waveform };
@@ -112,7 +111,7 @@ pub fn cosim_kernel(
     opts: &CosimOptions,
     events: &mut dyn FnMut(Event),
 ) -> Result<CosimReport> {
-    let block = blocks::find(&opts.block)?;
+    let block = blocks::find(opts.block);
     let Some(run_kernel) = block.kernel else { bail!(kernel_blocks_only(block)) };
     let run = |lib: &Arc<RtlLib>, waveform: Option<Waveform>, events: &mut dyn FnMut(Event)| {
         let k_opts = KernelOptions { x_seed: opts.x_seed, max_cycles: opts.cycles, waveform };
@@ -158,7 +157,7 @@ fn finish(
         waveform = Some(path);
     }
     Ok(CosimReport {
-        block: opts.block.clone(),
+        block: opts.block,
         top: design.manifest.top.clone(),
         cycles: ran.cycles,
         stats: ran.stats,
@@ -208,7 +207,7 @@ pub fn reduce(
     let lib = load(design, TraceKind::Vcd, &opts.cache, events)?;
     let w_opts =
         KernelOptions { waveform: Some(Waveform { path: waveform.clone(), from: 0, expected: true }), ..k_opts };
-    let block = blocks::find(&opts.block)?;
+    let block = blocks::find(opts.block);
     let Some(run_kernel) = block.kernel else { bail!(kernel_blocks_only(block)) };
     run_kernel(checked, &lib, &shrunk.kernel, &w_opts, &mut |_| {})?;
     let mismatch = shrunk.outcome.mismatch.clone().expect("a reduced kernel fails");
@@ -225,8 +224,8 @@ pub fn reduce(
 
 /// The message for a block the SM does not drive.
 pub fn kernel_blocks_only(block: &BlockInfo) -> String {
-    let able: Vec<&str> = blocks::BLOCKS.iter().filter(|b| b.kernel.is_some()).map(|b| b.name).collect();
-    format!("--kernel: the SM model does not drive block `{}` (kernel-driven blocks: {})", block.name, able.join(", "))
+    let able: Vec<&str> = blocks::BLOCKS.iter().filter(|b| b.kernel.is_some()).map(|b| b.block.name()).collect();
+    format!("--kernel: the SM model does not drive block `{}` (kernel-driven blocks: {})", block.block, able.join(", "))
 }
 
 fn trace_kind(opts: &CosimOptions) -> TraceKind {

@@ -7,6 +7,7 @@ use rfgen_cosim::blocks;
 use rfgen_cosim::session::{Event, load};
 use rfgen_cosim::verilator::TraceKind;
 use rfgen_cosim::verilator::default_cache_dir;
+use rfgen_gen::{Block, SramKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,8 +42,8 @@ enum BenchWhat {
     Cosim {
         #[command(flatten)]
         source: ConfigSource,
-        #[arg(long, default_value = "mrf")]
-        block: String,
+        #[arg(long, default_value = "mrf", value_parser = Block::parse)]
+        block: Block,
         /// Cycles to run (kernel mode: the kernel is repeated until at least this many)
         #[arg(long, default_value_t = 1_000_000, value_parser = super::cycles)]
         cycles: u64,
@@ -87,16 +88,15 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
         BenchWhat::Cosim { source, block, cycles, kernel, seed, cache_dir } => {
             let checked = source.load()?;
-            let info = blocks::find(&block).map_err(|e| super::bad_input(e.to_string()))?;
+            let info = blocks::find(block);
             let kernel = kernel.map(|k| super::kernel(&k)).transpose()?;
-            if kernel.is_some() && info.name != "mrf" {
+            if kernel.is_some() && block != Block::Mrf {
                 return Err(super::bad_input(format!(
-                    "--kernel: the kernel benchmark measures the MRF driven by the SM model, not block `{}` (drop --kernel for its random-stimulus benchmark)",
-                    info.name
+                    "--kernel: the kernel benchmark measures the MRF driven by the SM model, not block `{block}` (drop --kernel for its random-stimulus benchmark)"
                 )));
             }
             let cache = cache_dir.unwrap_or_else(default_cache_dir);
-            let design = (info.design)(&checked)?;
+            let design = block.generate(&checked, SramKind::Behavioural)?;
             let lib = load(&design, TraceKind::None, &cache, &mut |e| {
                 if let Event::Building { top, key } = e {
                     eprintln!("building Verilator model of {top} ({key})");

@@ -8,6 +8,7 @@ use rfgen_cosim::blocks::{self, BLOCKS};
 use rfgen_cosim::session::{self, CosimOptions, CosimReport, Event};
 use rfgen_cosim::user_rtl;
 use rfgen_cosim::verilator::default_cache_dir;
+use rfgen_gen::{Block, SramKind};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, Sm};
 use std::path::{Path, PathBuf};
@@ -36,8 +37,8 @@ pub struct CosimArgs {
     #[command(flatten)]
     source: ConfigSource,
     /// Block to check (see --list)
-    #[arg(long, default_value = "mrf")]
-    block: String,
+    #[arg(long, default_value = "mrf", value_parser = Block::parse)]
+    block: Block,
     /// List the blocks and exit
     #[arg(long)]
     list: bool,
@@ -77,11 +78,11 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     if args.list {
         for b in BLOCKS {
             let kernel = if b.kernel.is_some() { " [--kernel]" } else { "" };
-            println!("{:<11} {}{kernel}", b.name, b.about);
+            println!("{:<11} {}{kernel}", b.block.name(), b.block.about());
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let block = blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
+    let block = blocks::find(args.block);
     if let Some(t) = &args.trace {
         let ext = t.extension().and_then(|e| e.to_str()).unwrap_or("");
         if ext != "vcd" && ext != "fst" {
@@ -96,7 +97,7 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
             if block.kernel.is_none() {
                 return Err(bad_input(session::kernel_blocks_only(block)));
             }
-            if block.name == "rename" && !checked.config.rename.enabled {
+            if args.block == Block::Rename && !checked.config.rename.enabled {
                 return Err(bad_input(format!(
                     "--kernel: the SM renames only with `rename.enabled` = true ({}; preset tfet-hybrid has it)",
                     args.source.flags()
@@ -110,7 +111,10 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         None => (None, String::new()),
     };
     // A config the block cannot be built from is bad input, like any other config error.
-    let generated = (block.design)(&checked).map_err(|e| bad_input(format!("{}: {e}", args.source.flags())))?;
+    let generated = args
+        .block
+        .generate(&checked, SramKind::Behavioural)
+        .map_err(|e| bad_input(format!("{}: {e}", args.source.flags())))?;
     let design = match &args.rtl {
         None => generated,
         Some(dir) => user_rtl::load(dir, &generated)
@@ -119,7 +123,7 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     let seed = args.seed.unwrap_or_else(random_seed);
     let x_seed = args.x_seed.unwrap_or(if kernel.is_some() { 1 } else { seed as u32 });
     let opts = CosimOptions {
-        block: args.block.clone(),
+        block: args.block,
         cycles: args.cycles.unwrap_or(if kernel.is_some() { 200_000_000 } else { 100_000 }),
         seed,
         x_seed,

@@ -2,7 +2,7 @@
 
 use super::{ConfigSource, bad_input};
 use clap::{Args, ValueEnum};
-use rfgen_gen::SramKind;
+use rfgen_gen::{Block, SramKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -22,8 +22,8 @@ pub struct GenArgs {
     source: ConfigSource,
     /// Block to generate (as `rfgen cosim --list` names them): the operand path `mrf`, or a block
     /// with a design of its own
-    #[arg(long, default_value = "mrf")]
-    block: String,
+    #[arg(long, default_value = "mrf", value_parser = Block::parse)]
+    block: Block,
     /// Output folder (default: rtl-out/<name>, rtl-out/<name>-<block> for other blocks): created,
     /// or replaced atomically when rfgen wrote it
     #[arg(long, value_name = "DIR")]
@@ -50,18 +50,13 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         Sram::Behavioural => SramKind::Behavioural,
         Sram::Blackbox => SramKind::Blackbox,
     };
-    let (design, folder) = if args.block == "mrf" {
-        (rfgen_gen::generate(&checked, kind), checked.config.name.clone())
-    } else {
-        if matches!(args.sram, Sram::Blackbox) {
-            return Err(bad_input(format!(
-                "--sram blackbox: only the mrf block has SRAM leaves (--block {})",
-                args.block
-            )));
-        }
-        let block = rfgen_cosim::blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
-        let design = (block.design)(&checked).map_err(|e| bad_input(e.to_string()))?;
-        (design, format!("{}-{}", checked.config.name, args.block))
+    if kind == SramKind::Blackbox && !args.block.has_sram() {
+        return Err(bad_input(format!("--sram blackbox: only the mrf block has SRAM leaves (--block {})", args.block)));
+    }
+    let design = args.block.generate(&checked, kind).map_err(|e| bad_input(e.to_string()))?;
+    let folder = match args.block {
+        Block::Mrf => checked.config.name.clone(),
+        b => format!("{}-{b}", checked.config.name),
     };
     let out = args.out.unwrap_or_else(|| PathBuf::from("rtl-out").join(folder));
     design.write(&out, args.force).map_err(|e| if e.is_input_error() { bad_input(e.to_string()) } else { e.into() })?;
@@ -72,7 +67,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         design.manifest.top,
         design.manifest.config_hash
     );
-    if args.block == "mrf" && checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
+    if args.block == Block::Mrf && checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
         // The operand path does not contain the warpboard: say where it is.
         eprintln!("note: the warpboard is in the issue stage, a design of its own: rfgen gen --block issue");
     }

@@ -94,7 +94,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let job = Job {
         synth: if args.synth { Some(args.flags.options()?) } else { None },
         pnr,
-        cosim: args.cosim.map(|cycles| CosimSettings { block: "mrf".into(), cycles, seed: args.seed }),
+        cosim: args.cosim.map(|cycles| CosimSettings { block: rfgen_gen::Block::Mrf, cycles, seed: args.seed }),
         sim: kernels(&args.kernels)?,
         cache: args.cache_dir.clone().unwrap_or_else(default_cache_dir),
     };

@@ -6,6 +6,7 @@ use crate::synth::pnr::{PnrSettings, Router};
 use crate::synth::{FAKERAM45_UM2_PER_BIT, Liberty, ModuleArea, Options, Pnr, SramModel, Synth, Target};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
+use rfgen_gen::{Block, SramKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,8 +31,8 @@ pub struct SynthArgs {
     #[command(flatten)]
     source: ConfigSource,
     /// Block whose design to synthesize (as `rfgen cosim --list` names them)
-    #[arg(long, default_value = "mrf")]
-    block: String,
+    #[arg(long, default_value = "mrf", value_parser = Block::parse)]
+    block: Block,
     /// Only this module (default: every module of the design, leaves first)
     #[arg(long, value_name = "NAME")]
     module: Option<String>,
@@ -144,8 +145,7 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
     let opts = args.flags.options()?;
     let pnr_settings = args.pnr.settings(opts.target)?;
     let pool = pool(args.jobs)?;
-    let block = rfgen_cosim::blocks::find(&args.block).map_err(|e| bad_input(e.to_string()))?;
-    let design = (block.design)(&checked).map_err(|e| bad_input(e.to_string()))?;
+    let design = args.block.generate(&checked, SramKind::Behavioural).map_err(|e| bad_input(e.to_string()))?;
     let names: Vec<&str> = design.manifest.modules.iter().map(|m| m.name.as_str()).collect();
     let modules = match &args.module {
         None => names.clone(),

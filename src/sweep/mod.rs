@@ -140,7 +140,7 @@ impl Job {
             Some(c) => {
                 std::fs::create_dir_all(&work)?;
                 let opts = CosimOptions {
-                    block: c.block.clone(),
+                    block: c.block,
                     cycles: c.cycles,
                     seed: c.seed,
                     x_seed: c.seed as u32,

@@ -40,7 +40,7 @@ pub struct SynthSettings {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CosimSettings {
-    pub block: String,
+    pub block: rfgen_gen::Block,
     pub cycles: u64,
     pub seed: u64,
 }

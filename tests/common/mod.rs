@@ -103,9 +103,9 @@ pub fn random_lockstep<B: rfgen_cosim::glue::CosimBlock>(
 }
 
 /// Options of a kernel-driven cosim of `block`.
-pub fn kernel_options(block: &str) -> rfgen_cosim::session::CosimOptions {
+pub fn kernel_options(block: rfgen_gen::Block) -> rfgen_cosim::session::CosimOptions {
     rfgen_cosim::session::CosimOptions {
-        block: block.into(),
+        block,
         cycles: 5_000_000,
         seed: 0,
         x_seed: 1,

@@ -15,7 +15,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::blocks::issue::interface::IssuePorts;
 use rfgen_gen::blocks::scoreboard::PREDICATES;
 use rfgen_gen::config::SchedulerPolicy;
-use rfgen_gen::{Checked, Design, Geometry};
+use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::{Issue, IssueBlock, IssueDecision, IssueIn, IssueOut, Next, NextFields};
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::kernel::Kernel;
@@ -139,10 +139,6 @@ pub fn kernel_run(
 
 impl CosimBlock for Issue {
     type Stimulus = RandomStage;
-
-    fn design(checked: &Checked) -> Result<Design> {
-        Ok(rfgen_gen::emit::generate_issue(checked))
-    }
 
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Issue::for_config(checked))

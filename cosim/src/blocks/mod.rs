@@ -1,6 +1,7 @@
-//! The blocks `rfgen cosim --block` can check: one registry entry each. A block joins by
-//! implementing [`Glue`] (its interface bound to the RTL) and [`CosimBlock`] (its design, model
-//! and random stimulus) for its model, and adding a line to [`BLOCKS`]; the runners are shared.
+//! How each block of the registry (`rfgen_gen::registry`) is cosimulated: one entry per
+//! [`Block`]. A block joins by implementing [`Glue`] (its interface bound to the RTL) and
+//! [`CosimBlock`] (its model and random stimulus) for its model, and adding a line to
+//! [`BLOCKS`]; the runners are shared.
 
 pub mod bdi;
 pub mod issue;
@@ -16,8 +17,8 @@ use crate::kernel::{KernelOptions, KernelOutcome};
 use crate::lockstep::Mismatch;
 use crate::random::{self, RunOptions};
 use crate::verilator::RtlLib;
-use anyhow::{Result, bail};
-use rfgen_gen::{Checked, Design};
+use anyhow::Result;
+use rfgen_gen::{Block, Checked};
 use rfgen_model::blocks::bdi::Codec;
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
@@ -37,9 +38,7 @@ pub struct Outcome {
 }
 
 pub struct BlockInfo {
-    pub name: &'static str,
-    pub about: &'static str,
-    pub design: fn(&Checked) -> Result<Design>,
+    pub block: Block,
     /// A random-stimulus lockstep run with a seed.
     pub random: fn(&Checked, &Arc<RtlLib>, u64, &RunOptions, &mut dyn FnMut(u64)) -> Result<Outcome>,
     /// Throughput of random-stimulus lockstep, the RTL alone and the model alone (`rfgen bench`).
@@ -51,71 +50,52 @@ pub struct BlockInfo {
 
 pub const BLOCKS: &[BlockInfo] = &[
     BlockInfo {
-        name: "mrf",
-        about: "banked main register file with operand collectors, with the compressor, register file cache or ORF/LRF the config enables (top <prefix>_mrf)",
-        design: Mrf::design,
+        block: Block::Mrf,
         random: random_run::<Mrf>,
         bench: |c, lib, cycles, seed| bench_random::<Mrf>(c, lib, cycles, seed),
         kernel: Some(crate::kernel::run),
     },
     BlockInfo {
-        name: "bdi",
-        about: "BDI compressor feeding a decompressor, from the config's [compression] section (top <prefix>_bdi_codec)",
-        design: Codec::design,
+        block: Block::Bdi,
         random: random_run::<Codec>,
         bench: |c, lib, cycles, seed| bench_random::<Codec>(c, lib, cycles, seed),
         kernel: None,
     },
     BlockInfo {
-        name: "issue",
-        about: "issue stage: scoreboard, warpboard and warp scheduler with the check between them (top <prefix>_issue)",
-        design: Issue::design,
+        block: Block::Issue,
         random: random_run::<Issue>,
         bench: |c, lib, cycles, seed| bench_random::<Issue>(c, lib, cycles, seed),
         kernel: Some(issue::kernel_run),
     },
     BlockInfo {
-        name: "rename",
-        about: "rename stage: rename table, CMOS and TFET free lists, MEM_RA counters, from the config's [rename] section (top <prefix>_rename)",
-        design: Rename::design,
+        block: Block::Rename,
         random: random_run::<Rename>,
         bench: |c, lib, cycles, seed| bench_random::<Rename>(c, lib, cycles, seed),
         kernel: Some(rename::kernel_run),
     },
     BlockInfo {
-        name: "scheduler",
-        about: "warp scheduler of the issue stage, the config's scheduler.policy (top <prefix>_scheduler)",
-        design: Scheduler::design,
+        block: Block::Scheduler,
         random: random_run::<Scheduler>,
         bench: |c, lib, cycles, seed| bench_random::<Scheduler>(c, lib, cycles, seed),
         kernel: Some(scheduler::kernel_run),
     },
     BlockInfo {
-        name: "scoreboard",
-        about: "scoreboard of the issue stage: pending registers, long-latency results, predicates (top <prefix>_scoreboard)",
-        design: Scoreboard::design,
+        block: Block::Scoreboard,
         random: random_run::<Scoreboard>,
         bench: |c, lib, cycles, seed| bench_random::<Scoreboard>(c, lib, cycles, seed),
         kernel: Some(scoreboard::kernel_run),
     },
     BlockInfo {
-        name: "warpboard",
-        about: "WAR-hazard warpboard of the config's warpboard.policy (top <prefix>_warpboard)",
-        design: Warpboard::design,
+        block: Block::Warpboard,
         random: random_run::<Warpboard>,
         bench: |c, lib, cycles, seed| bench_random::<Warpboard>(c, lib, cycles, seed),
         kernel: Some(warpboard::kernel_run),
     },
 ];
 
-pub fn find(name: &str) -> Result<&'static BlockInfo> {
-    match BLOCKS.iter().find(|b| b.name == name) {
-        Some(b) => Ok(b),
-        None => {
-            let names: Vec<&str> = BLOCKS.iter().map(|b| b.name).collect();
-            bail!("unknown block `{name}` (allowed: {})", names.join(", "))
-        }
-    }
+/// How `block` is cosimulated.
+pub fn find(block: Block) -> &'static BlockInfo {
+    BLOCKS.iter().find(|b| b.block == block).expect("every block of the registry has a cosim entry")
 }
 
 fn random_run<B: CosimBlock>(
@@ -130,4 +110,14 @@ fn random_run<B: CosimBlock>(
     let idle = model.idle();
     let r = random::run(lib, model, &mut stimulus, idle, opts, progress)?;
     Ok(Outcome { cycles: r.cycles, mismatch: r.mismatch, stats: r.block.model().summary(&stimulus) })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_block_of_the_registry_has_one_cosim_entry() {
+        for b in rfgen_gen::registry::BLOCKS {
+            assert_eq!(super::BLOCKS.iter().filter(|i| i.block == b).count(), 1, "{b}");
+        }
+    }
 }

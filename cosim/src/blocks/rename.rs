@@ -11,9 +11,9 @@ use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
 use anyhow::{Result, anyhow};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::Checked;
 use rfgen_gen::blocks::rename::interface::RenamePorts;
 use rfgen_gen::rename::RenameLayout;
-use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::{Rename, RenameBlock, RenameIn, RenameOut};
@@ -96,10 +96,6 @@ pub fn kernel_run(
 
 impl CosimBlock for Rename {
     type Stimulus = RandomRenames;
-
-    fn design(checked: &Checked) -> Result<Design> {
-        Ok(rfgen_gen::emit::generate_rename(checked))
-    }
 
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Rename::new(&RenameLayout::new(&checked.geometry, &checked.config.rename)))

@@ -12,10 +12,10 @@ use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
 use anyhow::{Result, anyhow};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::Checked;
 use rfgen_gen::blocks::scheduler::Shape;
 use rfgen_gen::blocks::scheduler::interface::SchedulerPorts;
 use rfgen_gen::config::SchedulerPolicy;
-use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::scheduler::{Decision, Scheduler, SchedulerBlock, SchedulerIn, SchedulerOut};
@@ -87,10 +87,6 @@ pub fn kernel_run(
 
 impl CosimBlock for Scheduler {
     type Stimulus = RandomWarps;
-
-    fn design(checked: &Checked) -> Result<Design> {
-        Ok(rfgen_gen::emit::generate_scheduler(checked))
-    }
 
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Scheduler::new(&checked.geometry, &checked.config))

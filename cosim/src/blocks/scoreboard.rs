@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::blocks::scoreboard::PREDICATES;
 use rfgen_gen::blocks::scoreboard::interface::ScoreboardPorts;
-use rfgen_gen::{Checked, Design, Geometry};
+use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::scheduler::Scheduler;
@@ -101,10 +101,6 @@ impl<B: Glue + ScoreboardBlock> ScoreboardBlock for Lockstep<B> {}
 
 impl CosimBlock for Scoreboard {
     type Stimulus = RandomResults;
-
-    fn design(checked: &Checked) -> Result<Design> {
-        Ok(rfgen_gen::emit::generate_scoreboard(checked))
-    }
 
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Scoreboard::new(&checked.geometry))

@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::blocks::warpboard::Shape;
 use rfgen_gen::blocks::warpboard::interface::WarpboardPorts;
-use rfgen_gen::{Checked, Design, Geometry};
+use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::scheduler::Scheduler;
@@ -99,10 +99,6 @@ pub fn kernel_run(
 
 impl CosimBlock for Warpboard {
     type Stimulus = RandomIssue;
-
-    fn design(checked: &Checked) -> Result<Design> {
-        Ok(rfgen_gen::emit::generate_warpboard(checked)?)
-    }
 
     fn model(checked: &Checked) -> Result<Self> {
         Warpboard::new(&checked.geometry, checked.config.warpboard.policy)

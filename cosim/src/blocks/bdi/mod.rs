@@ -13,9 +13,9 @@ use crate::verilator::{Layout as PortLayout, PortSlot};
 use anyhow::Result;
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::Checked;
 use rfgen_gen::bdi::{Layout, MODES};
 use rfgen_gen::blocks::bdi::interface::CodecPorts;
-use rfgen_gen::{Checked, Design};
 use rfgen_model::blocks::bdi::{Codec, CodecIn, CodecOut};
 use std::collections::VecDeque;
 
@@ -50,10 +50,6 @@ impl Glue for Codec {
 
 impl CosimBlock for Codec {
     type Stimulus = CodecStimulus<RandomCodecInputs>;
-
-    fn design(checked: &Checked) -> Result<Design> {
-        Ok(rfgen_gen::emit::generate_bdi_codec(checked)?)
-    }
 
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Codec::new(&checked.codec_layout()?))

@@ -16,8 +16,8 @@ use crate::glue::{CosimBlock, Expected, Glue, bind_all};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout, PortSlot};
 use anyhow::Result;
+use rfgen_gen::Checked;
 use rfgen_gen::blocks::mrf::interface::MrfPorts;
-use rfgen_gen::{Checked, Design, SramKind};
 use rfgen_model::blocks::mrf::{Mrf, MrfBlock, MrfIn, MrfOut, MrfStats, lane_mask};
 
 fn bits(flags: &[bool]) -> u64 {
@@ -123,10 +123,6 @@ impl<B: Glue + MrfBlock> MrfBlock for Lockstep<B> {
 
 impl CosimBlock for Mrf {
     type Stimulus = RandomStimulus;
-
-    fn design(checked: &Checked) -> Result<Design> {
-        Ok(rfgen_gen::generate(checked, SramKind::Behavioural))
-    }
 
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Mrf::for_config(checked))
