@@ -19,7 +19,7 @@ pub use results::{Row, Status, cell, columns};
 use crate::synth::pnr::PnrSettings;
 use crate::synth::{Options, Synth};
 use anyhow::{Result, anyhow};
-use rfgen_cosim::session::{CosimOptions, cosim};
+use rfgen_cosim::session::{CosimOptions, cosim_design};
 use rfgen_gen::{Checked, SramKind};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::SimError;
@@ -125,9 +125,10 @@ impl Job {
     /// Measures one point and stores its record.
     pub fn measure(&self, out: &Path, checked: &Checked) -> Result<Record> {
         let work = out.join("work").join(checked.hash());
+        // The point's design, generated once for synthesis and cosim alike.
+        let design = rfgen_gen::generate(checked, SramKind::Behavioural);
         let (modules, pnr) = match &self.synth {
             Some(opts) => {
-                let design = rfgen_gen::generate(checked, SramKind::Behavioural);
                 let synth = Synth::new(&design, opts, &work)?;
                 let top = &design.manifest.top;
                 let below = design.manifest.modules.iter().map(|m| &m.name).filter(|&m| m != top);
@@ -148,7 +149,7 @@ impl Job {
                     fail_wave_dir: Some(work.clone()),
                     cache: self.cache.clone(),
                 };
-                let report = cosim(checked, &opts, &mut |_| {})?;
+                let report = cosim_design(checked, &design, &opts, &mut |_| {})?;
                 Some(CosimOutcome { cycles: report.cycles, mismatch: report.mismatch.map(|m| m.to_string()) })
             }
             None => None,
