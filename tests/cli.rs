@@ -55,8 +55,12 @@ fn bad_input_exits_2_with_a_message() {
         ),
         (&["synth", "--block", "nope"], "unknown block `nope`"),
         (
-            &["bench", "cosim", "--block", "issue", "--kernel", "matmul"],
-            "--kernel: the kernel benchmark measures the MRF driven by the SM model, not block `issue`",
+            &["bench", "cosim", "--block", "bdi", "--kernel", "matmul"],
+            "--kernel: the SM model does not drive block `bdi` (kernel-driven blocks: mrf, issue",
+        ),
+        (
+            &["bench", "cosim", "--block", "rename", "--kernel", "matmul"],
+            "--kernel with --preset baseline: the SM renames only with `rename.enabled` = true (preset tfet-hybrid has it)",
         ),
         (&["config", "--check", bad], "`mrf.banks` = 24"),
         (&["config"], "required"),

@@ -175,3 +175,32 @@ fn lockstep_catches_every_issue_stage_mutation() {
         eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
     }
 }
+
+/// `rfgen bench cosim --kernel` for a block inside the issue path: the SM model drives the issue
+/// stage's RTL, and the three figures are measured on that traffic.
+#[test]
+fn cli_benchmarks_the_issue_stage_under_a_kernel() {
+    let out = rfgen(&[
+        "bench",
+        "cosim",
+        "--block",
+        "issue",
+        "--preset",
+        "war-warpboard",
+        "--kernel",
+        "matmul",
+        "--cycles",
+        "2000",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("block issue, config war-warpboard") && text.contains("kernel matmul on the SM model"),
+        "{text}"
+    );
+    for figure in ["(a) lockstep cosim", "(b) Verilated RTL", "(c) model alone"] {
+        let line = text.lines().find(|l| l.contains(figure)).unwrap_or_else(|| panic!("no {figure} in {text}"));
+        let cps: f64 = line.split_whitespace().find_map(|w| w.parse().ok()).unwrap();
+        assert!(cps > 0.0, "{line}");
+    }
+}

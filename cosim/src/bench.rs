@@ -3,17 +3,15 @@
 //! the model side drove, recorded beforehand, through a minimal eval/tick loop; (c) runs the
 //! model side (stimulus or SM, model, port encoding) without RTL.
 
-use crate::glue::{CosimBlock, Expected, Glue, Stimulus};
-use crate::kernel::{self, KernelOptions};
-use crate::lockstep::RESET_CYCLES;
+use crate::glue::{CosimBlock, Stimulus};
+use crate::kernel::{self, InSm, KernelOptions};
+use crate::lockstep::{Lockstep, RESET_CYCLES};
 use crate::random::{self, RunOptions};
 use crate::verilator::{Rtl, RtlLib};
-use anyhow::{Result, ensure};
+use anyhow::{Result, anyhow, ensure};
 use rfgen_gen::Checked;
 use rfgen_model::block::Block;
-use rfgen_model::blocks::mrf::{Mrf, MrfBlock, MrfStats};
 use rfgen_model::kernel::Kernel;
-use rfgen_model::sm::Sm;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -25,61 +23,6 @@ pub struct BenchReport {
     pub model_cps: f64,
 }
 
-/// The model side of lockstep without the RTL: the model and its port encoding, keeping the
-/// input frames it drove when asked to.
-struct Recorder<B: Glue> {
-    model: B,
-    ports: B::Ports,
-    frame: Vec<u32>,
-    exp: Expected,
-    frames: Option<Vec<u32>>,
-}
-
-impl<B: Glue> Recorder<B> {
-    fn new(model: B, lib: &RtlLib, keep: bool) -> Result<Self> {
-        let layout = lib.layout();
-        let ports = model.bind(layout)?;
-        Ok(Recorder {
-            model,
-            ports,
-            frame: vec![0; layout.in_words],
-            exp: Expected::new(layout),
-            frames: keep.then(Vec::new),
-        })
-    }
-}
-
-impl<B: Glue> Block for Recorder<B> {
-    type In = B::In;
-    type Out<'a>
-        = B::Out<'a>
-    where
-        B: 'a;
-
-    fn reset(&mut self) {
-        self.model.reset();
-    }
-
-    fn outputs(&self) -> B::Out<'_> {
-        self.model.outputs()
-    }
-
-    fn tick(&mut self, inp: &B::In) {
-        self.model.expect(&self.ports, &self.model.outputs(), inp, &mut self.exp);
-        self.model.drive(&self.ports, inp, &mut self.frame);
-        if let Some(f) = &mut self.frames {
-            f.extend_from_slice(&self.frame);
-        }
-        self.model.tick(inp);
-    }
-}
-
-impl<B: Glue + MrfBlock> MrfBlock for Recorder<B> {
-    fn stats(&self) -> &MrfStats {
-        self.model.stats()
-    }
-}
-
 /// Random stimulus for `cycles` cycles.
 pub fn bench_random<B: CosimBlock>(
     checked: &Checked,
@@ -87,10 +30,10 @@ pub fn bench_random<B: CosimBlock>(
     cycles: u64,
     seed: u64,
 ) -> Result<BenchReport> {
-    let drive = |keep: bool| -> Result<(Recorder<B>, f64)> {
+    let drive = |keep: bool| -> Result<(Lockstep<B>, f64)> {
         let model = B::model(checked)?;
         let mut inp = model.idle();
-        let mut rec = Recorder::new(model, lib, keep)?;
+        let mut rec = Lockstep::model_side(model, lib, keep)?;
         let mut stimulus = B::stimulus(checked, seed);
         let t = Instant::now();
         for c in 0..cycles {
@@ -101,7 +44,7 @@ pub fn bench_random<B: CosimBlock>(
     };
     let (_, model_secs) = drive(false)?;
     let (recorded, _) = drive(true)?;
-    let rtl_secs = replay(lib, recorded.frames.as_deref().unwrap_or_default(), seed as u32);
+    let rtl_secs = replay(lib, &recorded.into_frames(), seed as u32);
 
     let model = B::model(checked)?;
     let idle = model.idle();
@@ -113,15 +56,21 @@ pub fn bench_random<B: CosimBlock>(
     Ok(report(cycles, lockstep_secs, rtl_secs, model_secs))
 }
 
-/// The SM running `kernel`, with the MRF's RTL in lockstep for (a). Each measure repeats the
-/// kernel until `min_cycles` cycles have run, so that short kernels time reliably.
-pub fn bench_kernel(checked: &Checked, lib: &Arc<RtlLib>, kernel: &Kernel, min_cycles: u64) -> Result<BenchReport> {
-    let drive = |keep: bool| -> Result<(Recorder<Mrf>, u64)> {
-        let rec = Recorder::new(Mrf::for_config(checked), lib, keep)?;
-        let mut sm = Sm::with_mrf(checked, kernel, rec).map_err(|e| anyhow::anyhow!("{e}"))?;
+/// The SM running `kernel` with block `B`'s RTL in lockstep for (a), its model side alone for
+/// (c). Each measure repeats the kernel until `min_cycles` cycles have run, so that short kernels
+/// time reliably.
+pub fn bench_kernel<B: InSm>(
+    checked: &Checked,
+    lib: &Arc<RtlLib>,
+    kernel: &Kernel,
+    min_cycles: u64,
+) -> Result<BenchReport> {
+    let drive = |keep: bool| -> Result<(Lockstep<B>, u64)> {
+        let side = Lockstep::model_side(B::model(checked)?, lib, keep)?;
+        let mut sm = B::place(checked, kernel, side).map_err(|e| anyhow!("{e}"))?;
         sm.run(u64::MAX, &mut |_| {})?;
         let cycles = sm.cycle();
-        Ok((sm.into_mrf(), cycles))
+        Ok((B::take(sm), cycles))
     };
     let (recorded, cycles) = drive(true)?;
     let reps = min_cycles.div_ceil(cycles.max(1)).max(1);
@@ -133,14 +82,14 @@ pub fn bench_kernel(checked: &Checked, lib: &Arc<RtlLib>, kernel: &Kernel, min_c
         Ok(t.elapsed().as_secs_f64())
     };
     let model_secs = timed(&mut || drive(false).map(|_| ()))?;
-    let frames = recorded.frames.unwrap_or_default();
+    let frames = recorded.into_frames();
     let rtl_secs = timed(&mut || {
         replay(lib, &frames, 1);
         Ok(())
     })?;
     let opts = KernelOptions { x_seed: 1, max_cycles: u64::MAX, waveform: None };
     let lockstep_secs = timed(&mut || {
-        let outcome = kernel::run(checked, lib, kernel, &opts, &mut |_| {})?;
+        let outcome = kernel::run_block::<B>(checked, lib, kernel, &opts, &mut |_| {})?;
         ensure!(outcome.passed(), "the benchmark run failed: {:?}", outcome.mismatch);
         Ok(())
     })?;

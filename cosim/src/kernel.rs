@@ -1,15 +1,16 @@
-//! Kernel-driven lockstep: the SM model runs a kernel with the block's lockstep adapter in
-//! place of its model, so the RTL sees the traffic of a real kernel — issue, bank conflicts,
-//! write-backs, compression — and every output is compared every cycle while the SM keeps
-//! checking every operand against the kernel's functional values.
+//! Kernel-driven lockstep: the SM model runs a kernel with a block's lockstep adapter in place
+//! of its model, so the RTL sees the traffic of a real kernel — issue, bank conflicts,
+//! write-backs, compression, renames — and every output is compared every cycle while the SM
+//! keeps checking every operand against the kernel's functional values. One runner serves every
+//! block: each states, by implementing [`InSm`], which part of the SM model it replaces.
 
-use crate::glue::Glue;
+use crate::glue::CosimBlock;
 use crate::lockstep::{Lockstep, Mismatch, Waveform};
 use crate::verilator::RtlLib;
-use anyhow::Result;
+use anyhow::{Result, anyhow, bail};
 use rfgen_gen::Checked;
 use rfgen_model::blocks::issue::IssueBlock;
-use rfgen_model::blocks::mrf::{Mrf, MrfBlock};
+use rfgen_model::blocks::mrf::MrfBlock;
 use rfgen_model::blocks::rename::RenameBlock;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
@@ -33,7 +34,7 @@ pub struct KernelOutcome {
     /// The SM's statistics; `operand_mismatches` counts operands that differ from the kernel's
     /// functional values.
     pub sim: SimStats,
-    /// The kernel did not fit, faulted or ran out of cycles.
+    /// The kernel faulted or ran out of cycles.
     pub error: Option<SimError>,
     pub stats: Vec<(&'static str, u64)>,
 }
@@ -45,26 +46,53 @@ impl KernelOutcome {
     }
 }
 
-/// Runs `kernel` on the SM of `checked` with its MRF in lockstep with `lib`.
-pub fn run(
+/// The SM model with block `B`'s lockstep pair in place of `B`'s model.
+pub type SmWith<'k, B> = Sm<'k, <B as InSm>::Mrf, <B as InSm>::Issue, <B as InSm>::Rename>;
+
+/// Where a block sits in the SM model: the SM built with the block's lockstep pair (or its model
+/// side alone, for benchmarks) in the block's place, the pair found in it and taken back out.
+pub trait InSm: CosimBlock {
+    type Mrf: MrfBlock;
+    type Issue: IssueBlock;
+    type Rename: RenameBlock;
+    /// What the config lacks for the SM to hold this block, if anything.
+    fn missing(_: &Checked) -> Option<String> {
+        None
+    }
+    /// The SM running `k` with `pair` in this block's place; fails if `k` does not fit.
+    fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Self>) -> Result<SmWith<'k, Self>, SimError>;
+    fn pair<'a>(sm: &'a SmWith<'_, Self>) -> &'a Lockstep<Self>;
+    fn take(sm: SmWith<'_, Self>) -> Lockstep<Self>;
+    /// What a kernel-driven run reports beside its cycles.
+    fn kernel_stats(&self, sim: &SimStats) -> Vec<(&'static str, u64)>;
+}
+
+/// Runs `kernel` on the SM of `checked` with block `B`'s RTL, loaded as `lib`, in place of its
+/// model.
+pub fn run_block<B: InSm>(
     checked: &Checked,
     lib: &Arc<RtlLib>,
     kernel: &Kernel,
     opts: &KernelOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<KernelOutcome> {
-    let block = Lockstep::new(Mrf::for_config(checked), lib, opts.x_seed, opts.waveform.clone())?;
-    let mut sm = Sm::with_mrf(checked, kernel, block).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let error = drive(&mut sm, opts, progress, |sm| sm.mrf().failed());
+    if let Some(missing) = B::missing(checked) {
+        bail!("{missing}");
+    }
+    let pair = Lockstep::new(B::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
+    let mut sm = B::place(checked, kernel, pair).map_err(|e| anyhow!("{e}"))?;
+    let error = drive(&mut sm, opts, progress, |sm| B::pair(sm).failed());
     let sim = sm.stats().clone();
-    let mut block = sm.into_mrf();
-    let stats = crate::blocks::mrf::summary(block.model());
-    outcome(&mut block, sim, error, stats)
+    let mut pair = B::take(sm);
+    let stats = pair.model().kernel_stats(&sim);
+    pair.check_glue()?;
+    pair.finish_waveform()?;
+    Ok(KernelOutcome { cycles: sim.cycles, mismatch: pair.mismatch().cloned(), sim, error, stats })
 }
 
 /// Steps the SM until the kernel is done, the lockstep pair `failed`, the kernel fails or the
 /// cycle limit; the kernel's error, if any.
-pub fn drive<M: MrfBlock, I: IssueBlock, R: RenameBlock>(
+fn drive<M: MrfBlock, I: IssueBlock, R: RenameBlock>(
     sm: &mut Sm<M, I, R>,
     opts: &KernelOptions,
     progress: &mut dyn FnMut(u64),
@@ -86,16 +114,4 @@ pub fn drive<M: MrfBlock, I: IssueBlock, R: RenameBlock>(
     }
     sm.finish();
     error
-}
-
-/// The outcome of a kernel-driven run of the lockstep pair `block`.
-pub fn outcome<B: Glue>(
-    block: &mut Lockstep<B>,
-    sim: SimStats,
-    error: Option<SimError>,
-    stats: Vec<(&'static str, u64)>,
-) -> Result<KernelOutcome> {
-    block.check_glue()?;
-    block.finish_waveform()?;
-    Ok(KernelOutcome { cycles: sim.cycles, mismatch: block.mismatch().cloned(), sim, error, stats })
 }

@@ -55,12 +55,15 @@ pub struct Waveform {
     pub expected: bool,
 }
 
-/// A block model and its RTL in lockstep.
+/// A block model and its RTL in lockstep; or, for benchmarks, the model side alone (its model
+/// and port encoding, keeping the input frames it drove when asked to).
 pub struct Lockstep<B: Glue> {
     model: B,
     ports: B::Ports,
     lib: Arc<RtlLib>,
-    rtl: Rtl,
+    rtl: Option<Rtl>,
+    /// Model side alone: every input frame driven, in order.
+    frames: Option<Vec<u32>>,
     inp: Vec<u32>,
     out: Vec<u32>,
     exp: Expected,
@@ -87,9 +90,29 @@ impl<B: Glue> Lockstep<B> {
             }
             None => None,
         };
+        Lockstep::build(model, ports, lib, Some(rtl), None, waveform)
+    }
+
+    /// The model side without RTL, for timing it (and, with `keep_frames`, recording the input
+    /// frames that replay the same traffic on the RTL alone).
+    pub fn model_side(model: B, lib: &Arc<RtlLib>, keep_frames: bool) -> Result<Self> {
+        let ports = model.bind(lib.layout())?;
+        Lockstep::build(model, ports, lib, None, keep_frames.then(Vec::new), None)
+    }
+
+    fn build(
+        model: B,
+        ports: B::Ports,
+        lib: &Arc<RtlLib>,
+        rtl: Option<Rtl>,
+        frames: Option<Vec<u32>>,
+        waveform: Option<(Waveform, Option<ExpectedTrace>)>,
+    ) -> Result<Self> {
+        let layout = lib.layout();
         let mut l = Lockstep {
             ports,
             rtl,
+            frames,
             inp: vec![0; layout.in_words],
             out: vec![0; layout.out_words],
             exp: Expected::new(layout),
@@ -103,6 +126,11 @@ impl<B: Glue> Lockstep<B> {
         };
         l.reset();
         Ok(l)
+    }
+
+    /// The input frames the model side drove (see [`Lockstep::model_side`]).
+    pub fn into_frames(self) -> Vec<u32> {
+        self.frames.unwrap_or_default()
     }
 
     pub fn model(&self) -> &B {
@@ -141,8 +169,8 @@ impl<B: Glue> Lockstep<B> {
 
     /// Closes the waveform, adding the model's expected outputs to a VCD; returns its path.
     pub fn finish_waveform(&mut self) -> Result<Option<PathBuf>> {
-        let Some((w, trace)) = self.waveform.take() else { return Ok(None) };
-        self.rtl.trace_close();
+        let (Some((w, trace)), Some(rtl)) = (self.waveform.take(), &mut self.rtl) else { return Ok(None) };
+        rtl.trace_close();
         if let Some(trace) = trace {
             trace.merge_into(&w.path)?;
         }
@@ -160,16 +188,17 @@ impl<B: Glue> Block for Lockstep<B> {
     /// Resets the model, and the RTL through `rst` for [`RESET_CYCLES`] cycles.
     fn reset(&mut self) {
         self.model.reset();
+        self.cycle = 0;
+        let Some(rtl) = &mut self.rtl else { return };
         let rst = self.lib.layout().input("rst").clone();
         self.inp.fill(0);
         rst.put(&mut self.inp, 1);
         for _ in 0..RESET_CYCLES {
-            self.rtl.eval(&self.inp, &mut self.out);
+            rtl.eval(&self.inp, &mut self.out);
             fold(&mut self.raw_digest, &self.out);
-            self.rtl.tick();
+            rtl.tick();
         }
         rst.put(&mut self.inp, 0);
-        self.cycle = 0;
     }
 
     fn outputs(&self) -> B::Out<'_> {
@@ -182,12 +211,6 @@ impl<B: Glue> Block for Lockstep<B> {
             return;
         }
         let layout = self.lib.layout();
-        if let Some((w, _)) = &self.waveform
-            && w.from == self.cycle
-            && self.cycle > 0
-        {
-            self.rtl.trace_enable(true);
-        }
         self.model.expect(&self.ports, &self.model.outputs(), inp, &mut self.exp);
         if let Some(port) = self.exp.undecided(layout) {
             self.error = Some(format!(
@@ -197,7 +220,21 @@ impl<B: Glue> Block for Lockstep<B> {
             return;
         }
         self.model.drive(&self.ports, inp, &mut self.inp);
-        self.rtl.eval(&self.inp, &mut self.out);
+        let Some(rtl) = &mut self.rtl else {
+            if let Some(frames) = &mut self.frames {
+                frames.extend_from_slice(&self.inp);
+            }
+            self.model.tick(inp);
+            self.cycle += 1;
+            return;
+        };
+        if let Some((w, _)) = &self.waveform
+            && w.from == self.cycle
+            && self.cycle > 0
+        {
+            rtl.trace_enable(true);
+        }
+        rtl.eval(&self.inp, &mut self.out);
         fold(&mut self.raw_digest, &self.out);
         if let Some((w, Some(trace))) = &mut self.waveform
             && self.cycle >= w.from
@@ -209,7 +246,7 @@ impl<B: Glue> Block for Lockstep<B> {
             self.mismatch = Some(Mismatch { cycle: self.cycle, ports: diff_ports(layout, exp, out) });
         }
         self.model.tick(inp);
-        self.rtl.tick(); // also after a mismatch, so the waveform shows the failing edge
+        rtl.tick(); // also after a mismatch, so the waveform shows the failing edge
         self.cycle += 1;
     }
 }

@@ -3,12 +3,12 @@
 //! run lockstep — random stimulus, or the SM running a kernel — and on a mismatch replay the run
 //! with tracing to write a waveform of its last cycles with the model's expected outputs.
 
-use crate::blocks::{self, BlockInfo};
+use crate::blocks;
 use crate::kernel::KernelOptions;
 use crate::lockstep::{Mismatch, Waveform};
 use crate::random::RunOptions;
 use crate::verilator::{BuildPlan, Layout, RtlLib, TraceKind};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use rfgen_gen::{Block, Checked, Design, SramKind};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::SimError;
@@ -111,11 +111,10 @@ pub fn cosim_kernel(
     opts: &CosimOptions,
     events: &mut dyn FnMut(Event),
 ) -> Result<CosimReport> {
-    let block = blocks::find(opts.block);
-    let Some(run_kernel) = block.kernel else { bail!(kernel_blocks_only(block)) };
+    let mode = blocks::kernel_mode(opts.block).map_err(anyhow::Error::msg)?;
     let run = |lib: &Arc<RtlLib>, waveform: Option<Waveform>, events: &mut dyn FnMut(Event)| {
         let k_opts = KernelOptions { x_seed: opts.x_seed, max_cycles: opts.cycles, waveform };
-        run_kernel(checked, lib, kernel, &k_opts, &mut |c| events(Event::Progress(c)))
+        (mode.run)(checked, lib, kernel, &k_opts, &mut |c| events(Event::Progress(c)))
     };
     let lib = load(design, trace_kind(opts), &opts.cache, events)?;
     let o = run(&lib, whole_run(opts), events)?;
@@ -197,7 +196,7 @@ pub fn reduce(
     let lib = load(design, TraceKind::None, &opts.cache, events)?;
     let k_opts = KernelOptions { x_seed: opts.x_seed, max_cycles: opts.cycles, waveform: None };
     let fails = |o: &crate::kernel::KernelOutcome| o.mismatch.is_some();
-    let Some(shrunk) = crate::shrink::shrink(checked, &lib, source, &k_opts, &fails, progress)? else {
+    let Some(shrunk) = crate::shrink::shrink(opts.block, checked, &lib, source, &k_opts, &fails, progress)? else {
         return Ok(None);
     };
     let stem = format!("cosim-{}-{}-reduced", opts.block, shrunk.kernel.name);
@@ -207,9 +206,13 @@ pub fn reduce(
     let lib = load(design, TraceKind::Vcd, &opts.cache, events)?;
     let w_opts =
         KernelOptions { waveform: Some(Waveform { path: waveform.clone(), from: 0, expected: true }), ..k_opts };
-    let block = blocks::find(opts.block);
-    let Some(run_kernel) = block.kernel else { bail!(kernel_blocks_only(block)) };
-    run_kernel(checked, &lib, &shrunk.kernel, &w_opts, &mut |_| {})?;
+    (blocks::kernel_mode(opts.block).map_err(anyhow::Error::msg)?.run)(
+        checked,
+        &lib,
+        &shrunk.kernel,
+        &w_opts,
+        &mut |_| {},
+    )?;
     let mismatch = shrunk.outcome.mismatch.clone().expect("a reduced kernel fails");
     Ok(Some(Reduced {
         instructions: crate::shrink::instruction_count(&shrunk.kernel),
@@ -220,12 +223,6 @@ pub fn reduce(
         waveform,
         tries: shrunk.tries,
     }))
-}
-
-/// The message for a block the SM does not drive.
-pub fn kernel_blocks_only(block: &BlockInfo) -> String {
-    let able: Vec<&str> = blocks::BLOCKS.iter().filter(|b| b.kernel.is_some()).map(|b| b.block.name()).collect();
-    format!("--kernel: the SM model does not drive block `{}` (kernel-driven blocks: {})", block.block, able.join(", "))
 }
 
 fn trace_kind(opts: &CosimOptions) -> TraceKind {

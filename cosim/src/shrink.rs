@@ -1,5 +1,5 @@
-//! Shrinking a failing kernel: when a kernel-driven lockstep run ([`crate::kernel::run`]) finds
-//! an RTL/model mismatch, [`shrink`] reduces the kernel to a small one that still fails, so the
+//! Shrinking a failing kernel: when a kernel-driven lockstep run of any block
+//! ([`crate::kernel::run_block`]) finds an RTL/model mismatch, [`shrink`] reduces the kernel to a small one that still fails, so the
 //! engineer debugs a handful of instructions instead of a whole kernel.
 //!
 //! The algorithm works on the kernel's source text, one line at a time, and is deterministic:
@@ -24,7 +24,7 @@
 //!    candidate runs is spent (then the smallest failing kernel found so far is returned).
 //!
 //! A candidate counts only if it parses (so a label is removed only when no branch names it any
-//! more, and the kernel still ends with `exit` or `bra`), fits the SM ([`Sm::new`]), its
+//! more, and the kernel still ends with `exit` or `bra`), fits the SM ([`fits`]), its
 //! lockstep run stops without a fault or hitting the cycle bound (`outcome.error` is `None`)
 //! and `fails`, and — when the original finishes on the golden model alone — it finishes there
 //! too, within the bound and without a fault. A lockstep run stops at the first mismatch, so
@@ -32,12 +32,13 @@
 //! kernel would hang instead of passing once the RTL is fixed. Candidates that were rejected once
 //! are remembered and not run again.
 
-use crate::kernel::{self, KernelOptions, KernelOutcome};
+use crate::blocks::{self, KernelRun};
+use crate::kernel::{KernelOptions, KernelOutcome};
 use crate::verilator::RtlLib;
 use anyhow::Result;
-use rfgen_gen::Checked;
+use rfgen_gen::{Block, Checked};
 use rfgen_model::kernel::{Kernel, parse};
-use rfgen_model::sm::Sm;
+use rfgen_model::sm::{Sm, fits};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -62,7 +63,7 @@ pub fn instruction_count(kernel: &Kernel) -> usize {
     kernel.code.len()
 }
 
-/// Reduces `source` (a kernel whose kernel-driven run on `lib` fails) to the smallest kernel
+/// Reduces `source` (a kernel whose kernel-driven run of `block` on `lib` fails) to the smallest kernel
 /// that still fails the same way: `fails` says whether an outcome counts (the CLI passes "has an
 /// RTL mismatch"). Returns `None` when `source` itself does not fail. Every run uses
 /// `opts.x_seed`; the original runs for at most `opts.max_cycles` (in lockstep, then on the model
@@ -73,6 +74,7 @@ pub fn instruction_count(kernel: &Kernel) -> usize {
 /// Errors: `source` does not parse or does not fit the SM (bad input, reported as such), or the
 /// lockstep machinery itself fails.
 pub fn shrink(
+    block: Block,
     checked: &Checked,
     lib: &Arc<RtlLib>,
     source: &str,
@@ -81,9 +83,10 @@ pub fn shrink(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Option<Shrunk>> {
     let kernel = parse(source).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Sm::new(checked, &kernel).map_err(|e| anyhow::anyhow!("{e}"))?;
+    fits(checked, &kernel).map_err(|e| anyhow::anyhow!("{e}"))?;
     let first = KernelOptions { waveform: None, ..opts.clone() };
-    let outcome = kernel::run(checked, lib, &kernel, &first, &mut |_| {})?;
+    let run = blocks::kernel_mode(block).map_err(anyhow::Error::msg)?.run;
+    let outcome = run(checked, lib, &kernel, &first, &mut |_| {})?;
     if !fails(&outcome) {
         return Ok(None);
     }
@@ -91,6 +94,7 @@ pub fn shrink(
     let longest = finished.unwrap_or(0).max(outcome.cycles);
     let max_cycles = longest.saturating_mul(4).saturating_add(10_000);
     let mut s = Shrinker {
+        run,
         checked,
         lib,
         opts: KernelOptions { x_seed: opts.x_seed, max_cycles, waveform: None },
@@ -130,6 +134,8 @@ struct Best {
 }
 
 struct Shrinker<'a> {
+    /// The block's kernel-driven run.
+    run: KernelRun,
     checked: &'a Checked,
     lib: &'a Arc<RtlLib>,
     /// Options of every candidate run (the cycle bound derived from the original).
@@ -179,10 +185,10 @@ impl Shrinker<'_> {
     /// finishes on the model alone if it must.
     fn run(&self, text: &str) -> Result<Option<(Kernel, KernelOutcome)>> {
         let Ok(kernel) = parse(text) else { return Ok(None) };
-        if Sm::new(self.checked, &kernel).is_err() {
+        if fits(self.checked, &kernel).is_err() {
             return Ok(None);
         }
-        let outcome = kernel::run(self.checked, self.lib, &kernel, &self.opts, &mut |_| {})?;
+        let outcome = (self.run)(self.checked, self.lib, &kernel, &self.opts, &mut |_| {})?;
         // The model-only run comes last: most candidates are rejected before it.
         let counts = outcome.error.is_none()
             && (self.fails)(&outcome)

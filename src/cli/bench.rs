@@ -2,7 +2,6 @@
 
 use super::ConfigSource;
 use clap::{Args, Subcommand};
-use rfgen_cosim::bench::bench_kernel;
 use rfgen_cosim::blocks;
 use rfgen_cosim::session::{Event, load};
 use rfgen_cosim::verilator::TraceKind;
@@ -37,7 +36,7 @@ enum BenchWhat {
     },
     /// Cycles/s of lockstep cosim, of the Verilated RTL alone and of the model alone
     #[command(
-        after_help = "Examples:\n  rfgen bench cosim --preset baseline --cycles 1000000\n  rfgen bench cosim --kernel matmul     # the SM model drives the MRF's RTL"
+        after_help = "Examples:\n  rfgen bench cosim --preset baseline --cycles 1000000\n  rfgen bench cosim --kernel matmul     # the SM model drives the MRF's RTL\n  rfgen bench cosim --block issue --preset war-warpboard --kernel matmul"
     )]
     Cosim {
         #[command(flatten)]
@@ -47,7 +46,8 @@ enum BenchWhat {
         /// Cycles to run (kernel mode: the kernel is repeated until at least this many)
         #[arg(long, default_value_t = 1_000_000, value_parser = super::cycles)]
         cycles: u64,
-        /// Kernel mode: run this library kernel on the SM model (block mrf)
+        /// Kernel mode: run this library kernel or .kir file on the SM model, driving the block's
+        /// RTL (blocks the SM holds: see rfgen cosim --list)
         #[arg(long, value_name = "NAME|FILE")]
         kernel: Option<String>,
         #[arg(long, default_value_t = 1)]
@@ -90,11 +90,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             let checked = source.load()?;
             let info = blocks::find(block);
             let kernel = kernel.map(|k| super::kernel(&k)).transpose()?;
-            if kernel.is_some() && block != Block::Mrf {
-                return Err(super::bad_input(format!(
-                    "--kernel: the kernel benchmark measures the MRF driven by the SM model, not block `{block}` (drop --kernel for its random-stimulus benchmark)"
-                )));
-            }
+            let mode = match &kernel {
+                Some(k) => Some(super::cosim::kernel_mode(block, &checked, k, &source)?),
+                None => None,
+            };
             let cache = cache_dir.unwrap_or_else(default_cache_dir);
             let design = block.generate(&checked, SramKind::Behavioural)?;
             let lib = load(&design, TraceKind::None, &cache, &mut |e| {
@@ -102,11 +101,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                     eprintln!("building Verilator model of {top} ({key})");
                 }
             })?;
-            let (r, traffic) = match &kernel {
-                Some(k) => {
-                    (bench_kernel(&checked, &lib, k, cycles)?, format!("kernel {} on the SM model, repeated", k.name))
+            let (r, traffic) = match (&kernel, mode) {
+                (Some(k), Some(mode)) => {
+                    ((mode.bench)(&checked, &lib, k, cycles)?, format!("kernel {} on the SM model, repeated", k.name))
                 }
-                None => ((info.bench)(&checked, &lib, cycles, seed)?, format!("random stimulus, seed {seed}")),
+                _ => ((info.bench)(&checked, &lib, cycles, seed)?, format!("random stimulus, seed {seed}")),
             };
             println!("cosim benchmark: block {block}, config {}, {} cycles, {traffic}", checked.config.name, r.cycles);
             println!(

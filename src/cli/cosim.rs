@@ -4,13 +4,13 @@
 use super::progress::Progress;
 use super::{ConfigSource, bad_input};
 use clap::Args;
-use rfgen_cosim::blocks::{self, BLOCKS};
+use rfgen_cosim::blocks::{self, BLOCKS, KernelMode};
 use rfgen_cosim::session::{self, CosimOptions, CosimReport, Event};
 use rfgen_cosim::user_rtl;
 use rfgen_cosim::verilator::default_cache_dir;
-use rfgen_gen::{Block, SramKind};
+use rfgen_gen::{Block, Checked, SramKind};
 use rfgen_model::kernel::Kernel;
-use rfgen_model::sm::{SimError, Sm};
+use rfgen_model::sm::{SimError, fits};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -82,7 +82,6 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let block = blocks::find(args.block);
     if let Some(t) = &args.trace {
         let ext = t.extension().and_then(|e| e.to_str()).unwrap_or("");
         if ext != "vcd" && ext != "fst" {
@@ -94,18 +93,8 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     let checked = args.source.load()?;
     let (kernel, source) = match &args.kernel {
         Some(name) => {
-            if block.kernel.is_none() {
-                return Err(bad_input(session::kernel_blocks_only(block)));
-            }
-            if args.block == Block::Rename && !checked.config.rename.enabled {
-                return Err(bad_input(format!(
-                    "--kernel: the SM renames only with `rename.enabled` = true ({}; preset tfet-hybrid has it)",
-                    args.source.flags()
-                )));
-            }
             let (k, source) = super::kernel_with_source(name)?;
-            // A kernel that does not fit is bad input, found before any RTL is built.
-            Sm::new(&checked, &k).map_err(|e| bad_input(e.to_string()))?;
+            kernel_mode(args.block, &checked, &k, &args.source)?;
             (Some(k), source)
         }
         None => (None, String::new()),
@@ -253,6 +242,22 @@ fn explain_failure(args: &CosimArgs, report: &CosimReport, kernel: Option<&Kerne
     if let Some(w) = &report.waveform {
         println!("  waveform: {}", w.display());
     }
+}
+
+/// The kernel mode of `block`, checked before any RTL is built: the SM model drives the block,
+/// the config has what it needs (renaming, for the rename stage) and `kernel` fits the SM.
+pub fn kernel_mode(
+    block: Block,
+    checked: &Checked,
+    kernel: &Kernel,
+    source: &ConfigSource,
+) -> anyhow::Result<&'static KernelMode> {
+    let mode = blocks::kernel_mode(block).map_err(bad_input)?;
+    if let Some(missing) = (mode.missing)(checked) {
+        return Err(bad_input(format!("--kernel with {}: {missing}", source.flags())));
+    }
+    fits(checked, kernel).map_err(|e| bad_input(e.to_string()))?;
+    Ok(mode)
 }
 
 /// An output file's folder exists, and the path is not a folder.

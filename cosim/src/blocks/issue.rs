@@ -6,10 +6,10 @@
 //! and releases what is pending; kernel mode is the real protocol.
 
 use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
-use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
-use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
-use anyhow::{Result, anyhow};
+use crate::verilator::{Layout as PortLayout, PortSlot};
+use anyhow::Result;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::blocks::issue::interface::IssuePorts;
@@ -18,9 +18,9 @@ use rfgen_gen::config::SchedulerPolicy;
 use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::{Issue, IssueBlock, IssueDecision, IssueIn, IssueOut, Next, NextFields};
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::rename::Rename;
 use rfgen_model::kernel::Kernel;
-use rfgen_model::sm::Sm;
-use std::sync::Arc;
+use rfgen_model::sm::{SimError, SimStats, Sm};
 
 /// Writes `values`, element `i` at bit `width * i`, into a port (`width` ≤ 64).
 fn pack(buf: &mut [u32], port: &PortSlot, width: usize, values: impl Iterator<Item = u64>) {
@@ -113,28 +113,32 @@ impl<B: Glue + IssueBlock> IssueBlock for Lockstep<B> {
     }
 }
 
-/// Runs `kernel` on the SM of `checked` with its issue stage in lockstep with `lib`: the RTL
-/// checks and grants every issue slot of a real kernel.
-pub fn kernel_run(
-    checked: &Checked,
-    lib: &Arc<RtlLib>,
-    kernel: &Kernel,
-    opts: &KernelOptions,
-    progress: &mut dyn FnMut(u64),
-) -> Result<KernelOutcome> {
-    let block = Lockstep::new(Issue::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
-    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), block).map_err(|e| anyhow!("{e}"))?;
-    let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().failed());
-    let sim = sm.stats().clone();
-    let st = &sim.stalls;
-    let stats = vec![
-        ("warp instructions", sim.warp_instructions),
-        ("issue slots the scoreboard held", st.scoreboard),
-        ("issue slots the warpboard held", st.warpboard),
-        ("deschedules", sim.deschedules),
-    ];
-    let mut block = sm.into_issue_stage();
-    outcome(&mut block, sim, error, stats)
+/// In the SM, the issue stage in lockstep checks and grants every issue slot of a real kernel.
+impl InSm for Issue {
+    type Mrf = Mrf;
+    type Issue = Lockstep<Issue>;
+    type Rename = Rename;
+
+    fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Issue>) -> Result<SmWith<'k, Issue>, SimError> {
+        Sm::with_blocks(c, k, Mrf::for_config(c), pair)
+    }
+
+    fn pair<'a>(sm: &'a SmWith<'_, Issue>) -> &'a Lockstep<Issue> {
+        sm.issue_stage()
+    }
+
+    fn take(sm: SmWith<'_, Issue>) -> Lockstep<Issue> {
+        sm.into_issue_stage()
+    }
+
+    fn kernel_stats(&self, sim: &SimStats) -> Vec<(&'static str, u64)> {
+        vec![
+            ("warp instructions", sim.warp_instructions),
+            ("issue slots the scoreboard held", sim.stalls.scoreboard),
+            ("issue slots the warpboard held", sim.stalls.warpboard),
+            ("deschedules", sim.deschedules),
+        ]
+    }
 }
 
 impl CosimBlock for Issue {

@@ -11,9 +11,9 @@ pub mod scheduler;
 pub mod scoreboard;
 pub mod warpboard;
 
-use crate::bench::{BenchReport, bench_random};
+use crate::bench::{BenchReport, bench_kernel, bench_random};
 use crate::glue::CosimBlock;
-use crate::kernel::{KernelOptions, KernelOutcome};
+use crate::kernel::{InSm, KernelOptions, KernelOutcome, run_block};
 use crate::lockstep::Mismatch;
 use crate::random::{self, RunOptions};
 use crate::verilator::RtlLib;
@@ -43,9 +43,27 @@ pub struct BlockInfo {
     pub random: fn(&Checked, &Arc<RtlLib>, u64, &RunOptions, &mut dyn FnMut(u64)) -> Result<Outcome>,
     /// Throughput of random-stimulus lockstep, the RTL alone and the model alone (`rfgen bench`).
     pub bench: fn(&Checked, &Arc<RtlLib>, u64, u64) -> Result<BenchReport>,
-    /// A kernel-driven run: the SM model drives the block's RTL (blocks on the SM's path only).
-    pub kernel:
-        Option<fn(&Checked, &Arc<RtlLib>, &Kernel, &KernelOptions, &mut dyn FnMut(u64)) -> Result<KernelOutcome>>,
+    /// Kernel mode: the SM model drives the block's RTL (blocks on the SM's path only).
+    pub kernel: Option<KernelMode>,
+}
+
+/// Runs a kernel on the SM with the block's RTL, loaded as the library, in place of its model.
+pub type KernelRun = fn(&Checked, &Arc<RtlLib>, &Kernel, &KernelOptions, &mut dyn FnMut(u64)) -> Result<KernelOutcome>;
+
+/// A block's kernel mode: where it sits in the SM model ([`InSm`]), as the runners use it.
+pub struct KernelMode {
+    /// What the config lacks for the SM to hold the block, if anything.
+    pub missing: fn(&Checked) -> Option<String>,
+    /// A kernel-driven lockstep run ([`run_block`]).
+    pub run: KernelRun,
+    /// Throughput under a kernel, repeated for at least so many cycles (`rfgen bench`).
+    pub bench: fn(&Checked, &Arc<RtlLib>, &Kernel, u64) -> Result<BenchReport>,
+}
+
+impl KernelMode {
+    const fn of<B: InSm>() -> Option<KernelMode> {
+        Some(KernelMode { missing: B::missing, run: run_block::<B>, bench: bench_kernel::<B> })
+    }
 }
 
 pub const BLOCKS: &[BlockInfo] = &[
@@ -53,7 +71,7 @@ pub const BLOCKS: &[BlockInfo] = &[
         block: Block::Mrf,
         random: random_run::<Mrf>,
         bench: |c, lib, cycles, seed| bench_random::<Mrf>(c, lib, cycles, seed),
-        kernel: Some(crate::kernel::run),
+        kernel: KernelMode::of::<Mrf>(),
     },
     BlockInfo {
         block: Block::Bdi,
@@ -65,33 +83,41 @@ pub const BLOCKS: &[BlockInfo] = &[
         block: Block::Issue,
         random: random_run::<Issue>,
         bench: |c, lib, cycles, seed| bench_random::<Issue>(c, lib, cycles, seed),
-        kernel: Some(issue::kernel_run),
+        kernel: KernelMode::of::<Issue>(),
     },
     BlockInfo {
         block: Block::Rename,
         random: random_run::<Rename>,
         bench: |c, lib, cycles, seed| bench_random::<Rename>(c, lib, cycles, seed),
-        kernel: Some(rename::kernel_run),
+        kernel: KernelMode::of::<Rename>(),
     },
     BlockInfo {
         block: Block::Scheduler,
         random: random_run::<Scheduler>,
         bench: |c, lib, cycles, seed| bench_random::<Scheduler>(c, lib, cycles, seed),
-        kernel: Some(scheduler::kernel_run),
+        kernel: KernelMode::of::<Scheduler>(),
     },
     BlockInfo {
         block: Block::Scoreboard,
         random: random_run::<Scoreboard>,
         bench: |c, lib, cycles, seed| bench_random::<Scoreboard>(c, lib, cycles, seed),
-        kernel: Some(scoreboard::kernel_run),
+        kernel: KernelMode::of::<Scoreboard>(),
     },
     BlockInfo {
         block: Block::Warpboard,
         random: random_run::<Warpboard>,
         bench: |c, lib, cycles, seed| bench_random::<Warpboard>(c, lib, cycles, seed),
-        kernel: Some(warpboard::kernel_run),
+        kernel: KernelMode::of::<Warpboard>(),
     },
 ];
+
+/// The kernel mode of `block`; the error names the blocks that have one.
+pub fn kernel_mode(block: Block) -> Result<&'static KernelMode, String> {
+    find(block).kernel.as_ref().ok_or_else(|| {
+        let able: Vec<&str> = BLOCKS.iter().filter(|b| b.kernel.is_some()).map(|b| b.block.name()).collect();
+        format!("--kernel: the SM model does not drive block `{block}` (kernel-driven blocks: {})", able.join(", "))
+    })
+}
 
 /// How `block` is cosimulated.
 pub fn find(block: Block) -> &'static BlockInfo {

@@ -5,10 +5,10 @@
 //! handed out and not yet released are released, memory accesses start and complete per warp.
 
 use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
-use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
-use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
-use anyhow::{Result, anyhow};
+use crate::verilator::{Layout as PortLayout, PortSlot};
+use anyhow::Result;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::Checked;
@@ -18,8 +18,7 @@ use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::{Rename, RenameBlock, RenameIn, RenameOut};
 use rfgen_model::kernel::Kernel;
-use rfgen_model::sm::Sm;
-use std::sync::Arc;
+use rfgen_model::sm::{SimError, SimStats, Sm};
 
 impl Glue for Rename {
     type Ports = RenamePorts<PortSlot>;
@@ -66,32 +65,39 @@ impl<B: Glue + RenameBlock> RenameBlock for Lockstep<B> {
     }
 }
 
-/// Runs `kernel` on the SM of `checked` (with `rename.enabled`) with its rename stage in
-/// lockstep with `lib`: every rename, release and MEM_RA event of a real kernel reaches the RTL.
-pub fn kernel_run(
-    checked: &Checked,
-    lib: &Arc<RtlLib>,
-    kernel: &Kernel,
-    opts: &KernelOptions,
-    progress: &mut dyn FnMut(u64),
-) -> Result<KernelOutcome> {
-    if !checked.config.rename.enabled {
-        anyhow::bail!("a kernel drives the rename stage only with `rename.enabled` = true in the config");
+/// In the SM (with `rename.enabled`), every rename, release and MEM_RA event of a real kernel
+/// reaches the rename stage's RTL.
+impl InSm for Rename {
+    type Mrf = Mrf;
+    type Issue = Issue;
+    type Rename = Lockstep<Rename>;
+
+    fn missing(c: &Checked) -> Option<String> {
+        (!c.config.rename.enabled)
+            .then(|| "the SM renames only with `rename.enabled` = true (preset tfet-hybrid has it)".to_string())
     }
-    let block = Lockstep::new(Rename::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
-    let (mrf, issue) = (Mrf::for_config(checked), Issue::for_config(checked));
-    let mut sm = Sm::with_rename(checked, kernel, mrf, issue, Some(block)).map_err(|e| anyhow!("{e}"))?;
-    let error = drive(&mut sm, opts, progress, |sm| sm.rename_stage().is_some_and(Lockstep::failed));
-    let sim = sm.stats().clone();
-    let r = sim.rename.clone().unwrap_or_default();
-    let stats = vec![
-        ("destinations renamed", r.renames),
-        ("TFET registers given", r.tfet_given),
-        ("registers released", r.releases),
-        ("stall predictions", r.predictions),
-    ];
-    let mut block = sm.into_rename_stage().expect("renaming is on");
-    outcome(&mut block, sim, error, stats)
+
+    fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Rename>) -> Result<SmWith<'k, Rename>, SimError> {
+        Sm::with_rename(c, k, Mrf::for_config(c), Issue::for_config(c), Some(pair))
+    }
+
+    fn pair<'a>(sm: &'a SmWith<'_, Rename>) -> &'a Lockstep<Rename> {
+        sm.rename_stage().expect("placed with its rename stage")
+    }
+
+    fn take(sm: SmWith<'_, Rename>) -> Lockstep<Rename> {
+        sm.into_rename_stage().expect("placed with its rename stage")
+    }
+
+    fn kernel_stats(&self, sim: &SimStats) -> Vec<(&'static str, u64)> {
+        let r = sim.rename.clone().unwrap_or_default();
+        vec![
+            ("destinations renamed", r.renames),
+            ("TFET registers given", r.tfet_given),
+            ("registers released", r.releases),
+            ("stall predictions", r.predictions),
+        ]
+    }
 }
 
 impl CosimBlock for Rename {

@@ -6,10 +6,10 @@
 //! active set, offers refill candidates, launches warps and ends them.
 
 use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
-use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
-use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
-use anyhow::{Result, anyhow};
+use crate::verilator::{Layout as PortLayout, PortSlot};
+use anyhow::Result;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::Checked;
@@ -18,12 +18,12 @@ use rfgen_gen::blocks::scheduler::interface::SchedulerPorts;
 use rfgen_gen::config::SchedulerPolicy;
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::{Decision, Scheduler, SchedulerBlock, SchedulerIn, SchedulerOut};
 use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::Kernel;
-use rfgen_model::sm::Sm;
-use std::sync::Arc;
+use rfgen_model::sm::{SimError, SimStats, Sm};
 
 impl Glue for Scheduler {
     type Ports = SchedulerPorts<PortSlot>;
@@ -60,29 +60,33 @@ impl<B: Glue + SchedulerBlock> SchedulerBlock for Lockstep<B> {
     }
 }
 
-/// Runs `kernel` on the SM of `checked` with its warp scheduler in lockstep with `lib`: the RTL
-/// grants every issue slot of a real kernel.
-pub fn kernel_run(
-    checked: &Checked,
-    lib: &Arc<RtlLib>,
-    kernel: &Kernel,
-    opts: &KernelOptions,
-    progress: &mut dyn FnMut(u64),
-) -> Result<KernelOutcome> {
-    let block = Lockstep::new(Scheduler::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
-    let g = &checked.geometry;
-    let warpboard = Warpboard::new(g, checked.config.warpboard.policy);
-    let issue = Issue::new(checked, Scoreboard::new(g), warpboard, block);
-    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), issue).map_err(|e| anyhow!("{e}"))?;
-    let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().scheduler.failed());
-    let sim = sm.stats().clone();
-    let stats = vec![
-        ("warp instructions", sim.warp_instructions),
-        ("cycles without an issue", sim.cycles - sim.stalls.issued),
-        ("deschedules", sim.deschedules),
-    ];
-    let mut block = sm.into_issue_stage().scheduler;
-    outcome(&mut block, sim, error, stats)
+/// In the SM, the warp scheduler in lockstep grants every issue slot of a real kernel.
+impl InSm for Scheduler {
+    type Mrf = Mrf;
+    type Issue = Issue<Scoreboard, Warpboard, Lockstep<Scheduler>>;
+    type Rename = Rename;
+
+    fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Scheduler>) -> Result<SmWith<'k, Scheduler>, SimError> {
+        let g = &c.geometry;
+        let issue = Issue::new(c, Scoreboard::new(g), Warpboard::new(g, c.config.warpboard.policy), pair);
+        Sm::with_blocks(c, k, Mrf::for_config(c), issue)
+    }
+
+    fn pair<'a>(sm: &'a SmWith<'_, Scheduler>) -> &'a Lockstep<Scheduler> {
+        &sm.issue_stage().scheduler
+    }
+
+    fn take(sm: SmWith<'_, Scheduler>) -> Lockstep<Scheduler> {
+        sm.into_issue_stage().scheduler
+    }
+
+    fn kernel_stats(&self, sim: &SimStats) -> Vec<(&'static str, u64)> {
+        vec![
+            ("warp instructions", sim.warp_instructions),
+            ("cycles without an issue", sim.cycles - sim.stalls.issued),
+            ("deschedules", sim.deschedules),
+        ]
+    }
 }
 
 impl CosimBlock for Scheduler {

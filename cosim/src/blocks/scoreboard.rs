@@ -5,10 +5,10 @@
 //! commit later, one register per cycle.
 
 use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
-use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
-use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
-use anyhow::{Result, anyhow};
+use crate::verilator::{Layout as PortLayout, PortSlot};
+use anyhow::Result;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::blocks::scoreboard::PREDICATES;
@@ -16,12 +16,12 @@ use rfgen_gen::blocks::scoreboard::interface::ScoreboardPorts;
 use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::{RegSet, Scoreboard, ScoreboardBlock, ScoreboardIn, ScoreboardOut};
 use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::Kernel;
-use rfgen_model::sm::Sm;
-use std::sync::Arc;
+use rfgen_model::sm::{SimError, SimStats, Sm};
 
 /// A bit vector of `per` bits per warp, warp `w` at bit `per * w`, from each warp's bits
 /// (`chunks(w)`: its bits as 64-bit words, lowest first), in 64-bit words.
@@ -75,25 +75,29 @@ impl Glue for Scoreboard {
     }
 }
 
-/// Runs `kernel` on the SM of `checked` with its scoreboard in lockstep with `lib`.
-pub fn kernel_run(
-    checked: &Checked,
-    lib: &Arc<RtlLib>,
-    kernel: &Kernel,
-    opts: &KernelOptions,
-    progress: &mut dyn FnMut(u64),
-) -> Result<KernelOutcome> {
-    let block = Lockstep::new(Scoreboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
-    let g = &checked.geometry;
-    let warpboard = Warpboard::new(g, checked.config.warpboard.policy);
-    let issue = Issue::new(checked, block, warpboard, Scheduler::new(g, &checked.config));
-    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), issue).map_err(|e| anyhow!("{e}"))?;
-    let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().scoreboard.failed());
-    let sim = sm.stats().clone();
-    let stats =
-        vec![("warp instructions", sim.warp_instructions), ("issue slots the scoreboard held", sim.stalls.scoreboard)];
-    let mut block = sm.into_issue_stage().scoreboard;
-    outcome(&mut block, sim, error, stats)
+/// In the SM, the scoreboard in lockstep holds every issue of a real kernel on its pending registers.
+impl InSm for Scoreboard {
+    type Mrf = Mrf;
+    type Issue = Issue<Lockstep<Scoreboard>, Warpboard, Scheduler>;
+    type Rename = Rename;
+
+    fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Scoreboard>) -> Result<SmWith<'k, Scoreboard>, SimError> {
+        let g = &c.geometry;
+        let issue = Issue::new(c, pair, Warpboard::new(g, c.config.warpboard.policy), Scheduler::new(g, &c.config));
+        Sm::with_blocks(c, k, Mrf::for_config(c), issue)
+    }
+
+    fn pair<'a>(sm: &'a SmWith<'_, Scoreboard>) -> &'a Lockstep<Scoreboard> {
+        &sm.issue_stage().scoreboard
+    }
+
+    fn take(sm: SmWith<'_, Scoreboard>) -> Lockstep<Scoreboard> {
+        sm.into_issue_stage().scoreboard
+    }
+
+    fn kernel_stats(&self, sim: &SimStats) -> Vec<(&'static str, u64)> {
+        vec![("warp instructions", sim.warp_instructions), ("issue slots the scoreboard held", sim.stalls.scoreboard)]
+    }
 }
 
 /// The SM can run on the lockstep pair as on the model alone.

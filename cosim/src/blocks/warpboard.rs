@@ -5,9 +5,9 @@
 //! collector later, and commits after leaving.
 
 use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
-use crate::kernel::{KernelOptions, KernelOutcome, drive, outcome};
+use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
-use crate::verilator::{Layout as PortLayout, PortSlot, RtlLib};
+use crate::verilator::{Layout as PortLayout, PortSlot};
 use anyhow::{Result, anyhow};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -16,12 +16,12 @@ use rfgen_gen::blocks::warpboard::interface::WarpboardPorts;
 use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, WarpboardOut, touch};
 use rfgen_model::kernel::Kernel;
-use rfgen_model::sm::Sm;
-use std::sync::Arc;
+use rfgen_model::sm::{SimError, SimStats, Sm};
 
 impl Glue for Warpboard {
     type Ports = WarpboardPorts<PortSlot>;
@@ -76,25 +76,30 @@ impl<B: Glue + WarpboardBlock> WarpboardBlock for Lockstep<B> {
     }
 }
 
-/// Runs `kernel` on the SM of `checked` with its warpboard in lockstep with `lib`: the RTL sees
-/// the issue, leave and commit events of a real kernel's instruction stream.
-pub fn kernel_run(
-    checked: &Checked,
-    lib: &Arc<RtlLib>,
-    kernel: &Kernel,
-    opts: &KernelOptions,
-    progress: &mut dyn FnMut(u64),
-) -> Result<KernelOutcome> {
-    let block = Lockstep::new(Warpboard::model(checked)?, lib, opts.x_seed, opts.waveform.clone())?;
-    let g = &checked.geometry;
-    let issue = Issue::new(checked, Scoreboard::new(g), Some(block), Scheduler::new(g, &checked.config));
-    let mut sm = Sm::with_blocks(checked, kernel, Mrf::for_config(checked), issue).map_err(|e| anyhow!("{e}"))?;
-    let error = drive(&mut sm, opts, progress, |sm| sm.issue_stage().warpboard.as_ref().is_some_and(Lockstep::failed));
-    let sim = sm.stats().clone();
-    let stats =
-        vec![("warp instructions", sim.warp_instructions), ("issue slots the warpboard held", sim.stalls.warpboard)];
-    let mut block = sm.into_issue_stage().warpboard.expect("built with a warpboard");
-    outcome(&mut block, sim, error, stats)
+/// In the SM, the warpboard in lockstep sees the issue, leave and commit events of a real
+/// kernel's instruction stream.
+impl InSm for Warpboard {
+    type Mrf = Mrf;
+    type Issue = Issue<Scoreboard, Lockstep<Warpboard>, Scheduler>;
+    type Rename = Rename;
+
+    fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Warpboard>) -> Result<SmWith<'k, Warpboard>, SimError> {
+        let g = &c.geometry;
+        let issue = Issue::new(c, Scoreboard::new(g), Some(pair), Scheduler::new(g, &c.config));
+        Sm::with_blocks(c, k, Mrf::for_config(c), issue)
+    }
+
+    fn pair<'a>(sm: &'a SmWith<'_, Warpboard>) -> &'a Lockstep<Warpboard> {
+        sm.issue_stage().warpboard.as_ref().expect("placed with its warpboard")
+    }
+
+    fn take(sm: SmWith<'_, Warpboard>) -> Lockstep<Warpboard> {
+        sm.into_issue_stage().warpboard.expect("placed with its warpboard")
+    }
+
+    fn kernel_stats(&self, sim: &SimStats) -> Vec<(&'static str, u64)> {
+        vec![("warp instructions", sim.warp_instructions), ("issue slots the warpboard held", sim.stalls.warpboard)]
+    }
 }
 
 impl CosimBlock for Warpboard {

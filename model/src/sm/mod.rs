@@ -189,6 +189,37 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Ren
 
 use stats::MISMATCH_EXAMPLES_KEPT as MISMATCH_EXAMPLES;
 
+/// Whether kernel `k` fits the SM of `c` (registers per thread, warps per block, rows for a
+/// block); [`SimError::DoesNotFit`] names what does not. Cheap: builds nothing.
+pub fn fits(c: &Checked, k: &Kernel) -> Result<(), SimError> {
+    let g = &c.geometry;
+    let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
+    fit(
+        k.regs <= g.registers,
+        format!("kernel {} uses {} registers but sm.registers_per_thread = {}", k.name, k.regs, g.registers),
+    )?;
+    let warps_per_block = k.warps_per_block(g.lanes) as usize;
+    fit(
+        warps_per_block <= g.warps as usize,
+        format!("kernel {} has {} warps per block but the SM has {} warp slots", k.name, warps_per_block, g.warps),
+    )?;
+    // Register-limited: only the first warp slots have rows at the kernel's registers.
+    let usable = g.resident_warps(k.regs) as usize;
+    fit(
+        warps_per_block <= usable,
+        format!(
+            "kernel {} has {} warps per block but at {} registers per thread ({} rows per warp of {}) the register file holds {} warps",
+            k.name,
+            warps_per_block,
+            k.regs,
+            g.rows_per_warp(k.regs),
+            g.entries,
+            usable
+        ),
+    )?;
+    Ok(())
+}
+
 impl<'k> Sm<'k> {
     /// The SM a config describes, with its MRF model.
     pub fn new(c: &Checked, k: &'k Kernel) -> Result<Sm<'k>, SimError> {
@@ -244,31 +275,10 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         rename: Option<R>,
         shared: Rc<Shared>,
     ) -> Result<Sm<'k, M, I, R>, SimError> {
+        fits(c, k)?;
         let g = &c.geometry;
-        let fit = |ok: bool, msg: String| if ok { Ok(()) } else { Err(SimError::DoesNotFit(msg)) };
-        fit(
-            k.regs <= g.registers,
-            format!("kernel {} uses {} registers but sm.registers_per_thread = {}", k.name, k.regs, g.registers),
-        )?;
         let warps_per_block = k.warps_per_block(g.lanes) as usize;
-        fit(
-            warps_per_block <= g.warps as usize,
-            format!("kernel {} has {} warps per block but the SM has {} warp slots", k.name, warps_per_block, g.warps),
-        )?;
-        // Register-limited: only the first warp slots have rows at the kernel's registers.
-        let usable = g.resident_warps(k.regs) as usize;
-        fit(
-            warps_per_block <= usable,
-            format!(
-                "kernel {} has {} warps per block but at {} registers per thread ({} rows per warp of {}) the register file holds {} warps",
-                k.name,
-                warps_per_block,
-                k.regs,
-                g.rows_per_warp(k.regs),
-                g.entries,
-                usable
-            ),
-        )?;
+        let usable = g.resident_warps(k.regs);
         let info = k
             .code
             .iter()
@@ -332,7 +342,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                 executed: vec![0; k.code.len()],
                 occupancy: Occupancy {
                     warp_slots: g.warps,
-                    usable_slots: usable as u32,
+                    usable_slots: usable,
                     rows_per_warp: g.rows_per_warp(k.regs),
                     peak_warps: 0,
                 },

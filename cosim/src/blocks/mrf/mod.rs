@@ -13,12 +13,17 @@ pub use stimulus::{
 };
 
 use crate::glue::{CosimBlock, Expected, Glue, bind_all};
+use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout, PortSlot};
 use anyhow::Result;
 use rfgen_gen::Checked;
 use rfgen_gen::blocks::mrf::interface::MrfPorts;
+use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::{Mrf, MrfBlock, MrfIn, MrfOut, MrfStats, lane_mask};
+use rfgen_model::blocks::rename::Rename;
+use rfgen_model::kernel::Kernel;
+use rfgen_model::sm::{SimError, SimStats, Sm};
 
 fn bits(flags: &[bool]) -> u64 {
     flags.iter().enumerate().fold(0, |m, (i, &f)| m | (f as u64) << i)
@@ -137,6 +142,29 @@ impl CosimBlock for Mrf {
     }
 
     fn summary(&self, _: &RandomStimulus) -> Vec<(&'static str, u64)> {
+        summary(self)
+    }
+}
+
+/// In the SM, the MRF in lockstep serves every operand read and write-back of a real kernel.
+impl InSm for Mrf {
+    type Mrf = Lockstep<Mrf>;
+    type Issue = Issue;
+    type Rename = Rename;
+
+    fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Mrf>) -> Result<SmWith<'k, Mrf>, SimError> {
+        Sm::with_mrf(c, k, pair)
+    }
+
+    fn pair<'a>(sm: &'a SmWith<'_, Mrf>) -> &'a Lockstep<Mrf> {
+        sm.mrf()
+    }
+
+    fn take(sm: SmWith<'_, Mrf>) -> Lockstep<Mrf> {
+        sm.into_mrf()
+    }
+
+    fn kernel_stats(&self, _: &SimStats) -> Vec<(&'static str, u64)> {
         summary(self)
     }
 }
