@@ -1,6 +1,8 @@
 //! Small typed helpers for writing Verilog-2005: ports, declarations, literals, instances.
-//! Generators build a [`Module`] from these; widths and connections are checked here, so a
-//! generator bug fails in `cargo test` instead of producing lint warnings.
+//! Generators build a [`Module`] from these; a block that others instantiate declares its ports
+//! once in a typed struct ([`Ports`]), and its instances are connected through that struct.
+//! Widths and connections are checked here, so a generator bug fails in `cargo test` instead of
+//! producing lint warnings.
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;

@@ -1,5 +1,5 @@
 //! A free list of the rename stage (`<prefix>_free_list_<kind>`): one kind's free physical
-//! registers. Modelled inside `model::blocks::rename::Rename`.
+//! registers. Modelled by `model::blocks::rename::FreeList`.
 
 pub mod interface;
 
