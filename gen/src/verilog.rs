@@ -1,6 +1,8 @@
 //! Small typed helpers for writing Verilog-2005: ports, declarations, literals, instances.
-//! Generators build a [`Module`] from these; widths and connections are checked here, so a
-//! generator bug fails in `cargo test` instead of producing lint warnings.
+//! Generators build a [`Module`] from these; a block that others instantiate declares its ports
+//! once in a typed struct ([`Ports`]), and its instances are connected through that struct.
+//! Widths and connections are checked here, so a generator bug fails in `cargo test` instead of
+//! producing lint warnings.
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -62,6 +64,12 @@ pub struct Sig {
 impl Sig {
     pub fn new(expr: impl Into<String>, width: u32) -> Sig {
         Sig { expr: expr.into(), width }
+    }
+
+    /// The wire an output nothing reads is connected to, on purpose: `unused_<name>` (the lint
+    /// waives `unused` names).
+    pub fn unused(name: &str, width: u32) -> Sig {
+        Sig::new(format!("unused_{name}"), width)
     }
 
     /// A sized decimal literal.
@@ -201,10 +209,6 @@ pub struct Memory {
 }
 
 impl Module {
-    pub fn port(&self, name: &str) -> &Port {
-        self.ports.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("{} has no port {name}", self.name))
-    }
-
     /// `module name ( ports );` with aligned declarations and port comments.
     pub fn declaration(&self) -> String {
         let rw = self.ports.iter().map(|p| range(p.width, p.vector).len()).max().unwrap_or(0);
@@ -230,25 +234,62 @@ impl Module {
         s.push_str(");\n");
         s
     }
+}
 
-    /// An instance of this module; every port must be connected exactly once, to a signal of
-    /// its width.
-    pub fn instance(&self, inst: &str, conns: &[(&str, Sig)]) -> String {
-        for p in &self.ports {
-            let n = conns.iter().filter(|(name, _)| *name == p.name).count();
-            assert_eq!(n, 1, "instance {inst} of {}: port {} connected {n} times", self.name, p.name);
+/// A block's ports as a struct with one field per port, declared once: `P` is a [`Port`] where
+/// the block is declared and a [`Sig`] where an instance of it is connected. Ports that only
+/// some configurations have are `Option`s.
+pub trait Ports<P> {
+    /// The same struct with a `Q` for each port (`XPorts<Sig>` for `XPorts<Port>`).
+    type Of<Q>: Ports<Q>;
+
+    /// Every port in field order, `None` for one this configuration does not have. An instance
+    /// lists its connections in this order.
+    fn slots(&self) -> Vec<Option<&P>>;
+
+    /// The ports this configuration has, in field order.
+    fn declared(&self) -> Vec<P>
+    where
+        P: Clone,
+    {
+        self.slots().into_iter().flatten().cloned().collect()
+    }
+}
+
+/// A module that other modules instantiate, with its typed ports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Submodule<T> {
+    pub module: Module,
+    pub ports: T,
+}
+
+impl<T: Ports<Port>> Submodule<T> {
+    /// An instance connected field by field: every port this configuration has to a signal of
+    /// its width (an output nothing reads to a [`Sig::unused`] wire), and no other.
+    pub fn instance(&self, inst: &str, conns: &T::Of<Sig>) -> String {
+        let here = format!("instance {inst} of {}", self.module.name);
+        let mut lines = Vec::new();
+        for (port, sig) in self.ports.slots().into_iter().zip(conns.slots()) {
+            match (port, sig) {
+                (Some(p), Some(sig)) => {
+                    assert_eq!(
+                        p.width, sig.width,
+                        "{here}: port {} is {} bits, connected to `{sig}` of {} bits",
+                        p.name, p.width, sig.width
+                    );
+                    lines.push((p.name.as_str(), sig));
+                }
+                (Some(p), None) if p.dir == Dir::Input => panic!("{here}: input {} is not driven", p.name),
+                (Some(p), None) => {
+                    panic!("{here}: output {} is not connected (Sig::unused if nothing reads it)", p.name)
+                }
+                (None, Some(sig)) => panic!("{here}: `{sig}` is connected to a port this configuration does not have"),
+                (None, None) => {}
+            }
         }
-        for (name, sig) in conns {
-            let p = self.port(name);
-            assert_eq!(
-                p.width, sig.width,
-                "instance {inst} of {}: port {name} is {} bits, connected to `{sig}` of {} bits",
-                self.name, p.width, sig.width
-            );
-        }
-        let w = conns.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-        let lines: Vec<String> = conns.iter().map(|(n, e)| format!("    .{n:<w$} ({e})")).collect();
-        format!("  {} {inst} (\n{}\n  );\n", self.name, lines.join(",\n"))
+        let w = lines.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        let lines: Vec<String> = lines.iter().map(|(n, e)| format!("    .{n:<w$} ({e})")).collect();
+        format!("  {} {inst} (\n{}\n  );\n", self.module.name, lines.join(",\n"))
     }
 }
 
@@ -264,30 +305,67 @@ mod tests {
         assert_eq!(resize("a", 4, 4), "a");
     }
 
-    #[test]
-    #[should_panic(expected = "port b connected 0 times")]
-    fn instance_rejects_missing_port() {
-        let m = Module {
-            name: "m".into(),
-            doc: vec![],
-            ports: vec![Port::input("a", 1, ""), Port::input("b", 1, "")],
-            body: String::new(),
-            memory: None,
+    /// A block with an input, and an input and an output that only some configurations have.
+    struct TestPorts<P> {
+        a: P,
+        b: Option<P>,
+        y: Option<P>,
+    }
+
+    impl<P> Ports<P> for TestPorts<P> {
+        type Of<Q> = TestPorts<Q>;
+        fn slots(&self) -> Vec<Option<&P>> {
+            let TestPorts { a, b, y } = self;
+            vec![Some(a), b.as_ref(), y.as_ref()]
+        }
+    }
+
+    fn block(full: bool) -> Submodule<TestPorts<Port>> {
+        let ports = TestPorts {
+            a: Port::input("a", 4, ""),
+            b: full.then(|| Port::input("b", 1, "")),
+            y: full.then(|| Port::output("y", 1, "")),
         };
-        m.instance("u", &[("a", Sig::new("x", 1))]);
+        let module =
+            Module { name: "m".into(), doc: vec![], ports: ports.declared(), body: String::new(), memory: None };
+        Submodule { module, ports }
+    }
+
+    fn conns(b: bool, y: bool) -> TestPorts<Sig> {
+        TestPorts { a: Sig::new("x", 4), b: b.then(|| Sig::new("z", 1)), y: y.then(|| Sig::unused("y", 1)) }
+    }
+
+    #[test]
+    fn instance_connects_each_field_to_its_port() {
+        assert_eq!(
+            block(true).instance("u", &conns(true, true)),
+            "  m u (\n    .a (x),\n    .b (z),\n    .y (unused_y)\n  );\n"
+        );
+        assert_eq!(block(false).instance("u", &conns(false, false)), "  m u (\n    .a (x)\n  );\n");
+    }
+
+    #[test]
+    #[should_panic(expected = "instance u of m: `z` is connected to a port this configuration does not have")]
+    fn instance_rejects_missing_port() {
+        block(false).instance("u", &conns(true, false));
+    }
+
+    #[test]
+    #[should_panic(expected = "instance u of m: input b is not driven")]
+    fn instance_rejects_an_undriven_input() {
+        block(true).instance("u", &conns(false, true));
+    }
+
+    #[test]
+    #[should_panic(expected = "instance u of m: output y is not connected")]
+    fn instance_rejects_a_dangling_output() {
+        block(true).instance("u", &conns(true, false));
     }
 
     #[test]
     #[should_panic(expected = "instance u of m: port a is 4 bits, connected to `x` of 3 bits")]
     fn instance_rejects_a_connection_of_another_width() {
-        let m = Module {
-            name: "m".into(),
-            doc: vec![],
-            ports: vec![Port::input("a", 4, "")],
-            body: String::new(),
-            memory: None,
-        };
-        m.instance("u", &[("a", Sig::new("x", 3))]);
+        block(false).instance("u", &TestPorts { a: Sig::new("x", 3), b: None, y: None });
     }
 
     #[test]

@@ -6,8 +6,8 @@ mod compressor;
 mod decompressor;
 pub mod interface;
 
-pub use compressor::compressor;
-pub use decompressor::decompressor;
+pub use compressor::{compressor, interface::CompressorPorts};
+pub use decompressor::{decompressor, interface::DecompressorPorts};
 
 use crate::bdi::Layout;
 use crate::verilog::{Module, reg, vector_reg, vector_wire, wire};
@@ -17,7 +17,7 @@ pub fn codec_modules(prefix: &str, l: &Layout) -> Vec<Module> {
     let c = compressor(prefix, l);
     let d = decompressor(prefix, l);
     let top = codec::codec(prefix, l, &c, &d);
-    vec![c, d, top]
+    vec![c.module, d.module, top]
 }
 
 /// A signal carried by a pipeline stage.

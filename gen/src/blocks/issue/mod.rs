@@ -6,10 +6,13 @@
 
 pub mod interface;
 
-use super::{mrf, scheduler, scoreboard, warpboard};
+use super::mrf::{self, RegMapPorts};
+use super::scheduler::{self, interface::SchedulerPorts};
+use super::scoreboard::{self, interface::ScoreboardPorts};
+use super::warpboard::{self, interface::BloomPorts, interface::WarpboardPorts};
 use crate::config::{Config, SchedulerPolicy};
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::verilog::{Module, Port, Sig, lit, resize, vector_wire, wire};
+use crate::verilog::{Module, Port, Sig, Submodule, lit, resize, vector_wire, wire};
 use interface::IssuePorts;
 
 /// What the issue stage holds, derived once for the generator, the model and the cosim.
@@ -48,25 +51,32 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     let p = ports.map(Port::sig);
     let (w, rb, r, k) = (s.warps, s.reg_bits, s.registers, SLOTS_PER_COLLECTOR);
     let two_level = s.scheduler.policy == SchedulerPolicy::TwoLevel;
+    // The blocks, each with its typed ports (the same declaration it was generated from).
     let mut modules = s.warpboard.map(|b| warpboard::modules(prefix, g, &b)).unwrap_or_default();
-    let board = modules.last().cloned();
-    let sb = scoreboard::scoreboard(prefix, g);
-    let sched = scheduler::scheduler(prefix, &s.scheduler);
+    let board = s
+        .warpboard
+        .zip(modules.last())
+        .map(|(shape, module)| Submodule { module: module.clone(), ports: WarpboardPorts::new(&shape) });
+    let sb = Submodule { module: scoreboard::scoreboard(prefix, g), ports: ScoreboardPorts::new(g) };
+    let sched =
+        Submodule { module: scheduler::scheduler(prefix, &s.scheduler), ports: SchedulerPorts::new(&s.scheduler) };
 
     let mut b = String::new();
     b += &vector_wire("pending", w * r);
-    b += &vector_wire(if two_level { "long_pending" } else { "unused_long_pending" }, w * r);
+    // Only two-level scheduling reads which registers await a long-latency result.
+    let long_pending = if two_level { Sig::new("long_pending", w * r) } else { Sig::unused("long_pending", w * r) };
+    b += &vector_wire(&long_pending.expr, w * r);
     b += &vector_wire("pending_preds", w * scoreboard::PREDICATES);
     if two_level {
         b += &vector_wire("desched", w);
         b += &vector_wire("ready", w);
     }
     let board_state = s.warpboard.map(|shape| match shape.bloom {
-        Some(bins) => ("bin_count", w * shape.groups * bins.counter_bits),
-        None => ("busy", w),
+        Some(bins) => Sig::new("bin_count", w * shape.groups * bins.counter_bits),
+        None => Sig::new("busy", w),
     });
-    if let Some((name, width)) = board_state {
-        b += &vector_wire(name, width);
+    if let Some(state) = &board_state {
+        b += &vector_wire(&state.expr, state.width);
     }
     b += &wire("to_collector", 1);
 
@@ -118,89 +128,79 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     b += "  // destinations become pending, its sources enter the warpboard.\n";
     b += &format!("  assign to_collector = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
     let sig = |e: String, width: u32| Sig::new(e, width);
-    let mut sb_conns = vec![
-        ("clk", p.clk.clone()),
-        ("rst", p.rst.clone()),
-        ("set_valid", sig("to_collector".into(), 1)),
-        ("set_warp", gw.clone()),
-        ("set_reg_valid", sig(format!("{}[{gw}]", p.next_dst_valid), 1)),
-        ("set_reg", sig(format!("{}[{rb}*{gw} +: {rb}]", p.next_dst), rb)),
-        ("set_long", sig(format!("{}[{gw}]", p.next_long), 1)),
-        ("set_pred_valid", sig(format!("{}[{gw}]", p.next_pdst_valid), 1)),
-        ("set_pred", sig(format!("{}[3*{gw} +: 3]", p.next_pdst), 3)),
-        ("clr_valid", p.clr_valid.clone()),
-        ("clr_warp", p.clr_warp.clone()),
-        ("clr_reg", p.clr_reg.clone()),
-        ("clr_preds", p.clr_preds.clone()),
-        ("pending", sig("pending".into(), w * r)),
-    ];
-    let lp = if two_level { "long_pending" } else { "unused_long_pending" };
-    sb_conns.push(("long_pending", sig(lp.into(), w * r)));
-    sb_conns.push(("pending_preds", sig("pending_preds".into(), w * pr)));
-    b += &sb.instance("u_scoreboard", &sb_conns);
-    if let (Some(board), Some((state, width))) = (&board, board_state) {
-        let mut c = vec![
-            ("clk", p.clk.clone()),
-            ("rst", p.rst.clone()),
-            ("iss_valid", sig("to_collector".into(), 1)),
-            ("iss_warp", gw.clone()),
-        ];
-        if let (Some(v), Some(x)) = (&p.lv_valid, &p.lv_warp) {
-            c.extend([("lv_valid", v.clone()), ("lv_warp", x.clone())]);
-        }
-        if let Some(commit) = &p.commit {
-            c.push(("commit", commit.clone()));
-        }
-        let names = ["iss_src0_reg", "iss_src1_reg", "iss_src2_reg"];
-        let lv_names = ["lv_src0_reg", "lv_src1_reg", "lv_src2_reg"];
-        if let (Some(v), Some(regs)) = (&p.lv_src_valid, &p.lv_src_reg) {
-            c.push(("iss_src_valid", sig(format!("{}[{k}*{gw} +: {k}]", p.next_src_valid), k)));
-            for (i, name) in names.iter().enumerate() {
-                c.push((name, sig(format!("{}[{rb}*({k}*{gw}+{i}) +: {rb}]", p.next_src_reg), rb)));
-            }
-            c.push(("lv_src_valid", v.clone()));
-            for (name, reg) in lv_names.iter().zip(regs) {
-                c.push((name, reg.clone()));
-            }
-        }
-        c.push((state, sig(state.into(), width)));
-        b += &board.instance("u_warpboard", &c);
+    b += &sb.instance(
+        "u_scoreboard",
+        &ScoreboardPorts {
+            clk: p.clk.clone(),
+            rst: p.rst.clone(),
+            set_valid: sig("to_collector".into(), 1),
+            set_warp: gw.clone(),
+            set_reg_valid: sig(format!("{}[{gw}]", p.next_dst_valid), 1),
+            set_reg: sig(format!("{}[{rb}*{gw} +: {rb}]", p.next_dst), rb),
+            set_long: sig(format!("{}[{gw}]", p.next_long), 1),
+            set_pred_valid: sig(format!("{}[{gw}]", p.next_pdst_valid), 1),
+            set_pred: sig(format!("{}[3*{gw} +: 3]", p.next_pdst), 3),
+            clr_valid: p.clr_valid.clone(),
+            clr_warp: p.clr_warp.clone(),
+            clr_reg: p.clr_reg.clone(),
+            clr_preds: p.clr_preds.clone(),
+            pending: sig("pending".into(), w * r),
+            long_pending,
+            pending_preds: sig("pending_preds".into(), w * pr),
+        },
+    );
+    if let (Some(board), Some(state)) = (&board, board_state) {
+        // Bloomboards also take the sources of the issued and the leaving instruction.
+        let bloom = p.lv_src_valid.as_ref().zip(p.lv_src_reg.as_ref()).map(|(lv_src_valid, lv_src_reg)| BloomPorts {
+            iss_src_valid: sig(format!("{}[{k}*{gw} +: {k}]", p.next_src_valid), k),
+            iss_src_reg: std::array::from_fn(|i| sig(format!("{}[{rb}*({k}*{gw}+{i}) +: {rb}]", p.next_src_reg), rb)),
+            lv_src_valid: lv_src_valid.clone(),
+            lv_src_reg: lv_src_reg.clone(),
+            bins: state.clone(),
+        });
+        let conns = WarpboardPorts {
+            clk: p.clk.clone(),
+            rst: p.rst.clone(),
+            iss_valid: sig("to_collector".into(), 1),
+            iss_warp: gw.clone(),
+            lv_valid: p.lv_valid.clone(),
+            lv_warp: p.lv_warp.clone(),
+            commit: p.commit.clone(),
+            busy: bloom.is_none().then_some(state),
+            bloom,
+        };
+        b += &board.instance("u_warpboard", &conns);
     }
-    let mut c = vec![("clk", p.clk.clone()), ("rst", p.rst.clone()), ("eligible", p.eligible.clone())];
-    if two_level {
-        c.extend([("desched", sig("desched".into(), w)), ("ready", sig("ready".into(), w))]);
-    }
-    if let Some(launch) = &p.launch {
-        c.push(("launch", launch.clone()));
-    }
-    if let Some(first) = &p.first {
-        c.push(("trws_first", first.clone()));
-    }
-    c.extend([
-        ("grant_last", p.grant_last.clone()),
-        ("grant_valid", p.grant_valid.clone()),
-        ("grant_warp", gw.clone()),
-    ]);
-    if let Some(active) = &p.active {
-        c.push(("active", active.clone()));
-    }
-    b += &sched.instance("u_scheduler", &c);
+    let conns = SchedulerPorts {
+        clk: p.clk.clone(),
+        rst: p.rst.clone(),
+        eligible: p.eligible.clone(),
+        desched: two_level.then(|| sig("desched".into(), w)),
+        ready: two_level.then(|| sig("ready".into(), w)),
+        launch: p.launch.clone(),
+        first: p.first.clone(),
+        grant_last: p.grant_last.clone(),
+        grant_valid: p.grant_valid.clone(),
+        grant_warp: gw.clone(),
+        active: p.active.clone(),
+    };
+    b += &sched.instance("u_scheduler", &conns);
 
     let board_doc = match s.warpboard {
         None => "no warpboard (warpboard.policy = \"none\": WAR hazards are not prevented)".to_string(),
-        Some(_) => format!("warpboard `{}`", board.as_ref().map(|m| m.name.as_str()).unwrap_or_default()),
+        Some(_) => format!("warpboard `{}`", board.as_ref().map(|m| m.module.name.as_str()).unwrap_or_default()),
     };
     let top = Module {
         name: format!("{prefix}_issue"),
         doc: vec![
             format!("Issue stage of one SM scheduler: {w} warps, scoreboard, {board_doc},"),
-            format!("and the warp scheduler `{}`. See docs/issue.md.", sched.name),
+            format!("and the warp scheduler `{}`. See docs/issue.md.", sched.module.name),
         ],
         ports: ports.list().into_iter().cloned().collect(),
         body: b,
         memory: None,
     };
-    modules.extend([sb, sched, top]);
+    modules.extend([sb.module, sched.module, top]);
     modules
 }
 
@@ -232,17 +232,16 @@ fn war_check(prefix: &str, g: &Geometry, s: &Shape, p: &IssuePorts<Sig>) -> Stri
             (format!("{}[{rb}*w +: {rb}]", p.next_dst), "dst_group".to_string())
         };
         let name = if i < k { format!("u_map_src{i}") } else { "u_map_dst".into() };
-        let inst = mrf::map_instance(
-            &map,
-            g,
+        let inst = map.instance(
             &name,
-            &mrf::group_only_stride(g),
-            [
-                Sig::new("WARP", wb),
-                Sig::new(reg, rb),
-                Sig::new(group, gb),
-                Sig::new(format!("unused_row{i}"), g.row_bits()),
-            ],
+            &RegMapPorts {
+                rows_per_warp: mrf::group_only_stride(g),
+                warp: Sig::new("WARP", wb),
+                reg_id: Sig::new(reg, rb),
+                group: Sig::new(group, gb),
+                // Bins are bank groups: the row is not needed.
+                row: Sig::unused(&format!("row{i}"), g.row_bits()),
+            },
         );
         b += &inst.lines().map(|l| format!("    {l}\n")).collect::<String>();
     }

@@ -14,7 +14,8 @@ mod rfc;
 mod top;
 mod write_port;
 
-pub use reg_map::{group_only_stride, map_instance, reg_map};
+pub use reg_map::interface::RegMapPorts;
+pub use reg_map::{group_only_stride, reg_map};
 
 use crate::bdi::Layout;
 use crate::blocks::bdi::{compressor, decompressor};
@@ -49,8 +50,8 @@ pub fn modules(
     let delivered = compression.is_some() || g.has_tfet();
     let collector = collector::operand_collector(prefix, g, delivered, prefilled, fill_entry_bits);
     let orf = upper.map(|o| orf::orf(prefix, g, o));
-    let mut modules = vec![sram.clone(), reg_map.clone(), bank_arbiter.clone()];
-    modules.extend(dispatch_arbiter.clone());
+    let mut modules = vec![sram.module.clone(), reg_map.module.clone(), bank_arbiter.module.clone()];
+    modules.extend(dispatch_arbiter.as_ref().map(|a| a.module.clone()));
     let ports = MrfPorts::new(g, compression, cache, upper);
     // A cache in front of the compressor waits while the write port refuses its writes.
     let rfc = cache.map(|r| rfc::rfc(prefix, g, r, compression.is_some()));
@@ -60,13 +61,13 @@ pub fn modules(
         dispatch_arbiter: dispatch_arbiter.as_ref(),
         write,
         rfc: rfc.as_ref(),
-        orf: upper.zip(orf.as_ref()).map(|(o, m)| (o, m, &bank_arbiter)),
+        orf: upper.zip(orf.as_ref()).map(|(layout, orf)| top::UpperLevels { layout, orf, fill_arbiter: &bank_arbiter }),
     };
     let top = match compression {
         None => {
             let bank_group = bank_group::bank_group(prefix, g, &sram, &bank_arbiter);
             let top = top::mrf(prefix, g, &ports, parts(WritePath::Direct { bank_group: &bank_group }));
-            modules.push(bank_group);
+            modules.push(bank_group.module);
             top
         }
         Some(l) => {
@@ -85,12 +86,13 @@ pub fn modules(
             let write_port = write_port::write_port(prefix, g, l, &reg_map, &compressor, cache.is_some());
             let write = WritePath::Compressed { layout: l, write_port: &write_port, bank_group: &bank_group };
             let top = top::mrf(prefix, g, &ports, parts(write));
-            modules.extend([compressor, decompressor, range_table, bank_power, bank_group, write_port]);
+            modules.extend([compressor.module, decompressor.module, range_table.module, bank_power.module]);
+            modules.extend([bank_group.module, write_port.module]);
             top
         }
     };
-    modules.extend(rfc);
-    modules.extend(orf);
-    modules.extend([collector, top]);
+    modules.extend(rfc.map(|r| r.module));
+    modules.extend(orf.map(|o| o.module));
+    modules.extend([collector.module, top]);
     modules
 }

@@ -6,31 +6,50 @@
 //! TFET rows (renaming, direct path only), a write-back to a TFET row keeps the write port busy
 //! for one more cycle, and the bank groups say when each slot's data is on their read data.
 
+use super::arbiter::interface::ArbiterPorts;
+use super::bank_group::interface::BankGroupPorts;
+use super::collector::interface::CollectorPorts;
+use super::compressed_bank_group::interface::CompressedBankGroupPorts;
 use super::interface::{CompressedPorts, MrfPorts};
+use super::orf::interface::OrfLrfPorts;
+use super::reg_map::interface::RegMapPorts;
+use super::rfc::interface::CachePorts;
+use super::write_port::interface::{PendingPorts, WritePortPorts};
 use crate::bdi::Layout;
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::orf::OrfLayout;
-use crate::verilog::{Module, Port, Sig, lit, onehot_mux, resize, slice, vector_wire, wire};
+use crate::verilog::{Module, Port, Sig, Submodule, lit, onehot_mux, resize, slice, vector_wire, wire};
 
 /// How write-backs reach the banks.
 pub enum WritePath<'a> {
     /// Straight into the bank group holding the register.
-    Direct { bank_group: &'a Module },
+    Direct { bank_group: &'a Submodule<BankGroupPorts<Port>> },
     /// Through the write port (compressor, wake-up, dummy MOV) into compressed bank groups.
-    Compressed { layout: &'a Layout, write_port: &'a Module, bank_group: &'a Module },
+    Compressed {
+        layout: &'a Layout,
+        write_port: &'a Submodule<WritePortPorts<Port>>,
+        bank_group: &'a Submodule<CompressedBankGroupPorts<Port>>,
+    },
 }
 
 pub struct Parts<'a> {
-    pub reg_map: &'a Module,
-    pub collector: &'a Module,
+    pub reg_map: &'a Submodule<RegMapPorts<Port>>,
+    pub collector: &'a Submodule<CollectorPorts<Port>>,
     /// None with a single collector.
-    pub dispatch_arbiter: Option<&'a Module>,
+    pub dispatch_arbiter: Option<&'a Submodule<ArbiterPorts<Port>>>,
     pub write: WritePath<'a>,
     /// The register file cache in front of the write path.
-    pub rfc: Option<&'a Module>,
-    /// The ORF/LRF beside the collectors, and the round-robin arbiter over the collector slots
-    /// for its write port.
-    pub orf: Option<(&'a OrfLayout, &'a Module, &'a Module)>,
+    pub rfc: Option<&'a Submodule<CachePorts<Port>>>,
+    /// The ORF/LRF beside the collectors.
+    pub orf: Option<UpperLevels<'a>>,
+}
+
+/// The ORF/LRF, and the round-robin arbiter over the collector slots for its write port.
+#[derive(Clone, Copy)]
+pub struct UpperLevels<'a> {
+    pub layout: &'a OrfLayout,
+    pub orf: &'a Submodule<OrfLrfPorts<Port>>,
+    pub fill_arbiter: &'a Submodule<ArbiterPorts<Port>>,
 }
 
 /// What the banks are offered: the write-back port, or the register file cache's bank write.
@@ -113,8 +132,8 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
             ("rfc_wr_data", wr),
         ]);
     }
-    if let Some((o, ..)) = parts.orf {
-        let eb = o.entry_bits();
+    if let Some(upper) = parts.orf {
+        let eb = upper.layout.entry_bits();
         wires.extend([
             ("orf_hit", k),
             ("orf_fill", k),
@@ -151,7 +170,7 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         }
     }
     if let Some(rfc) = parts.rfc {
-        if has_port(rfc, "rd_fire") {
+        if rfc.ports.rd_fire.is_some() {
             b += &wire("rd_fire", 1);
         }
         b += &wire("wb_fire", 1);
@@ -194,19 +213,17 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
             "\n  // Register-to-bank mapping of the issued sources and of the eviction buffer's register (the\n  // write port maps its own).\n"
         }
     };
-    let stride = stride_sig(g);
+    let stride = g.register_limited.then(|| stride_sig(g));
     for o in 0..k {
-        b += &super::map_instance(
-            parts.reg_map,
-            g,
+        b += &parts.reg_map.instance(
             &format!("u_map_src{o}"),
-            &stride,
-            [
-                p.issue_warp.clone(),
-                p.issue_src_reg[o as usize].clone(),
-                v("issue_group", k * gb).slice(o, gb),
-                v("issue_row", k * ab).slice(o, ab),
-            ],
+            &RegMapPorts {
+                rows_per_warp: stride.clone(),
+                warp: p.issue_warp.clone(),
+                reg_id: p.issue_src_reg[o as usize].clone(),
+                group: v("issue_group", k * gb).slice(o, gb),
+                row: v("issue_row", k * ab).slice(o, ab),
+            },
         );
     }
 
@@ -235,66 +252,50 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
     if let Some(rfc) = parts.rfc {
         b += &format!("\n{}", cache(g, &p, rfc, &bank_write, pend > 0));
     }
-    if let Some((o, orf, arbiter)) = parts.orf {
-        b += &format!("\n{}", upper_levels(g, &p, o, orf, arbiter));
+    if let Some(upper) = parts.orf {
+        b += &format!("\n{}", upper_levels(g, &p, upper));
     }
     b += &parts.write.groups(g, &p, &bank_write, pend);
 
     b += "\n";
     for c in 0..n {
-        let mut conns = vec![
-            ("clk", p.clk.clone()),
-            ("rst", p.rst.clone()),
-            ("alloc", v("cu_alloc", n).bit(c)),
-            ("alloc_warp", p.issue_warp.clone()),
-            ("alloc_tag", p.issue_tag.clone()),
-            ("alloc_src_valid", p.issue_src_valid.clone()),
-            ("alloc_group", v("issue_group", k * gb)),
-            ("alloc_row", v("issue_row", k * ab)),
-            ("slot_grant", v("slot_grant", s).slice(c, k)),
-        ];
-        if delivered {
-            conns.push(("slot_deliver", v("slot_deliver", s).slice(c, k)));
-        }
-        if cached {
-            conns.push(("alloc_hit", v("rd_hit", k)));
-            conns.push(("alloc_hit_data", v("rd_data", k * wr)));
-        }
-        if let Some(op) = &p.orf {
-            conns.extend([
-                ("alloc_hit", v("orf_hit", k)),
-                ("alloc_hit_data", v("orf_rd_data", k * wr)),
-                ("alloc_fill", v("orf_fill", k)),
-                ("alloc_fill_level", op.issue_src_fill.clone()),
-                ("alloc_fill_entry", op.issue_src_entry.clone()),
-                ("fill_grant", v("fill_grant", s).slice(c, k)),
-            ]);
-        }
-        conns.extend([
-            ("group_rd_data", v("group_rd_data", g.groups * wr)),
-            ("dispatch", v("cu_dispatch", n).bit(c)),
-            ("busy", v("cu_busy", n).bit(c)),
-            ("ready", v("cu_ready", n).bit(c)),
-            ("warp", v(&format!("cu{c}_warp"), wb)),
-            ("tag", v(&format!("cu{c}_tag"), tb)),
-            ("src_valid", v(&format!("cu{c}_src_valid"), k)),
-            ("slot_req", v("slot_req", s).slice(c, k)),
-            ("slot_group", v("slot_group", s * gb).slice(c, k * gb)),
-            ("slot_row", v("slot_row", s * ab).slice(c, k * ab)),
-        ]);
-        if let Some((o, ..)) = parts.orf {
-            let eb = o.entry_bits();
-            conns.extend([
-                ("fill_req", v("slot_fill_req", s).slice(c, k)),
-                ("fill_pending", v("cu_fill_pending", n).bit(c)),
-                ("fill_level", v("slot_fill_level", 2 * s).slice(c, 2 * k)),
-                ("fill_entry", v("slot_fill_entry", s * eb).slice(c, k * eb)),
-            ]);
-        }
-        let data_ports = ["src0_data", "src1_data", "src2_data"];
-        for (o, port) in data_ports.iter().enumerate() {
-            conns.push((port, v(&format!("cu{c}_src{o}_data"), wr)));
-        }
+        // A cache hands over the sources it holds; an ORF/LRF those read from it, and fills.
+        let (hit, hit_data) = if cached { ("rd_hit", "rd_data") } else { ("orf_hit", "orf_rd_data") };
+        let prefilled = cached || p.orf.is_some();
+        let fills = parts.orf.map(|upper| upper.layout.entry_bits());
+        let conns = CollectorPorts {
+            clk: p.clk.clone(),
+            rst: p.rst.clone(),
+            alloc: v("cu_alloc", n).bit(c),
+            alloc_warp: p.issue_warp.clone(),
+            alloc_tag: p.issue_tag.clone(),
+            alloc_src_valid: p.issue_src_valid.clone(),
+            alloc_group: v("issue_group", k * gb),
+            alloc_row: v("issue_row", k * ab),
+            slot_grant: v("slot_grant", s).slice(c, k),
+            alloc_hit: prefilled.then(|| v(hit, k)),
+            alloc_hit_data: prefilled.then(|| v(hit_data, k * wr)),
+            alloc_fill: fills.map(|_| v("orf_fill", k)),
+            alloc_fill_level: p.orf.as_ref().map(|o| o.issue_src_fill.clone()),
+            alloc_fill_entry: p.orf.as_ref().map(|o| o.issue_src_entry.clone()),
+            fill_grant: fills.map(|_| v("fill_grant", s).slice(c, k)),
+            slot_deliver: delivered.then(|| v("slot_deliver", s).slice(c, k)),
+            group_rd_data: v("group_rd_data", g.groups * wr),
+            dispatch: v("cu_dispatch", n).bit(c),
+            busy: v("cu_busy", n).bit(c),
+            ready: v("cu_ready", n).bit(c),
+            warp: v(&format!("cu{c}_warp"), wb),
+            tag: v(&format!("cu{c}_tag"), tb),
+            src_valid: v(&format!("cu{c}_src_valid"), k),
+            slot_req: v("slot_req", s).slice(c, k),
+            slot_group: v("slot_group", s * gb).slice(c, k * gb),
+            slot_row: v("slot_row", s * ab).slice(c, k * ab),
+            fill_req: fills.map(|_| v("slot_fill_req", s).slice(c, k)),
+            fill_pending: fills.map(|_| v("cu_fill_pending", n).bit(c)),
+            fill_level: fills.map(|_| v("slot_fill_level", 2 * s).slice(c, 2 * k)),
+            fill_entry: fills.map(|eb| v("slot_fill_entry", s * eb).slice(c, k * eb)),
+            src_data: std::array::from_fn(|o| v(&format!("cu{c}_src{o}_data"), wr)),
+        };
         b += &parts.collector.instance(&format!("u_collector{c}"), &conns);
     }
 
@@ -303,14 +304,14 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         Some(arbiter) => {
             b += &arbiter.instance(
                 "u_dispatch_arbiter",
-                &[
-                    ("clk", p.clk.clone()),
-                    ("rst", p.rst.clone()),
-                    ("req", v("cu_ready", n)),
-                    ("advance", p.disp_ready.clone()),
-                    ("grant", v("disp_grant", n)),
-                    ("grant_valid", p.disp_valid.clone()),
-                ],
+                &ArbiterPorts {
+                    clk: p.clk.clone(),
+                    rst: p.rst.clone(),
+                    req: v("cu_ready", n),
+                    advance: p.disp_ready.clone(),
+                    grant: v("disp_grant", n),
+                    grant_valid: p.disp_valid.clone(),
+                },
             );
         }
         None => b += "  assign disp_grant = cu_ready;\n  assign disp_valid = cu_ready[0];\n",
@@ -385,14 +386,23 @@ impl WritePath<'_> {
 
     /// The direct path maps the banks' write to its bank here. The write port maps its own, but
     /// behind a cache (`pending`) the eviction buffer's register is mapped here to hold its reads.
-    fn map_write_back(&self, reg_map: &Module, w: &BankWrite, g: &Geometry, pending: bool) -> String {
+    fn map_write_back(
+        &self,
+        reg_map: &Submodule<RegMapPorts<Port>>,
+        w: &BankWrite,
+        g: &Geometry,
+        pending: bool,
+    ) -> String {
         let map = |name: &str, group: &str, row: &str| {
-            super::map_instance(
-                reg_map,
-                g,
+            reg_map.instance(
                 name,
-                &stride_sig(g),
-                [w.warp.clone(), w.reg.clone(), Sig::new(group, g.group_bits()), Sig::new(row, g.row_bits())],
+                &RegMapPorts {
+                    rows_per_warp: g.register_limited.then(|| stride_sig(g)),
+                    warp: w.warp.clone(),
+                    reg_id: w.reg.clone(),
+                    group: Sig::new(group, g.group_bits()),
+                    row: Sig::new(row, g.row_bits()),
+                },
             )
         };
         match self {
@@ -478,67 +488,67 @@ fn slot_hold(g: &Geometry, pend: u32) -> String {
 /// The register file cache in front of the write path. When the banks may refuse its write
 /// (`banks_may_refuse`: a compressed MRF's write port), a write-back is taken only when both
 /// take it, and the cache learns whether its write was taken.
-fn cache(g: &Geometry, p: &MrfPorts<Sig>, rfc: &Module, w: &BankWrite, banks_may_refuse: bool) -> String {
+fn cache(
+    g: &Geometry,
+    p: &MrfPorts<Sig>,
+    rfc: &Submodule<CachePorts<Port>>,
+    w: &BankWrite,
+    banks_may_refuse: bool,
+) -> String {
     let r = p.rfc.as_ref().expect("an MRF with a cache has its ports");
     let (k, wr) = (SLOTS_PER_COLLECTOR, g.warp_reg_bits());
     let v = |name: &str, width: u32| Sig::new(name, width);
     let wb_ready = p.wb_ready.as_ref().expect("a cached write-back can be refused");
+    let rd_fire = rfc.ports.rd_fire.as_ref().map(|_| v("rd_fire", 1));
     let mut b = String::from("  // Register file cache: tag check at issue, write-backs, evictions and flushes.\n");
-    if has_port(rfc, "rd_fire") {
-        b += "  assign rd_fire = issue_valid & issue_ready;\n";
+    if let Some(rd_fire) = &rd_fire {
+        b += &format!("  assign {rd_fire} = issue_valid & issue_ready;\n");
     }
     if banks_may_refuse {
         b += &format!("  assign {wb_ready} = rfc_wb_ready & banks_ready;\n");
     }
     b += &format!("  assign wb_fire = wb_valid & {wb_ready};\n");
     let regs: Vec<String> = (0..k).rev().map(|s| format!("issue_src{s}_reg")).collect();
-    let mut conns = vec![("clk", p.clk.clone()), ("rst", p.rst.clone())];
-    if has_port(rfc, "rd_fire") {
-        conns.push(("rd_fire", v("rd_fire", 1)));
-    }
-    conns.extend([
-        ("rd_warp", p.issue_warp.clone()),
-        ("rd_src_valid", p.issue_src_valid.clone()),
-        ("rd_src_reg", v(&format!("{{{}}}", regs.join(", ")), k * g.reg_bits())),
-    ]);
-    if let Some(last) = &r.issue_src_last {
-        conns.push(("rd_src_last", last.clone()));
-    }
-    conns.extend([
-        ("rd_hit", v("rd_hit", k)),
-        ("rd_data", v("rd_data", k * wr)),
-        ("wb_fire", v("wb_fire", 1)),
-        ("wb_warp", p.wb_warp.clone()),
-        ("wb_reg", p.wb_reg.clone()),
-        ("wb_mask", p.wb_mask.clone()),
-        ("wb_data", p.wb_data.clone()),
-        ("wb_long", r.wb_long.clone()),
-        ("wb_ready", if banks_may_refuse { v("rfc_wb_ready", 1) } else { wb_ready.clone() }),
-        ("bank_wr_en", w.en.clone()),
-        ("bank_wr_warp", w.warp.clone()),
-        ("bank_wr_reg", w.reg.clone()),
-        ("bank_wr_mask", w.mask.clone()),
-        ("bank_wr_data", w.data.clone()),
-    ]);
-    if banks_may_refuse {
-        conns.extend([("bank_wr_ready", v("banks_ready", 1)), ("evicting", v("evicting", 1))]);
-    }
-    conns.extend([
-        ("act_valid", r.act_valid.clone()),
-        ("act_warp", r.act_warp.clone()),
-        ("act_ready", r.act_ready.clone()),
-        ("flush_valid", r.flush_valid.clone()),
-        ("flush_warp", r.flush_warp.clone()),
-        ("flush_ready", r.flush_ready.clone()),
-        ("rel_mask", r.rel_mask.clone()),
-    ]);
+    let conns = CachePorts {
+        clk: p.clk.clone(),
+        rst: p.rst.clone(),
+        rd_fire,
+        rd_warp: p.issue_warp.clone(),
+        rd_src_valid: p.issue_src_valid.clone(),
+        rd_src_reg: v(&format!("{{{}}}", regs.join(", ")), k * g.reg_bits()),
+        rd_src_last: r.issue_src_last.clone(),
+        rd_hit: v("rd_hit", k),
+        rd_data: v("rd_data", k * wr),
+        wb_fire: v("wb_fire", 1),
+        wb_warp: p.wb_warp.clone(),
+        wb_reg: p.wb_reg.clone(),
+        wb_mask: p.wb_mask.clone(),
+        wb_data: p.wb_data.clone(),
+        wb_long: r.wb_long.clone(),
+        wb_ready: if banks_may_refuse { v("rfc_wb_ready", 1) } else { wb_ready.clone() },
+        bank_wr_en: w.en.clone(),
+        bank_wr_warp: w.warp.clone(),
+        bank_wr_reg: w.reg.clone(),
+        bank_wr_mask: w.mask.clone(),
+        bank_wr_data: w.data.clone(),
+        bank_wr_ready: banks_may_refuse.then(|| v("banks_ready", 1)),
+        evicting: banks_may_refuse.then(|| v("evicting", 1)),
+        act_valid: r.act_valid.clone(),
+        act_warp: r.act_warp.clone(),
+        act_ready: r.act_ready.clone(),
+        flush_valid: r.flush_valid.clone(),
+        flush_warp: r.flush_warp.clone(),
+        flush_ready: r.flush_ready.clone(),
+        rel_mask: r.rel_mask.clone(),
+    };
     b += &rfc.instance("u_rfc", &conns);
     b
 }
 
 /// The ORF/LRF beside the collectors: reads of the issued sources, fills and upper-level
 /// write-backs through its one write port, strand invalidation, and the per-warp fill hold.
-fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, o: &OrfLayout, orf: &Module, arbiter: &Module) -> String {
+fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, upper: UpperLevels) -> String {
+    let UpperLevels { layout: o, orf, fill_arbiter: arbiter } = upper;
     let op = p.orf.as_ref().expect("an MRF with an ORF has its ports");
     let (n, s, k, wb, wr, eb) =
         (g.collectors, g.slots(), SLOTS_PER_COLLECTOR, g.warp_bits(), g.warp_reg_bits(), o.entry_bits());
@@ -571,14 +581,14 @@ fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, o: &OrfLayout, orf: &Module, ar
     );
     b += &arbiter.instance(
         "u_fill_arbiter",
-        &[
-            ("clk", p.clk.clone()),
-            ("rst", p.rst.clone()),
-            ("req", v(&format!("slot_fill_req & {{{s}{{~wb_upper_used}}}}"), s)),
-            ("advance", Sig::lit(1, 1)),
-            ("grant", v("fill_grant", s)),
-            ("grant_valid", v("fill_valid", 1)),
-        ],
+        &ArbiterPorts {
+            clk: p.clk.clone(),
+            rst: p.rst.clone(),
+            req: v(&format!("slot_fill_req & {{{s}{{~wb_upper_used}}}}"), s),
+            advance: Sig::lit(1, 1),
+            grant: v("fill_grant", s),
+            grant_valid: v("fill_valid", 1),
+        },
     );
     let by_slot = |field: &dyn Fn(u32) -> String, width: u32| {
         let terms: Vec<(String, String)> = (0..s).map(|i| (format!("fill_grant[{i}]"), field(i))).collect();
@@ -617,22 +627,22 @@ fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, o: &OrfLayout, orf: &Module, ar
     );
     b += &orf.instance(
         "u_orf",
-        &[
-            ("clk", p.clk.clone()),
-            ("rst", p.rst.clone()),
-            ("rd_warp", p.issue_warp.clone()),
-            ("rd_level", op.issue_src_level.clone()),
-            ("rd_entry", op.issue_src_entry.clone()),
-            ("rd_data", v("orf_rd_data", k * wr)),
-            ("inv_en", v(&format!("{} & issue_ready & {}", p.issue_valid, op.issue_strand), 1)),
-            ("inv_warp", p.issue_warp.clone()),
-            ("wr_en", v("upper_wr_en", 1)),
-            ("wr_level", v("upper_wr_level", 2)),
-            ("wr_warp", v("upper_wr_warp", wb)),
-            ("wr_entry", v("upper_wr_entry", eb)),
-            ("wr_mask", v("upper_wr_mask", g.lanes)),
-            ("wr_data", v("upper_wr_data", wr)),
-        ],
+        &OrfLrfPorts {
+            clk: p.clk.clone(),
+            rst: p.rst.clone(),
+            rd_warp: p.issue_warp.clone(),
+            rd_level: op.issue_src_level.clone(),
+            rd_entry: op.issue_src_entry.clone(),
+            rd_data: v("orf_rd_data", k * wr),
+            inv_en: v(&format!("{} & issue_ready & {}", p.issue_valid, op.issue_strand), 1),
+            inv_warp: p.issue_warp.clone(),
+            wr_en: v("upper_wr_en", 1),
+            wr_level: v("upper_wr_level", 2),
+            wr_warp: v("upper_wr_warp", wb),
+            wr_entry: v("upper_wr_entry", eb),
+            wr_mask: v("upper_wr_mask", g.lanes),
+            wr_data: v("upper_wr_data", wr),
+        },
     );
     b += "
   // A warp with a fill not written yet issues nothing more (the SM holds it).
@@ -648,10 +658,6 @@ fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, o: &OrfLayout, orf: &Module, ar
         );
     }
     b
-}
-
-fn has_port(m: &Module, name: &str) -> bool {
-    m.ports.iter().any(|p| p.name == name)
 }
 
 /// TFET rows: the write port is busy for the cycle after it takes a write-back to a TFET row.
@@ -698,7 +704,12 @@ pub(super) fn tfet_row_test(row: &str, g: &Geometry) -> String {
 
 /// The bank groups, written through `w`; with TFET rows each says when a slot's data is on its
 /// read data.
-fn direct_groups(g: &Geometry, p: &MrfPorts<Sig>, bank_group: &Module, w: &BankWrite) -> String {
+fn direct_groups(
+    g: &Geometry,
+    p: &MrfPorts<Sig>,
+    bank_group: &Submodule<BankGroupPorts<Port>>,
+    w: &BankWrite,
+) -> String {
     let (gb, ab, s, wr) = (g.group_bits(), g.row_bits(), g.slots(), g.warp_reg_bits());
     let mut b = String::new();
     if g.has_tfet() {
@@ -711,23 +722,19 @@ fn direct_groups(g: &Geometry, p: &MrfPorts<Sig>, bank_group: &Module, w: &BankW
         );
     }
     for grp in 0..g.groups {
-        let mut conns = vec![
-            ("clk", p.clk.clone()),
-            ("rst", p.rst.clone()),
-            ("slot_req", Sig::new(format!("group{grp}_req"), s)),
-            ("slot_row", Sig::new("slot_row", s * ab)),
-            ("slot_grant", Sig::new(format!("group{grp}_grant"), s)),
-        ];
-        if g.has_tfet() {
-            conns.push(("deliver", Sig::new(format!("group{grp}_deliver"), s)));
-        }
-        conns.extend([
-            ("rd_data", Sig::new("group_rd_data", g.groups * wr).slice(grp, wr)),
-            ("wr_en", Sig::new(format!("{} & (wb_group == {})", w.en.expr, lit(gb, grp as u64)), 1)),
-            ("wr_row", Sig::new("wb_row", ab)),
-            ("wr_mask", w.mask.clone()),
-            ("wr_data", w.data.clone()),
-        ]);
+        let conns = BankGroupPorts {
+            clk: p.clk.clone(),
+            rst: p.rst.clone(),
+            slot_req: Sig::new(format!("group{grp}_req"), s),
+            slot_row: Sig::new("slot_row", s * ab),
+            slot_grant: Sig::new(format!("group{grp}_grant"), s),
+            deliver: g.has_tfet().then(|| Sig::new(format!("group{grp}_deliver"), s)),
+            rd_data: Sig::new("group_rd_data", g.groups * wr).slice(grp, wr),
+            wr_en: Sig::new(format!("{} & (wb_group == {})", w.en.expr, lit(gb, grp as u64)), 1),
+            wr_row: Sig::new("wb_row", ab),
+            wr_mask: w.mask.clone(),
+            wr_data: w.data.clone(),
+        };
         b += &bank_group.instance(&format!("u_group{grp}"), &conns);
     }
     b
@@ -740,7 +747,7 @@ fn compressed_groups(
     l: &Layout,
     p: &MrfPorts<Sig>,
     cp: &CompressedPorts<Sig>,
-    (write_port, bank_group): (&Module, &Module),
+    (write_port, bank_group): (&Submodule<WritePortPorts<Port>>, &Submodule<CompressedBankGroupPorts<Port>>),
     w: &BankWrite,
     pend: u32,
 ) -> String {
@@ -756,68 +763,64 @@ fn compressed_groups(
         0 => p.wb_ready.clone().expect("a compressed write-back can be refused"),
         _ => v("banks_ready", 1),
     };
-    let mut conns = vec![
-        ("clk", p.clk.clone()),
-        ("rst", p.rst.clone()),
-        ("wb_valid", w.en.clone()),
-        ("wb_ready", ready),
-        ("wb_warp", w.warp.clone()),
-        ("wb_reg", w.reg.clone()),
-        ("wb_mask", w.mask.clone()),
-        ("wb_data", w.data.clone()),
-        ("head_group", v("head_group", gb)),
-        ("head_row", v("head_row", ab)),
-        ("head_commit", p.wb_commit.clone().expect("the compressed MRF has wb_commit")),
-        ("group_compressed", v("group_compressed", g.groups)),
-        ("group_usable", v("group_usable", g.groups * c)),
-        ("group_mov_done", v("group_mov_done", g.groups)),
-        ("group_rd_data", v("group_rd_data", g.groups * wr)),
-        ("wake_req", v("wake_req", c)),
-        ("mov_rd", v("mov_rd", 1)),
-        ("wr_en", v("wr_en", 1)),
-        ("wr_ri", v("wr_ri", l.ri_bits())),
-        ("wr_mask", v("wr_mask", g.lanes)),
-        ("wr_data", v("wr_data", wr)),
-    ];
-    if g.register_limited {
-        conns.push(("rows_per_warp", stride_sig(g)));
-    }
-    if pend > 0 {
-        conns.extend([
-            ("pend_valid", v("pend_valid", pend)),
-            ("pend_group", v("pend_group", pend * gb)),
-            ("pend_row", v("pend_row", pend * ab)),
-        ]);
-    }
+    let conns = WritePortPorts {
+        clk: p.clk.clone(),
+        rst: p.rst.clone(),
+        wb_valid: w.en.clone(),
+        wb_ready: ready,
+        wb_warp: w.warp.clone(),
+        wb_reg: w.reg.clone(),
+        wb_mask: w.mask.clone(),
+        wb_data: w.data.clone(),
+        head_group: v("head_group", gb),
+        head_row: v("head_row", ab),
+        head_commit: p.wb_commit.clone().expect("the compressed MRF has wb_commit"),
+        group_compressed: v("group_compressed", g.groups),
+        group_usable: v("group_usable", g.groups * c),
+        group_mov_done: v("group_mov_done", g.groups),
+        group_rd_data: v("group_rd_data", g.groups * wr),
+        wake_req: v("wake_req", c),
+        mov_rd: v("mov_rd", 1),
+        wr_en: v("wr_en", 1),
+        wr_ri: v("wr_ri", l.ri_bits()),
+        wr_mask: v("wr_mask", g.lanes),
+        wr_data: v("wr_data", wr),
+        rows_per_warp: g.register_limited.then(|| stride_sig(g)),
+        pending: (pend > 0).then(|| PendingPorts {
+            pend_valid: v("pend_valid", pend),
+            pend_group: v("pend_group", pend * gb),
+            pend_row: v("pend_row", pend * ab),
+        }),
+    };
     b += &write_port.instance("u_write", &conns);
     b += "\n";
     for grp in 0..g.groups {
         let here = format!("(head_group == {})", lit(gb, grp as u64));
         b += &bank_group.instance(
             &format!("u_group{grp}"),
-            &[
-                ("clk", p.clk.clone()),
-                ("rst", p.rst.clone()),
-                ("slot_req", v(&format!("group{grp}_req"), s)),
-                ("slot_row", v("slot_row", s * ab)),
-                ("slot_grant", v(&format!("group{grp}_grant"), s)),
-                ("deliver", v(&format!("group{grp}_deliver"), s)),
-                ("rd_data", v("group_rd_data", g.groups * wr).slice(grp, wr)),
-                ("mov_rd", v(&format!("mov_rd & {here}"), 1)),
-                ("mov_done", v("group_mov_done", g.groups).bit(grp)),
-                ("wr_row", v("head_row", ab)),
-                ("wr_compressed", v("group_compressed", g.groups).bit(grp)),
-                ("wr_en", v(&format!("wr_en & {here}"), 1)),
-                ("wr_ri", v("wr_ri", l.ri_bits())),
-                ("wr_mask", v("wr_mask", g.lanes)),
-                ("wr_data", v("wr_data", wr)),
-                ("free_rows", v("free_rows", g.entries)),
-                ("wake_req", v(&format!("{{{c}{{{here}}}}} & wake_req"), c)),
-                ("usable", v("group_usable", g.groups * c).slice(grp, c)),
-                ("gated", cp.bank_gated.slice(grp, c)),
-                ("bank_rd_en", cp.bank_rd_en.slice(grp, c)),
-                ("bank_wr_en", cp.bank_wr_en.slice(grp, c)),
-            ],
+            &CompressedBankGroupPorts {
+                clk: p.clk.clone(),
+                rst: p.rst.clone(),
+                slot_req: v(&format!("group{grp}_req"), s),
+                slot_row: v("slot_row", s * ab),
+                slot_grant: v(&format!("group{grp}_grant"), s),
+                deliver: v(&format!("group{grp}_deliver"), s),
+                rd_data: v("group_rd_data", g.groups * wr).slice(grp, wr),
+                mov_rd: v(&format!("mov_rd & {here}"), 1),
+                mov_done: v("group_mov_done", g.groups).bit(grp),
+                wr_row: v("head_row", ab),
+                wr_compressed: v("group_compressed", g.groups).bit(grp),
+                wr_en: v(&format!("wr_en & {here}"), 1),
+                wr_ri: v("wr_ri", l.ri_bits()),
+                wr_mask: v("wr_mask", g.lanes),
+                wr_data: v("wr_data", wr),
+                free_rows: v("free_rows", g.entries),
+                wake_req: v(&format!("{{{c}{{{here}}}}} & wake_req"), c),
+                usable: v("group_usable", g.groups * c).slice(grp, c),
+                gated: cp.bank_gated.slice(grp, c),
+                bank_rd_en: cp.bank_rd_en.slice(grp, c),
+                bank_wr_en: cp.bank_wr_en.slice(grp, c),
+            },
         );
     }
     b

@@ -2,116 +2,25 @@
 //! TFET free lists and MEM_RA's per-warp counters with Eq. (1). Cycle behaviour:
 //! `model::blocks::rename::Rename`.
 
+mod free_list;
 pub mod interface;
 
 use crate::geometry::{SLOTS_PER_COLLECTOR, index_bits};
 use crate::rename::{COUNTER_BITS, RenameLayout};
-use crate::verilog::{Module, Port, Sig, lit, onehot_mux, reg, resize, slice, vector_wire, wire};
+use crate::verilog::{Module, Port, Sig, Submodule, lit, onehot_mux, reg, resize, slice, vector_wire, wire};
+use free_list::{FreeListPorts, free_list};
 use interface::RenamePorts;
 
 /// The stage's modules, leaves first: a free list per kind that has registers, then the top.
 pub fn modules(prefix: &str, l: &RenameLayout) -> Vec<Module> {
     let kinds = [("cmos", 0, l.cmos), ("tfet", l.cmos, l.tfet())];
-    let lists: Vec<(&str, Module)> =
+    let lists: Vec<(&str, Submodule<FreeListPorts<Port>>)> =
         kinds.iter().filter(|k| k.2 > 0).map(|&(kind, base, n)| (kind, free_list(prefix, l, kind, base, n))).collect();
     let top = top(prefix, l, &lists);
-    lists.into_iter().map(|(_, m)| m).chain([top]).collect()
+    lists.into_iter().map(|(_, m)| m.module).chain([top]).collect()
 }
 
-/// One kind's free registers `base .. base + n`: a FIFO of released ones, handed out first, and
-/// a counter of those never handed out. Up to three pushes an edge, at the tail in slot order.
-fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) -> Module {
-    let (k, pb) = (SLOTS_PER_COLLECTOR, l.phys_bits());
-    let (ib, cb) = (index_bits(n), index_bits(n + 1));
-    // Positions are computed one bit wider than an index (they reach 2n - 1 before wrapping).
-    let xb = index_bits(2 * n + k);
-    let mut b = String::new();
-    b += &format!("  reg  [{}:0] fifo [0:{}];\n", pb - 1, n - 1);
-    b += &reg("head", ib);
-    b += &reg("count", cb);
-    b += &reg("fresh", cb);
-    for name in ["from_fifo", "pop_fifo", "pop_fresh"] {
-        b += &wire(name, 1);
-    }
-    b += &wire("tail", xb);
-    b += &wire("first", xb);
-    for s in 0..k {
-        b += &wire(&format!("pos{s}"), xb);
-        b += &wire(&format!("unused_wrap{s}"), xb - ib);
-        b += &wire(&format!("at{s}"), ib);
-    }
-    b += &wire("pushes", 2);
-    let wide = |e: &str, from: u32| resize(e, from, xb);
-    b += "\n  // The FIFO's head first, then the next register never handed out.\n";
-    b += &format!("  assign from_fifo = count != {};\n", lit(cb, 0));
-    b += &format!("  assign head_valid = from_fifo | (fresh != {});\n", lit(cb, n as u64));
-    let fresh_id = if base == 0 {
-        resize("fresh", cb, pb)
-    } else {
-        format!("{} + {}", lit(pb, base as u64), resize("fresh", cb, pb))
-    };
-    b += &format!("  assign head_id = from_fifo ? fifo[head] : {fresh_id};\n");
-    b += &format!("  assign free = count + ({} - fresh);\n", lit(cb, n as u64));
-    b += "  assign pop_fifo = pop & from_fifo;\n";
-    b += &format!("  assign pop_fresh = pop & ~from_fifo & (fresh != {});\n", lit(cb, n as u64));
-    b += "\n  // Pushes land at the tail in slot order: slot s at the first free place plus the valid\n  // slots below s, wrapped.\n";
-    b += &format!("  assign tail = {} + {};\n", wide("head", ib), wide("count", cb));
-    let wrap = |e: &str| format!("({e} >= {nx}) ? {e} - {nx} : {e}", nx = lit(xb, n as u64));
-    b += &format!("  assign first = {};\n", wrap("tail"));
-    for s in 0..k {
-        let below: Vec<String> = (0..s).map(|j| wide(&format!("push_valid[{j}]"), 1)).collect();
-        let rank = if below.is_empty() { String::new() } else { format!(" + {}", below.join(" + ")) };
-        b += &format!("  assign pos{s} = first{rank};\n");
-        // A wrapped position is below n: its bits above an index are always zero.
-        b += &format!("  assign {{unused_wrap{s}, at{s}}} = {};\n", wrap(&format!("pos{s}")));
-    }
-    b += &format!(
-        "  assign pushes = {};\n",
-        (0..k).map(|j| resize(&format!("push_valid[{j}]"), 1, 2)).collect::<Vec<_>>().join(" + ")
-    );
-    b += "  always @(posedge clk) begin\n";
-    for s in 0..k {
-        b += &format!("    if (push_valid[{s}]) fifo[at{s}] <= {};\n", slice("push_id", s, pb));
-    }
-    b += "  end\n";
-    b += "  always @(posedge clk) begin\n    if (rst) begin\n";
-    b += &format!("      head <= {};\n      count <= {};\n      fresh <= {};\n", lit(ib, 0), lit(cb, 0), lit(cb, 0));
-    b += "    end else begin\n";
-    b += &format!(
-        "      if (pop_fifo) head <= (head == {}) ? {} : head + {};\n",
-        lit(ib, (n - 1) as u64),
-        lit(ib, 0),
-        lit(ib, 1)
-    );
-    b += &format!("      count <= count + {} - {};\n", resize("pushes", 2, cb), resize("pop_fifo", 1, cb));
-    b += &format!("      fresh <= fresh + {};\n", resize("pop_fresh", 1, cb));
-    b += "    end\n  end\n";
-    Module {
-        name: format!("{prefix}_free_list_{kind}"),
-        doc: vec![
-            format!(
-                "Free {} physical registers {base}..{}: released ones (FIFO) first, then",
-                kind.to_uppercase(),
-                base + n - 1
-            ),
-            "those never handed out. See docs/rename.md.".into(),
-        ],
-        ports: vec![
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high: every register free"),
-            Port::input("pop", 1, "the head is handed out at this edge"),
-            Port::input("push_valid", k, "registers released at this edge, slot i at bit i").vector(),
-            Port::input("push_id", k * pb, &format!("their ids, slot i at [{pb}i+{}:{pb}i]", pb - 1)),
-            Port::output("head_valid", 1, "a register is free"),
-            Port::output("head_id", pb, "the register handed out next"),
-            Port::output("free", cb, "free registers"),
-        ],
-        body: b,
-        memory: None,
-    }
-}
-
-fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Module)]) -> Module {
+fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Submodule<FreeListPorts<Port>>)]) -> Module {
     let ports = RenamePorts::new(l);
     let p = ports.map(Port::sig);
     let (k, pb, w) = (SLOTS_PER_COLLECTOR, l.phys_bits(), l.warps);
@@ -205,16 +114,16 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Module)]) -> Module {
                 b += &wire(&free_wire, fb);
                 b += &m.instance(
                     &format!("u_free_{kind}"),
-                    &[
-                        ("clk", p.clk.clone()),
-                        ("rst", p.rst.clone()),
-                        ("pop", v(pop, 1)),
-                        ("push_valid", v(&format!("{kind}_push"), k)),
-                        ("push_id", p.rel_phys.clone()),
-                        ("head_valid", v(&format!("{kind}_valid"), 1)),
-                        ("head_id", v(&format!("{kind}_head"), pb)),
-                        ("free", v(&free_wire, fb)),
-                    ],
+                    &FreeListPorts {
+                        clk: p.clk.clone(),
+                        rst: p.rst.clone(),
+                        pop: v(pop, 1),
+                        push_valid: v(&format!("{kind}_push"), k),
+                        push_id: p.rel_phys.clone(),
+                        head_valid: v(&format!("{kind}_valid"), 1),
+                        head_id: v(&format!("{kind}_head"), pb),
+                        free: v(&free_wire, fb),
+                    },
                 );
                 b += &format!("  assign {free} = {};\n", resize(&free_wire, fb, cb));
             }

@@ -5,7 +5,7 @@
 
 use super::Shape;
 use crate::config::SchedulerPolicy;
-use crate::verilog::{Port, packing};
+use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the scheduler, in declaration order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,10 +115,31 @@ impl<P> SchedulerPorts<P> {
 
     /// Every port in declaration order.
     pub fn list(&self) -> Vec<&P> {
-        let mut v = vec![&self.clk, &self.rst, &self.eligible];
-        v.extend([&self.desched, &self.ready, &self.launch, &self.first].into_iter().flatten());
-        v.extend([&self.grant_last, &self.grant_valid, &self.grant_warp]);
-        v.extend(&self.active);
+        self.slots().into_iter().flatten().collect()
+    }
+}
+
+impl<P> Ports<P> for SchedulerPorts<P> {
+    type Of<Q> = SchedulerPorts<Q>;
+
+    fn slots(&self) -> Vec<Option<&P>> {
+        let SchedulerPorts {
+            clk,
+            rst,
+            eligible,
+            desched,
+            ready,
+            launch,
+            first,
+            grant_last,
+            grant_valid,
+            grant_warp,
+            active,
+        } = self;
+        let mut v = vec![Some(clk), Some(rst), Some(eligible)];
+        v.extend([desched, ready, launch, first].map(Option::as_ref));
+        v.extend([grant_last, grant_valid, grant_warp].map(Some));
+        v.push(active.as_ref());
         v
     }
 }

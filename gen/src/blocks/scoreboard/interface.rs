@@ -3,7 +3,7 @@
 
 use super::PREDICATES;
 use crate::geometry::Geometry;
-use crate::verilog::Port;
+use crate::verilog::{Port, Ports};
 
 /// Every port of the scoreboard, in declaration order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,23 +108,51 @@ impl<P> ScoreboardPorts<P> {
 
     /// Every port in declaration order.
     pub fn list(&self) -> Vec<&P> {
-        vec![
-            &self.clk,
-            &self.rst,
-            &self.set_valid,
-            &self.set_warp,
-            &self.set_reg_valid,
-            &self.set_reg,
-            &self.set_long,
-            &self.set_pred_valid,
-            &self.set_pred,
-            &self.clr_valid,
-            &self.clr_warp,
-            &self.clr_reg,
-            &self.clr_preds,
-            &self.pending,
-            &self.long_pending,
-            &self.pending_preds,
+        self.slots().into_iter().flatten().collect()
+    }
+}
+
+impl<P> Ports<P> for ScoreboardPorts<P> {
+    type Of<Q> = ScoreboardPorts<Q>;
+
+    fn slots(&self) -> Vec<Option<&P>> {
+        let ScoreboardPorts {
+            clk,
+            rst,
+            set_valid,
+            set_warp,
+            set_reg_valid,
+            set_reg,
+            set_long,
+            set_pred_valid,
+            set_pred,
+            clr_valid,
+            clr_warp,
+            clr_reg,
+            clr_preds,
+            pending,
+            long_pending,
+            pending_preds,
+        } = self;
+        [
+            clk,
+            rst,
+            set_valid,
+            set_warp,
+            set_reg_valid,
+            set_reg,
+            set_long,
+            set_pred_valid,
+            set_pred,
+            clr_valid,
+            clr_warp,
+            clr_reg,
+            clr_preds,
+            pending,
+            long_pending,
+            pending_preds,
         ]
+        .map(Some)
+        .into()
     }
 }

@@ -4,7 +4,7 @@
 
 use super::Shape;
 use crate::geometry::SLOTS_PER_COLLECTOR;
-use crate::verilog::{Port, packing};
+use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the warpboard, in declaration order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,6 +128,25 @@ impl<P> WarpboardPorts<P> {
         if let Some(b) = &self.bloom {
             v.push(&b.bins);
         }
+        v
+    }
+}
+
+impl<P> Ports<P> for WarpboardPorts<P> {
+    type Of<Q> = WarpboardPorts<Q>;
+
+    /// In field order, the sources of both events after the leave ports (the declaration, see
+    /// [`WarpboardPorts::list`], puts each event's sources beside it).
+    fn slots(&self) -> Vec<Option<&P>> {
+        let WarpboardPorts { clk, rst, iss_valid, iss_warp, lv_valid, lv_warp, commit, bloom, busy } = self;
+        let mut v = [clk, rst, iss_valid, iss_warp].map(Some).to_vec();
+        v.extend([lv_valid, lv_warp, commit].map(Option::as_ref));
+        let bloom = bloom.as_ref();
+        v.push(bloom.map(|b| &b.iss_src_valid));
+        v.extend((0..SLOTS_PER_COLLECTOR as usize).map(|i| bloom.map(|b| &b.iss_src_reg[i])));
+        v.push(bloom.map(|b| &b.lv_src_valid));
+        v.extend((0..SLOTS_PER_COLLECTOR as usize).map(|i| bloom.map(|b| &b.lv_src_reg[i])));
+        v.extend([bloom.map(|b| &b.bins), busy.as_ref()]);
         v
     }
 }

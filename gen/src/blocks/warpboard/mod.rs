@@ -7,6 +7,7 @@
 
 pub mod interface;
 
+use crate::blocks::mrf::{self, RegMapPorts};
 use crate::config::WarPolicy;
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::verilog::{Module, Port, Sig, lit, resize, slice, vector_wire, wire};
@@ -60,7 +61,7 @@ impl Shape {
 pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     // Bins are bank groups of architectural registers, renamed or not (`Geometry::architectural`).
     let g = &g.architectural();
-    let reg_map = crate::blocks::mrf::reg_map(prefix, g);
+    let reg_map = mrf::reg_map(prefix, g);
     let ports = WarpboardPorts::new(s);
     let p = ports.map(Port::sig);
     let mut b = String::new();
@@ -116,17 +117,16 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
             b += &format!("\n  // The {event} event's sources: their bins, and how many fall in each.\n");
             b += &onehot(&format!("{event}_here"), valid, warp);
             for i in 0..k {
-                b += &crate::blocks::mrf::map_instance(
-                    &reg_map,
-                    g,
+                b += &reg_map.instance(
                     &format!("u_map_{event}{i}"),
-                    &crate::blocks::mrf::group_only_stride(g),
-                    [
-                        warp.clone(),
-                        src_reg[i as usize].clone(),
-                        Sig::new(format!("{event}_group"), k * gb).slice(i, gb),
-                        Sig::new(format!("unused_{event}_row{i}"), g.row_bits()),
-                    ],
+                    &RegMapPorts {
+                        rows_per_warp: mrf::group_only_stride(g),
+                        warp: warp.clone(),
+                        reg_id: src_reg[i as usize].clone(),
+                        group: Sig::new(format!("{event}_group"), k * gb).slice(i, gb),
+                        // Bins are bank groups: the row is not needed.
+                        row: Sig::unused(&format!("{event}_row{i}"), g.row_bits()),
+                    },
                 );
             }
             for bin in 0..gs {
@@ -181,7 +181,7 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
             );
         }
         b += "      end\n    end\n  endgenerate\n";
-        modules.push(reg_map);
+        modules.push(reg_map.module);
     }
     modules.push(Module {
         name: format!("{prefix}_warpboard"),

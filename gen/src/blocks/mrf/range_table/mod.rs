@@ -2,9 +2,12 @@
 //! parallel with arbitration (seed 004 §4), with the valid bit of each register and, per bank,
 //! the count of valid entries that drives power gating (§5.3).
 
+pub mod interface;
+
 use crate::bdi::Layout;
 use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, lit, reg, vector_wire};
+use crate::verilog::{Module, Port, Ports, Submodule, lit, reg, vector_wire};
+use interface::RangeTablePorts;
 
 /// Banks a register with range indicator `ri` occupies, as a thermometer: bank `c` unless its
 /// mode needs `c` banks or fewer (codes of no mode mean uncompressed: every bank).
@@ -18,8 +21,8 @@ pub fn occupancy(l: &Layout, ri: &str, c: u32) -> String {
     if fewer.is_empty() { "1'b1".into() } else { format!("~({})", fewer.join(" | ")) }
 }
 
-pub fn range_table(prefix: &str, g: &Geometry, l: &Layout) -> Module {
-    let (e, ab, rb, c) = (g.entries, g.row_bits(), l.ri_bits(), l.clusters);
+pub fn range_table(prefix: &str, g: &Geometry, l: &Layout) -> Submodule<RangeTablePorts<Port>> {
+    let (e, rb, c) = (g.entries, l.ri_bits(), l.clusters);
     let mut b = String::new();
     b += &format!("  reg  [{}:0] ri [0:{}];\n", rb - 1, e - 1);
     b += &reg("valid", e);
@@ -57,32 +60,16 @@ pub fn range_table(prefix: &str, g: &Geometry, l: &Layout) -> Module {
     for k in 0..c {
         b += &format!("  assign empty[{k}] = ~(|holds{k});\n");
     }
-    Module {
+    let ports = RangeTablePorts::new(g, l);
+    let module = Module {
         name: format!("{prefix}_range_table"),
         doc: vec![
             format!("Range indicators ({rb} bit) and valid bits of the {e} registers of one bank group, and"),
             format!("which of its {c} banks hold a valid entry. See docs/bdi.md."),
         ],
-        ports: vec![
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high: no register is valid"),
-            Port::input("rd_row", ab, "row read this cycle"),
-            Port::output("rd_ri", rb, "its range indicator"),
-            Port::output("rd_occ", c, "banks holding its chunks (none when it holds no value)").vector(),
-            Port::input("wr_row", ab, "row of the write port's register"),
-            Port::output("wr_compressed", 1, "that register holds a compressed value"),
-            Port::input("wr_en", 1, "write the register at wr_row"),
-            Port::input("wr_ri", rb, "its new range indicator"),
-            Port::output("wr_occ", c, "banks it occupies with that range indicator").vector(),
-            Port::input(
-                "free_rows",
-                e,
-                "rows whose register becomes invalid at this edge (a finished warp's), row r at bit r",
-            )
-            .vector(),
-            Port::output("empty", c, "bank c holds no valid entry").vector(),
-        ],
+        ports: ports.declared(),
         body: b,
         memory: None,
-    }
+    };
+    Submodule { module, ports }
 }

@@ -2,12 +2,15 @@
 //! by `model::blocks::mrf::Orf`: per warp, the ORF's and the LRF's entries of one warp register
 //! with a valid bit; three reads at issue, one write port, strand invalidation.
 
+pub mod interface;
+
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::orf::{LEVEL_LRF, LEVEL_ORF, OrfLayout};
-use crate::verilog::{Module, Port, lit, onehot_mux, packing, reg, slice, wire};
+use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, reg, slice, wire};
+use interface::OrfLrfPorts;
 
-pub fn orf(prefix: &str, g: &Geometry, o: &OrfLayout) -> Module {
-    let (w, wb, wr, eb, k) = (g.warps, g.warp_bits(), g.warp_reg_bits(), o.entry_bits(), SLOTS_PER_COLLECTOR);
+pub fn orf(prefix: &str, g: &Geometry, o: &OrfLayout) -> Submodule<OrfLrfPorts<Port>> {
+    let (w, wr, eb, k) = (g.warps, g.warp_reg_bits(), o.entry_bits(), SLOTS_PER_COLLECTOR);
     let levels = [("orf", LEVEL_ORF, o.entries), ("lrf", LEVEL_LRF, o.lrf_entries())];
     let arrays: Vec<(String, u64, u32)> =
         levels.iter().flat_map(|&(name, level, n)| (0..n).map(move |e| (format!("{name}{e}"), level, e))).collect();
@@ -65,29 +68,16 @@ pub fn orf(prefix: &str, g: &Geometry, o: &OrfLayout) -> Module {
         1 => "a unified LRF entry".to_string(),
         n => format!("a split LRF ({n} entries, one per operand slot)"),
     };
-    Module {
+    let ports = OrfLrfPorts::new(g, o);
+    let module = Module {
         name: format!("{prefix}_orf"),
         doc: vec![
             format!("Operand register file and last result file: per warp, {} ORF entries and {lrf},", o.entries),
             format!("each one warp register ({} lanes x 32 bits) with a valid bit. See docs/orf-lrf.md.", g.lanes),
         ],
-        ports: vec![
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high (invalidates every entry)"),
-            Port::input("rd_warp", wb, "warp of the issued instruction"),
-            Port::input("rd_level", 2 * k, &format!("level of each source (1 ORF, 2 LRF), {}", packing("source", 2))),
-            Port::input("rd_entry", eb * k, &format!("entry of each source, {}", packing("source", eb))),
-            Port::output("rd_data", k * wr, &format!("value of each source, {}", packing("source", wr))),
-            Port::input("inv_en", 1, "warp inv_warp starts a strand"),
-            Port::input("inv_warp", wb, "warp id"),
-            Port::input("wr_en", 1, "write an entry this cycle"),
-            Port::input("wr_level", 2, "1 ORF, 2 LRF"),
-            Port::input("wr_warp", wb, "warp id"),
-            Port::input("wr_entry", eb, "entry"),
-            Port::input("wr_mask", g.lanes, &packing("lane", 1)).vector(),
-            Port::input("wr_data", wr, &packing("lane", 32)),
-        ],
+        ports: ports.declared(),
         body: b,
         memory: None,
-    }
+    };
+    Submodule { module, ports }
 }

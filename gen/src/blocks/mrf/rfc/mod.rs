@@ -5,15 +5,20 @@
 //! whatever the RFC does not keep goes to the banks. Cycle rules: `model::blocks::mrf::Rfc` and
 //! docs/rfc.md.
 
+pub mod interface;
+
 use crate::config::schema::Replacement;
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::rfc::RfcLayout;
-use crate::verilog::{Module, Port, lit, onehot_index, onehot_mux, packing, reg, slice, vector_reg, vector_wire, wire};
+use crate::verilog::{
+    Module, Port, Ports, Submodule, lit, onehot_index, onehot_mux, reg, slice, vector_reg, vector_wire, wire,
+};
+use interface::CachePorts;
 
 /// With `banks_may_refuse` (a compressed MRF's write port behind it), the banks take its write
 /// only with `bank_wr_ready`; the eviction buffer and flush steps wait, and `evict_valid` tells
 /// the top which register must not be read from the banks yet.
-pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) -> Module {
+pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) -> Submodule<CachePorts<Port>> {
     let (a, e, k) = (r.slots, r.entries, SLOTS_PER_COLLECTOR);
     let n = a * e;
     let (wb, rb, sb, lanes, w) = (g.warp_bits(), g.reg_bits(), r.slot_bits(), g.lanes, g.warp_reg_bits());
@@ -281,7 +286,8 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) ->
 
     let repl = if lru { "LRU" } else { "FIFO" };
     let live = if r.liveness { ", liveness" } else { "" };
-    Module {
+    let ports = CachePorts::new(g, r, banks_may_refuse);
+    let module = Module {
         name: format!("{prefix}_rfc"),
         doc: vec![
             format!(
@@ -290,75 +296,11 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) ->
             "3 read ports (the issue stage's tag check), 1 write port, an eviction buffer and a flush engine".into(),
             "writing dirty live entries back through the MRF write port. See docs/rfc.md.".into(),
         ],
-        ports: [
-            vec![
-                Port::input("clk", 1, "clock"),
-                Port::input("rst", 1, "synchronous reset, active high: every slot free, nothing cached"),
-            ],
-            ports_read_side(r, wb, rb, w),
-            vec![
-                Port::input("wb_fire", 1, "a write-back is taken this cycle (wb_ready was high)"),
-                Port::input("wb_warp", wb, "its warp"),
-                Port::input("wb_reg", rb, "its register"),
-                Port::input("wb_mask", lanes, "its active lanes, lane i at bit i").vector(),
-                Port::input("wb_data", w, &format!("its value, {}", packing("lane", 32))),
-                Port::input("wb_long", 1, "a long-latency result: not allocated"),
-                Port::output("wb_ready", 1, "no eviction waits and no flush is under way"),
-                Port::output("bank_wr_en", 1, "write a warp register to the banks this cycle"),
-                Port::output("bank_wr_warp", wb, "its warp"),
-                Port::output("bank_wr_reg", rb, "its register"),
-                Port::output("bank_wr_mask", lanes, "its lanes, lane i at bit i").vector(),
-                Port::output("bank_wr_data", w, &format!("its value, {}", packing("lane", 32))),
-            ],
-            ports_spill_side(banks_may_refuse),
-            vec![
-                Port::input("act_valid", 1, "warp act_warp becomes active"),
-                Port::input("act_warp", wb, "warp id"),
-                Port::output("act_ready", 1, "a slot is free: an activation is taken"),
-                Port::input("flush_valid", 1, "flush the slot of warp flush_warp"),
-                Port::input("flush_warp", wb, "warp id"),
-                Port::output("flush_ready", 1, "no flush is under way: a flush request is taken"),
-                Port::input("rel_mask", g.warps, &format!("finished warps, {}", packing("warp", 1))).vector(),
-            ],
-        ]
-        .concat(),
+        ports: ports.declared(),
         body: b,
         memory: None,
-    }
-}
-
-/// Only when the banks may refuse a write: their readiness, and the eviction buffer's state.
-fn ports_spill_side(banks_may_refuse: bool) -> Vec<Port> {
-    if !banks_may_refuse {
-        return vec![];
-    }
-    vec![
-        Port::input("bank_wr_ready", 1, "the banks take bank_wr_* this cycle"),
-        Port::output("evicting", 1, "an evicted register waits in the eviction buffer (it is bank_wr_*)"),
-    ]
-}
-
-/// The tag check's ports: `rd_fire` only when an issue changes the RFC (LRU order, liveness),
-/// `rd_src_last` only with liveness.
-fn ports_read_side(r: &RfcLayout, wb: u32, rb: u32, w: u32) -> Vec<Port> {
-    let k = SLOTS_PER_COLLECTOR;
-    let mut v = Vec::new();
-    if r.liveness || r.replacement == Replacement::Lru {
-        v.push(Port::input("rd_fire", 1, "an instruction is issued this cycle (its reads take effect)"));
-    }
-    v.extend([
-        Port::input("rd_warp", wb, "its warp"),
-        Port::input("rd_src_valid", k, &format!("which sources exist, {}", packing("source", 1))).vector(),
-        Port::input("rd_src_reg", k * rb, &format!("their registers, {}", packing("source", rb))),
-    ]);
-    if r.liveness {
-        v.push(Port::input("rd_src_last", k, &format!("read for the last time, {}", packing("source", 1))).vector());
-    }
-    v.extend([
-        Port::output("rd_hit", k, &format!("the source is cached, {}", packing("source", 1))).vector(),
-        Port::output("rd_data", k * w, &format!("its value, {}", packing("source", w))),
-    ]);
-    v
+    };
+    Submodule { module, ports }
 }
 
 /// Frees slot `s`: no owner, no valid entry, replacement order reset.

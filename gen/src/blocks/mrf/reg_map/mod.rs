@@ -3,13 +3,19 @@
 //! With `G` a power of two and `R = k * G`, the map `(g, row) = ((r + w) mod G, (w*R + r) / G)`
 //! becomes `g = r[low] + w[low]` and `row = w * k + (r >> log2 G)`: no bit is computed and dropped.
 
-use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, Sig, lit, resize};
+pub mod interface;
 
-pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
-    if g.renamed {
-        return renamed_map(prefix, g);
-    }
+use crate::geometry::Geometry;
+use crate::verilog::{Module, Port, Ports, Sig, Submodule, lit, resize};
+use interface::RegMapPorts;
+
+pub fn reg_map(prefix: &str, g: &Geometry) -> Submodule<RegMapPorts<Port>> {
+    let ports = RegMapPorts::new(g);
+    let module = if g.renamed { renamed_map(prefix, g, &ports) } else { map(prefix, g, &ports) };
+    Submodule { module, ports }
+}
+
+fn map(prefix: &str, g: &Geometry, ports: &RegMapPorts<Port>) -> Module {
     let (wb, rb, gb, ab) = (g.warp_bits(), g.reg_bits(), g.group_bits(), g.row_bits());
     let shift = g.groups.trailing_zeros();
     let k = g.registers / g.groups;
@@ -43,25 +49,15 @@ pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
         Some(r) => format!("{warp_times_k} + {r}"),
         None => warp_times_k,
     };
-    let (stride, mut ports) = if g.register_limited {
-        ("rows_per_warp".to_string(), vec![Port::input("rows_per_warp", g.stride_bits(), &rows_per_warp_doc(g))])
-    } else {
-        (k.to_string(), vec![])
-    };
+    let stride = if g.register_limited { "rows_per_warp".to_string() } else { k.to_string() };
     body += &format!("  // warp * {stride} + reg / {}\n  assign row = {row};\n", g.groups);
-    ports.extend([
-        Port::input("warp", wb, "warp id"),
-        Port::input("reg_id", rb, "architectural register id"),
-        Port::output("group", gb, "bank group (bank within each cluster)"),
-        Port::output("row", ab, "bank row"),
-    ]);
     Module {
         name: format!("{prefix}_reg_map"),
         doc: vec![
             format!("Register-to-bank map: register r of warp w lives in bank group (r + w) mod {},", g.groups),
             format!("row w * {stride} + r / {}, in every cluster (SPEC section 0).", g.groups),
         ],
-        ports,
+        ports: ports.declared(),
         body,
         memory: None,
     }
@@ -69,8 +65,8 @@ pub fn reg_map(prefix: &str, g: &Geometry) -> Module {
 
 /// Renamed (SPEC section 0): physical register `p` lives in bank group `p mod G`, row `p / G`,
 /// whichever warp holds it. The warp port stays, unused, so every instance is wired alike.
-fn renamed_map(prefix: &str, g: &Geometry) -> Module {
-    let (wb, pb, gb, ab) = (g.warp_bits(), g.mrf_reg_bits(), g.group_bits(), g.row_bits());
+fn renamed_map(prefix: &str, g: &Geometry, ports: &RegMapPorts<Port>) -> Module {
+    let (pb, ab) = (g.mrf_reg_bits(), g.row_bits());
     let shift = g.groups.trailing_zeros();
     let mut body = String::from("  // The warp plays no part in a physical register's place.\n");
     body += "  wire unused_warp = ^warp;\n";
@@ -92,12 +88,7 @@ fn renamed_map(prefix: &str, g: &Geometry) -> Module {
             format!("Register-to-bank map, renamed: physical register p lives in bank group p mod {},", g.groups),
             format!("row p / {}, in every cluster (SPEC section 0); rows from {} on are TFET.", g.groups, g.tfet_row),
         ],
-        ports: vec![
-            Port::input("warp", wb, "warp id (unused: a physical register's place does not depend on it)"),
-            Port::input("reg_id", pb, "physical register id"),
-            Port::output("group", gb, "bank group (bank within each cluster)"),
-            Port::output("row", ab, "bank row"),
-        ],
+        ports: ports.declared(),
         body,
         memory: None,
     }
@@ -112,19 +103,9 @@ pub fn rows_per_warp_doc(g: &Geometry) -> String {
     )
 }
 
-/// An instance of `map` (a [`reg_map`]): `warp`/`reg_id` in, `group`/`row` out, and `stride` on
-/// its `rows_per_warp` port when the design is register-limited.
-pub fn map_instance(map: &Module, g: &Geometry, inst: &str, stride: &Sig, ends: [Sig; 4]) -> String {
-    let [warp, reg_id, group, row] = ends;
-    let mut conns = vec![("warp", warp), ("reg_id", reg_id), ("group", group), ("row", row)];
-    if g.register_limited {
-        conns.insert(0, ("rows_per_warp", stride.clone()));
-    }
-    map.instance(inst, &conns)
-}
-
-/// The stride a block that only wants a register's bank group gives its maps (the row, unused,
-/// does not depend on it being right): the most rows per warp.
-pub fn group_only_stride(g: &Geometry) -> Sig {
-    Sig::lit(g.stride_bits(), (g.registers / g.groups) as u64)
+/// What a block that only wants a register's bank group connects its maps' `rows_per_warp` to
+/// (the row, unused, does not depend on it being right): the most rows per warp, when the
+/// design is register-limited (else the maps have no such port).
+pub fn group_only_stride(g: &Geometry) -> Option<Sig> {
+    g.register_limited.then(|| Sig::lit(g.stride_bits(), (g.registers / g.groups) as u64))
 }

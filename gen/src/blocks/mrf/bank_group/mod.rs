@@ -3,10 +3,20 @@
 //! rows, a TFET read takes the read port for two cycles and the group says when each slot's data
 //! is on its read data.
 
-use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, Sig, onehot_mux, packing, slice, vector_reg, vector_wire, wire};
+pub mod interface;
 
-pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -> Module {
+use super::arbiter::interface::ArbiterPorts;
+use crate::blocks::sram::interface::SramPorts;
+use crate::geometry::Geometry;
+use crate::verilog::{Module, Port, Ports, Sig, Submodule, onehot_mux, slice, vector_reg, vector_wire, wire};
+use interface::BankGroupPorts;
+
+pub fn bank_group(
+    prefix: &str,
+    g: &Geometry,
+    sram: &Submodule<SramPorts<Port>>,
+    arbiter: &Submodule<ArbiterPorts<Port>>,
+) -> Submodule<BankGroupPorts<Port>> {
     let (s, ab, wr, ew, lpc) = (g.slots(), g.row_bits(), g.warp_reg_bits(), g.entry_bits(), g.lanes_per_cluster);
     let tfet = g.has_tfet();
     let mut body = String::new();
@@ -48,16 +58,16 @@ pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -
         body += &format!("  // Cluster {c}: lanes {}..{}.\n", c * lpc, (c + 1) * lpc - 1);
         body += &sram.instance(
             &format!("u_bank_c{c}"),
-            &[
-                ("clk", Sig::new("clk", 1)),
-                ("rd_en", Sig::new("grant_valid", 1)),
-                ("rd_addr", Sig::new("rd_row", ab)),
-                ("rd_data", Sig::new("rd_data", wr).slice(c, ew)),
-                ("wr_en", Sig::new(any, 1)),
-                ("wr_addr", Sig::new("wr_row", ab)),
-                ("wr_mask", mask),
-                ("wr_data", Sig::new("wr_data", wr).slice(c, ew)),
-            ],
+            &SramPorts {
+                clk: Sig::new("clk", 1),
+                rd_en: Sig::new("grant_valid", 1),
+                rd_addr: Sig::new("rd_row", ab),
+                rd_data: Sig::new("rd_data", wr).slice(c, ew),
+                wr_en: Sig::new(any, 1),
+                wr_addr: Sig::new("wr_row", ab),
+                wr_mask: mask,
+                wr_data: Sig::new("wr_data", wr).slice(c, ew),
+            },
         );
     }
     let mut doc = vec![
@@ -67,58 +77,36 @@ pub fn bank_group(prefix: &str, g: &Geometry, sram: &Module, arbiter: &Module) -
         ),
         format!("and a round-robin arbiter granting one of {s} operand slots per cycle."),
     ];
-    let mut ports = vec![
-        Port::input("clk", 1, "clock"),
-        Port::input("rst", 1, "synchronous reset, active high"),
-        Port::input("slot_req", s, "operand slots requesting a read of this group").vector(),
-        Port::input("slot_row", s * ab, &format!("row wanted by each slot, {}", packing("slot", ab))),
-        Port::output("slot_grant", s, "one-hot: slot whose read is issued this cycle").vector(),
-    ];
     if tfet {
         doc.push(format!(
             "Rows {} to {} are TFET: delivered two cycles after the grant, the next cycle granting nothing.",
             g.tfet_row,
             g.entries - 1
         ));
-        ports.push(
-            Port::output("deliver", s, "one-hot: slot whose register is on rd_data this cycle (captured now)")
-                .vector()
-                .reg(),
-        );
-        ports.push(Port::output(
-            "rd_data",
-            wr,
-            &format!("warp register of the latest grant (held until the next), {}", packing("cluster", ew)),
-        ));
-    } else {
-        ports.push(Port::output(
-            "rd_data",
-            wr,
-            &format!("warp register read in the previous cycle, {}", packing("cluster", ew)),
-        ));
     }
-    ports.extend([
-        Port::input("wr_en", 1, "write a warp register"),
-        Port::input("wr_row", ab, "row to write"),
-        Port::input("wr_mask", g.lanes, "per-lane write enable").vector(),
-        Port::input("wr_data", wr, "warp register to write, lane i at [32i+31:32i]"),
-    ]);
-    Module { name: format!("{prefix}_mrf_bank_group"), doc, ports, body, memory: None }
+    let ports = BankGroupPorts::new(g);
+    let module = Module { name: format!("{prefix}_mrf_bank_group"), doc, ports: ports.declared(), body, memory: None };
+    Submodule { module, ports }
 }
 
 /// The round-robin arbiter granting one of `slots` requests (`req`) to drive `slot_grant` and
 /// `grant_valid`, and the expression of the granted slot's row (from `slot_row`).
-pub(super) fn slot_arbiter(arbiter: &Module, req: &str, slots: u32, row_bits: u32) -> (String, String) {
+pub(super) fn slot_arbiter(
+    arbiter: &Submodule<ArbiterPorts<Port>>,
+    req: &str,
+    slots: u32,
+    row_bits: u32,
+) -> (String, String) {
     let instance = arbiter.instance(
         "u_arbiter",
-        &[
-            ("clk", Sig::new("clk", 1)),
-            ("rst", Sig::new("rst", 1)),
-            ("req", Sig::new(req, slots)),
-            ("advance", Sig::new("1'b1", 1)),
-            ("grant", Sig::new("slot_grant", slots)),
-            ("grant_valid", Sig::new("grant_valid", 1)),
-        ],
+        &ArbiterPorts {
+            clk: Sig::new("clk", 1),
+            rst: Sig::new("rst", 1),
+            req: Sig::new(req, slots),
+            advance: Sig::new("1'b1", 1),
+            grant: Sig::new("slot_grant", slots),
+            grant_valid: Sig::new("grant_valid", 1),
+        },
     );
     let terms: Vec<(String, String)> =
         (0..slots).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, row_bits))).collect();

@@ -4,8 +4,11 @@
 //! TFET row's slower read) and the bank group says when it is there (`slot_deliver`); otherwise
 //! it comes one cycle after the grant.
 
+pub mod interface;
+
 use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::verilog::{Module, Port, onehot_mux, packing, reg, slice};
+use crate::verilog::{Module, Port, Ports, Submodule, onehot_mux, reg, slice};
+use interface::CollectorPorts;
 
 /// With `prefilled`, sources found in a register file cache or read from the ORF/LRF arrive
 /// with the instruction (`alloc_hit`, `alloc_hit_data`) and are never requested from the banks.
@@ -17,8 +20,8 @@ pub fn operand_collector(
     delivered: bool,
     prefilled: bool,
     fill_entry_bits: Option<u32>,
-) -> Module {
-    let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
+) -> Submodule<CollectorPorts<Port>> {
+    let (gb, wr) = (g.group_bits(), g.warp_reg_bits());
     let n = SLOTS_PER_COLLECTOR;
     let mut body = String::new();
     body += &reg("pending", n);
@@ -88,72 +91,13 @@ pub fn operand_collector(
     } else {
         body += "\n  assign ready = busy & ~(|pending) & ~(|inflight);\n  assign slot_req = pending;\n";
     }
-    let mut ports = vec![
-        Port::input("clk", 1, "clock"),
-        Port::input("rst", 1, "synchronous reset, active high"),
-        Port::input("alloc", 1, "take the instruction on alloc_* this cycle (only while not busy)"),
-        Port::input("alloc_warp", wb, "warp id"),
-        Port::input("alloc_tag", tb, "opaque instruction tag"),
-        Port::input("alloc_src_valid", n, "which source operands exist").vector(),
-        Port::input("alloc_group", n * gb, &format!("bank group of each source, {}", packing("slot", gb))),
-        Port::input("alloc_row", n * ab, &format!("bank row of each source, {}", packing("slot", ab))),
-        Port::input("slot_grant", n, "bank read granted to the slot this cycle").vector(),
-    ];
-    if prefilled {
-        ports.extend([
-            Port::input("alloc_hit", n, &format!("sources found in the register file cache, {}", packing("slot", 1)))
-                .vector(),
-            Port::input("alloc_hit_data", n * wr, &format!("their values, {}", packing("slot", wr))),
-        ]);
-    }
-    if let Some(eb) = fill_entry_bits {
-        ports.extend([
-            Port::input(
-                "alloc_fill",
-                n,
-                &format!("sources whose bank read also fills an entry, {}", packing("slot", 1)),
-            )
-            .vector(),
-            Port::input("alloc_fill_level", 2 * n, &format!("level filled (1 ORF, 2 LRF), {}", packing("slot", 2))),
-            Port::input("alloc_fill_entry", eb * n, &format!("entry filled, {}", packing("slot", eb))),
-            Port::input("fill_grant", n, "the ORF/LRF write port takes the slot's fill this cycle").vector(),
-        ]);
-    }
-    if delivered {
-        ports.push(Port::input("slot_deliver", n, "the slot's register is on its group's read data").vector());
-    }
-    ports.extend([
-        Port::input(
-            "group_rd_data",
-            g.groups * wr,
-            &format!("read data of every bank group, {}", packing("group", wr)),
-        ),
-        Port::input("dispatch", 1, "the collected instruction leaves this cycle"),
-        Port::output("busy", 1, "holds an instruction").reg(),
-        Port::output("ready", 1, "busy and every operand collected"),
-        Port::output("warp", wb, "warp id of the held instruction").reg(),
-        Port::output("tag", tb, "tag of the held instruction").reg(),
-        Port::output("src_valid", n, "which source operands exist").vector().reg(),
-        Port::output("slot_req", n, "slot requests a bank read").vector(),
-        Port::output("slot_group", n * gb, "bank group each slot reads").reg(),
-        Port::output("slot_row", n * ab, "bank row each slot reads").reg(),
-    ]);
-    if let Some(eb) = fill_entry_bits {
-        ports.extend([
-            Port::output("fill_req", n, "slot's data has arrived and its fill is not written yet").vector(),
-            Port::output("fill_pending", 1, "holds an instruction with a fill not written yet"),
-            Port::output("fill_level", 2 * n, "level each slot fills").reg(),
-            Port::output("fill_entry", eb * n, "entry each slot fills").reg(),
-        ]);
-    }
-    for s in 0..n {
-        ports.push(Port::output(&format!("src{s}_data"), wr, &format!("collected source operand {s}")).reg());
-    }
-    Module {
+    let ports = CollectorPorts::new(g, delivered, prefilled, fill_entry_bits);
+    let module = Module {
         name: format!("{prefix}_operand_collector"),
         doc: vec![format!("Operand collector unit with {n} source-operand slots.")],
-        ports,
+        ports: ports.declared(),
         body,
         memory: None,
-    }
+    };
+    Submodule { module, ports }
 }

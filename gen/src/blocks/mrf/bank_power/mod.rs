@@ -2,11 +2,14 @@
 //! gated (at once, or after `gate_delay` idle cycles); a write that needs it wakes it, which
 //! takes `wakeup_cycles` cycles.
 
+pub mod interface;
+
 use crate::bdi::Layout;
 use crate::geometry::index_bits;
-use crate::verilog::{Module, Port, lit, reg, vector_wire};
+use crate::verilog::{Module, Port, Ports, Submodule, lit, reg, vector_wire};
+use interface::BankPowerPorts;
 
-pub fn bank_power(prefix: &str, l: &Layout) -> Module {
+pub fn bank_power(prefix: &str, l: &Layout) -> Submodule<BankPowerPorts<Port>> {
     let (c, w, d) = (l.clusters, l.wakeup_cycles, l.gate_delay);
     let (tb, ib) = (index_bits(w + 1), index_bits(d + 1));
     let mut b = String::new();
@@ -77,18 +80,13 @@ pub fn bank_power(prefix: &str, l: &Layout) -> Module {
     } else {
         format!("A bank is gated after {d} edges in a row where it holds no valid entry and no write needs it.")
     };
-    Module {
+    let ports = BankPowerPorts::new(l);
+    let module = Module {
         name: format!("{prefix}_bank_power"),
         doc: vec![format!("Power gating of the {c} banks of one bank group; wake-up takes {w} cycles."), when],
-        ports: vec![
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high: every bank gated"),
-            Port::input("empty", c, "bank c holds no valid entry").vector(),
-            Port::input("wake_req", c, "the write port's register needs bank c").vector(),
-            Port::output("usable", c, "bank c is powered and awake").vector(),
-            Port::output("gated", c, "bank c is power-gated (drives its sleep transistor)").vector(),
-        ],
+        ports: ports.declared(),
         body: b,
         memory: None,
-    }
+    };
+    Submodule { module, ports }
 }

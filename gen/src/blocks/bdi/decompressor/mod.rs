@@ -2,12 +2,15 @@
 //! `decompress_latency` cycles later, one register per cycle: every value is the base plus its
 //! sign-extended delta. Modelled by `model::blocks::bdi::Decompressor`; see docs/bdi.md.
 
+pub mod interface;
+
 use super::{Field, declare_stage, stage};
 use crate::bdi::Layout;
 use crate::geometry::LANE_BITS;
-use crate::verilog::{Module, Port, lit, onehot_mux, slice, vector_wire, wire};
+use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, slice, vector_wire, wire};
+use interface::DecompressorPorts;
 
-pub fn decompressor(prefix: &str, l: &Layout) -> Module {
+pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Port>> {
     let (w, n, k, rb) = (l.register_bits(), l.decompress_latency, l.modes.len() as u32, l.ri_bits());
     let mut b = String::new();
     b += &vector_wire("is", k);
@@ -81,7 +84,8 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Module {
     }
 
     let modes: Vec<String> = l.modes.iter().map(|m| format!("{} = <{}>", m.ri, m.mode.name())).collect();
-    Module {
+    let ports = DecompressorPorts::new(l);
+    let module = Module {
         name: format!("{prefix}_decompressor"),
         doc: vec![
             format!(
@@ -91,24 +95,9 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Module {
             ),
             format!("{n}-stage pipeline, one register per cycle. See docs/bdi.md."),
         ],
-        ports: vec![
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high"),
-            Port::input("in_valid", 1, "chunks enter this cycle"),
-            Port::input("in_ri", rb, "their range indicator"),
-            Port::input(
-                "in_chunks",
-                w,
-                &format!(
-                    "chunk c at [{0}c+{1}:{0}c]; only the chunks of the mode are used",
-                    l.chunk_bits,
-                    l.chunk_bits - 1
-                ),
-            ),
-            Port::output("out_valid", 1, &format!("the register leaves, {n} cycles after its chunks entered")).reg(),
-            Port::output("out_data", w, "the register, lane i at [32i+31:32i]").reg(),
-        ],
+        ports: ports.declared(),
         body: b,
         memory: None,
-    }
+    };
+    Submodule { module, ports }
 }

@@ -1,10 +1,13 @@
 //! Round-robin arbiter over `n` requesters (one-hot grant), as modelled by
 //! `model::blocks::arbiter::RoundRobin`.
 
-use crate::geometry::index_bits;
-use crate::verilog::{Module, Port, lit, reg, vector_wire, wire};
+pub mod interface;
 
-pub fn rr_arbiter(prefix: &str, n: u32) -> Module {
+use crate::geometry::index_bits;
+use crate::verilog::{Module, Port, Ports, Submodule, lit, reg, vector_wire, wire};
+use interface::ArbiterPorts;
+
+pub fn rr_arbiter(prefix: &str, n: u32) -> Submodule<ArbiterPorts<Port>> {
     let ib = index_bits(n);
     let mut body = String::new();
     body += &reg("ptr", ib);
@@ -42,21 +45,16 @@ pub fn rr_arbiter(prefix: &str, n: u32) -> Module {
     body += &format!("    if (rst) ptr <= {};\n", lit(ib, 0));
     body += "    else if (grant_valid) ptr <= advance ? next_idx : grant_idx;\n";
     body += "  end\n";
-    Module {
+    let ports = ArbiterPorts::new(n);
+    let module = Module {
         name: format!("{prefix}_rr_arbiter_{n}"),
         doc: vec![
             format!("Round-robin arbiter over {n} requesters with a one-hot grant."),
             "Priority starts at `ptr`; a taken grant moves `ptr` past the winner.".into(),
         ],
-        ports: vec![
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high"),
-            Port::input("req", n, "request per requester").vector(),
-            Port::input("advance", 1, "the grant is taken this cycle (else it is held next cycle)"),
-            Port::output("grant", n, "one-hot grant, zero when nothing requests").vector(),
-            Port::output("grant_valid", 1, "some requester is granted"),
-        ],
+        ports: ports.declared(),
         body,
         memory: None,
-    }
+    };
+    Submodule { module, ports }
 }

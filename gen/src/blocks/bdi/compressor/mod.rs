@@ -2,12 +2,15 @@
 //! count, bank-enable mask and chunks out `compress_latency` cycles later; one register per cycle.
 //! Modelled by `model::blocks::bdi::Compressor`; payload layout and timing in docs/bdi.md.
 
+pub mod interface;
+
 use super::{Field, declare_stage, declare_wires, stage};
 use crate::bdi::Layout;
 use crate::geometry::LANE_BITS;
-use crate::verilog::{Module, Port, lit, onehot_mux, slice, vector_wire, wire};
+use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, slice, vector_wire, wire};
+use interface::CompressorPorts;
 
-pub fn compressor(prefix: &str, l: &Layout) -> Module {
+pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> {
     let (w, c, n, k) = (l.register_bits(), l.clusters, l.compress_latency, l.modes.len() as u32);
     // Base sizes in use, with the bits and the count of their values.
     let bases: Vec<(u32, u32, u32)> = [4, 8]
@@ -150,7 +153,8 @@ pub fn compressor(prefix: &str, l: &Layout) -> Module {
     }
 
     let modes: Vec<String> = l.modes.iter().map(|m| format!("<{}> = {}", m.mode.name(), m.ri)).collect();
-    Module {
+    let ports = CompressorPorts::new(l);
+    let module = Module {
         name: format!("{prefix}_compressor"),
         doc: vec![
             format!(
@@ -163,25 +167,9 @@ pub fn compressor(prefix: &str, l: &Layout) -> Module {
                 c, l.chunk_bits
             ),
         ],
-        ports: vec![
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high"),
-            Port::input("en", 1, "advance the pipeline; while low every stage holds"),
-            Port::input("in_valid", 1, "a register enters (when en)"),
-            Port::input("in_bypass", 1, "store it uncompressed (a partial-mask write)"),
-            Port::input("in_data", w, "the register, lane i at [32i+31:32i]"),
-            Port::output("out_valid", 1, &format!("a register leaves, {n} advances after it entered")).reg(),
-            Port::output("out_ri", l.ri_bits(), "range indicator: the mode used, 0 = uncompressed").reg(),
-            Port::output("out_banks", l.banks_bits(), "chunks (banks) the register occupies").reg(),
-            Port::output("out_bank_en", c, "bank c holds chunk c: the low out_banks bits set").vector().reg(),
-            Port::output(
-                "out_chunks",
-                w,
-                &format!("chunk c at [{0}c+{1}:{0}c]; payload from bit 0, zero above", l.chunk_bits, l.chunk_bits - 1),
-            )
-            .reg(),
-        ],
+        ports: ports.declared(),
         body: b,
         memory: None,
-    }
+    };
+    Submodule { module, ports }
 }

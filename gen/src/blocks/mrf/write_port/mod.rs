@@ -4,9 +4,14 @@
 //! partial write whose register is compressed first has a dummy MOV decompress it (seed 004
 //! §5.2). Cycle rules: `model::blocks::mrf::Mrf` and docs/bdi.md.
 
+pub mod interface;
+
+use super::reg_map::interface::RegMapPorts;
 use crate::bdi::Layout;
+use crate::blocks::bdi::CompressorPorts;
 use crate::geometry::Geometry;
-use crate::verilog::{Module, Port, Sig, lit, onehot_mux, packing, reg, slice, vector_reg, vector_wire, wire};
+use crate::verilog::{Module, Port, Ports, Sig, Submodule, lit, onehot_mux, reg, slice, vector_reg, vector_wire, wire};
+use interface::WritePortPorts;
 
 /// With `report_pending`, the port also drives out where every register it holds goes (for a
 /// register file cache in front of it: those registers are not read from the banks yet).
@@ -14,10 +19,10 @@ pub fn write_port(
     prefix: &str,
     g: &Geometry,
     l: &Layout,
-    reg_map: &Module,
-    compressor: &Module,
+    reg_map: &Submodule<RegMapPorts<Port>>,
+    compressor: &Submodule<CompressorPorts<Port>>,
     report_pending: bool,
-) -> Module {
+) -> Submodule<WritePortPorts<Port>> {
     let (gb, ab, rb, c, n) = (g.group_bits(), g.row_bits(), l.ri_bits(), l.clusters, l.compress_latency);
     let (lanes, w, groups) = (g.lanes, g.warp_reg_bits(), g.groups);
     let mut b = String::new();
@@ -41,30 +46,33 @@ pub fn write_port(
 
     b += "\n  // A write enters the compressor; a partial mask keeps it uncompressed.\n";
     let v = |name: &str, width: u32| Sig::new(name, width);
-    b += &super::map_instance(
-        reg_map,
-        g,
+    b += &reg_map.instance(
         "u_map",
-        &v("rows_per_warp", g.stride_bits()),
-        [v("wb_warp", g.warp_bits()), v("wb_reg", g.reg_bits()), v("in_group", gb), v("in_row", ab)],
+        &RegMapPorts {
+            rows_per_warp: g.register_limited.then(|| v("rows_per_warp", g.stride_bits())),
+            warp: v("wb_warp", g.warp_bits()),
+            reg_id: v("wb_reg", g.reg_bits()),
+            group: v("in_group", gb),
+            row: v("in_row", ab),
+        },
     );
     b += "  assign in_partial = ~(&wb_mask);\n";
     b += &compressor.instance(
         "u_compressor",
-        &[
-            ("clk", v("clk", 1)),
-            ("rst", v("rst", 1)),
-            ("en", v("advance", 1)),
-            ("in_valid", v("wb_valid", 1)),
-            ("in_bypass", v("in_partial", 1)),
-            ("in_data", v("wb_data", w)),
-            ("out_valid", v("head_valid", 1)),
-            ("out_ri", v("head_ri", rb)),
+        &CompressorPorts {
+            clk: v("clk", 1),
+            rst: v("rst", 1),
+            en: v("advance", 1),
+            in_valid: v("wb_valid", 1),
+            in_bypass: v("in_partial", 1),
+            in_data: v("wb_data", w),
+            out_valid: v("head_valid", 1),
+            out_ri: v("head_ri", rb),
             // The MRF uses the equivalent bank-enable mask.
-            ("out_banks", v("unused_head_banks", l.banks_bits())),
-            ("out_bank_en", v("head_bank_en", c)),
-            ("out_chunks", v("head_chunks", w)),
-        ],
+            out_banks: Sig::unused("head_banks", l.banks_bits()),
+            out_bank_en: v("head_bank_en", c),
+            out_chunks: v("head_chunks", w),
+        },
     );
     b += &format!("\n  // Address and mask travel beside the compressor's {n} stages.\n");
     let side =
@@ -137,67 +145,17 @@ pub fn write_port(
     b += "  always @(posedge clk) begin\n    if (rst) mov_wait <= 1'b0;\n";
     b += "    else if (mov_rd) mov_wait <= 1'b1;\n    else if (mov_commit) mov_wait <= 1'b0;\n  end\n";
 
-    Module {
+    let ports = WritePortPorts::new(g, l, report_pending);
+    let module = Module {
         name: format!("{prefix}_mrf_write_port"),
         doc: vec![
             format!("Write-back port of the compressed MRF: a {n}-stage compressor, commit to the bank group"),
             "once its banks are awake, and the dummy MOV that decompresses a register before a".into(),
             "partial-mask write. See docs/bdi.md.".into(),
         ],
-        ports: [
-            Port::input("clk", 1, "clock"),
-            Port::input("rst", 1, "synchronous reset, active high"),
-            Port::input("wb_valid", 1, "a write-back is offered (held until wb_ready)"),
-            Port::output("wb_ready", 1, "the offer is taken this cycle"),
-            Port::input("wb_warp", g.warp_bits(), "warp id"),
-            Port::input("wb_reg", g.reg_bits(), "register id"),
-            Port::input("wb_mask", lanes, "per-lane write enable; not all lanes: a partial write").vector(),
-            Port::input("wb_data", w, "value, lane i at [32i+31:32i]"),
-            Port::output("head_group", gb, "bank group of the register waiting to commit"),
-            Port::output("head_row", ab, "its row"),
-            Port::output("head_commit", 1, "the head is stored at this edge"),
-            Port::input(
-                "group_compressed",
-                groups,
-                "per group (group j at bit j): the register at head_row is compressed",
-            )
-            .vector(),
-            Port::input(
-                "group_usable",
-                groups * c,
-                &format!("per group: its banks that are awake, {}", packing("group", c)),
-            ),
-            Port::input("group_mov_done", groups, "per group: the dummy MOV's read leaves the decompressor").vector(),
-            Port::input(
-                "group_rd_data",
-                groups * w,
-                &format!("per group: decompressed read data, {}", packing("group", w)),
-            ),
-            Port::output("wake_req", c, "banks of head_group the head needs awake").vector(),
-            Port::output("mov_rd", 1, "dummy MOV: read head_row in head_group this cycle"),
-            Port::output("wr_en", 1, "write head_row in head_group this cycle"),
-            Port::output("wr_ri", rb, "its range indicator"),
-            Port::output("wr_mask", lanes, "per-lane write enable").vector(),
-            Port::output("wr_data", w, "chunks (uncompressed: lanes) to write"),
-        ]
-        .into_iter()
-        .chain(
-            g.register_limited
-                .then(|| Port::input("rows_per_warp", g.stride_bits(), &super::reg_map::rows_per_warp_doc(g))),
-        )
-        .chain(report_pending.then(|| pending_ports(n, gb, ab)).into_iter().flatten())
-        .collect(),
+        ports: ports.declared(),
         body: b,
         memory: None,
-    }
-}
-
-/// The registers in the port, stage 0 (just taken) to stage `n - 1` (the head).
-fn pending_ports(n: u32, gb: u32, ab: u32) -> Vec<Port> {
-    vec![
-        Port::output("pend_valid", n, &format!("the stage holds a register (0: just taken), {}", packing("stage", 1)))
-            .vector(),
-        Port::output("pend_group", n * gb, &format!("its bank group, {}", packing("stage", gb))),
-        Port::output("pend_row", n * ab, &format!("its row, {}", packing("stage", ab))),
-    ]
+    };
+    Submodule { module, ports }
 }
