@@ -13,8 +13,8 @@ use rfgen_cosim::blocks::bdi::{
 };
 use rfgen_cosim::lockstep::Mismatch;
 use rfgen_cosim::random::{self, RunOptions};
-use rfgen_gen::bdi::{Layout, MODES, Mode};
 use rfgen_gen::config::Checked;
+use rfgen_gen::layout::bdi::{Layout, MODES, Mode};
 use rfgen_model::blocks::bdi::{Codec, CodecIn};
 use rfgen_model::blocks::bdi::{Packed, compress, decompress, fits};
 
@@ -33,7 +33,7 @@ fn codec_run<I: CodecInputs>(
 }
 
 fn layout(checked: &Checked) -> Layout {
-    rfgen_gen::bdi::Layout::new(&checked.geometry, &checked.config.compression).unwrap()
+    rfgen_gen::layout::bdi::Layout::new(&checked.geometry, &checked.config.compression).unwrap()
 }
 
 /// The default geometry with the given compression settings.

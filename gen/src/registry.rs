@@ -3,8 +3,8 @@
 //! glue, random stimulus and the block's place in the SM to the same [`Block`]
 //! (`rfgen_cosim::blocks`).
 
+use crate::config::{Checked, ConfigError};
 use crate::emit::{self, Design, SramKind};
-use crate::{Checked, ConfigError};
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -161,12 +161,12 @@ pub fn slice(expr: &str, index: u32, width: u32) -> String {
     }
 }
 
-/// The binary index of the set bit of the one-hot `n`-bit vector `v` (`crate::geometry::index_bits(n)` bits).
+/// The binary index of the set bit of the one-hot `n`-bit vector `v` (`crate::layout::geometry::index_bits(n)` bits).
 pub fn onehot_index(v: &str, n: u32) -> String {
     if n == 1 {
         return "1'b0".into();
     }
-    let bits: Vec<String> = (0..crate::geometry::index_bits(n))
+    let bits: Vec<String> = (0..crate::layout::geometry::index_bits(n))
         .rev()
         .map(|bit| {
             let mask: String = (0..n).rev().map(|i| if (i >> bit) & 1 == 1 { '1' } else { '0' }).collect();

@@ -160,11 +160,11 @@ fn area(work: &std::path::Path, plots: &mut Vec<Plot>) -> Result<Group> {
     )?);
     // Seed 003 §4.1.2.3: the rename table and free lists against the register file, by bits.
     let paper = config::preset("tfet-hybrid").expect("presets are valid");
-    let l = rfgen_gen::rename::RenameLayout::new(&paper.geometry, &paper.config.rename);
+    let l = rfgen_gen::layout::rename::RenameLayout::new(&paper.geometry, &paper.config.rename);
     let g = &paper.geometry;
     let ids = u64::from(l.phys_bits());
     let table_and_lists = u64::from(l.warps * l.registers) * ids + u64::from(l.phys) * ids;
-    let counters = u64::from(l.warps * rfgen_gen::rename::COUNTER_BITS);
+    let counters = u64::from(l.warps * rfgen_gen::layout::rename::COUNTER_BITS);
     let mrf = u64::from(g.physical_registers()) * u64::from(g.warp_reg_bits());
     let share = |bits: u64| format!("{:.2} % of the MRF's bits", 100.0 * bits as f64 / mrf as f64);
     let claims = vec![

@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::Checked;
 use rfgen_gen::blocks::rename::interface::RenamePorts;
-use rfgen_gen::rename::RenameLayout;
+use rfgen_gen::layout::rename::RenameLayout;
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::{Rename, RenameBlock, RenameIn, RenameOut};

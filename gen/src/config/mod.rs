@@ -1,20 +1,17 @@
 //! Configuration: TOML text → typed [`Config`] (serde) → validated [`Checked`] config.
 
-pub mod error;
-pub mod schema;
 mod validate;
 
-pub use error::ConfigError;
-pub use schema::*;
+pub use crate::schema::*;
 
-use crate::bdi::Layout;
-use crate::geometry::Geometry;
-use crate::orf::OrfLayout;
-use crate::rfc::RfcLayout;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::Geometry;
+use crate::layout::orf::OrfLayout;
+use crate::layout::rfc::RfcLayout;
 use sha2::{Digest, Sha256};
 
 /// Preset configurations, shipped as `configs/<name>.toml`. Each file holds only what differs
-/// from the defaults in [`schema`].
+/// from the defaults in [`crate::schema`].
 pub const PRESETS: &[(&str, &str)] = &[
     ("baseline", include_str!("../../../configs/baseline.toml")),
     ("isca15-bdi", include_str!("../../../configs/isca15-bdi.toml")),

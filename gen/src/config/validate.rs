@@ -3,12 +3,11 @@
 //! mistake yields exactly one message.
 
 use super::Checked;
-use super::error::ConfigError;
-use super::schema::*;
-use crate::bdi::{Layout, MODES, Mode};
-use crate::geometry::{Geometry, index_bits};
-use crate::orf::OrfLayout;
-use crate::rfc::RfcLayout;
+use crate::layout::bdi::{Layout, MODES, Mode};
+use crate::layout::geometry::{Geometry, index_bits};
+use crate::layout::orf::OrfLayout;
+use crate::layout::rfc::RfcLayout;
+use crate::schema::*;
 
 /// Checks one rule; `allowed` says what values would be accepted.
 fn require(
@@ -127,6 +126,24 @@ fn powers_of_two(lo: u32, hi: u32) -> String {
 }
 
 pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
+    check_name_and_geometry(&cfg)?;
+    check_parts(&cfg)?;
+    check_timing_and_energy(&cfg)?;
+    check_combinations(&cfg)?;
+    let mut geometry = Geometry::new(&cfg.sm, &cfg.mrf);
+    if cfg.rename.enabled {
+        geometry = geometry.renamed(cfg.rename.cmos_rows);
+    }
+    let compression = if cfg.compression.enabled { Some(Layout::new(&geometry, &cfg.compression)?) } else { None };
+    let rfc = cfg.rfc.enabled.then(|| RfcLayout::new(&geometry, &cfg.rfc, &cfg.scheduler));
+    let orf = cfg.orf.enabled.then(|| OrfLayout::new(&cfg.orf));
+    let warnings = ignored_fields(&cfg);
+    Ok(Checked { config: cfg, geometry, compression, rfc, orf, warnings })
+}
+
+/// The name, the SM and the MRF: each field's range, and what the register-to-bank mapping
+/// and the operand collectors' tags need.
+fn check_name_and_geometry(cfg: &Config) -> Result<(), ConfigError> {
     let name_ok = !cfg.name.is_empty()
         && cfg.name.len() <= 32
         && cfg.name.starts_with(|c: char| c.is_ascii_lowercase())
@@ -190,7 +207,14 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         ),
         format!("{tag_bits_needed} to 32"),
     )?;
+    Ok(())
+}
 
+/// The optional parts' own sections: scheduler, compression, renaming and the rest.
+fn check_parts(cfg: &Config) -> Result<(), ConfigError> {
+    let (sm, mrf) = (&cfg.sm, &cfg.mrf);
+    // A whole number: `check_name_and_geometry` ran first.
+    let groups = mrf.banks / sm.clusters;
     if cfg.scheduler.policy == SchedulerPolicy::TwoLevel {
         range_to("scheduler.active_warps", cfg.scheduler.active_warps, Some(sm.warps))?;
     }
@@ -230,7 +254,11 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     }
     range("rename.ref_acc", r.ref_acc)?;
     range("rename.thr_acc", r.thr_acc)?;
+    Ok(())
+}
 
+/// Latencies, throughputs, memory timing and the energy tables.
+fn check_timing_and_energy(cfg: &Config) -> Result<(), ConfigError> {
     let (l, t, m) = (&cfg.latency, &cfg.throughput, &cfg.memory);
     for (path, v) in [
         ("latency.alu", l.alu),
@@ -292,7 +320,11 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     for (path, v) in scalars.into_iter().map(|(p, v)| (p.to_string(), v)).chain(tables) {
         require(v.is_finite() && v >= 0.0, &path, show_float(v), "must be a finite number", "0 or more")?;
     }
+    Ok(())
+}
 
+/// Parts that cannot go together, and why.
+fn check_combinations(cfg: &Config) -> Result<(), ConfigError> {
     // Blocks whose RTL does not exist yet: refuse rather than silently ignore.
     // The ORF/LRF sits beside the uncompressed MRF's collectors: a register may skip the MRF,
     // which neither a register file cache nor the compressor's write port expects.
@@ -334,16 +366,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
         "TRWS needs a scheduler that sees every warp",
         "false, or scheduler.policy = \"lrr\" or \"gto\"",
     )?;
-
-    let mut geometry = Geometry::new(&cfg.sm, &cfg.mrf);
-    if cfg.rename.enabled {
-        geometry = geometry.renamed(cfg.rename.cmos_rows);
-    }
-    let compression = if cfg.compression.enabled { Some(Layout::new(&geometry, &cfg.compression)?) } else { None };
-    let rfc = cfg.rfc.enabled.then(|| RfcLayout::new(&geometry, &cfg.rfc, &cfg.scheduler));
-    let orf = cfg.orf.enabled.then(|| OrfLayout::new(&cfg.orf));
-    let warnings = ignored_fields(&cfg);
-    Ok(Checked { config: cfg, geometry, compression, rfc, orf, warnings })
+    Ok(())
 }
 
 /// Fields set away from their default in a section that is switched off, so they have no effect.

@@ -1,6 +1,6 @@
 //! Golden model of BDI register compression (seed 004 §4–5): the compressor, the decompressor
 //! and the codec that chains them (generated `<prefix>_compressor`, `<prefix>_decompressor`,
-//! `<prefix>_bdi_codec`). The mode table is `rfgen_gen::bdi`; `docs/bdi.md` shows the same
+//! `<prefix>_bdi_codec`). The mode table is `rfgen_gen::layout::bdi`; `docs/bdi.md` shows the same
 //! rules with a bit layout and a timing diagram.
 //!
 //! # Compression
@@ -35,7 +35,7 @@
 //! mean something only while `valid` is set. Reset clears the valid bits only.
 
 use crate::block::Block;
-use rfgen_gen::bdi::{Layout, Mode, ModeLayout};
+use rfgen_gen::layout::bdi::{Layout, Mode, ModeLayout};
 
 /// What the compressor produces for one register.
 #[derive(Clone, Debug, PartialEq, Eq)]

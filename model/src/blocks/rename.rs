@@ -38,8 +38,8 @@
 //! counter at 0; the table keeps its contents.
 
 use crate::block::Block;
-use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
-use rfgen_gen::rename::{COUNTER_MAX, RenameLayout};
+use rfgen_gen::layout::geometry::SLOTS_PER_COLLECTOR;
+use rfgen_gen::layout::rename::{COUNTER_MAX, RenameLayout};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
 

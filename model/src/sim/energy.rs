@@ -129,7 +129,7 @@ pub struct Hybrid {
 pub const HYBRID_TERMS: [&str; 5] =
     ["CMOS bank accesses", "TFET bank accesses", "128-bit wires", "CMOS leakage", "TFET leakage"];
 
-pub fn hybrid(s: &SimStats, e: &EnergyTable, g: &rfgen_gen::geometry::Geometry) -> Hybrid {
+pub fn hybrid(s: &SimStats, e: &EnergyTable, g: &rfgen_gen::layout::geometry::Geometry) -> Hybrid {
     let m = &s.mrf;
     let clusters = f64::from(g.clusters);
     // TFET warp-register reads touch every cluster's bank; writes, on average, as many as all.

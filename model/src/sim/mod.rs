@@ -104,7 +104,7 @@ fn rename_report(
         paper_slowdown: paper.1,
     };
     let rc = &checked.config.rename;
-    let max = rfgen_gen::rename::COUNTER_MAX;
+    let max = rfgen_gen::layout::rename::COUNTER_MAX;
     let mut designs = vec![
         design("all-CMOS", "rename.enabled = false".into(), (cmos.clone(), reference.clone()), (None, None)),
         design(

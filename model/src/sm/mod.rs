@@ -21,6 +21,7 @@
 
 pub mod cache_control;
 pub mod gpu;
+pub mod orf_control;
 pub mod rename_control;
 pub mod stats;
 pub mod units;
@@ -29,12 +30,11 @@ use crate::blocks::issue::{Issue, IssueBlock, IssueIn, Next, NextFields};
 use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
 use crate::blocks::rename::{Rename, RenameBlock};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
-use crate::kernel::alloc::{self, Costs, Level, Placement};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use cache_control::CacheControl;
+use orf_control::OrfControl;
 use rename_control::{Issued, RenameControl};
 use rfgen_gen::Checked;
-use rfgen_gen::orf::{LEVEL_LRF, LEVEL_MRF, LEVEL_ORF};
 pub use stats::SimStats;
 use stats::{Occupancy, OperandMismatch, ValueLife};
 use std::cell::{Cell, Ref, RefCell};
@@ -168,15 +168,11 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Ren
     /// Compressed MRF: write-backs taken by the write port and not yet committed, oldest first.
     uncommitted: VecDeque<usize>,
     /// Compressed MRF: banks per range indicator, for the statistics.
-    bdi: Option<rfgen_gen::bdi::Layout>,
+    bdi: Option<rfgen_gen::layout::bdi::Layout>,
     /// Register file cache: its activations, flushes and releases.
     cache: Option<CacheControl>,
-    /// ORF/LRF: the compiler's placement of every instruction's operands, and the warps whose
-    /// strand started at a control instruction (the next instruction they send to the MRF
-    /// carries the strand start).
-    place: Option<Vec<Placement>>,
-    orf_entries: Option<u32>,
-    strand_due: u64,
+    /// ORF/LRF: the compiler's placement of every instruction's operands, and the strands.
+    orf: Option<OrfControl>,
     /// The rename stage and what the SM tells it; TRWS on.
     rename: Option<RenameControl<R>>,
     trws: bool,
@@ -188,6 +184,15 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Ren
 }
 
 use stats::MISMATCH_EXAMPLES_KEPT as MISMATCH_EXAMPLES;
+
+/// The MRF's readiness this cycle, as the issue stage and the cache protocol see it.
+#[derive(Clone, Copy)]
+struct Ready {
+    issue: bool,
+    activate: bool,
+    flush: bool,
+    fill_busy: u64,
+}
 
 /// Whether kernel `k` fits the SM of `c` (registers per thread, warps per block, rows for a
 /// block); [`SimError::DoesNotFit`] names what does not. Cheap: builds nothing.
@@ -355,12 +360,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
             cache: c.rfc.as_ref().map(|_| CacheControl::default()),
-            place: c.orf.as_ref().map(|o| {
-                let costs = Costs::new(&c.config.energy, o.entries);
-                alloc::allocate(k, o.entries, o.lrf, &costs)
-            }),
-            orf_entries: c.orf.as_ref().map(|o| o.entries),
-            strand_due: 0,
+            orf: OrfControl::new(c, k),
             rename: rename.map(RenameControl::new),
             trws: c.config.rename.trws,
             collecting: Vec::new(),
@@ -571,15 +571,32 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
 
     pub fn step(&mut self) -> Result<(), SimError> {
         let now = self.cycle;
+        // What the MRF shows this cycle (its state before the edge); dispatch reads the operands.
         let out = self.mrf.outputs();
+        let (wb_commit, wb_ready, disp_valid) = (out.wb_commit, out.wb_ready, out.disp_valid);
+        let ready =
+            Ready { issue: out.issue_ready, activate: out.act_ready, flush: out.flush_ready, fill_busy: out.fill_busy };
+        self.write_back(now, wb_commit, wb_ready);
+        self.inp.disp_ready = false;
+        if disp_valid {
+            self.dispatch(now);
+        }
+        self.issue_slot(ready)?;
+        self.clock_mrf(now, ready);
+        self.complete();
+        self.cycle += 1;
+        self.stats.cycles = self.cycle;
+        Ok(())
+    }
 
-        // 1. Write-back. A compressed MRF's write port may refuse (`wb_ready`) and commits later:
-        // the scoreboard is released when the write commits, in the order writes were taken. A
-        // register file cache in front of it releases at once: it holds the value or, on its way
-        // to the banks, the MRF holds the register's reads until stored.
+    /// Write-back. A compressed MRF's write port may refuse (`wb_ready`) and commits later:
+    /// the scoreboard is released when the write commits, in the order writes were taken. A
+    /// register file cache in front of it releases at once: it holds the value or, on its way
+    /// to the banks, the MRF holds the register's reads until stored.
+    fn write_back(&mut self, now: u64, wb_commit: bool, wb_ready: bool) {
         self.inp.wb_valid = false;
         self.completed.clear();
-        if out.wb_commit {
+        if wb_commit {
             self.completed.extend(self.uncommitted.pop_front());
         }
         self.units.due(now, &mut self.due);
@@ -587,7 +604,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             while let Some(id) = self.units.head(q, now) {
                 let f = &self.flights[id];
                 if let Some(dst) = self.k.code[f.pc as usize].dst {
-                    if self.inp.wb_valid || !out.wb_ready {
+                    if self.inp.wb_valid || !wb_ready {
                         break; // the write port is taken or busy this cycle
                     }
                     self.inp.wb_valid = true;
@@ -596,10 +613,8 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                     self.inp.wb_mask = f.mask;
                     self.inp.wb_data.copy_from_slice(f.vals.dst());
                     self.inp.wb_long = self.k.code[f.pc as usize].op.is_long_latency();
-                    if let Some(place) = &self.place {
-                        let p = &place[f.pc as usize];
-                        self.inp.wb_mrf = p.dst_mrf;
-                        (self.inp.wb_upper, self.inp.wb_entry) = encode(p.dst_upper.unwrap_or_default());
+                    if let Some(o) = &self.orf {
+                        o.drive_write_back(f.pc as usize, &mut self.inp);
                     }
                     expose_readers(self.k, &self.flights, &self.collecting, &mut self.war_exposed, id, dst);
                     self.units.pop(q);
@@ -622,68 +637,71 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                 self.completed.push(id);
             }
         }
+    }
 
-        // 2. Dispatch, checking every delivered operand against the functional value.
-        self.inp.disp_ready = false;
-        if out.disp_valid {
-            let id = self.tags[out.disp_tag as usize];
-            let f = &self.flights[id];
-            let ins = &self.k.code[f.pc as usize];
-            let unit = ins.op.unit();
-            if self.units.can_accept(unit, now) {
-                self.inp.disp_ready = true;
-                for (s, src) in ins.srcs.iter().enumerate() {
-                    if !matches!(src, Src::Reg(_)) {
-                        continue;
+    /// Dispatch of the instruction the MRF offers, checking every delivered operand against the
+    /// functional value.
+    fn dispatch(&mut self, now: u64) {
+        let out = self.mrf.outputs();
+        let id = self.tags[out.disp_tag as usize];
+        let f = &self.flights[id];
+        let ins = &self.k.code[f.pc as usize];
+        let unit = ins.op.unit();
+        if self.units.can_accept(unit, now) {
+            self.inp.disp_ready = true;
+            for (s, src) in ins.srcs.iter().enumerate() {
+                if !matches!(src, Src::Reg(_)) {
+                    continue;
+                }
+                let (got, want) = (out.disp_src_data[s], f.vals.src(s));
+                let defined = f.mask & f.vals.src_defined[s];
+                self.stats.undefined_reads += (f.mask & !defined).count_ones() as u64;
+                if let Some(lane) = (0..self.lanes).find(|&l| defined >> l & 1 == 1 && got[l] != want[l]) {
+                    self.stats.operand_mismatches += 1;
+                    let war = self.war_exposed.iter().find(|e| e.0 == id && e.1 == s);
+                    let war_writer_line = war.map(|e| self.k.pos[e.2 as usize].line);
+                    self.stats.war_hazards += war.is_some() as u64;
+                    if self.stats.mismatch_examples.len() < MISMATCH_EXAMPLES {
+                        self.stats.mismatch_examples.push(OperandMismatch {
+                            cycle: now,
+                            warp: f.slot as u32,
+                            line: self.k.pos[f.pc as usize].line,
+                            operand: s as u32,
+                            lane: lane as u32,
+                            expected: want[lane],
+                            actual: got[lane],
+                            war_writer_line,
+                        });
                     }
-                    let (got, want) = (out.disp_src_data[s], f.vals.src(s));
-                    let defined = f.mask & f.vals.src_defined[s];
-                    self.stats.undefined_reads += (f.mask & !defined).count_ones() as u64;
-                    if let Some(lane) = (0..self.lanes).find(|&l| defined >> l & 1 == 1 && got[l] != want[l]) {
-                        self.stats.operand_mismatches += 1;
-                        let war = self.war_exposed.iter().find(|e| e.0 == id && e.1 == s);
-                        let war_writer_line = war.map(|e| self.k.pos[e.2 as usize].line);
-                        self.stats.war_hazards += war.is_some() as u64;
-                        if self.stats.mismatch_examples.len() < MISMATCH_EXAMPLES {
-                            self.stats.mismatch_examples.push(OperandMismatch {
-                                cycle: now,
-                                warp: f.slot as u32,
-                                line: self.k.pos[f.pc as usize].line,
-                                operand: s as u32,
-                                lane: lane as u32,
-                                expected: want[lane],
-                                actual: got[lane],
-                                war_writer_line,
-                            });
-                        }
-                    }
-                }
-                let completes = ins.dst.is_some() || ins.pdst.is_some();
-                self.units.accept(unit, now, f.segments, completes, id, &self.shared.dram_free);
-                if let Some(at) = self.collecting.iter().position(|&c| c == id) {
-                    self.collecting.swap_remove(at);
-                }
-                if !self.war_exposed.is_empty() {
-                    self.war_exposed.retain(|e| e.0 != id);
-                }
-                (self.issue_in.lv_valid, self.issue_in.lv_warp) = (true, f.slot as u32);
-                (self.issue_in.lv_src_valid, self.issue_in.lv_src_reg) = sources(ins);
-                self.free_tags.push(out.disp_tag);
-                if !completes {
-                    self.completed.push(id);
                 }
             }
+            let completes = ins.dst.is_some() || ins.pdst.is_some();
+            self.units.accept(unit, now, f.segments, completes, id, &self.shared.dram_free);
+            if let Some(at) = self.collecting.iter().position(|&c| c == id) {
+                self.collecting.swap_remove(at);
+            }
+            if !self.war_exposed.is_empty() {
+                self.war_exposed.retain(|e| e.0 != id);
+            }
+            (self.issue_in.lv_valid, self.issue_in.lv_warp) = (true, f.slot as u32);
+            (self.issue_in.lv_src_valid, self.issue_in.lv_src_reg) = sources(ins);
+            self.free_tags.push(out.disp_tag);
+            if !completes {
+                self.completed.push(id);
+            }
         }
+    }
 
-        // 3. Issue.
-        let (issue_ready, act_ready, flush_ready) = (out.issue_ready, out.act_ready, out.flush_ready);
+    /// Issue: the issue stage decides on this cycle's inputs; a grant issues, and a cycle without
+    /// one is counted by its cause.
+    fn issue_slot(&mut self, ready: Ready) -> Result<(), SimError> {
         self.inp.issue_valid = false;
-        self.issue_in.collector_ready = issue_ready;
+        self.issue_in.collector_ready = ready.issue;
         self.issue_in.hold = self.cache.as_ref().map_or(0, CacheControl::flushing);
         // A warp with an ORF/LRF fill on its way issues nothing, so every later read or write of
         // the entry comes after the fill.
         let no_register = self.rename.as_ref().filter(|r| r.full()).map_or(0, |_| self.next_writers());
-        self.issue_in.stall = out.fill_busy | no_register;
+        self.issue_in.stall = ready.fill_busy | no_register;
         // TRWS: warps MEM_RA predicts to stall on memory issue first.
         self.issue_in.first = self.rename.as_ref().filter(|_| self.trws).map_or(0, RenameControl::tfet_hint);
         let before: Vec<u32> = self.issue.outputs().scheduler.active.to_vec();
@@ -713,10 +731,13 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             None if self.two_level && self.resident & !candidates != 0 => st.descheduled += 1,
             None => st.no_warp += 1,
         }
+        Ok(())
+    }
 
-        // 4. The MRF's clock edge, with this cycle's register-file-cache events.
+    /// The MRF's clock edge, with this cycle's register-file-cache events.
+    fn clock_mrf(&mut self, now: u64, ready: Ready) {
         if let Some(c) = &mut self.cache {
-            c.drive(act_ready, flush_ready, &mut self.inp);
+            c.drive(ready.activate, ready.flush, &mut self.inp);
         }
         // A compressed MRF invalidates one finished warp's registers per edge.
         let freed = self.freeing.pop_front();
@@ -733,9 +754,11 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             let (flights, collecting) = (&self.flights, &self.collecting);
             r.tick(now, |p| collecting.iter().any(|&c| flights[c].src_phys.contains(&Some(p))));
         }
+    }
 
-        // 5. Completions, finished warps and blocks; the issue stage's edge (this cycle's issue,
-        // leave, commits and launches); then the next instructions of the warps that changed.
+    /// Completions, finished warps and blocks; the issue stage's edge (this cycle's issue,
+    /// leave, commits and launches); then the next instructions of the warps that changed.
+    fn complete(&mut self) {
         for &id in &self.completed {
             let f = &self.flights[id];
             let ins = &self.k.code[f.pc as usize];
@@ -761,9 +784,6 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         self.issue_in.clear_events();
         self.issue_in.changed = 0;
         self.refresh_dirty();
-        self.cycle += 1;
-        self.stats.cycles = self.cycle;
-        Ok(())
     }
 
     fn issue(&mut self, w: usize) -> Result<(), SimError> {
@@ -820,7 +840,9 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
 
         self.dirty |= 1 << w; // its next instruction
         if unit == Unit::Control {
-            self.strand_due |= (self.k.notes[e.pc as usize].strand_start as u64) << w;
+            if let Some(o) = &mut self.orf {
+                o.control(w, self.k.notes[e.pc as usize].strand_start);
+            }
             self.free_flights.push(id);
             if ins.op == Op::Bar {
                 s.at_barrier = true;
@@ -863,17 +885,8 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                 inp.issue_src_reg = renamed.src.map(|p| p.unwrap_or(0));
             }
             inp.issue_src_last = self.k.notes[e.pc as usize].last_read;
-            if let Some(place) = &self.place {
-                let p = &place[e.pc as usize];
-                for k in 0..3 {
-                    let (level, entry) = encode(p.src[k]);
-                    let (fill, fill_entry) = encode(p.fill[k].unwrap_or_default());
-                    inp.issue_src_level[k] = level;
-                    inp.issue_src_fill[k] = fill;
-                    inp.issue_src_entry[k] = if level != 0 { entry } else { fill_entry };
-                }
-                inp.issue_strand = self.strand_due >> w & 1 == 1 || self.k.notes[e.pc as usize].strand_start;
-                self.strand_due &= !(1 << w);
+            if let Some(o) = &mut self.orf {
+                o.drive_issue(w, e.pc as usize, self.k.notes[e.pc as usize].strand_start, inp);
             }
             s.inflight += 1;
         }
@@ -976,20 +989,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             }
         });
         self.stats.rename = self.rename.as_ref().map(|r| r.traffic(m.tfet_reads, m.tfet_writes));
-        self.stats.orf = self.orf_entries.map(|entries| {
-            let o = &m.orf;
-            stats::OrfTraffic {
-                entries,
-                lanes: self.lanes as u32,
-                orf_reads: o.orf_reads,
-                lrf_reads: o.lrf_reads,
-                orf_writes: o.orf_writes,
-                lrf_writes: o.lrf_writes,
-                fills: o.fills,
-                mrf_writes_skipped: o.mrf_writes_skipped,
-                fill_waits: o.fill_waits,
-            }
-        });
+        self.stats.orf = self.orf.as_ref().map(|o| o.traffic(self.lanes as u32, &m.orf));
     }
 }
 
@@ -1017,13 +1017,4 @@ fn sources(ins: &crate::kernel::Instr) -> ([bool; 3], [u32; 3]) {
         (valid[k], reg[k]) = (true, r as u32);
     }
     (valid, reg)
-}
-
-/// A level as the MRF's ports carry it: (level code, entry).
-fn encode(l: Level) -> (u8, u32) {
-    match l {
-        Level::Mrf => (LEVEL_MRF as u8, 0),
-        Level::Orf(e) => (LEVEL_ORF as u8, e.into()),
-        Level::Lrf(e) => (LEVEL_LRF as u8, e.into()),
-    }
 }

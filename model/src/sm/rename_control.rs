@@ -21,8 +21,8 @@
 use super::stats::RenameTraffic;
 use crate::blocks::rename::{Rename, RenameBlock, RenameIn};
 use rfgen_gen::Checked;
-use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
-use rfgen_gen::rename::RenameLayout;
+use rfgen_gen::layout::geometry::SLOTS_PER_COLLECTOR;
+use rfgen_gen::layout::rename::RenameLayout;
 use std::collections::VecDeque;
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;

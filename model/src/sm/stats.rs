@@ -347,7 +347,7 @@ pub struct CompressionStats {
 }
 
 impl CompressionStats {
-    pub fn new(m: &crate::blocks::mrf::MrfStats, layout: &rfgen_gen::bdi::Layout, clusters: u32) -> Self {
+    pub fn new(m: &crate::blocks::mrf::MrfStats, layout: &rfgen_gen::layout::bdi::Layout, clusters: u32) -> Self {
         let n = m.full_writes_by_ri.len() as u32;
         CompressionStats {
             clusters,

@@ -14,8 +14,8 @@ use anyhow::Result;
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::Checked;
-use rfgen_gen::bdi::{Layout, MODES};
 use rfgen_gen::blocks::bdi::interface::CodecPorts;
+use rfgen_gen::layout::bdi::{Layout, MODES};
 use rfgen_model::blocks::bdi::{Codec, CodecIn, CodecOut};
 use std::collections::VecDeque;
 

@@ -9,7 +9,7 @@ use crate::blocks::bdi::Pattern;
 use crate::glue::Stimulus;
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rfgen_gen::orf::OrfLayout;
+use rfgen_gen::layout::orf::OrfLayout;
 use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::mrf::{MrfIn, MrfOut, lane_mask};

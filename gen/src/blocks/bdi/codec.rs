@@ -4,7 +4,7 @@
 
 use super::interface::CodecPorts;
 use super::{CompressorPorts, DecompressorPorts};
-use crate::bdi::Layout;
+use crate::layout::bdi::Layout;
 use crate::verilog::{Module, Port, Sig, Submodule};
 
 pub fn codec(

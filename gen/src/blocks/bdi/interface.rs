@@ -1,7 +1,7 @@
 //! The ports of the BDI codec top (`<prefix>_bdi_codec`), declared once for the generator, the
 //! golden model's `CodecIn`/`CodecOut` and the cosim glue (see `blocks::mrf::interface`).
 
-use crate::bdi::Layout;
+use crate::layout::bdi::Layout;
 use crate::verilog::{Port, packing};
 
 /// Every port of the codec, in declaration order.

@@ -1,5 +1,5 @@
 //! BDI register compression (seed 004): the compressor, the decompressor, and a codec top that
-//! chains them for cosimulation and synthesis. The mode table is `crate::bdi`.
+//! chains them for cosimulation and synthesis. The mode table is `crate::layout::bdi`.
 
 mod codec;
 mod compressor;
@@ -9,7 +9,7 @@ pub mod interface;
 pub use compressor::{compressor, interface::CompressorPorts};
 pub use decompressor::{decompressor, interface::DecompressorPorts};
 
-use crate::bdi::Layout;
+use crate::layout::bdi::Layout;
 use crate::verilog::{Module, reg, vector_reg, vector_wire, wire};
 
 /// The codec design's modules, leaves first: compressor, decompressor, `<prefix>_bdi_codec`.

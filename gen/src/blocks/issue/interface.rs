@@ -6,7 +6,7 @@
 use super::Shape;
 use crate::blocks::scoreboard::PREDICATES;
 use crate::config::SchedulerPolicy;
-use crate::geometry::SLOTS_PER_COLLECTOR;
+use crate::layout::geometry::SLOTS_PER_COLLECTOR;
 use crate::verilog::{Port, packing};
 
 /// Every port of the issue stage, in declaration order.

@@ -11,7 +11,7 @@ use super::scheduler::{self, interface::SchedulerPorts};
 use super::scoreboard::{self, interface::ScoreboardPorts};
 use super::warpboard::{self, interface::BloomPorts, interface::WarpboardPorts};
 use crate::config::{Config, SchedulerPolicy};
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Module, Port, Sig, Submodule, lit, resize, vector_wire, wire};
 use interface::IssuePorts;
 

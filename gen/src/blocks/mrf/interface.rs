@@ -3,10 +3,10 @@
 //! port, and the cosim glue binds each field to its place in the Verilated model with
 //! [`MrfPorts::map`]. A port renamed here is renamed everywhere, or the code does not compile.
 
-use crate::bdi::Layout;
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::orf::OrfLayout;
-use crate::rfc::RfcLayout;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::layout::orf::OrfLayout;
+use crate::layout::rfc::RfcLayout;
 use crate::verilog::{Port, packing};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;

@@ -17,13 +17,13 @@ mod write_port;
 pub use reg_map::interface::RegMapPorts;
 pub use reg_map::{group_only_stride, reg_map};
 
-use crate::bdi::Layout;
 use crate::blocks::bdi::{compressor, decompressor};
 use crate::blocks::sram::SramKind;
 use crate::blocks::sram::sram;
-use crate::geometry::Geometry;
-use crate::orf::OrfLayout;
-use crate::rfc::RfcLayout;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::Geometry;
+use crate::layout::orf::OrfLayout;
+use crate::layout::rfc::RfcLayout;
 use crate::verilog::Module;
 use interface::MrfPorts;
 use top::WritePath;

@@ -15,9 +15,9 @@ use super::orf::interface::OrfLrfPorts;
 use super::reg_map::interface::RegMapPorts;
 use super::rfc::interface::CachePorts;
 use super::write_port::interface::{PendingPorts, WritePortPorts};
-use crate::bdi::Layout;
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::orf::OrfLayout;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::layout::orf::OrfLayout;
 use crate::verilog::{Module, Port, Sig, Submodule, lit, onehot_mux, resize, slice, vector_wire, wire};
 
 /// How write-backs reach the banks.
@@ -91,113 +91,17 @@ impl BankWrite {
 
 pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> Module {
     let (n, s, k) = (g.collectors, g.slots(), SLOTS_PER_COLLECTOR);
-    let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
+    let (gb, ab) = (g.group_bits(), g.row_bits());
     let p = ports.map(Port::sig);
     let v = |name: &str, width: u32| Sig::new(name, width);
-    let compressed = matches!(parts.write, WritePath::Compressed { .. });
     let cached = parts.rfc.is_some();
-    // TFET rows: the bank groups say when a slot's data is on their read data.
-    let tfet = g.has_tfet();
-    let delivered = compressed || tfet;
     // A register file cache in front of the compressor: registers on their way to the banks
     // (eviction buffer, write port) are not read from them until stored.
     let pend = match parts.write {
         WritePath::Compressed { layout, .. } if cached => layout.compress_latency,
         _ => 0,
     };
-    let mut b = String::new();
-    let mut wires = vec![
-        ("cu_busy", n),
-        ("cu_ready", n),
-        ("cu_alloc", n),
-        ("cu_dispatch", n),
-        ("free", n),
-        ("alloc_first", n),
-        ("disp_grant", n),
-        ("slot_req", s),
-        ("slot_grant", s),
-        ("slot_group", s * gb),
-        ("slot_row", s * ab),
-        ("issue_group", k * gb),
-        ("issue_row", k * ab),
-    ];
-    wires.extend(parts.write.wires(g));
-    if cached {
-        wires.extend([
-            ("rd_hit", k),
-            ("rd_data", k * wr),
-            ("rfc_wr_warp", wb),
-            ("rfc_wr_reg", g.reg_bits()),
-            ("rfc_wr_mask", g.lanes),
-            ("rfc_wr_data", wr),
-        ]);
-    }
-    if let Some(upper) = parts.orf {
-        let eb = upper.layout.entry_bits();
-        wires.extend([
-            ("orf_hit", k),
-            ("orf_fill", k),
-            ("orf_rd_data", k * wr),
-            ("slot_fill_req", s),
-            ("fill_grant", s),
-            ("slot_fill_level", 2 * s),
-            ("slot_fill_entry", s * eb),
-            ("cu_fill_pending", n),
-            ("upper_wr_level", 2),
-            ("upper_wr_warp", wb),
-            ("upper_wr_entry", eb),
-            ("upper_wr_mask", g.lanes),
-            ("upper_wr_data", wr),
-        ]);
-    }
-    if pend > 0 {
-        wires.extend([("pend_valid", pend), ("pend_group", pend * gb), ("pend_row", pend * ab), ("slot_hold", s)]);
-    }
-    for (name, w) in wires {
-        b += &vector_wire(name, w);
-    }
-    if compressed {
-        b += &wire("mov_rd", 1);
-        b += &wire("wr_en", 1);
-    }
-    if tfet {
-        b += &wire("wb_take", 1);
-        b += &crate::verilog::reg("wb_tfet_busy", 1);
-    }
-    if parts.orf.is_some() {
-        for name in ["fill_valid", "wb_upper_used", "upper_wr_en"] {
-            b += &wire(name, 1);
-        }
-    }
-    if let Some(rfc) = parts.rfc {
-        if rfc.ports.rd_fire.is_some() {
-            b += &wire("rd_fire", 1);
-        }
-        b += &wire("wb_fire", 1);
-        b += &wire("rfc_wr_en", 1);
-    }
-    if pend > 0 {
-        for (name, width) in
-            [("evicting", 1), ("evict_group", gb), ("evict_row", ab), ("banks_ready", 1), ("rfc_wb_ready", 1)]
-        {
-            b += &wire(name, width);
-        }
-    }
-    for grp in 0..g.groups {
-        b += &wire(&format!("group{grp}_req"), s);
-        b += &wire(&format!("group{grp}_grant"), s);
-        if delivered {
-            b += &wire(&format!("group{grp}_deliver"), s);
-        }
-    }
-    for c in 0..n {
-        b += &wire(&format!("cu{c}_warp"), wb);
-        b += &wire(&format!("cu{c}_tag"), tb);
-        b += &wire(&format!("cu{c}_src_valid"), k);
-        for o in 0..k {
-            b += &wire(&format!("cu{c}_src{o}_data"), wr);
-        }
-    }
+    let mut b = nets(g, &parts, pend);
 
     b += match (&parts.write, cached) {
         (WritePath::Direct { .. }, false) => {
@@ -257,9 +161,133 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
     }
     b += &parts.write.groups(g, &p, &bank_write, pend);
 
+    b += &collectors(g, &p, &parts);
+
+    b += &dispatch(g, &p, &parts);
+
+    Module {
+        name: format!("{prefix}_mrf"),
+        doc: doc(g, &parts, cached),
+        ports: ports.list().into_iter().cloned().collect(),
+        body: b,
+        memory: None,
+    }
+}
+
+/// The top's nets: collectors, crossbar, write path and the optional parts' wires.
+fn nets(g: &Geometry, parts: &Parts, pend: u32) -> String {
+    let (n, s, k) = (g.collectors, g.slots(), SLOTS_PER_COLLECTOR);
+    let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
+    let (compressed, cached) = (matches!(parts.write, WritePath::Compressed { .. }), parts.rfc.is_some());
+    // TFET rows: the bank groups say when a slot's data is on their read data.
+    let delivered = compressed || g.has_tfet();
+    let mut b = String::new();
+    let mut wires = vec![
+        ("cu_busy", n),
+        ("cu_ready", n),
+        ("cu_alloc", n),
+        ("cu_dispatch", n),
+        ("free", n),
+        ("alloc_first", n),
+        ("disp_grant", n),
+        ("slot_req", s),
+        ("slot_grant", s),
+        ("slot_group", s * gb),
+        ("slot_row", s * ab),
+        ("issue_group", k * gb),
+        ("issue_row", k * ab),
+    ];
+    wires.extend(parts.write.wires(g));
+    if cached {
+        wires.extend([
+            ("rd_hit", k),
+            ("rd_data", k * wr),
+            ("rfc_wr_warp", wb),
+            ("rfc_wr_reg", g.reg_bits()),
+            ("rfc_wr_mask", g.lanes),
+            ("rfc_wr_data", wr),
+        ]);
+    }
+    if let Some(upper) = parts.orf {
+        let eb = upper.layout.entry_bits();
+        wires.extend([
+            ("orf_hit", k),
+            ("orf_fill", k),
+            ("orf_rd_data", k * wr),
+            ("slot_fill_req", s),
+            ("fill_grant", s),
+            ("slot_fill_level", 2 * s),
+            ("slot_fill_entry", s * eb),
+            ("cu_fill_pending", n),
+            ("upper_wr_level", 2),
+            ("upper_wr_warp", wb),
+            ("upper_wr_entry", eb),
+            ("upper_wr_mask", g.lanes),
+            ("upper_wr_data", wr),
+        ]);
+    }
+    if pend > 0 {
+        wires.extend([("pend_valid", pend), ("pend_group", pend * gb), ("pend_row", pend * ab), ("slot_hold", s)]);
+    }
+    for (name, w) in wires {
+        b += &vector_wire(name, w);
+    }
+    if compressed {
+        b += &wire("mov_rd", 1);
+        b += &wire("wr_en", 1);
+    }
+    if g.has_tfet() {
+        b += &wire("wb_take", 1);
+        b += &crate::verilog::reg("wb_tfet_busy", 1);
+    }
+    if parts.orf.is_some() {
+        for name in ["fill_valid", "wb_upper_used", "upper_wr_en"] {
+            b += &wire(name, 1);
+        }
+    }
+    if let Some(rfc) = parts.rfc {
+        if rfc.ports.rd_fire.is_some() {
+            b += &wire("rd_fire", 1);
+        }
+        b += &wire("wb_fire", 1);
+        b += &wire("rfc_wr_en", 1);
+    }
+    if pend > 0 {
+        for (name, width) in
+            [("evicting", 1), ("evict_group", gb), ("evict_row", ab), ("banks_ready", 1), ("rfc_wb_ready", 1)]
+        {
+            b += &wire(name, width);
+        }
+    }
+    for grp in 0..g.groups {
+        b += &wire(&format!("group{grp}_req"), s);
+        b += &wire(&format!("group{grp}_grant"), s);
+        if delivered {
+            b += &wire(&format!("group{grp}_deliver"), s);
+        }
+    }
+    for c in 0..n {
+        b += &wire(&format!("cu{c}_warp"), wb);
+        b += &wire(&format!("cu{c}_tag"), tb);
+        b += &wire(&format!("cu{c}_src_valid"), k);
+        for o in 0..k {
+            b += &wire(&format!("cu{c}_src{o}_data"), wr);
+        }
+    }
+    b
+}
+
+/// One operand collector per unit: a cache hands over the sources it holds, an ORF/LRF those
+/// read from it, and fills.
+fn collectors(g: &Geometry, p: &MrfPorts<Sig>, parts: &Parts) -> String {
+    let (n, s, k) = (g.collectors, g.slots(), SLOTS_PER_COLLECTOR);
+    let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
+    let v = |name: &str, width: u32| Sig::new(name, width);
+    let cached = parts.rfc.is_some();
+    let delivered = matches!(parts.write, WritePath::Compressed { .. }) || g.has_tfet();
+    let mut b = String::new();
     b += "\n";
     for c in 0..n {
-        // A cache hands over the sources it holds; an ORF/LRF those read from it, and fills.
         let (hit, hit_data) = if cached { ("rd_hit", "rd_data") } else { ("orf_hit", "orf_rd_data") };
         let prefilled = cached || p.orf.is_some();
         let fills = parts.orf.map(|upper| upper.layout.entry_bits());
@@ -299,6 +327,15 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         b += &parts.collector.instance(&format!("u_collector{c}"), &conns);
     }
 
+    b
+}
+
+/// Dispatch: round-robin among complete collectors; an unaccepted offer is held.
+fn dispatch(g: &Geometry, p: &MrfPorts<Sig>, parts: &Parts) -> String {
+    let (n, k) = (g.collectors, SLOTS_PER_COLLECTOR);
+    let (wb, tb, wr) = (g.warp_bits(), g.tag_bits, g.warp_reg_bits());
+    let v = |name: &str, width: u32| Sig::new(name, width);
+    let mut b = String::new();
     b += "\n  // Dispatch: round-robin among complete collectors; an unaccepted offer is held.\n";
     match parts.dispatch_arbiter {
         Some(arbiter) => {
@@ -329,6 +366,12 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         b += &mux(&format!("src{o}_data"), wr);
     }
 
+    b
+}
+
+/// The module's header comment.
+fn doc(g: &Geometry, parts: &Parts, cached: bool) -> Vec<String> {
+    let (n, k) = (g.collectors, SLOTS_PER_COLLECTOR);
     let mut doc = vec![
         format!(
             "Banked main register file: {} warps x {} registers x {} lanes in {} clusters x {} banks x {} rows,",
@@ -336,7 +379,7 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         ),
         format!("{n} operand collector units x {k} slots, per-bank round-robin read arbitration, 1R1W banks."),
     ];
-    if tfet {
+    if g.has_tfet() {
         doc.extend([
             format!(
                 "Renamed: physical registers (group p mod {}, row p / {}); rows {} to {} of every bank are TFET:",
@@ -350,13 +393,7 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         ]);
     }
     doc.extend(parts.write.doc(cached));
-    Module {
-        name: format!("{prefix}_mrf"),
-        doc,
-        ports: ports.list().into_iter().cloned().collect(),
-        body: b,
-        memory: None,
-    }
+    doc
 }
 
 impl WritePath<'_> {

@@ -1,8 +1,8 @@
 //! The ports of the rename stage (`<prefix>_rename`), declared once for the generator, the
 //! golden model's `RenameIn`/`RenameOut` and the cosim glue.
 
-use crate::geometry::SLOTS_PER_COLLECTOR;
-use crate::rename::{COUNTER_BITS, RenameLayout};
+use crate::layout::geometry::SLOTS_PER_COLLECTOR;
+use crate::layout::rename::{COUNTER_BITS, RenameLayout};
 use crate::verilog::{Port, packing};
 
 /// Every port of the rename stage, in declaration order.
@@ -35,8 +35,8 @@ pub struct RenamePorts<P> {
 impl RenamePorts<Port> {
     pub fn new(l: &RenameLayout) -> Self {
         let (k, pb) = (SLOTS_PER_COLLECTOR, l.phys_bits());
-        let wb = crate::geometry::index_bits(l.warps);
-        let rb = crate::geometry::index_bits(l.registers);
+        let wb = crate::layout::geometry::index_bits(l.warps);
+        let rb = crate::layout::geometry::index_bits(l.registers);
         RenamePorts {
             clk: Port::input("clk", 1, "clock"),
             rst: Port::input("rst", 1, "synchronous reset, active high: every register free, no counter running"),

@@ -5,8 +5,8 @@
 mod free_list;
 pub mod interface;
 
-use crate::geometry::{SLOTS_PER_COLLECTOR, index_bits};
-use crate::rename::{COUNTER_BITS, RenameLayout};
+use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
+use crate::layout::rename::{COUNTER_BITS, RenameLayout};
 use crate::verilog::{Module, Port, Sig, Submodule, lit, onehot_mux, reg, resize, slice, vector_wire, wire};
 use free_list::{FreeListPorts, free_list};
 use interface::RenamePorts;

@@ -7,7 +7,7 @@
 pub mod interface;
 
 use crate::config::{Config, SchedulerPolicy};
-use crate::geometry::{Geometry, index_bits};
+use crate::layout::geometry::{Geometry, index_bits};
 use crate::verilog::{Module, lit, onehot_index, reg, vector_reg, vector_wire, wire};
 use interface::SchedulerPorts;
 

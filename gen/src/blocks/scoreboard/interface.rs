@@ -2,7 +2,7 @@
 //! golden model's `ScoreboardIn`/`ScoreboardOut` and the cosim glue.
 
 use super::PREDICATES;
-use crate::geometry::Geometry;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Port, Ports};
 
 /// Every port of the scoreboard, in declaration order.

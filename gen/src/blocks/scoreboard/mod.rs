@@ -5,7 +5,7 @@
 
 pub mod interface;
 
-use crate::geometry::Geometry;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Module, Port, lit, vector_wire};
 use interface::ScoreboardPorts;
 

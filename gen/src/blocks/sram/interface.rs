@@ -2,7 +2,7 @@
 //! generator and every instance of it.
 
 use super::SramKind;
-use crate::geometry::{LANE_BITS, index_bits};
+use crate::layout::geometry::{LANE_BITS, index_bits};
 use crate::verilog::{Port, Ports};
 
 /// Every port of the memory leaf, in declaration order.

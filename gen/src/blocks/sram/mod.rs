@@ -4,7 +4,7 @@
 
 pub mod interface;
 
-use crate::geometry::LANE_BITS;
+use crate::layout::geometry::LANE_BITS;
 use crate::templates::render;
 use crate::verilog::{Memory, Module, Port, Ports, Submodule};
 use interface::SramPorts;

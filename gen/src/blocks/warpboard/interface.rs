@@ -3,7 +3,7 @@
 //! the policy: the flag policies keep one bit per warp, the bloomboards a counter per bin.
 
 use super::Shape;
-use crate::geometry::SLOTS_PER_COLLECTOR;
+use crate::layout::geometry::SLOTS_PER_COLLECTOR;
 use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the warpboard, in declaration order.

@@ -9,7 +9,7 @@ pub mod interface;
 
 use crate::blocks::mrf::{self, RegMapPorts};
 use crate::config::WarPolicy;
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::verilog::{Module, Port, Sig, lit, resize, slice, vector_wire, wire};
 use interface::WarpboardPorts;
 

@@ -2,7 +2,7 @@
 //! instruction, requests each source operand from its bank group, keeps the data, and is ready
 //! for dispatch when every source has arrived.
 
-use rfgen_gen::geometry::SLOTS_PER_COLLECTOR;
+use rfgen_gen::layout::geometry::SLOTS_PER_COLLECTOR;
 
 pub const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
 

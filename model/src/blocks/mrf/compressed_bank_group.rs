@@ -8,7 +8,7 @@ use super::lane_mask;
 use super::range_table::RangeTable;
 use crate::blocks::arbiter::RoundRobin;
 use crate::blocks::bdi::decompress;
-use rfgen_gen::bdi::Layout;
+use rfgen_gen::layout::bdi::Layout;
 
 #[derive(Clone, Debug)]
 pub struct CompressedBankGroup {

@@ -189,9 +189,9 @@ use crate::blocks::arbiter::RoundRobin;
 use crate::blocks::bdi::choose;
 use collector::SLOTS;
 use rfgen_gen::Checked;
-use rfgen_gen::bdi::Layout;
-use rfgen_gen::geometry::Geometry;
-use rfgen_gen::orf::OrfLayout;
+use rfgen_gen::layout::bdi::Layout;
+use rfgen_gen::layout::geometry::Geometry;
+use rfgen_gen::layout::orf::OrfLayout;
 
 /// Bank groups per cluster are at most 32 (validated).
 const MAX_GROUPS: usize = 32;
@@ -435,7 +435,7 @@ impl Mrf {
     }
 
     /// The register file cache's shape, when there is one.
-    pub fn rfc_layout(&self) -> Option<&rfgen_gen::rfc::RfcLayout> {
+    pub fn rfc_layout(&self) -> Option<&rfgen_gen::layout::rfc::RfcLayout> {
         self.rfc().map(Rfc::layout)
     }
 

@@ -5,7 +5,7 @@
 //! entry reads as zero, so a read the compiler did not allocate — a value across a strand
 //! boundary — is visible as a wrong value, never as a stale right one.
 
-use rfgen_gen::orf::{LEVEL_LRF, LEVEL_ORF, OrfLayout};
+use rfgen_gen::layout::orf::{LEVEL_LRF, LEVEL_ORF, OrfLayout};
 
 /// One level's entries, `[warp * per + entry]`.
 #[derive(Clone, Debug)]

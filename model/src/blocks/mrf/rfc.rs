@@ -7,7 +7,7 @@
 
 use super::lane_mask;
 use rfgen_gen::config::Replacement;
-use rfgen_gen::rfc::RfcLayout;
+use rfgen_gen::layout::rfc::RfcLayout;
 
 /// A warp register on its way to the banks this cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

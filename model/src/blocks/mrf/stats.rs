@@ -1,6 +1,6 @@
 //! What the MRF counts as it runs: the statistics behind `rfgen sim`'s energy and its reports.
 
-use rfgen_gen::orf::LEVEL_LRF;
+use rfgen_gen::layout::orf::LEVEL_LRF;
 
 /// Event counts since construction.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

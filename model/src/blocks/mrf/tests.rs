@@ -188,7 +188,7 @@ mod rfc_tests {
     /// The ORF/LRF timing example of docs/orf-lrf.md, cycle by cycle (warp 0 throughout).
     #[test]
     fn documented_orf_timing() {
-        use rfgen_gen::orf::{LEVEL_MRF, LEVEL_ORF};
+        use rfgen_gen::layout::orf::{LEVEL_LRF, LEVEL_MRF, LEVEL_ORF};
         let checked = rfgen_gen::config::parse("[orf]\nenabled = true\nentries = 3\nlrf = \"split\"\n").unwrap();
         let g = checked.geometry.clone();
         let mut m = Mrf::for_config(&checked);

@@ -6,7 +6,7 @@
 use super::compressed_bank_group::CompressedBankGroup;
 use super::low_bits;
 use crate::blocks::bdi::{Compressor, Packed};
-use rfgen_gen::bdi::Layout;
+use rfgen_gen::layout::bdi::Layout;
 
 /// Address and mask of a write, travelling beside the compressor.
 #[derive(Clone, Copy, Debug, Default)]

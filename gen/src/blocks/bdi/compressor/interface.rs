@@ -1,7 +1,7 @@
 //! The ports of the BDI compressor (`<prefix>_compressor`), declared once for its generator and
 //! its instances (the codec top, the compressed MRF's write port).
 
-use crate::bdi::Layout;
+use crate::layout::bdi::Layout;
 use crate::verilog::{Port, Ports};
 
 /// Every port of the compressor, in declaration order.

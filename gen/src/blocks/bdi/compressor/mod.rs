@@ -5,8 +5,8 @@
 pub mod interface;
 
 use super::{Field, declare_stage, declare_wires, stage};
-use crate::bdi::Layout;
-use crate::geometry::LANE_BITS;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::LANE_BITS;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, slice, vector_wire, wire};
 use interface::CompressorPorts;
 

@@ -1,7 +1,7 @@
 //! The ports of the BDI decompressor (`<prefix>_decompressor`), declared once for its generator
 //! and its instances (the codec top, every compressed MRF bank group).
 
-use crate::bdi::Layout;
+use crate::layout::bdi::Layout;
 use crate::verilog::{Port, Ports};
 
 /// Every port of the decompressor, in declaration order.

@@ -5,8 +5,8 @@
 pub mod interface;
 
 use super::{Field, declare_stage, stage};
-use crate::bdi::Layout;
-use crate::geometry::LANE_BITS;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::LANE_BITS;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, slice, vector_wire, wire};
 use interface::DecompressorPorts;
 
@@ -26,7 +26,7 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
     let mut results = vec![("raw".to_string(), "in_chunks".to_string())];
     for base in [4, 8].into_iter().filter(|&base| l.has_base(base)) {
         let (bits, values, lo) = (8 * base, l.lanes * LANE_BITS / (8 * base), l.max_delta_bits(base));
-        let of_base: Vec<(usize, &crate::bdi::ModeLayout)> =
+        let of_base: Vec<(usize, &crate::layout::bdi::ModeLayout)> =
             l.modes.iter().enumerate().filter(|(_, m)| m.mode.base == base).collect();
         let any = format!("any{base}");
         b += &format!(

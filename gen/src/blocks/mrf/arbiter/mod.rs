@@ -3,7 +3,7 @@
 
 pub mod interface;
 
-use crate::geometry::index_bits;
+use crate::layout::geometry::index_bits;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, reg, vector_wire, wire};
 use interface::ArbiterPorts;
 

@@ -1,7 +1,7 @@
 //! The ports of an MRF bank group (`<prefix>_mrf_bank_group`, direct write path), declared once
 //! for its generator and the MRF top's instances of it.
 
-use crate::geometry::Geometry;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the bank group, in declaration order.

@@ -7,7 +7,7 @@ pub mod interface;
 
 use super::arbiter::interface::ArbiterPorts;
 use crate::blocks::sram::interface::SramPorts;
-use crate::geometry::Geometry;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Module, Port, Ports, Sig, Submodule, onehot_mux, slice, vector_reg, vector_wire, wire};
 use interface::BankGroupPorts;
 

@@ -1,7 +1,7 @@
 //! The ports of a bank group's power gating (`<prefix>_bank_power`), declared once for its
 //! generator and the compressed bank group's instance of it.
 
-use crate::bdi::Layout;
+use crate::layout::bdi::Layout;
 use crate::verilog::{Port, Ports};
 
 /// Every port of the power gating, in declaration order.

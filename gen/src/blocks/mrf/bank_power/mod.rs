@@ -4,8 +4,8 @@
 
 pub mod interface;
 
-use crate::bdi::Layout;
-use crate::geometry::index_bits;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::index_bits;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, reg, vector_wire};
 use interface::BankPowerPorts;
 

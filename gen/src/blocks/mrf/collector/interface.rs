@@ -1,7 +1,7 @@
 //! The ports of an operand collector unit (`<prefix>_operand_collector`), declared once for its
 //! generator and the MRF top's instances of it.
 
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Port, Ports, packing};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;

@@ -6,7 +6,7 @@
 
 pub mod interface;
 
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Module, Port, Ports, Submodule, onehot_mux, reg, slice};
 use interface::CollectorPorts;
 

@@ -1,8 +1,8 @@
 //! The ports of a compressed MRF bank group (`<prefix>_mrf_bank_group`, compressed write path),
 //! declared once for its generator and the MRF top's instances of it.
 
-use crate::bdi::Layout;
-use crate::geometry::Geometry;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the compressed bank group, in declaration order.

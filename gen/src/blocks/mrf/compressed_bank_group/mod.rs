@@ -8,10 +8,10 @@ pub mod interface;
 use super::arbiter::interface::ArbiterPorts;
 use super::bank_power::interface::BankPowerPorts;
 use super::range_table::interface::RangeTablePorts;
-use crate::bdi::Layout;
 use crate::blocks::bdi::DecompressorPorts;
 use crate::blocks::sram::interface::SramPorts;
-use crate::geometry::Geometry;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Module, Port, Ports, Sig, Submodule, reg, vector_reg, vector_wire, wire};
 use interface::CompressedBankGroupPorts;
 

@@ -1,8 +1,8 @@
 //! The ports of the operand register file and last result file (`<prefix>_orf`), declared once
 //! for their generator and the MRF top's instance of them.
 
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::orf::OrfLayout;
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::layout::orf::OrfLayout;
 use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the ORF/LRF, in declaration order.

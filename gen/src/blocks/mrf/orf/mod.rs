@@ -4,8 +4,8 @@
 
 pub mod interface;
 
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::orf::{LEVEL_LRF, LEVEL_ORF, OrfLayout};
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::layout::orf::{LEVEL_LRF, LEVEL_ORF, OrfLayout};
 use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, reg, slice, wire};
 use interface::OrfLrfPorts;
 

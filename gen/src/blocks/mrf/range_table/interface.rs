@@ -1,8 +1,8 @@
 //! The ports of a bank group's range table (`<prefix>_range_table`), declared once for its
 //! generator and the compressed bank group's instance of it.
 
-use crate::bdi::Layout;
-use crate::geometry::Geometry;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Port, Ports};
 
 /// Every port of the range table, in declaration order.

@@ -4,8 +4,8 @@
 
 pub mod interface;
 
-use crate::bdi::Layout;
-use crate::geometry::Geometry;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, reg, vector_wire};
 use interface::RangeTablePorts;
 

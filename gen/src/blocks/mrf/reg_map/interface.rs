@@ -1,7 +1,7 @@
 //! The ports of the register-to-bank map (`<prefix>_reg_map`, renamed `<prefix>_phys_reg_map`),
 //! declared once for its generator and every instance of it.
 
-use crate::geometry::Geometry;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Port, Ports};
 
 /// Every port of the map, in declaration order.

@@ -1,9 +1,9 @@
 //! The ports of the register file cache (`<prefix>_rfc`), declared once for its generator and
 //! the MRF top's instance of it.
 
-use crate::config::schema::Replacement;
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::rfc::RfcLayout;
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::layout::rfc::RfcLayout;
+use crate::schema::Replacement;
 use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the register file cache, in declaration order.

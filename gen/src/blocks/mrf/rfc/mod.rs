@@ -7,9 +7,9 @@
 
 pub mod interface;
 
-use crate::config::schema::Replacement;
-use crate::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
-use crate::rfc::RfcLayout;
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
+use crate::layout::rfc::RfcLayout;
+use crate::schema::Replacement;
 use crate::verilog::{
     Module, Port, Ports, Submodule, lit, onehot_index, onehot_mux, reg, slice, vector_reg, vector_wire, wire,
 };
@@ -19,15 +19,69 @@ use interface::CachePorts;
 /// only with `bank_wr_ready`; the eviction buffer and flush steps wait, and `evict_valid` tells
 /// the top which register must not be read from the banks yet.
 pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) -> Submodule<CachePorts<Port>> {
-    let (a, e, k) = (r.slots, r.entries, SLOTS_PER_COLLECTOR);
-    let n = a * e;
-    let (wb, rb, sb, lanes, w) = (g.warp_bits(), g.reg_bits(), r.slot_bits(), g.lanes, g.warp_reg_bits());
-    let rk = index_bits(e);
-    let ib = index_bits(n);
-    let idx = |s: u32, x: u32| s * e + x;
-    let lru = r.replacement == Replacement::Lru;
-    let mut b = String::new();
+    let (a, e) = (r.slots, r.entries);
+    let c = Shape {
+        a,
+        e,
+        k: SLOTS_PER_COLLECTOR,
+        n: a * e,
+        wb: g.warp_bits(),
+        rb: g.reg_bits(),
+        sb: r.slot_bits(),
+        lanes: g.lanes,
+        w: g.warp_reg_bits(),
+        rk: index_bits(e),
+        ib: index_bits(a * e),
+        lru: r.replacement == Replacement::Lru,
+        liveness: r.liveness,
+        banks_may_refuse,
+    };
+    let b = [declarations(&c), tag_check(&c), write_back(&c), flush(&c), clock_edge(&c)].concat();
+    let (repl, w) = (if c.lru { "LRU" } else { "FIFO" }, c.w);
+    let live = if r.liveness { ", liveness" } else { "" };
+    let ports = CachePorts::new(g, r, banks_may_refuse);
+    let module = Module {
+        name: format!("{prefix}_rfc"),
+        doc: vec![
+            format!(
+                "Register file cache: {a} slots x {e} entries of one {w}-bit warp register, {repl} replacement{live},"
+            ),
+            "3 read ports (the issue stage's tag check), 1 write port, an eviction buffer and a flush engine".into(),
+            "writing dirty live entries back through the MRF write port. See docs/rfc.md.".into(),
+        ],
+        ports: ports.declared(),
+        body: b,
+        memory: None,
+    };
+    Submodule { module, ports }
+}
 
+/// The cache's dimensions, as every part of the generator uses them.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// Slots (active warps), entries per slot, sources per instruction, entries in all.
+    a: u32,
+    e: u32,
+    k: u32,
+    n: u32,
+    /// Bits of a warp id, a register id, a slot, an entry's rank and an entry index.
+    wb: u32,
+    rb: u32,
+    sb: u32,
+    rk: u32,
+    ib: u32,
+    lanes: u32,
+    /// Bits of a warp register.
+    w: u32,
+    lru: bool,
+    liveness: bool,
+    banks_may_refuse: bool,
+}
+
+/// The state (slots, entries, eviction buffer, flush engine) and the combinational nets.
+fn declarations(c: &Shape) -> String {
+    let Shape { a, k, n, wb, rb, sb, lanes, w, rk, ib, .. } = *c;
+    let mut b = String::new();
     // State.
     b += &format!("  reg  [{}:0] slot_of [0:{}];\n", sb - 1, (1u32 << wb) - 1);
     b += &vector_reg("slot_of_valid", 1 << wb);
@@ -72,7 +126,14 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) ->
     b += &wire("spill_data", w);
     b += &wire("data_we", 1);
     b += &vector_wire("data_wmask", lanes);
+    b
+}
 
+/// Which slot each event concerns, the issue stage's tag check of the sources, and liveness.
+fn tag_check(c: &Shape) -> String {
+    let Shape { a, e, k, n, rb, sb, w, ib, .. } = *c;
+    let idx = |s: u32, x: u32| s * e + x;
+    let mut b = String::new();
     b += "\n  // The issuing warp's slot, the write-back's, the one being flushed (one-hot).\n";
     for s in 0..a {
         let sl = lit(sb, s as u64);
@@ -100,14 +161,22 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) ->
 
     b += "\n  // A source read for the last time marks its entry dead (liveness).\n";
     for i in 0..n {
-        if r.liveness {
+        if c.liveness {
             let lasts: Vec<String> = (0..k).map(|src| format!("(rd_match{src}[{i}] & rd_src_last[{src}])")).collect();
             b += &format!("  assign dead_r[{i}] = dead[{i}] | (rd_fire & ({}));\n", lasts.join(" | "));
         } else {
             b += &format!("  assign dead_r[{i}] = dead[{i}];\n");
         }
     }
+    b
+}
 
+/// Write-backs: hits, allocations with their victim, bypasses, and the replacement order.
+fn write_back(c: &Shape) -> String {
+    let Shape { a, e, k, n, lanes, rk, .. } = *c;
+    let idx = |s: u32, x: u32| s * e + x;
+    let mut b = String::new();
+    let lru = c.lru;
     b += "\n  // Write-back: a hit updates its entry; a short-latency full-mask result of a warp with a\n";
     b += "  // slot gets a new one; anything else bypasses the RFC to the banks.\n";
     for s in 0..a {
@@ -169,7 +238,15 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) ->
     };
     b += &format!("  assign touch_w = {touch_w};\n");
     b += &touch_stage("w", "touch_w", read_ranks.as_deref(), a, e, rk, &rank_of);
+    b
+}
 
+/// The flush engine, what goes to the banks, and the handshakes.
+fn flush(c: &Shape) -> String {
+    let Shape { a, e, n, wb, rb, lanes, .. } = *c;
+    let idx = |s: u32, x: u32| s * e + x;
+    let mut b = String::new();
+    let banks_may_refuse = c.banks_may_refuse;
     b += "\n  // Flush: one dirty live entry of the slot per cycle, lowest first, when the eviction buffer\n";
     b += "  // does not hold the port; the slot is freed with the last (or at once when there is none).\n";
     for s in 0..a {
@@ -218,7 +295,15 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) ->
     b += &format!("  assign free_first = free & (~free + {});\n", lit(a, 1));
     b += "  assign act_ready = |free;\n";
     b += &format!("  assign free_slot = {};\n", onehot_index("free_first", a));
+    b
+}
 
+/// The clock edge, in the model's order.
+fn clock_edge(c: &Shape) -> String {
+    let Shape { a, e, n, wb, rb, lanes, rk, .. } = *c;
+    let idx = |s: u32, x: u32| s * e + x;
+    let mut b = String::new();
+    let taken = if c.banks_may_refuse { " & bank_wr_ready" } else { "" };
     b += "\n  // Clock edge, in the model's order: reads, the write-back, the flush step, releases, a\n";
     b += "  // new flush, an activation (a later event wins where two touch one register).\n";
     b += "  always @(posedge clk) begin\n    if (rst) begin\n";
@@ -283,24 +368,7 @@ pub fn rfc(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool) ->
         b += &format!("      if (data_wmask[{lane}]) data[w_idx][{hi}:{lo}] <= wb_data[{hi}:{lo}];\n");
     }
     b += "    end\n  end\n";
-
-    let repl = if lru { "LRU" } else { "FIFO" };
-    let live = if r.liveness { ", liveness" } else { "" };
-    let ports = CachePorts::new(g, r, banks_may_refuse);
-    let module = Module {
-        name: format!("{prefix}_rfc"),
-        doc: vec![
-            format!(
-                "Register file cache: {a} slots x {e} entries of one {w}-bit warp register, {repl} replacement{live},"
-            ),
-            "3 read ports (the issue stage's tag check), 1 write port, an eviction buffer and a flush engine".into(),
-            "writing dirty live entries back through the MRF write port. See docs/rfc.md.".into(),
-        ],
-        ports: ports.declared(),
-        body: b,
-        memory: None,
-    };
-    Submodule { module, ports }
+    b
 }
 
 /// Frees slot `s`: no owner, no valid entry, replacement order reset.

@@ -1,8 +1,8 @@
 //! The ports of the compressed MRF's write port (`<prefix>_mrf_write_port`), declared once for
 //! its generator and the MRF top's instance of it.
 
-use crate::bdi::Layout;
-use crate::geometry::Geometry;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the write port, in declaration order.

@@ -7,9 +7,9 @@
 pub mod interface;
 
 use super::reg_map::interface::RegMapPorts;
-use crate::bdi::Layout;
 use crate::blocks::bdi::CompressorPorts;
-use crate::geometry::Geometry;
+use crate::layout::bdi::Layout;
+use crate::layout::geometry::Geometry;
 use crate::verilog::{Module, Port, Ports, Sig, Submodule, lit, onehot_mux, reg, slice, vector_reg, vector_wire, wire};
 use interface::WritePortPorts;
 

@@ -1,8 +1,8 @@
 //! The ports of a free list (`<prefix>_free_list_<kind>`), declared once for its generator and
 //! the rename stage's instances of it.
 
-use crate::geometry::{SLOTS_PER_COLLECTOR, index_bits};
-use crate::rename::RenameLayout;
+use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
+use crate::layout::rename::RenameLayout;
 use crate::verilog::{Port, Ports};
 
 /// Every port of a free list, in declaration order.

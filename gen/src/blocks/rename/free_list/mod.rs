@@ -5,8 +5,8 @@ pub mod interface;
 
 pub use interface::FreeListPorts;
 
-use crate::geometry::{SLOTS_PER_COLLECTOR, index_bits};
-use crate::rename::RenameLayout;
+use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
+use crate::layout::rename::RenameLayout;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, reg, resize, slice, wire};
 
 /// One kind's free registers `base .. base + n`: a FIFO of released ones, handed out first, and

@@ -3,8 +3,8 @@
 //! rest TFET, so the CMOS registers are `0 .. C` and the TFET ones `C .. P`. The generator and
 //! the golden model both read it.
 
-use crate::config::schema::Rename;
-use crate::geometry::{Geometry, index_bits};
+use crate::layout::geometry::{Geometry, index_bits};
+use crate::schema::Rename;
 
 /// MEM_RA counters are 11 bits (seed 003 §4.1.2.3: memory accesses up to 2,048 cycles).
 pub const COUNTER_BITS: u32 = 11;

@@ -3,7 +3,7 @@
 //! [`Geometry::map`] is the one definition of where a warp register lives: the golden model
 //! calls it, and the generated `reg_map` module is its RTL twin (checked by the MRF cosim).
 
-use crate::config::schema::{Mrf, Sm};
+use crate::schema::{Mrf, Sm};
 
 /// Bits needed to index `n` things (at least 1, so every index port has a width).
 pub fn index_bits(n: u32) -> u32 {

@@ -3,8 +3,8 @@
 //! one warp register. The compiler's allocation names an entry per operand; the generator and
 //! the golden model both read this.
 
-use crate::config::schema::{LrfKind, Orf};
-use crate::geometry::index_bits;
+use crate::layout::geometry::index_bits;
+use crate::schema::{LrfKind, Orf};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OrfLayout {

@@ -1,6 +1,10 @@
-//! The configuration schema: one typed struct per TOML section, with the paper-baseline defaults
+//! The configuration as written: one typed struct per TOML section, with the paper-baseline defaults
 //! (SPEC §0). These `Default` impls are the only place the defaults live; `docs/config.md`
 //! describes every field.
+
+pub mod error;
+
+pub use error::ConfigError;
 
 use serde::de::{DeserializeOwned, Error, IntoDeserializer};
 use serde::{Deserialize, Deserializer, Serialize};

@@ -2,8 +2,8 @@
 //! have active — the two-level scheduler's active set, or every warp slot under LRR and GTO —
 //! of `entries` warp registers each. The generator and the golden model both read it.
 
-use crate::config::schema::{Replacement, Rfc, Scheduler, SchedulerPolicy};
-use crate::geometry::{Geometry, index_bits};
+use crate::layout::geometry::{Geometry, index_bits};
+use crate::schema::{Replacement, Rfc, Scheduler, SchedulerPolicy};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RfcLayout {

@@ -3,9 +3,9 @@
 //! and the range-indicator codes: config validation, the compressor and decompressor generators
 //! and the golden model all read it. `docs/bdi.md` explains the layout.
 
-use crate::config::error::ConfigError;
-use crate::config::schema::Compression;
-use crate::geometry::{Geometry, LANE_BITS, index_bits};
+use crate::layout::geometry::{Geometry, LANE_BITS, index_bits};
+use crate::schema::Compression;
+use crate::schema::error::ConfigError;
 
 /// A `<base, delta>` mode, sizes in bytes: the register is cut into `base`-byte values; the first
 /// is stored whole, every other one as a `delta`-byte signed difference to it.
