@@ -8,7 +8,8 @@ use rfgen_model::kernel::alloc::{Level, Placement};
 use rfgen_model::kernel::parse::mnemonic_of;
 use rfgen_model::kernel::{Kernel, library, synthetic};
 use rfgen_model::sim::allocation::{AllocationReport, allocation_report};
-use rfgen_model::sim::{OrfReport, RenameReport, RfcReport, SimReport, simulate};
+use rfgen_model::sim::{CompressionReport, OrfReport, RenameReport, RfcReport, SimReport, simulate};
+use rfgen_model::sm::SimStats;
 use rfgen_model::sm::stats::Histogram;
 use std::process::ExitCode;
 
@@ -245,59 +246,7 @@ fn print_text(r: &SimReport) {
         None => row("vs baseline preset", "n/a (the kernel does not fit the baseline SM)".into()),
     }
     if let Some(c) = &r.compression {
-        use rfgen_model::sim::{
-            PAPER_DUMMY_MOV_SHARE, PAPER_ENERGY_REDUCTION, PAPER_RATIO_DIVERGENT, PAPER_RATIO_NON_DIVERGENT,
-        };
-        println!("compression (seed 004; paper figures in brackets)");
-        let ratio = |bits: Option<f64>, banks: Option<f64>| match (bits, banks) {
-            (Some(b), Some(k)) => format!("{b:.2} by bits, {k:.2} by banks"),
-            _ => "n/a (no such writes)".to_string(),
-        };
-        let (nd, d) =
-            (ratio(c.bit_ratio_non_divergent, c.ratio_non_divergent), ratio(c.bit_ratio_divergent, c.ratio_divergent));
-        row("ratio, non-divergent writes", format!("{nd}  [{PAPER_RATIO_NON_DIVERGENT} by bits]"));
-        row("ratio, divergent writes", format!("{d}  [{PAPER_RATIO_DIVERGENT} by bits]"));
-        row("banks per read / write", format!("{:.2} / {:.2}", c.banks_per_read, c.banks_per_write));
-        row(
-            "power-gated bank-cycles",
-            format!("{} ({:.1}% of all bank-cycles)", c.gated_bank_cycles, 100.0 * c.gated_share),
-        );
-        row(
-            "dummy MOVs",
-            format!(
-                "{} ({:.2}% of instructions)  [< {:.0}%]",
-                c.dummy_movs,
-                100.0 * c.dummy_mov_share,
-                100.0 * PAPER_DUMMY_MOV_SHARE
-            ),
-        );
-        let t = &c.energy;
-        row(
-            "energy (Table 3)",
-            format!(
-                "{:.1} nJ: banks {:.1}, wires {:.1}, leakage {:.1}, compressors {:.1}, decompressors {:.1}",
-                t.total_pj / 1000.0,
-                t.dynamic_pj / 1000.0,
-                t.wire_pj / 1000.0,
-                t.leakage_pj / 1000.0,
-                t.compressor_pj / 1000.0,
-                t.decompressor_pj / 1000.0
-            ),
-        );
-        // One comparison per accounting, both against the same SM without compression.
-        row("vs without compression", format!("{} vs {} cycles", s.cycles, c.uncompressed_cycles));
-        row(
-            "  energy, Table 3 terms",
-            format!(
-                "{:+.1}% ({:+.1}% dynamic, {:+.1}% leakage; {})  [{:+.0}%]",
-                -100.0 * c.reduction,
-                -100.0 * c.dynamic_reduction,
-                -100.0 * c.leakage_reduction,
-                c.table3_terms.join(", "),
-                -100.0 * PAPER_ENERGY_REDUCTION
-            ),
-        );
-        row("  energy, SPEC §6 terms", format!("{:+.1}% ({})", -100.0 * c.spec6_reduction, c.spec6_terms.join(", ")));
+        print_compression(r, c);
     }
     if let Some(c) = &r.rfc {
         print_rfc(r, c);
@@ -308,6 +257,71 @@ fn print_text(r: &SimReport) {
     if let Some(n) = &r.rename {
         print_rename(r, n);
     }
+    print_correctness(s);
+}
+
+/// Seed 004's figures beside ours: compression ratios, banks, gating, dummy MOVs, energy.
+fn print_compression(r: &SimReport, c: &CompressionReport) {
+    let row = |k: &str, v: String| println!("  {k:<28} {v}");
+    let s = &r.stats;
+    use rfgen_model::sim::{
+        PAPER_DUMMY_MOV_SHARE, PAPER_ENERGY_REDUCTION, PAPER_RATIO_DIVERGENT, PAPER_RATIO_NON_DIVERGENT,
+    };
+    println!("compression (seed 004; paper figures in brackets)");
+    let ratio = |bits: Option<f64>, banks: Option<f64>| match (bits, banks) {
+        (Some(b), Some(k)) => format!("{b:.2} by bits, {k:.2} by banks"),
+        _ => "n/a (no such writes)".to_string(),
+    };
+    let (nd, d) =
+        (ratio(c.bit_ratio_non_divergent, c.ratio_non_divergent), ratio(c.bit_ratio_divergent, c.ratio_divergent));
+    row("ratio, non-divergent writes", format!("{nd}  [{PAPER_RATIO_NON_DIVERGENT} by bits]"));
+    row("ratio, divergent writes", format!("{d}  [{PAPER_RATIO_DIVERGENT} by bits]"));
+    row("banks per read / write", format!("{:.2} / {:.2}", c.banks_per_read, c.banks_per_write));
+    row(
+        "power-gated bank-cycles",
+        format!("{} ({:.1}% of all bank-cycles)", c.gated_bank_cycles, 100.0 * c.gated_share),
+    );
+    row(
+        "dummy MOVs",
+        format!(
+            "{} ({:.2}% of instructions)  [< {:.0}%]",
+            c.dummy_movs,
+            100.0 * c.dummy_mov_share,
+            100.0 * PAPER_DUMMY_MOV_SHARE
+        ),
+    );
+    let t = &c.energy;
+    row(
+        "energy (Table 3)",
+        format!(
+            "{:.1} nJ: banks {:.1}, wires {:.1}, leakage {:.1}, compressors {:.1}, decompressors {:.1}",
+            t.total_pj / 1000.0,
+            t.dynamic_pj / 1000.0,
+            t.wire_pj / 1000.0,
+            t.leakage_pj / 1000.0,
+            t.compressor_pj / 1000.0,
+            t.decompressor_pj / 1000.0
+        ),
+    );
+    // One comparison per accounting, both against the same SM without compression.
+    row("vs without compression", format!("{} vs {} cycles", s.cycles, c.uncompressed_cycles));
+    row(
+        "  energy, Table 3 terms",
+        format!(
+            "{:+.1}% ({:+.1}% dynamic, {:+.1}% leakage; {})  [{:+.0}%]",
+            -100.0 * c.reduction,
+            -100.0 * c.dynamic_reduction,
+            -100.0 * c.leakage_reduction,
+            c.table3_terms.join(", "),
+            -100.0 * PAPER_ENERGY_REDUCTION
+        ),
+    );
+    row("  energy, SPEC §6 terms", format!("{:+.1}% ({})", -100.0 * c.spec6_reduction, c.spec6_terms.join(", ")));
+}
+
+/// Operand mismatches against the functional values, WAR hazards and reads of unwritten registers.
+fn print_correctness(s: &SimStats) {
+    let row = |k: &str, v: String| println!("  {k:<28} {v}");
     println!("correctness");
     row("operand mismatches", s.operand_mismatches.to_string());
     if s.war_hazards > 0 {

@@ -475,64 +475,7 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
                 }
             }
             _ => {
-                let guard = if matches!(c.peek(), Some(Tok::Sym('@'))) {
-                    c.i += 1;
-                    let negate = matches!(c.peek(), Some(Tok::Sym('!')));
-                    if negate {
-                        c.i += 1;
-                    }
-                    Some(Guard { pred: c.pred()?, negate })
-                } else {
-                    None
-                };
-                let mcol = c.col();
-                let m = c.word("an instruction")?;
-                let Some((op, shape)) = mnemonic(&m) else {
-                    return err(line, mcol, format!("unknown instruction `{m}` (allowed: {MNEMONICS})"));
-                };
-                let mut ins =
-                    Instr { op, guard, dst: None, pdst: None, srcs: [Src::None; 3], psrc: None, offset: 0, target: 0 };
-                match shape {
-                    Shape::Binary | Shape::Ternary | Shape::Unary | Shape::Select => {
-                        ins.dst = Some(c.reg()?);
-                        let n = match shape {
-                            Shape::Unary => 1,
-                            Shape::Ternary => 3,
-                            _ => 2,
-                        };
-                        for s in 0..n {
-                            c.expect_sym(',')?;
-                            ins.srcs[s] = c.value()?;
-                        }
-                        if shape == Shape::Select {
-                            c.expect_sym(',')?;
-                            ins.psrc = Some(c.pred()?);
-                        }
-                    }
-                    Shape::Compare => {
-                        ins.pdst = Some(c.pred()?);
-                        for s in 0..2 {
-                            c.expect_sym(',')?;
-                            ins.srcs[s] = c.value()?;
-                        }
-                    }
-                    Shape::Load => {
-                        ins.dst = Some(c.reg()?);
-                        c.expect_sym(',')?;
-                        (ins.srcs[0], ins.offset) = c.address()?;
-                    }
-                    Shape::Store => {
-                        (ins.srcs[0], ins.offset) = c.address()?;
-                        c.expect_sym(',')?;
-                        ins.srcs[1] = c.value()?;
-                    }
-                    Shape::Branch => {
-                        let lcol = c.col();
-                        let label = c.word("a label")?;
-                        fixups.push(Fixup { instr: code.len(), label, line, col: lcol });
-                    }
-                    Shape::Bare => {}
-                }
+                let ins = instruction(&mut c, code.len(), &mut fixups)?;
                 c.done()?;
                 code.push(ins);
                 pos.push(Pos { line, col });
@@ -546,19 +489,7 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
     if code.is_empty() {
         return err(last_line.max(1), 1, "the kernel has no instructions");
     }
-    for f in &fixups {
-        match labels.get(&f.label) {
-            Some(&(target, _)) if target < code.len() => code[f.instr].target = target as u32,
-            Some(_) => {
-                return err(
-                    f.line,
-                    f.col,
-                    format!("label `{}` is at the end of the kernel, after every instruction", f.label),
-                );
-            }
-            None => return err(f.line, f.col, format!("unknown label `{}`", f.label)),
-        }
-    }
+    resolve(&mut code, &fixups, &labels)?;
     let last = code.last().unwrap();
     if last.guard.is_some() || !matches!(last.op, Op::Exit | Op::Bra) {
         let p = pos.last().unwrap();
@@ -575,4 +506,85 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
         Kernel { name, blocks, threads, shared_bytes, data, code, pos, regs, reconverge, notes: Vec::new() };
     kernel.notes = passes::annotate(&kernel);
     Ok(kernel)
+}
+
+/// One instruction (its guard, mnemonic and operands), the `at`-th of the kernel; a branch's
+/// label is resolved once every label is known (`fixups`).
+fn instruction(c: &mut Cursor, at: usize, fixups: &mut Vec<Fixup>) -> Result<Instr, ParseError> {
+    let guard = if matches!(c.peek(), Some(Tok::Sym('@'))) {
+        c.i += 1;
+        let negate = matches!(c.peek(), Some(Tok::Sym('!')));
+        if negate {
+            c.i += 1;
+        }
+        Some(Guard { pred: c.pred()?, negate })
+    } else {
+        None
+    };
+    let mcol = c.col();
+    let m = c.word("an instruction")?;
+    let Some((op, shape)) = mnemonic(&m) else {
+        return err(c.line, mcol, format!("unknown instruction `{m}` (allowed: {MNEMONICS})"));
+    };
+    let mut ins = Instr { op, guard, dst: None, pdst: None, srcs: [Src::None; 3], psrc: None, offset: 0, target: 0 };
+    match shape {
+        Shape::Binary | Shape::Ternary | Shape::Unary | Shape::Select => {
+            ins.dst = Some(c.reg()?);
+            let n = match shape {
+                Shape::Unary => 1,
+                Shape::Ternary => 3,
+                _ => 2,
+            };
+            for s in 0..n {
+                c.expect_sym(',')?;
+                ins.srcs[s] = c.value()?;
+            }
+            if shape == Shape::Select {
+                c.expect_sym(',')?;
+                ins.psrc = Some(c.pred()?);
+            }
+        }
+        Shape::Compare => {
+            ins.pdst = Some(c.pred()?);
+            for s in 0..2 {
+                c.expect_sym(',')?;
+                ins.srcs[s] = c.value()?;
+            }
+        }
+        Shape::Load => {
+            ins.dst = Some(c.reg()?);
+            c.expect_sym(',')?;
+            (ins.srcs[0], ins.offset) = c.address()?;
+        }
+        Shape::Store => {
+            (ins.srcs[0], ins.offset) = c.address()?;
+            c.expect_sym(',')?;
+            ins.srcs[1] = c.value()?;
+        }
+        Shape::Branch => {
+            let lcol = c.col();
+            let label = c.word("a label")?;
+            fixups.push(Fixup { instr: at, label, line: c.line, col: lcol });
+        }
+        Shape::Bare => {}
+    }
+    Ok(ins)
+}
+
+/// Sets every branch's target to its label's instruction.
+fn resolve(code: &mut [Instr], fixups: &[Fixup], labels: &HashMap<String, (usize, u32)>) -> Result<(), ParseError> {
+    for f in fixups {
+        match labels.get(&f.label) {
+            Some(&(target, _)) if target < code.len() => code[f.instr].target = target as u32,
+            Some(_) => {
+                return err(
+                    f.line,
+                    f.col,
+                    format!("label `{}` is at the end of the kernel, after every instruction", f.label),
+                );
+            }
+            None => return err(f.line, f.col, format!("unknown label `{}`", f.label)),
+        }
+    }
+    Ok(())
 }
