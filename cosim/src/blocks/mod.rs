@@ -40,12 +40,15 @@ pub struct Outcome {
 pub struct BlockInfo {
     pub block: Block,
     /// A random-stimulus lockstep run with a seed.
-    pub random: fn(&Checked, &Arc<RtlLib>, u64, &RunOptions, &mut dyn FnMut(u64)) -> Result<Outcome>,
+    pub random: RandomRun,
     /// Throughput of random-stimulus lockstep, the RTL alone and the model alone (`rfgen bench`).
     pub bench: fn(&Checked, &Arc<RtlLib>, u64, u64) -> Result<BenchReport>,
     /// Kernel mode: the SM model drives the block's RTL (blocks on the SM's path only).
     pub kernel: Option<KernelMode>,
 }
+
+/// Runs random stimulus from a seed on the block's RTL, loaded as the library, beside its model.
+pub type RandomRun = fn(&Checked, &Arc<RtlLib>, u64, &RunOptions, &mut dyn FnMut(u64)) -> Result<Outcome>;
 
 /// Runs a kernel on the SM with the block's RTL, loaded as the library, in place of its model.
 pub type KernelRun = fn(&Checked, &Arc<RtlLib>, &Kernel, &KernelOptions, &mut dyn FnMut(u64)) -> Result<KernelOutcome>;
