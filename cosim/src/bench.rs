@@ -3,7 +3,7 @@
 //! the model side drove, recorded beforehand, through a minimal eval/tick loop; (c) runs the
 //! model side (stimulus or SM, model, port encoding) without RTL.
 
-use crate::glue::{CosimBlock, Stimulus};
+use crate::glue::{RandomBlock, Stimulus};
 use crate::kernel::{self, InSm, KernelOptions};
 use crate::lockstep::{Lockstep, RESET_CYCLES};
 use crate::random::{self, RunOptions};
@@ -24,7 +24,7 @@ pub struct BenchReport {
 }
 
 /// Random stimulus for `cycles` cycles.
-pub fn bench_random<B: CosimBlock>(
+pub fn bench_random<B: RandomBlock>(
     checked: &Checked,
     lib: &Arc<RtlLib>,
     cycles: u64,

@@ -102,6 +102,14 @@ impl Expected {
         if valid { self.set(port, value) } else { self.skip(port) }
     }
 
+    /// Compares port `to` as `from` compares its port `from_port` (the same port seen through
+    /// an enclosing top).
+    pub(crate) fn route(&mut self, from: &Expected, from_port: &PortSlot, to: &PortSlot) {
+        self.values[to.range()].copy_from_slice(&from.values[from_port.range()]);
+        self.mask[to.range()].copy_from_slice(&from.mask[from_port.range()]);
+        self.decide(to);
+    }
+
     /// The first output port not decided since the last call; clears the record.
     pub(crate) fn undecided<'a>(&mut self, layout: &'a Layout) -> Option<&'a PortSlot> {
         let missing = layout.outputs.iter().find(|p| self.decided[p.index / 64] >> (p.index % 64) & 1 == 0);
@@ -121,8 +129,13 @@ pub trait Stimulus<B: Block> {
 
 /// What the shared runners need of a block besides its glue.
 pub trait CosimBlock: Glue + Sized {
-    type Stimulus: Stimulus<Self>;
     fn model(checked: &Checked) -> Result<Self>;
+}
+
+/// A block with random protocol-respecting stimulus of its own (the composed pipeline's random
+/// stimulus is random programs instead).
+pub trait RandomBlock: CosimBlock {
+    type Stimulus: Stimulus<Self>;
     /// Random protocol-respecting stimulus from a seed.
     fn stimulus(checked: &Checked, seed: u64) -> Self::Stimulus;
     /// Inputs of an idle cycle, where a run starts.
@@ -149,4 +162,18 @@ pub fn bind_all<I, O>(
         bail!("the RTL does not have the block's interface: {}", problems.join("; "));
     }
     Ok(bound)
+}
+
+/// Writes `values`, element `i` at bit `width * i`, into a port (`width` ≤ 64).
+pub fn pack(buf: &mut [u32], port: &PortSlot, width: usize, values: impl Iterator<Item = u64>) {
+    let words = &mut buf[port.range()];
+    words.fill(0);
+    let keep = if width == 64 { u64::MAX } else { (1 << width) - 1 };
+    for (i, v) in values.enumerate() {
+        let at = i * width;
+        let x = u128::from(v & keep) << (at % 32);
+        for (k, word) in words.iter_mut().skip(at / 32).take(3).enumerate() {
+            *word |= (x >> (32 * k)) as u32;
+        }
+    }
 }

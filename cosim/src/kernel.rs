@@ -9,9 +9,8 @@ use crate::lockstep::{Lockstep, Mismatch, Waveform};
 use crate::verilator::RtlLib;
 use anyhow::{Result, anyhow, bail};
 use rfgen_gen::Checked;
-use rfgen_model::blocks::issue::IssueBlock;
-use rfgen_model::blocks::mrf::MrfBlock;
 use rfgen_model::blocks::rename::RenameBlock;
+use rfgen_model::blocks::sm_rf::SmRfBlock;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 use std::sync::Arc;
@@ -47,13 +46,13 @@ impl KernelOutcome {
 }
 
 /// The SM model with block `B`'s lockstep pair in place of `B`'s model.
-pub type SmWith<'k, B> = Sm<'k, <B as InSm>::Mrf, <B as InSm>::Issue, <B as InSm>::Rename>;
+pub type SmWith<'k, B> = Sm<'k, <B as InSm>::Rf, <B as InSm>::Rename>;
 
 /// Where a block sits in the SM model: the SM built with the block's lockstep pair (or its model
 /// side alone, for benchmarks) in the block's place, the pair found in it and taken back out.
 pub trait InSm: CosimBlock {
-    type Mrf: MrfBlock;
-    type Issue: IssueBlock;
+    /// The register-file pipeline (issue stage and MRF) of the SM holding this block.
+    type Rf: SmRfBlock;
     type Rename: RenameBlock;
     /// What the config lacks for the SM to hold this block, if anything.
     fn missing(_: &Checked) -> Option<String> {
@@ -92,11 +91,11 @@ pub fn run_block<B: InSm>(
 
 /// Steps the SM until the kernel is done, the lockstep pair `failed`, the kernel fails or the
 /// cycle limit; the kernel's error, if any.
-fn drive<M: MrfBlock, I: IssueBlock, R: RenameBlock>(
-    sm: &mut Sm<M, I, R>,
+fn drive<P: SmRfBlock, R: RenameBlock>(
+    sm: &mut Sm<P, R>,
     opts: &KernelOptions,
     progress: &mut dyn FnMut(u64),
-    failed: impl Fn(&Sm<M, I, R>) -> bool,
+    failed: impl Fn(&Sm<P, R>) -> bool,
 ) -> Option<SimError> {
     let mut error = None;
     while !sm.done() && !failed(sm) {

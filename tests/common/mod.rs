@@ -84,7 +84,7 @@ pub fn build(design: &Design) -> Arc<RtlLib> {
 
 /// A random lockstep run of `design` against block `B`'s model of `checked`, stimulus from
 /// `seed`: the first mismatch, and the stimulus' counts.
-pub fn random_lockstep<B: rfgen_cosim::glue::CosimBlock>(
+pub fn random_lockstep<B: rfgen_cosim::glue::RandomBlock>(
     checked: &Checked,
     design: &Design,
     cycles: u64,

@@ -5,7 +5,7 @@
 //! instruction for a while over few registers (conflicts are common), moves the last issuer on,
 //! and releases what is pending; kernel mode is the real protocol.
 
-use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all, pack};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout as PortLayout, PortSlot};
@@ -19,22 +19,9 @@ use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::{Issue, IssueBlock, IssueDecision, IssueIn, IssueOut, Next, NextFields};
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::Rename;
+use rfgen_model::blocks::sm_rf::SmRf;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
-
-/// Writes `values`, element `i` at bit `width * i`, into a port (`width` ≤ 64).
-fn pack(buf: &mut [u32], port: &PortSlot, width: usize, values: impl Iterator<Item = u64>) {
-    let words = &mut buf[port.range()];
-    words.fill(0);
-    let keep = if width == 64 { u64::MAX } else { (1 << width) - 1 };
-    for (i, v) in values.enumerate() {
-        let at = i * width;
-        let x = u128::from(v & keep) << (at % 32);
-        for (k, word) in words.iter_mut().skip(at / 32).take(3).enumerate() {
-            *word |= (x >> (32 * k)) as u32;
-        }
-    }
-}
 
 impl Glue for Issue {
     type Ports = IssuePorts<PortSlot>;
@@ -115,8 +102,7 @@ impl<B: Glue + IssueBlock> IssueBlock for Lockstep<B> {
 
 /// In the SM, the issue stage in lockstep checks and grants every issue slot of a real kernel.
 impl InSm for Issue {
-    type Mrf = Mrf;
-    type Issue = Lockstep<Issue>;
+    type Rf = SmRf<Mrf, Lockstep<Issue>>;
     type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Issue>) -> Result<SmWith<'k, Issue>, SimError> {
@@ -142,11 +128,13 @@ impl InSm for Issue {
 }
 
 impl CosimBlock for Issue {
-    type Stimulus = RandomStage;
-
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Issue::for_config(checked))
     }
+}
+
+impl RandomBlock for Issue {
+    type Stimulus = RandomStage;
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomStage {
         RandomStage::new(checked, seed)

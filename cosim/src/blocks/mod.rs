@@ -12,7 +12,7 @@ pub mod scoreboard;
 pub mod warpboard;
 
 use crate::bench::{BenchReport, bench_kernel, bench_random};
-use crate::glue::CosimBlock;
+use crate::glue::RandomBlock;
 use crate::kernel::{InSm, KernelOptions, KernelOutcome, run_block};
 use crate::lockstep::Mismatch;
 use crate::random::{self, RunOptions};
@@ -127,7 +127,7 @@ pub fn find(block: Block) -> &'static BlockInfo {
     BLOCKS.iter().find(|b| b.block == block).expect("every block of the registry has a cosim entry")
 }
 
-fn random_run<B: CosimBlock>(
+fn random_run<B: RandomBlock>(
     checked: &Checked,
     lib: &Arc<RtlLib>,
     seed: u64,

@@ -4,7 +4,7 @@
 //! ready and TRWS hints every cycle. The random stimulus follows the protocol: only registers
 //! handed out and not yet released are released, memory accesses start and complete per warp.
 
-use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout as PortLayout, PortSlot};
@@ -17,6 +17,7 @@ use rfgen_gen::layout::rename::RenameLayout;
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::{Rename, RenameBlock, RenameIn, RenameOut};
+use rfgen_model::blocks::sm_rf::SmRf;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 
@@ -68,8 +69,7 @@ impl<B: Glue + RenameBlock> RenameBlock for Lockstep<B> {
 /// In the SM (with `rename.enabled`), every rename, release and MEM_RA event of a real kernel
 /// reaches the rename stage's RTL.
 impl InSm for Rename {
-    type Mrf = Mrf;
-    type Issue = Issue;
+    type Rf = SmRf<Mrf, Issue>;
     type Rename = Lockstep<Rename>;
 
     fn missing(c: &Checked) -> Option<String> {
@@ -101,11 +101,13 @@ impl InSm for Rename {
 }
 
 impl CosimBlock for Rename {
-    type Stimulus = RandomRenames;
-
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Rename::new(&RenameLayout::new(&checked.geometry, &checked.config.rename)))
     }
+}
+
+impl RandomBlock for Rename {
+    type Stimulus = RandomRenames;
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomRenames {
         RandomRenames::new(RenameLayout::new(&checked.geometry, &checked.config.rename), seed)

@@ -5,7 +5,7 @@
 //! often stays eligible beside older warps (greedy choices matter), deschedules members of the
 //! active set, offers refill candidates, launches warps and ends them.
 
-use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout as PortLayout, PortSlot};
@@ -21,6 +21,7 @@ use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::{Decision, Scheduler, SchedulerBlock, SchedulerIn, SchedulerOut};
 use rfgen_model::blocks::scoreboard::Scoreboard;
+use rfgen_model::blocks::sm_rf::SmRf;
 use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
@@ -62,8 +63,7 @@ impl<B: Glue + SchedulerBlock> SchedulerBlock for Lockstep<B> {
 
 /// In the SM, the warp scheduler in lockstep grants every issue slot of a real kernel.
 impl InSm for Scheduler {
-    type Mrf = Mrf;
-    type Issue = Issue<Scoreboard, Warpboard, Lockstep<Scheduler>>;
+    type Rf = SmRf<Mrf, Issue<Scoreboard, Warpboard, Lockstep<Scheduler>>>;
     type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Scheduler>) -> Result<SmWith<'k, Scheduler>, SimError> {
@@ -90,11 +90,13 @@ impl InSm for Scheduler {
 }
 
 impl CosimBlock for Scheduler {
-    type Stimulus = RandomWarps;
-
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Scheduler::new(&checked.geometry, &checked.config))
     }
+}
+
+impl RandomBlock for Scheduler {
+    type Stimulus = RandomWarps;
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomWarps {
         RandomWarps::new(&Shape::new(&checked.geometry, &checked.config), seed)

@@ -4,7 +4,7 @@
 //! instruction issues only when none of its registers or predicates is pending, and its results
 //! commit later, one register per cycle.
 
-use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout as PortLayout, PortSlot};
@@ -19,6 +19,7 @@ use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::{RegSet, Scoreboard, ScoreboardBlock, ScoreboardIn, ScoreboardOut};
+use rfgen_model::blocks::sm_rf::SmRf;
 use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
@@ -77,8 +78,7 @@ impl Glue for Scoreboard {
 
 /// In the SM, the scoreboard in lockstep holds every issue of a real kernel on its pending registers.
 impl InSm for Scoreboard {
-    type Mrf = Mrf;
-    type Issue = Issue<Lockstep<Scoreboard>, Warpboard, Scheduler>;
+    type Rf = SmRf<Mrf, Issue<Lockstep<Scoreboard>, Warpboard, Scheduler>>;
     type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Scoreboard>) -> Result<SmWith<'k, Scoreboard>, SimError> {
@@ -104,11 +104,13 @@ impl InSm for Scoreboard {
 impl<B: Glue + ScoreboardBlock> ScoreboardBlock for Lockstep<B> {}
 
 impl CosimBlock for Scoreboard {
-    type Stimulus = RandomResults;
-
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Scoreboard::new(&checked.geometry))
     }
+}
+
+impl RandomBlock for Scoreboard {
+    type Stimulus = RandomResults;
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomResults {
         RandomResults::new(&checked.geometry, seed)

@@ -4,7 +4,7 @@
 //! only when the check on this cycle's outputs lets it and a collector is free; it leaves its
 //! collector later, and commits after leaving.
 
-use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout as PortLayout, PortSlot};
@@ -19,6 +19,7 @@ use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::Scoreboard;
+use rfgen_model::blocks::sm_rf::SmRf;
 use rfgen_model::blocks::warpboard::{Warpboard, WarpboardBlock, WarpboardIn, WarpboardOut, touch};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
@@ -79,8 +80,7 @@ impl<B: Glue + WarpboardBlock> WarpboardBlock for Lockstep<B> {
 /// In the SM, the warpboard in lockstep sees the issue, leave and commit events of a real
 /// kernel's instruction stream.
 impl InSm for Warpboard {
-    type Mrf = Mrf;
-    type Issue = Issue<Scoreboard, Lockstep<Warpboard>, Scheduler>;
+    type Rf = SmRf<Mrf, Issue<Scoreboard, Lockstep<Warpboard>, Scheduler>>;
     type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Warpboard>) -> Result<SmWith<'k, Warpboard>, SimError> {
@@ -103,12 +103,14 @@ impl InSm for Warpboard {
 }
 
 impl CosimBlock for Warpboard {
-    type Stimulus = RandomIssue;
-
     fn model(checked: &Checked) -> Result<Self> {
         Warpboard::new(&checked.geometry, checked.config.warpboard.policy)
             .ok_or_else(|| anyhow!("warpboard.policy is \"none\": there is no warpboard"))
     }
+}
+
+impl RandomBlock for Warpboard {
+    type Stimulus = RandomIssue;
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomIssue {
         RandomIssue::new(checked, seed)

@@ -55,10 +55,15 @@ pub struct Layout {
 
 impl Layout {
     pub fn new(module: &ManifestModule) -> Layout {
+        Layout::of(&module.ports)
+    }
+
+    /// The layout a module with `ports` would have.
+    pub fn of(ports: &[Port]) -> Layout {
         let mut inputs = Vec::new();
         let mut outputs = Vec::new();
         let (mut in_words, mut out_words) = (0, 0);
-        for p in &module.ports {
+        for p in ports {
             if p.name == "clk" {
                 continue;
             }

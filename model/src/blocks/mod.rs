@@ -10,4 +10,5 @@ pub mod mrf;
 pub mod rename;
 pub mod scheduler;
 pub mod scoreboard;
+pub mod sm_rf;
 pub mod warpboard;

@@ -26,9 +26,10 @@ pub mod rename_control;
 pub mod stats;
 pub mod units;
 
-use crate::blocks::issue::{Issue, IssueBlock, IssueIn, Next, NextFields};
-use crate::blocks::mrf::{Mrf, MrfBlock, MrfIn};
+use crate::blocks::issue::{Issue, IssueBlock, Next, NextFields};
+use crate::blocks::mrf::{Mrf, MrfBlock};
 use crate::blocks::rename::{Rename, RenameBlock};
+use crate::blocks::sm_rf::{NextRead, SmRf, SmRfBlock, SmRfIn};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use cache_control::CacheControl;
@@ -118,14 +119,17 @@ struct Flight {
     issued_at: u64,
 }
 
-/// The SM running kernel `'k` with the register file `M`: the MRF model, or anything with its
-/// ports and timing (the cosim's lockstep adapter runs the Verilated RTL beside it).
-pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Rename> {
+/// The SM running kernel `'k` with the register-file pipeline `P` (issue stage and MRF: the
+/// models, or anything with their ports and timing — the cosim's lockstep adapters run the
+/// Verilated RTL beside them) and the rename stage `R`.
+pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>, R: RenameBlock = Rename> {
     k: &'k Kernel,
     lanes: usize,
     clusters: usize,
-    mrf: M,
-    inp: MrfIn,
+    /// The register-file pipeline and this cycle's inputs for it: each warp's next instruction,
+    /// barriers, the events of the cycle, dispatch and write-back.
+    rf: P,
+    rf_in: SmRfIn,
     shared: Rc<Shared>,
     /// Most blocks resident at once (TUBA lowers and raises it).
     block_limit: u32,
@@ -134,10 +138,6 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Ren
     slots: Vec<Slot>,
     blocks: Vec<Option<Block>>,
     warps_per_block: usize,
-    /// The issue stage (scoreboard, warpboard, warp scheduler), and this cycle's inputs for it:
-    /// each warp's next instruction, barriers, and the events of the cycle.
-    issue: I,
-    issue_in: IssueIn,
     two_level: bool,
     /// The MRF invalidates a finished warp's registers (compressed: banks left empty are gated);
     /// warps waiting for it, one per cycle.
@@ -151,9 +151,8 @@ pub struct Sm<'k, M: MrfBlock = Mrf, I: IssueBlock = Issue, R: RenameBlock = Ren
     units: Units,
     flights: Vec<Flight>,
     free_flights: Vec<usize>,
-    /// MRF tag → flight, for instructions in the operand collectors.
+    /// Collector tag → flight, for instructions in the operand collectors.
     tags: Vec<usize>,
-    free_tags: Vec<u32>,
     lives: Vec<ValueLife>,
     /// Per slot bits, updated after each edge: warps at a barrier with instructions left;
     /// warps with instructions left.
@@ -188,10 +187,10 @@ use stats::MISMATCH_EXAMPLES_KEPT as MISMATCH_EXAMPLES;
 /// The MRF's readiness this cycle, as the issue stage and the cache protocol see it.
 #[derive(Clone, Copy)]
 struct Ready {
-    issue: bool,
+    /// The tag an instruction issued this cycle gets.
+    tag: u32,
     activate: bool,
     flush: bool,
-    fill_busy: u64,
 }
 
 /// Whether kernel `k` fits the SM of `c` (registers per thread, warps per block, rows for a
@@ -230,56 +229,69 @@ impl<'k> Sm<'k> {
     pub fn new(c: &Checked, k: &'k Kernel) -> Result<Sm<'k>, SimError> {
         Sm::with_mrf(c, k, Mrf::for_config(c))
     }
+
+    /// One of several SMs sharing `shared`, with its models; no block launched yet (see
+    /// [`Sm::launch_block`] and [`Sm::start`]).
+    pub fn in_gpu(c: &Checked, k: &'k Kernel, shared: Rc<Shared>) -> Result<Sm<'k>, SimError> {
+        let rename = c.config.rename.enabled.then(|| rename_control::stage(c));
+        Sm::build(c, k, SmRf::new(&c.geometry, Mrf::for_config(c), Issue::for_config(c)), rename, shared)
+    }
 }
 
-impl<'k, M: MrfBlock> Sm<'k, M> {
+impl<'k, M: MrfBlock> Sm<'k, SmRf<M, Issue>> {
     /// The SM a config describes, with `mrf` as its register file.
-    pub fn with_mrf(c: &Checked, k: &'k Kernel, mrf: M) -> Result<Sm<'k, M>, SimError> {
+    pub fn with_mrf(c: &Checked, k: &'k Kernel, mrf: M) -> Result<Self, SimError> {
         Sm::with_blocks(c, k, mrf, Issue::for_config(c))
     }
 }
 
-impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, M, I> {
+impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, SmRf<M, I>> {
     /// The SM a config describes with these blocks: `mrf` its register file, `issue` its issue
     /// stage.
-    pub fn with_blocks(c: &Checked, k: &'k Kernel, mrf: M, issue: I) -> Result<Sm<'k, M, I>, SimError> {
+    pub fn with_blocks(c: &Checked, k: &'k Kernel, mrf: M, issue: I) -> Result<Self, SimError> {
         let rename = c.config.rename.enabled.then(|| rename_control::stage(c));
         Sm::with_rename(c, k, mrf, issue, rename)
     }
 }
 
-impl<'k> Sm<'k> {
-    /// One of several SMs sharing `shared`, with its models; no block launched yet (see
-    /// [`Sm::launch_block`] and [`Sm::start`]).
-    pub fn in_gpu(c: &Checked, k: &'k Kernel, shared: Rc<Shared>) -> Result<Sm<'k>, SimError> {
-        let rename = c.config.rename.enabled.then(|| rename_control::stage(c));
-        Sm::build(c, k, Mrf::for_config(c), Issue::for_config(c), rename, shared)
+impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, SmRf<M, I>, R> {
+    /// [`Sm::with_blocks`] with `rename` as its rename stage (with `rename.enabled`).
+    pub fn with_rename(c: &Checked, k: &'k Kernel, mrf: M, issue: I, rename: Option<R>) -> Result<Self, SimError> {
+        Sm::with_pipeline(c, k, SmRf::new(&c.geometry, mrf, issue), rename)
+    }
+
+    /// The register file.
+    pub fn mrf(&self) -> &M {
+        &self.rf.mrf
+    }
+
+    /// The register file, once the run is over.
+    pub fn into_mrf(self) -> M {
+        self.rf.mrf
+    }
+
+    /// The issue stage.
+    pub fn issue_stage(&self) -> &I {
+        &self.rf.issue
+    }
+
+    /// The issue stage, once the run is over.
+    pub fn into_issue_stage(self) -> I {
+        self.rf.issue
     }
 }
 
-impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
-    /// [`Sm::with_blocks`] with `rename` as its rename stage (with `rename.enabled`).
-    pub fn with_rename(
-        c: &Checked,
-        k: &'k Kernel,
-        mrf: M,
-        issue: I,
-        rename: Option<R>,
-    ) -> Result<Sm<'k, M, I, R>, SimError> {
-        let mut sm = Sm::build(c, k, mrf, issue, rename, Shared::new(k))?;
+impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
+    /// The SM a config describes with `rf` as its register-file pipeline and `rename` as its
+    /// rename stage (with `rename.enabled`).
+    pub fn with_pipeline(c: &Checked, k: &'k Kernel, rf: P, rename: Option<R>) -> Result<Self, SimError> {
+        let mut sm = Sm::build(c, k, rf, rename, Shared::new(k))?;
         sm.launch_blocks();
         sm.start();
         Ok(sm)
     }
 
-    fn build(
-        c: &Checked,
-        k: &'k Kernel,
-        mrf: M,
-        issue: I,
-        rename: Option<R>,
-        shared: Rc<Shared>,
-    ) -> Result<Sm<'k, M, I, R>, SimError> {
+    fn build(c: &Checked, k: &'k Kernel, rf: P, rename: Option<R>, shared: Rc<Shared>) -> Result<Self, SimError> {
         fits(c, k)?;
         let g = &c.geometry;
         let warps_per_block = k.warps_per_block(g.lanes) as usize;
@@ -314,21 +326,20 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                 freeing: false,
             })
             .collect();
-        let tags = 1usize << g.tag_bits.min(12);
+        let mut rf_in = SmRfIn::new(g);
+        rf_in.mrf.rows_per_warp = g.rows_per_warp(k.regs);
         let sm = Sm {
             k,
             lanes: g.lanes as usize,
             clusters: g.clusters as usize,
-            mrf,
-            inp: MrfIn { rows_per_warp: g.rows_per_warp(k.regs), ..MrfIn::new(g) },
+            rf,
+            rf_in,
             shared,
             block_limit: u32::MAX,
             info,
             slots,
             blocks: (0..g.warps).map(|_| None).collect(),
             warps_per_block,
-            issue,
-            issue_in: IssueIn::new(g),
             dirty: 0,
             two_level: c.config.scheduler.policy == rfgen_gen::config::SchedulerPolicy::TwoLevel,
             frees: c.compression.is_some(),
@@ -337,8 +348,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             units: Units::new(c),
             flights: Vec::new(),
             free_flights: Vec::new(),
-            tags: vec![0; tags],
-            free_tags: (0..tags as u32).rev().collect(),
+            tags: vec![0; g.collectors as usize],
             lives: vec![ValueLife::default(); g.warps as usize * k.regs.max(1) as usize],
             at_barrier: 0,
             resident: 0,
@@ -371,7 +381,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
 
     /// After the first launches: the scheduler's reset order is theirs (slot order).
     pub fn start(&mut self) {
-        self.issue_in.launch = 0;
+        self.rf_in.issue.launch = 0;
         self.refresh_dirty();
     }
 
@@ -415,24 +425,14 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         self.cycle
     }
 
-    /// The register file.
-    pub fn mrf(&self) -> &M {
-        &self.mrf
+    /// The register-file pipeline.
+    pub fn rf(&self) -> &P {
+        &self.rf
     }
 
-    /// The register file, once the run is over.
-    pub fn into_mrf(self) -> M {
-        self.mrf
-    }
-
-    /// The issue stage.
-    pub fn issue_stage(&self) -> &I {
-        &self.issue
-    }
-
-    /// The issue stage, once the run is over.
-    pub fn into_issue_stage(self) -> I {
-        self.issue
+    /// The register-file pipeline, once the run is over.
+    pub fn into_rf(self) -> P {
+        self.rf
     }
 
     /// The rename stage, if renaming is on.
@@ -501,7 +501,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                 s.warp = Some(warp);
                 s.block = b;
                 s.at_barrier = false;
-                self.issue_in.launch |= 1 << w;
+                self.rf_in.issue.launch |= 1 << w;
                 // Every warp may hold RFC entries unless the two-level scheduler picks them.
                 if let Some(c) = self.cache.as_mut().filter(|_| !self.two_level) {
                     c.activate(w);
@@ -558,12 +558,12 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             self.dirty &= !bit;
             let s = &self.slots[w];
             let next = s.warp.as_ref().and_then(|x| x.next());
-            self.issue_in.next[w] = match next {
-                Some((pc, _)) => Next::new(&self.info[pc as usize]),
-                None => Next::default(),
+            (self.rf_in.issue.next[w], self.rf_in.next_read[w]) = match next {
+                Some((pc, _)) => (Next::new(&self.info[pc as usize]), self.next_read(w, pc as usize)),
+                None => Default::default(),
             };
-            set(&mut self.issue_in.barrier, bit, s.at_barrier);
-            self.issue_in.changed |= bit;
+            set(&mut self.rf_in.issue.barrier, bit, s.at_barrier);
+            self.rf_in.issue.changed |= bit;
             set(&mut self.at_barrier, bit, next.is_some() && s.at_barrier);
             set(&mut self.resident, bit, next.is_some());
         }
@@ -571,13 +571,14 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
 
     pub fn step(&mut self) -> Result<(), SimError> {
         let now = self.cycle;
-        // What the MRF shows this cycle (its state before the edge); dispatch reads the operands.
-        let out = self.mrf.outputs();
-        let (wb_commit, wb_ready, disp_valid) = (out.wb_commit, out.wb_ready, out.disp_valid);
-        let ready =
-            Ready { issue: out.issue_ready, activate: out.act_ready, flush: out.flush_ready, fill_busy: out.fill_busy };
+        // What the pipeline shows this cycle (its state before the edge); dispatch reads the
+        // operands.
+        let out = self.rf.outputs();
+        let m = &out.mrf;
+        let (wb_commit, wb_ready, disp_valid) = (m.wb_commit, m.wb_ready, m.disp_valid);
+        let ready = Ready { tag: out.grant_tag, activate: m.act_ready, flush: m.flush_ready };
         self.write_back(now, wb_commit, wb_ready);
-        self.inp.disp_ready = false;
+        self.rf_in.mrf.disp_ready = false;
         if disp_valid {
             self.dispatch(now);
         }
@@ -594,7 +595,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
     /// register file cache in front of it releases at once: it holds the value or, on its way
     /// to the banks, the MRF holds the register's reads until stored.
     fn write_back(&mut self, now: u64, wb_commit: bool, wb_ready: bool) {
-        self.inp.wb_valid = false;
+        self.rf_in.mrf.wb_valid = false;
         self.completed.clear();
         if wb_commit {
             self.completed.extend(self.uncommitted.pop_front());
@@ -604,17 +605,17 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             while let Some(id) = self.units.head(q, now) {
                 let f = &self.flights[id];
                 if let Some(dst) = self.k.code[f.pc as usize].dst {
-                    if self.inp.wb_valid || !wb_ready {
+                    if self.rf_in.mrf.wb_valid || !wb_ready {
                         break; // the write port is taken or busy this cycle
                     }
-                    self.inp.wb_valid = true;
-                    self.inp.wb_warp = f.slot as u32;
-                    self.inp.wb_reg = if self.rename.is_some() { f.dst_phys } else { dst as u32 };
-                    self.inp.wb_mask = f.mask;
-                    self.inp.wb_data.copy_from_slice(f.vals.dst());
-                    self.inp.wb_long = self.k.code[f.pc as usize].op.is_long_latency();
+                    self.rf_in.mrf.wb_valid = true;
+                    self.rf_in.mrf.wb_warp = f.slot as u32;
+                    self.rf_in.mrf.wb_reg = if self.rename.is_some() { f.dst_phys } else { dst as u32 };
+                    self.rf_in.mrf.wb_mask = f.mask;
+                    self.rf_in.mrf.wb_data.copy_from_slice(f.vals.dst());
+                    self.rf_in.mrf.wb_long = self.k.code[f.pc as usize].op.is_long_latency();
                     if let Some(o) = &self.orf {
-                        o.drive_write_back(f.pc as usize, &mut self.inp);
+                        o.drive_write_back(f.pc as usize, &mut self.rf_in.mrf);
                     }
                     expose_readers(self.k, &self.flights, &self.collecting, &mut self.war_exposed, id, dst);
                     self.units.pop(q);
@@ -642,13 +643,14 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
     /// Dispatch of the instruction the MRF offers, checking every delivered operand against the
     /// functional value.
     fn dispatch(&mut self, now: u64) {
-        let out = self.mrf.outputs();
+        let all = self.rf.outputs();
+        let out = &all.mrf;
         let id = self.tags[out.disp_tag as usize];
         let f = &self.flights[id];
         let ins = &self.k.code[f.pc as usize];
         let unit = ins.op.unit();
         if self.units.can_accept(unit, now) {
-            self.inp.disp_ready = true;
+            self.rf_in.mrf.disp_ready = true;
             for (s, src) in ins.srcs.iter().enumerate() {
                 if !matches!(src, Src::Reg(_)) {
                     continue;
@@ -683,9 +685,6 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             if !self.war_exposed.is_empty() {
                 self.war_exposed.retain(|e| e.0 != id);
             }
-            (self.issue_in.lv_valid, self.issue_in.lv_warp) = (true, f.slot as u32);
-            (self.issue_in.lv_src_valid, self.issue_in.lv_src_reg) = sources(ins);
-            self.free_tags.push(out.disp_tag);
             if !completes {
                 self.completed.push(id);
             }
@@ -695,17 +694,15 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
     /// Issue: the issue stage decides on this cycle's inputs; a grant issues, and a cycle without
     /// one is counted by its cause.
     fn issue_slot(&mut self, ready: Ready) -> Result<(), SimError> {
-        self.inp.issue_valid = false;
-        self.issue_in.collector_ready = ready.issue;
-        self.issue_in.hold = self.cache.as_ref().map_or(0, CacheControl::flushing);
+        self.rf_in.issue.hold = self.cache.as_ref().map_or(0, CacheControl::flushing);
         // A warp with an ORF/LRF fill on its way issues nothing, so every later read or write of
         // the entry comes after the fill.
         let no_register = self.rename.as_ref().filter(|r| r.full()).map_or(0, |_| self.next_writers());
-        self.issue_in.stall = ready.fill_busy | no_register;
+        self.rf_in.issue.stall = no_register;
         // TRWS: warps MEM_RA predicts to stall on memory issue first.
-        self.issue_in.first = self.rename.as_ref().filter(|_| self.trws).map_or(0, RenameControl::tfet_hint);
-        let before: Vec<u32> = self.issue.outputs().scheduler.active.to_vec();
-        let d = self.issue.decide(&self.issue_in);
+        self.rf_in.issue.first = self.rename.as_ref().filter(|_| self.trws).map_or(0, RenameControl::tfet_hint);
+        let before: Vec<u32> = self.rf.outputs().issue.scheduler.active.to_vec();
+        let d = self.rf.decide(&self.rf_in);
         let candidates = if self.two_level {
             let left = before.iter().filter(|&&w| d.desched >> w & 1 == 1);
             self.stats.deschedules += left.clone().count() as u64;
@@ -721,7 +718,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         match d.sched.grant {
             Some(w) => {
                 st.issued += 1;
-                self.issue(w as usize)?;
+                self.issue(w as usize, ready.tag)?;
             }
             None if d.can_issue & candidates != 0 => st.collector_full += 1,
             None if d.war_blocked & candidates != 0 => st.warpboard += 1,
@@ -734,15 +731,15 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         Ok(())
     }
 
-    /// The MRF's clock edge, with this cycle's register-file-cache events.
+    /// The MRF's inputs for this edge from the register file cache's protocol and the warps
+    /// being freed, and the rename stage's edge.
     fn clock_mrf(&mut self, now: u64, ready: Ready) {
         if let Some(c) = &mut self.cache {
-            c.drive(ready.activate, ready.flush, &mut self.inp);
+            c.drive(ready.activate, ready.flush, &mut self.rf_in.mrf);
         }
         // A compressed MRF invalidates one finished warp's registers per edge.
         let freed = self.freeing.pop_front();
-        (self.inp.free_valid, self.inp.free_warp) = (freed.is_some(), freed.unwrap_or(0) as u32);
-        self.mrf.tick(&self.inp);
+        (self.rf_in.mrf.free_valid, self.rf_in.mrf.free_warp) = (freed.is_some(), freed.unwrap_or(0) as u32);
         if let Some(w) = freed {
             self.slots[w].freeing = false;
             if self.relaunch {
@@ -764,14 +761,14 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             let ins = &self.k.code[f.pc as usize];
             if let Some(d) = ins.dst {
                 // One register result commits per cycle: they use the MRF's one write port.
-                debug_assert!(!self.issue_in.clr_valid, "two register releases in one cycle");
-                (self.issue_in.clr_valid, self.issue_in.clr_warp, self.issue_in.clr_reg) =
+                debug_assert!(!self.rf_in.issue.clr_valid, "two register releases in one cycle");
+                (self.rf_in.issue.clr_valid, self.rf_in.issue.clr_warp, self.rf_in.issue.clr_reg) =
                     (true, f.slot as u32, d.into());
             }
             if let Some(p) = ins.pdst {
-                self.issue_in.clr_preds[f.slot] |= 1 << p;
+                self.rf_in.issue.clr_preds[f.slot] |= 1 << p;
             }
-            self.issue_in.commit |= 1 << f.slot;
+            self.rf_in.issue.commit |= 1 << f.slot;
         }
         for i in 0..self.completed.len() {
             let id = self.completed[i];
@@ -780,13 +777,14 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
             self.free_flights.push(id);
             self.maybe_finish(w);
         }
-        self.issue.tick(&self.issue_in);
-        self.issue_in.clear_events();
-        self.issue_in.changed = 0;
+        self.rf.tick(&self.rf_in);
+        self.rf_in.renamed = None;
+        self.rf_in.issue.clear_events();
+        self.rf_in.issue.changed = 0;
         self.refresh_dirty();
     }
 
-    fn issue(&mut self, w: usize) -> Result<(), SimError> {
+    fn issue(&mut self, w: usize, tag: u32) -> Result<(), SimError> {
         let id = self.alloc_flight();
         let s = &mut self.slots[w];
         let warp = s.warp.as_mut().expect("only live warps issue");
@@ -852,18 +850,9 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                 }
             }
         } else {
-            let tag = self.free_tags.pop().expect("validation gives every operand collector a tag");
             self.tags[tag as usize] = id;
             self.collecting.push(id);
             let s = &mut self.slots[w];
-            let inp = &mut self.inp;
-            inp.issue_valid = true;
-            inp.issue_warp = w as u32;
-            inp.issue_tag = tag;
-            for (k, src) in ins.srcs.iter().enumerate() {
-                inp.issue_src_valid[k] = matches!(src, Src::Reg(_));
-                inp.issue_src_reg[k] = if let Src::Reg(r) = src { *r as u32 } else { 0 };
-            }
             if let Some(r) = &mut self.rename {
                 let mut src = [None; 3];
                 ins.src_regs().for_each(|(k, reg)| src[k] = Some(reg.into()));
@@ -882,16 +871,15 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
                 let f = &mut self.flights[id];
                 f.src_phys = renamed.src;
                 f.dst_phys = renamed.dst.unwrap_or(0);
-                inp.issue_src_reg = renamed.src.map(|p| p.unwrap_or(0));
+                self.rf_in.renamed = Some(renamed.src.map(|p| p.unwrap_or(0)));
             }
-            inp.issue_src_last = self.k.notes[e.pc as usize].last_read;
             if let Some(o) = &mut self.orf {
-                o.drive_issue(w, e.pc as usize, self.k.notes[e.pc as usize].strand_start, inp);
+                o.issued(w);
             }
             s.inflight += 1;
         }
         if self.slots[w].warp.as_ref().is_some_and(Warp::done) {
-            self.issue_in.grant_last = true;
+            self.rf_in.issue.grant_last = true;
             self.maybe_finish(w);
         }
         Ok(())
@@ -943,6 +931,17 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
         }
     }
 
+    /// How the MRF reads instruction `pc` of warp `w`: last reads and, with an ORF/LRF, the
+    /// compiler's placement of its sources.
+    fn next_read(&self, w: usize, pc: usize) -> NextRead {
+        let note = &self.k.notes[pc];
+        let mut read = NextRead { src_last: note.last_read, ..NextRead::default() };
+        if let Some(o) = &self.orf {
+            o.next_read(w, pc, note.strand_start, &mut read);
+        }
+        read
+    }
+
     /// Warps whose next instruction writes a register.
     fn next_writers(&self) -> u64 {
         let mut m = 0;
@@ -956,7 +955,7 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, M, I, R> {
 
     /// Completes the statistics after the last step (`run` does it).
     pub fn finish(&mut self) {
-        let m = self.mrf.stats();
+        let m = self.rf.mrf_stats();
         let t = &mut self.stats.mrf;
         let per_bank = (self.lanes / self.clusters) as u64;
         t.reads = m.operand_reads;
@@ -1008,13 +1007,4 @@ fn expose_readers(
         let srcs = k.code[flights[r].pc as usize].src_regs();
         srcs.filter(|&(_, reg)| reg == dst).for_each(|(op, _)| exposed.push((r, op, pc)));
     }
-}
-
-/// An instruction's source-register ports: which exist, and their ids.
-fn sources(ins: &crate::kernel::Instr) -> ([bool; 3], [u32; 3]) {
-    let (mut valid, mut reg) = ([false; 3], [0; 3]);
-    for (k, r) in ins.src_regs() {
-        (valid[k], reg[k]) = (true, r as u32);
-    }
-    (valid, reg)
 }

@@ -5,6 +5,7 @@
 
 use super::stats::OrfTraffic;
 use crate::blocks::mrf::{MrfIn, OrfStats};
+use crate::blocks::sm_rf::NextRead;
 use crate::kernel::Kernel;
 use crate::kernel::alloc::{self, Costs, Level, Placement};
 use rfgen_gen::Checked;
@@ -33,18 +34,23 @@ impl OrfControl {
         self.strand_due |= (strand_start as u64) << w;
     }
 
-    /// The issue ports for instruction `pc` of warp `w`: each source's level and entry (or the
-    /// entry an MRF read fills), and whether it starts a strand.
-    pub fn drive_issue(&mut self, w: usize, pc: usize, strand_start: bool, inp: &mut MrfIn) {
+    /// How instruction `pc` of warp `w` reads its sources: each source's level and entry (or
+    /// the entry an MRF read fills), and whether it starts a strand.
+    pub fn next_read(&self, w: usize, pc: usize, strand_start: bool, read: &mut NextRead) {
         let p = &self.place[pc];
         for k in 0..3 {
             let (level, entry) = encode(p.src[k]);
             let (fill, fill_entry) = encode(p.fill[k].unwrap_or_default());
-            inp.issue_src_level[k] = level;
-            inp.issue_src_fill[k] = fill;
-            inp.issue_src_entry[k] = if level != 0 { entry } else { fill_entry };
+            read.src_level[k] = level;
+            read.src_fill[k] = fill;
+            read.src_entry[k] = if level != 0 { entry } else { fill_entry };
         }
-        inp.issue_strand = self.strand_due >> w & 1 == 1 || strand_start;
+        read.strand = self.strand_due >> w & 1 == 1 || strand_start;
+    }
+
+    /// Warp `w` issued an instruction that needs a collector: a strand it was due to start has
+    /// started.
+    pub fn issued(&mut self, w: usize) {
         self.strand_due &= !(1 << w);
     }
 

@@ -8,7 +8,7 @@ mod values;
 
 pub use values::Pattern;
 
-use crate::glue::{CosimBlock, Expected, Glue, Stimulus, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
 use crate::verilator::{Layout as PortLayout, PortSlot};
 use anyhow::Result;
 use rand::{RngCore, SeedableRng};
@@ -49,11 +49,13 @@ impl Glue for Codec {
 }
 
 impl CosimBlock for Codec {
-    type Stimulus = CodecStimulus<RandomCodecInputs>;
-
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Codec::new(&checked.codec_layout()?))
     }
+}
+
+impl RandomBlock for Codec {
+    type Stimulus = CodecStimulus<RandomCodecInputs>;
 
     fn stimulus(checked: &Checked, seed: u64) -> Self::Stimulus {
         let l = checked.codec_layout().expect("the design was generated, so the layout is valid");

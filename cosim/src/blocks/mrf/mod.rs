@@ -12,7 +12,7 @@ pub use stimulus::{
     ScriptedStimulus,
 };
 
-use crate::glue::{CosimBlock, Expected, Glue, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, bind_all};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout, PortSlot};
@@ -22,6 +22,7 @@ use rfgen_gen::blocks::mrf::interface::MrfPorts;
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::{Mrf, MrfBlock, MrfIn, MrfOut, MrfStats, lane_mask};
 use rfgen_model::blocks::rename::Rename;
+use rfgen_model::blocks::sm_rf::SmRf;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 
@@ -127,11 +128,13 @@ impl<B: Glue + MrfBlock> MrfBlock for Lockstep<B> {
 }
 
 impl CosimBlock for Mrf {
-    type Stimulus = RandomStimulus;
-
     fn model(checked: &Checked) -> Result<Self> {
         Ok(Mrf::for_config(checked))
     }
+}
+
+impl RandomBlock for Mrf {
+    type Stimulus = RandomStimulus;
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomStimulus {
         RandomStimulus::new(&checked.geometry, seed, Knobs::for_config(checked))
@@ -148,8 +151,7 @@ impl CosimBlock for Mrf {
 
 /// In the SM, the MRF in lockstep serves every operand read and write-back of a real kernel.
 impl InSm for Mrf {
-    type Mrf = Lockstep<Mrf>;
-    type Issue = Issue;
+    type Rf = SmRf<Lockstep<Mrf>, Issue>;
     type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Mrf>) -> Result<SmWith<'k, Mrf>, SimError> {

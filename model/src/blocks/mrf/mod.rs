@@ -187,7 +187,7 @@ pub use write_port::{Side, WriteAction, WritePort};
 use crate::block::Block;
 use crate::blocks::arbiter::RoundRobin;
 use crate::blocks::bdi::choose;
-use collector::SLOTS;
+pub use collector::SLOTS;
 use rfgen_gen::Checked;
 use rfgen_gen::layout::bdi::Layout;
 use rfgen_gen::layout::geometry::Geometry;
