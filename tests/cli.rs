@@ -51,12 +51,12 @@ fn bad_input_exits_2_with_a_message() {
         (&["gen", "--block", "warpboard"], "`warpboard.policy` = \"none\": there is no warpboard to generate"),
         (
             &["gen", "--block", "nope"],
-            "unknown block `nope` (allowed: mrf, bdi, issue, rename, scheduler, scoreboard, warpboard)",
+            "unknown block `nope` (allowed: sm, mrf, bdi, issue, rename, scheduler, scoreboard, warpboard)",
         ),
         (&["synth", "--block", "nope"], "unknown block `nope`"),
         (
             &["bench", "cosim", "--block", "bdi", "--kernel", "matmul"],
-            "--kernel: the SM model does not drive block `bdi` (kernel-driven blocks: mrf, issue",
+            "--kernel: the SM model does not drive block `bdi` (kernel-driven blocks: sm, mrf, issue",
         ),
         (
             &["bench", "cosim", "--block", "rename", "--kernel", "matmul"],
@@ -66,7 +66,7 @@ fn bad_input_exits_2_with_a_message() {
         (&["config"], "required"),
         (
             &["cosim", "--block", "nope"],
-            "unknown block `nope` (allowed: mrf, bdi, issue, rename, scheduler, scoreboard, warpboard)",
+            "unknown block `nope` (allowed: sm, mrf, bdi, issue, rename, scheduler, scoreboard, warpboard)",
         ),
         (&["cosim", "--cycles", "0"], "'0' for '--cycles <CYCLES>': allowed 1 to 10000000000"),
         (

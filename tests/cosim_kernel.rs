@@ -79,7 +79,7 @@ fn cli_cosim_kernel_passes_and_refuses_bad_input() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["cosim", "--block", "bdi", "--kernel", "saxpy"],
-            "--kernel: the SM model does not drive block `bdi` (kernel-driven blocks: mrf, issue, rename, scheduler, scoreboard, warpboard)",
+            "--kernel: the SM model does not drive block `bdi` (kernel-driven blocks: sm, mrf, issue, rename, scheduler, scoreboard, warpboard)",
         ),
         (&["cosim", "--kernel", "nope"], "`nope` is neither a library kernel"),
         (

@@ -213,3 +213,15 @@ fn issue_stage_blocks_lint_and_synthesize_clean() {
     }
     lint_design(&rfgen_gen::emit::generate_issue(&rfgen_gen::config::preset("war-warpboard").unwrap()), false);
 }
+
+/// The composed top lints clean (Verilator -Wall, Icarus, Yosys) beside each optional part of
+/// the operand path and issue stage (bloomboard, register file cache, ORF/LRF); `small`'s also
+/// synthesizes.
+#[test]
+fn composed_tops_lint_clean() {
+    for name in ["small", "war-warpboard", "isca11-rfc", "micro11-orf-lrf"] {
+        let checked = rfgen_gen::config::preset(name).unwrap();
+        let design = rfgen_gen::emit::generate_sm_rf(&checked, SramKind::Behavioural).unwrap();
+        lint_design(&design, name == "small");
+    }
+}

@@ -134,6 +134,15 @@ pub fn generate_issue(checked: &Checked) -> Design {
     assemble(checked, SramKind::Behavioural, modules, description, "rfgen gen --block issue")
 }
 
+/// Generates the composed register-file top of a config (top `<prefix>_sm_rf`): the issue stage
+/// feeding the MRF, every module of both, and the glue between them. Fails with renaming, which
+/// it does not hold yet.
+pub fn generate_sm_rf(checked: &Checked, sram: SramKind) -> Result<Design, ConfigError> {
+    let modules = blocks::sm_rf::modules(checked, sram)?;
+    let description = "Register files of one SM scheduler: the issue stage feeding the MRF";
+    Ok(assemble(checked, sram, modules, description, "rfgen gen --block sm"))
+}
+
 /// `command` regenerates the design (named in every file's header).
 fn assemble(checked: &Checked, sram: SramKind, modules: Vec<Module>, description: &str, command: &str) -> Design {
     let hash = checked.hash();

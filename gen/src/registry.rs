@@ -10,6 +10,7 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Block {
+    Sm,
     Mrf,
     Bdi,
     Issue,
@@ -20,12 +21,21 @@ pub enum Block {
 }
 
 /// Every block, in the order `rfgen cosim --list` shows them.
-pub const BLOCKS: [Block; 7] =
-    [Block::Mrf, Block::Bdi, Block::Issue, Block::Rename, Block::Scheduler, Block::Scoreboard, Block::Warpboard];
+pub const BLOCKS: [Block; 8] = [
+    Block::Sm,
+    Block::Mrf,
+    Block::Bdi,
+    Block::Issue,
+    Block::Rename,
+    Block::Scheduler,
+    Block::Scoreboard,
+    Block::Warpboard,
+];
 
 impl Block {
     pub fn name(self) -> &'static str {
         match self {
+            Block::Sm => "sm",
             Block::Mrf => "mrf",
             Block::Bdi => "bdi",
             Block::Issue => "issue",
@@ -38,6 +48,9 @@ impl Block {
 
     pub fn about(self) -> &'static str {
         match self {
+            Block::Sm => {
+                "the SM's register-file pipeline: the issue stage and the MRF with the wires between them (top <prefix>_sm_rf; configs without renaming)"
+            }
             Block::Mrf => {
                 "banked main register file with operand collectors, with the compressor, register file cache or ORF/LRF the config enables (top <prefix>_mrf)"
             }
@@ -75,20 +88,24 @@ impl Block {
         let c = &checked.config;
         match self {
             Block::Mrf | Block::Issue | Block::Scheduler | Block::Scoreboard => true,
+            // The composed top does not include the rename stage yet.
+            Block::Sm => !c.rename.enabled,
             Block::Warpboard => c.warpboard.policy != crate::config::WarPolicy::None,
             Block::Rename => c.rename.enabled,
             Block::Bdi => c.compression.enabled,
         }
     }
 
-    /// Only the MRF has memory leaves, which `--sram blackbox` emits as stubs.
+    /// Only the MRF (alone or in the composed top) has memory leaves, which `--sram blackbox`
+    /// emits as stubs.
     pub fn has_sram(self) -> bool {
-        self == Block::Mrf
+        matches!(self, Block::Mrf | Block::Sm)
     }
 
     /// The block's design: every module, leaves first, its top last.
     pub fn generate(self, checked: &Checked, sram: SramKind) -> Result<Design, ConfigError> {
         Ok(match self {
+            Block::Sm => emit::generate_sm_rf(checked, sram)?,
             Block::Mrf => emit::generate(checked, sram),
             Block::Bdi => emit::generate_bdi_codec(checked)?,
             Block::Issue => emit::generate_issue(checked),
@@ -124,7 +141,7 @@ mod tests {
         }
         assert_eq!(
             Block::parse("alu").unwrap_err(),
-            "unknown block `alu` (allowed: mrf, bdi, issue, rename, scheduler, scoreboard, warpboard)"
+            "unknown block `alu` (allowed: sm, mrf, bdi, issue, rename, scheduler, scoreboard, warpboard)"
         );
     }
 
@@ -134,12 +151,11 @@ mod tests {
             let checked = crate::config::preset(name).unwrap();
             for b in BLOCKS.into_iter().filter(|b| b.in_config(&checked)) {
                 let design = b.generate(&checked, SramKind::Behavioural).unwrap();
-                assert!(
-                    design
-                        .manifest
-                        .top
-                        .ends_with(&format!("_{}", if b == Block::Bdi { "bdi_codec" } else { b.name() }))
-                );
+                assert!(design.manifest.top.ends_with(match b {
+                    Block::Bdi => "_bdi_codec",
+                    Block::Sm => "_sm_rf",
+                    _ => b.name(),
+                }));
             }
         }
     }

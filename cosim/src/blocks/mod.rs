@@ -9,6 +9,7 @@ pub mod mrf;
 pub mod rename;
 pub mod scheduler;
 pub mod scoreboard;
+pub mod sm;
 pub mod warpboard;
 
 use crate::bench::{BenchReport, bench_kernel, bench_random};
@@ -25,6 +26,7 @@ use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::Scoreboard;
+use rfgen_model::blocks::sm_rf::SmRf;
 use rfgen_model::blocks::warpboard::Warpboard;
 use rfgen_model::kernel::Kernel;
 use std::sync::Arc;
@@ -70,6 +72,12 @@ impl KernelMode {
 }
 
 pub const BLOCKS: &[BlockInfo] = &[
+    BlockInfo {
+        block: Block::Sm,
+        random: sm::random_run,
+        bench: |c, lib, cycles, seed| bench_kernel::<SmRf<Mrf, Issue>>(c, lib, &sm::random_program(c, seed), cycles),
+        kernel: KernelMode::of::<SmRf<Mrf, Issue>>(),
+    },
     BlockInfo {
         block: Block::Mrf,
         random: random_run::<Mrf>,

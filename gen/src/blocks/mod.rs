@@ -7,5 +7,6 @@ pub mod mrf;
 pub mod rename;
 pub mod scheduler;
 pub mod scoreboard;
+pub mod sm_rf;
 pub mod sram;
 pub mod warpboard;

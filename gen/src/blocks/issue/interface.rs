@@ -7,7 +7,7 @@ use super::Shape;
 use crate::blocks::scoreboard::PREDICATES;
 use crate::config::SchedulerPolicy;
 use crate::layout::geometry::SLOTS_PER_COLLECTOR;
-use crate::verilog::{Port, packing};
+use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the issue stage, in declaration order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -192,34 +192,80 @@ impl<P> IssuePorts<P> {
 
     /// Every port in declaration order.
     pub fn list(&self) -> Vec<&P> {
-        let mut v = vec![
-            &self.clk,
-            &self.rst,
-            &self.next_valid,
-            &self.next_src_valid,
-            &self.next_src_reg,
-            &self.next_dst_valid,
-            &self.next_dst,
-            &self.next_preds,
-            &self.next_pdst_valid,
-            &self.next_pdst,
-            &self.next_control,
-            &self.next_long,
-        ];
-        v.extend(&self.next_long_consumer);
-        v.push(&self.barrier);
-        v.extend(&self.hold);
-        v.extend(&self.stall);
-        v.extend(&self.first);
-        v.push(&self.collector_ready);
-        v.extend(&self.launch);
-        v.extend([&self.grant_last, &self.clr_valid, &self.clr_warp, &self.clr_reg, &self.clr_preds]);
-        v.extend([&self.lv_valid, &self.lv_warp, &self.lv_src_valid].into_iter().flatten());
-        v.extend(self.lv_src_reg.iter().flatten());
-        v.extend(&self.commit);
-        v.extend([&self.grant_valid, &self.grant_warp]);
-        v.extend(&self.active);
-        v.push(&self.eligible);
+        self.slots().into_iter().flatten().collect()
+    }
+}
+
+impl<P> Ports<P> for IssuePorts<P> {
+    type Of<Q> = IssuePorts<Q>;
+
+    fn slots(&self) -> Vec<Option<&P>> {
+        let IssuePorts {
+            clk,
+            rst,
+            next_valid,
+            next_src_valid,
+            next_src_reg,
+            next_dst_valid,
+            next_dst,
+            next_preds,
+            next_pdst_valid,
+            next_pdst,
+            next_control,
+            next_long,
+            next_long_consumer,
+            barrier,
+            hold,
+            stall,
+            first,
+            collector_ready,
+            launch,
+            grant_last,
+            clr_valid,
+            clr_warp,
+            clr_reg,
+            clr_preds,
+            lv_valid,
+            lv_warp,
+            lv_src_valid,
+            lv_src_reg,
+            commit,
+            grant_valid,
+            grant_warp,
+            active,
+            eligible,
+        } = self;
+        let mut v: Vec<Option<&P>> = [
+            clk,
+            rst,
+            next_valid,
+            next_src_valid,
+            next_src_reg,
+            next_dst_valid,
+            next_dst,
+            next_preds,
+            next_pdst_valid,
+            next_pdst,
+            next_control,
+            next_long,
+        ]
+        .map(Some)
+        .into();
+        v.push(next_long_consumer.as_ref());
+        v.push(Some(barrier));
+        v.extend([hold, stall, first].map(Option::as_ref));
+        v.push(Some(collector_ready));
+        v.push(launch.as_ref());
+        v.extend([grant_last, clr_valid, clr_warp, clr_reg, clr_preds].map(Some));
+        v.extend([lv_valid, lv_warp, lv_src_valid].map(Option::as_ref));
+        match lv_src_reg {
+            Some(regs) => v.extend(regs.each_ref().map(Some)),
+            None => v.extend([None; SLOTS_PER_COLLECTOR as usize]),
+        }
+        v.push(commit.as_ref());
+        v.extend([grant_valid, grant_warp].map(Some));
+        v.push(active.as_ref());
+        v.push(Some(eligible));
         v
     }
 }

@@ -7,7 +7,7 @@ use crate::layout::bdi::Layout;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::layout::orf::OrfLayout;
 use crate::layout::rfc::RfcLayout;
-use crate::verilog::{Port, packing};
+use crate::verilog::{Port, Ports, packing};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
 
@@ -369,38 +369,51 @@ impl<P> MrfPorts<P> {
     /// Every port in declaration order (`wb_ready` beside `wb_valid`, each block's hints beside
     /// the ports they qualify, its events last).
     pub fn list(&self) -> Vec<&P> {
-        let mut v = vec![&self.clk, &self.rst];
-        v.extend(&self.rows_per_warp);
-        v.extend([&self.issue_valid, &self.issue_ready, &self.issue_warp]);
-        v.push(&self.issue_src_valid);
-        v.extend(&self.issue_src_reg);
-        v.push(&self.issue_tag);
-        if let Some(r) = &self.rfc {
-            v.extend(&r.issue_src_last);
-        }
-        if let Some(o) = &self.orf {
-            v.extend([&o.issue_src_level, &o.issue_src_entry, &o.issue_src_fill, &o.issue_strand]);
-        }
-        v.extend([&self.disp_valid, &self.disp_ready, &self.disp_warp, &self.disp_tag]);
-        v.push(&self.disp_src_valid);
-        v.extend(&self.disp_src_data);
-        v.push(&self.wb_valid);
-        v.extend(&self.wb_ready);
-        v.extend([&self.wb_warp, &self.wb_reg, &self.wb_mask, &self.wb_data]);
-        if let Some(o) = &self.orf {
-            v.extend([&o.wb_mrf, &o.wb_upper, &o.wb_entry]);
-        }
-        v.extend(&self.wb_commit);
-        if let Some(c) = &self.compressed {
-            v.extend([&c.free_valid, &c.free_warp, &c.bank_gated, &c.bank_rd_en, &c.bank_wr_en]);
-        }
-        if let Some(r) = &self.rfc {
-            v.extend([&r.wb_long, &r.act_valid, &r.act_warp, &r.act_ready]);
-            v.extend([&r.flush_valid, &r.flush_warp, &r.flush_ready, &r.rel_mask]);
-        }
-        if let Some(o) = &self.orf {
-            v.push(&o.fill_busy);
-        }
+        self.slots().into_iter().flatten().collect()
+    }
+}
+
+impl<P> Ports<P> for MrfPorts<P> {
+    type Of<Q> = MrfPorts<Q>;
+
+    /// In declaration order; a block this configuration lacks leaves a `None` per port.
+    fn slots(&self) -> Vec<Option<&P>> {
+        let (c, r, o) = (self.compressed.as_ref(), self.rfc.as_ref(), self.orf.as_ref());
+        let mut v = vec![Some(&self.clk), Some(&self.rst), self.rows_per_warp.as_ref()];
+        v.extend([&self.issue_valid, &self.issue_ready, &self.issue_warp, &self.issue_src_valid].map(Some));
+        v.extend(self.issue_src_reg.each_ref().map(Some));
+        v.push(Some(&self.issue_tag));
+        v.push(r.and_then(|r| r.issue_src_last.as_ref()));
+        v.extend([
+            o.map(|o| &o.issue_src_level),
+            o.map(|o| &o.issue_src_entry),
+            o.map(|o| &o.issue_src_fill),
+            o.map(|o| &o.issue_strand),
+        ]);
+        v.extend([&self.disp_valid, &self.disp_ready, &self.disp_warp, &self.disp_tag, &self.disp_src_valid].map(Some));
+        v.extend(self.disp_src_data.each_ref().map(Some));
+        v.extend([Some(&self.wb_valid), self.wb_ready.as_ref()]);
+        v.extend([&self.wb_warp, &self.wb_reg, &self.wb_mask, &self.wb_data].map(Some));
+        v.extend([o.map(|o| &o.wb_mrf), o.map(|o| &o.wb_upper), o.map(|o| &o.wb_entry)]);
+        v.push(self.wb_commit.as_ref());
+        v.extend([
+            c.map(|c| &c.free_valid),
+            c.map(|c| &c.free_warp),
+            c.map(|c| &c.bank_gated),
+            c.map(|c| &c.bank_rd_en),
+            c.map(|c| &c.bank_wr_en),
+        ]);
+        v.extend([
+            r.map(|r| &r.wb_long),
+            r.map(|r| &r.act_valid),
+            r.map(|r| &r.act_warp),
+            r.map(|r| &r.act_ready),
+            r.map(|r| &r.flush_valid),
+            r.map(|r| &r.flush_warp),
+            r.map(|r| &r.flush_ready),
+            r.map(|r| &r.rel_mask),
+        ]);
+        v.push(o.map(|o| &o.fill_busy));
         v
     }
 }

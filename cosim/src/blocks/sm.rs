@@ -1,0 +1,233 @@
+//! The `sm` cosim block: the SM's register-file pipeline (`rfgen_model::blocks::sm_rf`) bound to
+//! the generated `<prefix>_sm_rf`. The parts' glue encodes the ports that pass through the top
+//! (the issue stage's and the MRF's, under their own names): each part drives and expects on a
+//! buffer of its own shape, and the words are routed to the top's ports. What the top adds is
+//! encoded here: the per-warp operand descriptors (`next_src_last`, the ORF/LRF fields) and
+//! `grant_tag`. Its random stimulus is random programs run by the SM (`--kernel synthetic:...`).
+
+use super::Outcome;
+use crate::glue::{CosimBlock, Expected, Glue, bind_all, pack};
+use crate::kernel::{InSm, KernelOptions, SmWith, run_block};
+use crate::lockstep::Lockstep;
+use crate::random::RunOptions;
+use crate::verilator::RtlLib;
+use crate::verilator::{Layout, PortSlot};
+use anyhow::{Result, bail};
+use rfgen_gen::Checked;
+use rfgen_gen::blocks::issue::interface::IssuePorts;
+use rfgen_gen::blocks::mrf::interface::MrfPorts;
+use rfgen_gen::blocks::sm_rf::interface::SmRfPorts;
+use rfgen_gen::verilog::Ports;
+use rfgen_model::blocks::issue::{Issue, IssueDecision};
+use rfgen_model::blocks::mrf::{Mrf, MrfStats};
+use rfgen_model::blocks::rename::Rename;
+use rfgen_model::blocks::sm_rf::{NextRead, SmRf, SmRfBlock, SmRfIn, SmRfOut};
+use rfgen_model::kernel::{Kernel, synthetic};
+use rfgen_model::sm::{SimError, SimStats, Sm};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// A part of the top: its ports bound to a buffer of its own shape, and which of them are
+/// ports of the top (part slot, top slot).
+pub struct Part<P> {
+    layout: Layout,
+    ports: P,
+    inputs: Vec<(PortSlot, PortSlot)>,
+    outputs: Vec<(PortSlot, PortSlot)>,
+}
+
+impl<P> Part<P> {
+    /// Binds a part through `bind` to a layout of its own ports, and routes every port the top
+    /// shares with it by name (checked for width).
+    fn new(
+        declared: &[rfgen_gen::verilog::Port],
+        top: &Layout,
+        bind: impl FnOnce(&Layout) -> Result<P>,
+    ) -> Result<Self> {
+        let layout = Layout::of(declared);
+        let ports = bind(&layout)?;
+        let route = |mine: &[PortSlot], theirs: &[PortSlot]| -> Result<Vec<(PortSlot, PortSlot)>> {
+            let mut v = Vec::new();
+            for m in mine {
+                if let Some(t) = theirs.iter().find(|t| t.name == m.name) {
+                    if t.width != m.width {
+                        bail!("port `{}` of the top is {} bits, its part's is {}", t.name, t.width, m.width);
+                    }
+                    v.push((m.clone(), t.clone()));
+                }
+            }
+            Ok(v)
+        };
+        let inputs = route(&layout.inputs, &top.inputs)?;
+        let outputs = route(&layout.outputs, &top.outputs)?;
+        Ok(Part { layout, ports, inputs, outputs })
+    }
+}
+
+/// The top's ports: the parts', the per-warp operand descriptors and the tag output; buffers for
+/// the parts' encodings.
+pub struct SmRfSlots {
+    issue: Part<<Issue as Glue>::Ports>,
+    mrf: Part<<Mrf as Glue>::Ports>,
+    top: SmRfPorts<PortSlot>,
+    scratch: RefCell<Scratch>,
+}
+
+struct Scratch {
+    issue_in: Vec<u32>,
+    mrf_in: Vec<u32>,
+    issue_exp: Expected,
+    mrf_exp: Expected,
+}
+
+/// `f` of each source slot, `width` bits apart.
+fn sources<T: Copy + Into<u64>>(v: [T; 3], width: u32) -> u64 {
+    v.iter().rev().fold(0, |m, &x| m << width | x.into())
+}
+
+impl Glue for SmRf<Mrf, Issue> {
+    type Ports = SmRfSlots;
+
+    fn bind(&self, layout: &Layout) -> Result<SmRfSlots> {
+        let issue_ports = IssuePorts::new(self.issue.shape());
+        let m = &self.mrf;
+        let mrf_ports = MrfPorts::new(m.geometry(), m.layout(), m.rfc_layout(), m.orf_layout());
+        let iface = SmRfPorts::new(m.geometry(), &issue_ports, &mrf_ports);
+        let top = bind_all(&iface, layout, |i, f| i.map(f))?;
+        let issue = Part::new(&issue_ports.declared(), layout, |l| self.issue.bind(l))?;
+        let mrf = Part::new(&mrf_ports.declared(), layout, |l| self.mrf.bind(l))?;
+        let scratch = Scratch {
+            issue_in: vec![0; issue.layout.in_words],
+            mrf_in: vec![0; mrf.layout.in_words],
+            issue_exp: Expected::new(&issue.layout),
+            mrf_exp: Expected::new(&mrf.layout),
+        };
+        Ok(SmRfSlots { issue, mrf, top, scratch: RefCell::new(scratch) })
+    }
+
+    fn drive(&self, p: &SmRfSlots, i: &SmRfIn, buf: &mut [u32]) {
+        let s = &mut *p.scratch.borrow_mut();
+        self.issue.drive(&p.issue.ports, &i.issue, &mut s.issue_in);
+        self.mrf.drive(&p.mrf.ports, &i.mrf, &mut s.mrf_in);
+        for (part, scratch) in [(&p.issue.inputs, &s.issue_in), (&p.mrf.inputs, &s.mrf_in)] {
+            for (mine, top) in part {
+                buf[top.range()].copy_from_slice(&scratch[mine.range()]);
+            }
+        }
+        let t = &p.top;
+        let each = |f: &dyn Fn(&NextRead) -> u64| i.next_read.iter().map(f).collect::<Vec<_>>();
+        if let Some(port) = t.rfc.as_ref().and_then(|r| r.next_src_last.as_ref()) {
+            pack(buf, port, 3, each(&|r| sources(r.src_last, 1)).into_iter());
+        }
+        if let Some(o) = &t.orf {
+            let eb = o.next_src_entry.width / (3 * self.issue.geometry().warps);
+            pack(buf, &o.next_src_level, 6, each(&|r| sources(r.src_level, 2)).into_iter());
+            pack(buf, &o.next_src_entry, 3 * eb as usize, each(&|r| sources(r.src_entry, eb)).into_iter());
+            pack(buf, &o.next_src_fill, 6, each(&|r| sources(r.src_fill, 2)).into_iter());
+            pack(buf, &o.next_strand, 1, each(&|r| r.strand as u64).into_iter());
+        }
+    }
+
+    fn expect(&self, p: &SmRfSlots, out: &SmRfOut<'_>, inp: &SmRfIn, exp: &mut Expected) {
+        let s = &mut *p.scratch.borrow_mut();
+        self.issue.expect(&p.issue.ports, &out.issue, &self.issue_inputs(inp), &mut s.issue_exp);
+        self.mrf.expect(&p.mrf.ports, &out.mrf, &inp.mrf, &mut s.mrf_exp);
+        for (part, from) in [(&p.issue.outputs, &s.issue_exp), (&p.mrf.outputs, &s.mrf_exp)] {
+            for (mine, top) in part {
+                exp.route(from, mine, top);
+            }
+        }
+        exp.set(&p.top.grant_tag, out.grant_tag.into());
+    }
+}
+
+/// The SM can run on the lockstep pair as on the model alone.
+impl<B: Glue + SmRfBlock> SmRfBlock for Lockstep<B> {
+    fn decide(&self, i: &SmRfIn) -> IssueDecision {
+        self.model().decide(i)
+    }
+
+    fn mrf_stats(&self) -> &MrfStats {
+        self.model().mrf_stats()
+    }
+}
+
+impl CosimBlock for SmRf<Mrf, Issue> {
+    fn model(checked: &Checked) -> Result<Self> {
+        Ok(SmRf::new(&checked.geometry, Mrf::for_config(checked), Issue::for_config(checked)))
+    }
+}
+
+/// In the SM, the whole register-file pipeline in lockstep: every issue slot, operand read,
+/// dispatch and write-back of a real kernel, and the wires between the parts.
+impl InSm for SmRf<Mrf, Issue> {
+    type Rf = Lockstep<SmRf<Mrf, Issue>>;
+    type Rename = Rename;
+
+    fn missing(c: &Checked) -> Option<String> {
+        c.config
+            .rename
+            .enabled
+            .then(|| "the composed top does not include the rename stage yet (rename.enabled = true)".into())
+    }
+
+    fn place<'k>(c: &Checked, k: &'k Kernel, pair: Self::Rf) -> Result<SmWith<'k, Self>, SimError> {
+        Sm::with_pipeline(c, k, pair, None)
+    }
+
+    fn pair<'a>(sm: &'a SmWith<'_, Self>) -> &'a Lockstep<Self> {
+        sm.rf()
+    }
+
+    fn take(sm: SmWith<'_, Self>) -> Lockstep<Self> {
+        sm.into_rf()
+    }
+
+    fn kernel_stats(&self, sim: &SimStats) -> Vec<(&'static str, u64)> {
+        vec![
+            ("warp instructions", sim.warp_instructions),
+            ("bank conflicts", sim.mrf.bank_conflicts),
+            ("issue slots the scoreboard held", sim.stalls.scoreboard),
+            ("issue slots the warpboard held", sim.stalls.warpboard),
+        ]
+    }
+}
+
+/// A random program for the composed top of `checked`, from `seed`: a short synthetic kernel
+/// (every ALU/SFU class, divergence, long-latency loads) sized to fit the SM.
+pub fn random_program(checked: &Checked, seed: u64) -> Kernel {
+    let g = &checked.geometry;
+    let knobs = synthetic::Knobs {
+        length: 60,
+        iterations: 2,
+        blocks: 3,
+        threads: (g.warps * g.lanes / 2).clamp(g.lanes, 256),
+        registers: g.registers.min(16),
+        divergence: 0.2,
+        long_latency: 0.1,
+        sfu: 0.1,
+        seed,
+        ..synthetic::Knobs::default()
+    };
+    synthetic::generate(&knobs)
+}
+
+/// A random-program run: the program of `seed` on the SM with the composed top in lockstep.
+pub fn random_run(
+    checked: &Checked,
+    lib: &Arc<RtlLib>,
+    seed: u64,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Outcome> {
+    let program = random_program(checked, seed);
+    let kopts = KernelOptions { x_seed: opts.x_seed, max_cycles: opts.cycles, waveform: opts.waveform.clone() };
+    let r = run_block::<SmRf<Mrf, Issue>>(checked, lib, &program, &kopts, progress)?;
+    if let Some(e) = &r.error {
+        bail!("random program {seed}: {e}");
+    }
+    if r.sim.operand_mismatches > 0 {
+        bail!("random program {seed}: {} operands differ from the functional values", r.sim.operand_mismatches);
+    }
+    Ok(Outcome { cycles: r.cycles, mismatch: r.mismatch, stats: r.stats })
+}

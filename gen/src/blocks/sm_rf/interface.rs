@@ -1,0 +1,376 @@
+//! The ports of the composed register-file top (`<prefix>_sm_rf`): the issue stage and the MRF
+//! with the issue port between them inside. Every port of either part the top does not drive
+//! inside is a port of the top with the part's name, width and comment, so one glue binds both;
+//! the MRF's per-instruction operand fields come in per warp (`next_` + the field), like the
+//! issue stage's descriptor, and the granted warp's copy goes to the MRF with `grant_tag`.
+
+use crate::blocks::issue::interface::IssuePorts;
+use crate::blocks::mrf::interface::{CompressedPorts, MrfPorts, OrfPorts, RfcPorts};
+use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
+use crate::verilog::{Port, Ports, packing};
+
+const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
+
+/// Every port of the composed top, in declaration order: clock and reset, the issue stage's
+/// inputs with the per-warp operand fields beside its descriptor, the grant, then the MRF's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmRfPorts<P> {
+    pub clk: P,
+    pub rst: P,
+    pub next_valid: P,
+    pub next_src_valid: P,
+    pub next_src_reg: P,
+    pub next_dst_valid: P,
+    pub next_dst: P,
+    pub next_preds: P,
+    pub next_pdst_valid: P,
+    pub next_pdst: P,
+    pub next_control: P,
+    pub next_long: P,
+    /// Two-level.
+    pub next_long_consumer: Option<P>,
+    pub barrier: P,
+    /// Two-level.
+    pub hold: Option<P>,
+    /// Beside an ORF/LRF.
+    pub stall: Option<P>,
+    /// TRWS (`trws_first`).
+    pub first: Option<P>,
+    /// GTO.
+    pub launch: Option<P>,
+    pub grant_last: P,
+    pub clr_valid: P,
+    pub clr_warp: P,
+    pub clr_reg: P,
+    pub clr_preds: P,
+    /// Release-on-commit.
+    pub commit: Option<P>,
+    pub grant_valid: P,
+    pub grant_warp: P,
+    /// New: the collector tag the granted instruction takes.
+    pub grant_tag: P,
+    /// Two-level.
+    pub active: Option<P>,
+    pub eligible: P,
+    /// Register-limited occupancy.
+    pub rows_per_warp: Option<P>,
+    pub disp_valid: P,
+    pub disp_ready: P,
+    pub disp_warp: P,
+    pub disp_tag: P,
+    pub disp_src_valid: P,
+    pub disp_src_data: [P; SLOTS],
+    pub wb_valid: P,
+    pub wb_ready: Option<P>,
+    pub wb_warp: P,
+    pub wb_reg: P,
+    pub wb_mask: P,
+    pub wb_data: P,
+    pub wb_commit: Option<P>,
+    /// The compressed MRF's ports, as the MRF has them.
+    pub compressed: Option<CompressedPorts<P>>,
+    /// The register file cache's ports, liveness per warp.
+    pub rfc: Option<SmRfRfcPorts<P>>,
+    /// The ORF/LRF's ports, operand encodings per warp.
+    pub orf: Option<SmRfOrfPorts<P>>,
+}
+
+/// The MRF's register-file-cache ports, its per-instruction liveness hint per warp.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmRfRfcPorts<P> {
+    /// Only with liveness: per warp, the MRF's `issue_src_last`.
+    pub next_src_last: Option<P>,
+    pub wb_long: P,
+    pub act_valid: P,
+    pub act_warp: P,
+    pub act_ready: P,
+    pub flush_valid: P,
+    pub flush_warp: P,
+    pub flush_ready: P,
+    pub rel_mask: P,
+}
+
+/// The MRF's ORF/LRF ports, its per-instruction encodings per warp.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmRfOrfPorts<P> {
+    pub next_src_level: P,
+    pub next_src_entry: P,
+    pub next_src_fill: P,
+    pub next_strand: P,
+    pub wb_mrf: P,
+    pub wb_upper: P,
+    pub wb_entry: P,
+    pub fill_busy: P,
+}
+
+/// The per-warp copy of the MRF's per-instruction input `field` (`issue_X` → `next_X`): warp
+/// w's next instruction's value at [W*w+W-1:W*w].
+fn per_warp(field: &Port, warps: u32) -> Port {
+    let name = field.name.strip_prefix("issue_").expect("an MRF issue-port field");
+    let w = field.width;
+    let at = if w == 1 { "bit w".to_string() } else { format!("[{w}w+{}:{w}w]", w - 1) };
+    let comment = format!("warp w's next instruction's {} at {at} ({})", field.name, field.comment);
+    Port::input(&format!("next_{name}"), warps * w, &comment).vector()
+}
+
+/// `grant_tag`: the collector tag the granted instruction takes.
+fn grant_tag(g: &Geometry) -> Port {
+    let comment = format!(
+        "collector tag of the granted instruction: the lowest free of tags 0 to {} (0 when none is free); returned on disp_tag at its dispatch",
+        g.collectors - 1
+    );
+    Port::output("grant_tag", g.tag_bits, &comment)
+}
+
+/// The issue stage's `stall`; beside an ORF/LRF the MRF's fill hold is added inside.
+fn held_stall(stall: Option<Port>, orf: bool) -> Option<Port> {
+    let held = "warps with an ORF/LRF fill on its way, fill_busy, are held inside too";
+    let comment = format!("the warp issues nothing this cycle ({held}), {}", packing("warp", 1));
+    stall.map(|p| if orf { Port { comment, ..p } } else { p })
+}
+
+/// The MRF's cache ports, its liveness hint per warp.
+fn rfc_ports(r: RfcPorts<Port>, warps: u32) -> SmRfRfcPorts<Port> {
+    SmRfRfcPorts {
+        next_src_last: r.issue_src_last.map(|f| per_warp(&f, warps)),
+        wb_long: r.wb_long,
+        act_valid: r.act_valid,
+        act_warp: r.act_warp,
+        act_ready: r.act_ready,
+        flush_valid: r.flush_valid,
+        flush_warp: r.flush_warp,
+        flush_ready: r.flush_ready,
+        rel_mask: r.rel_mask,
+    }
+}
+
+/// The MRF's ORF/LRF ports, its operand encodings per warp.
+fn orf_ports(o: OrfPorts<Port>, warps: u32) -> SmRfOrfPorts<Port> {
+    SmRfOrfPorts {
+        next_src_level: per_warp(&o.issue_src_level, warps),
+        next_src_entry: per_warp(&o.issue_src_entry, warps),
+        next_src_fill: per_warp(&o.issue_src_fill, warps),
+        next_strand: per_warp(&o.issue_strand, warps),
+        wb_mrf: o.wb_mrf,
+        wb_upper: o.wb_upper,
+        wb_entry: o.wb_entry,
+        fill_busy: o.fill_busy,
+    }
+}
+
+impl SmRfPorts<Port> {
+    /// The top's ports from its parts' (`issue`: `IssuePorts::new`, `mrf`: `MrfPorts::new`).
+    pub fn new(g: &Geometry, issue: &IssuePorts<Port>, mrf: &MrfPorts<Port>) -> Self {
+        let i = issue.clone();
+        let m = mrf.clone();
+        let w = g.warps;
+        SmRfPorts {
+            clk: Port::input("clk", 1, "clock"),
+            rst: Port::input("rst", 1, "synchronous reset, active high: both parts, and every collector tag free"),
+            next_valid: i.next_valid,
+            next_src_valid: i.next_src_valid,
+            next_src_reg: i.next_src_reg,
+            next_dst_valid: i.next_dst_valid,
+            next_dst: i.next_dst,
+            next_preds: i.next_preds,
+            next_pdst_valid: i.next_pdst_valid,
+            next_pdst: i.next_pdst,
+            next_control: i.next_control,
+            next_long: i.next_long,
+            next_long_consumer: i.next_long_consumer,
+            barrier: i.barrier,
+            hold: i.hold,
+            stall: held_stall(i.stall, m.orf.is_some()),
+            first: i.first,
+            launch: i.launch,
+            grant_last: i.grant_last,
+            clr_valid: i.clr_valid,
+            clr_warp: i.clr_warp,
+            clr_reg: i.clr_reg,
+            clr_preds: i.clr_preds,
+            commit: i.commit,
+            grant_valid: i.grant_valid,
+            grant_warp: i.grant_warp,
+            grant_tag: grant_tag(g),
+            active: i.active,
+            eligible: i.eligible,
+            rows_per_warp: m.rows_per_warp,
+            disp_valid: m.disp_valid,
+            disp_ready: m.disp_ready,
+            disp_warp: m.disp_warp,
+            disp_tag: m.disp_tag,
+            disp_src_valid: m.disp_src_valid,
+            disp_src_data: m.disp_src_data,
+            wb_valid: m.wb_valid,
+            wb_ready: m.wb_ready,
+            wb_warp: m.wb_warp,
+            wb_reg: m.wb_reg,
+            wb_mask: m.wb_mask,
+            wb_data: m.wb_data,
+            wb_commit: m.wb_commit,
+            compressed: m.compressed,
+            rfc: m.rfc.map(|r| rfc_ports(r, w)),
+            orf: m.orf.map(|o| orf_ports(o, w)),
+        }
+    }
+}
+
+impl<P> SmRfPorts<P> {
+    /// The same ports, each turned into something else by `f` (in declaration order).
+    pub fn map<Q>(&self, mut f: impl FnMut(&P) -> Q) -> SmRfPorts<Q> {
+        let s = self;
+        SmRfPorts {
+            clk: f(&s.clk),
+            rst: f(&s.rst),
+            next_valid: f(&s.next_valid),
+            next_src_valid: f(&s.next_src_valid),
+            next_src_reg: f(&s.next_src_reg),
+            next_dst_valid: f(&s.next_dst_valid),
+            next_dst: f(&s.next_dst),
+            next_preds: f(&s.next_preds),
+            next_pdst_valid: f(&s.next_pdst_valid),
+            next_pdst: f(&s.next_pdst),
+            next_control: f(&s.next_control),
+            next_long: f(&s.next_long),
+            next_long_consumer: s.next_long_consumer.as_ref().map(&mut f),
+            barrier: f(&s.barrier),
+            hold: s.hold.as_ref().map(&mut f),
+            stall: s.stall.as_ref().map(&mut f),
+            first: s.first.as_ref().map(&mut f),
+            launch: s.launch.as_ref().map(&mut f),
+            grant_last: f(&s.grant_last),
+            clr_valid: f(&s.clr_valid),
+            clr_warp: f(&s.clr_warp),
+            clr_reg: f(&s.clr_reg),
+            clr_preds: f(&s.clr_preds),
+            commit: s.commit.as_ref().map(&mut f),
+            grant_valid: f(&s.grant_valid),
+            grant_warp: f(&s.grant_warp),
+            grant_tag: f(&s.grant_tag),
+            active: s.active.as_ref().map(&mut f),
+            eligible: f(&s.eligible),
+            rows_per_warp: s.rows_per_warp.as_ref().map(&mut f),
+            disp_valid: f(&s.disp_valid),
+            disp_ready: f(&s.disp_ready),
+            disp_warp: f(&s.disp_warp),
+            disp_tag: f(&s.disp_tag),
+            disp_src_valid: f(&s.disp_src_valid),
+            disp_src_data: s.disp_src_data.each_ref().map(&mut f),
+            wb_valid: f(&s.wb_valid),
+            wb_ready: s.wb_ready.as_ref().map(&mut f),
+            wb_warp: f(&s.wb_warp),
+            wb_reg: f(&s.wb_reg),
+            wb_mask: f(&s.wb_mask),
+            wb_data: f(&s.wb_data),
+            wb_commit: s.wb_commit.as_ref().map(&mut f),
+            compressed: s.compressed.as_ref().map(|c| CompressedPorts {
+                free_valid: f(&c.free_valid),
+                free_warp: f(&c.free_warp),
+                bank_gated: f(&c.bank_gated),
+                bank_rd_en: f(&c.bank_rd_en),
+                bank_wr_en: f(&c.bank_wr_en),
+            }),
+            rfc: s.rfc.as_ref().map(|r| SmRfRfcPorts {
+                next_src_last: r.next_src_last.as_ref().map(&mut f),
+                wb_long: f(&r.wb_long),
+                act_valid: f(&r.act_valid),
+                act_warp: f(&r.act_warp),
+                act_ready: f(&r.act_ready),
+                flush_valid: f(&r.flush_valid),
+                flush_warp: f(&r.flush_warp),
+                flush_ready: f(&r.flush_ready),
+                rel_mask: f(&r.rel_mask),
+            }),
+            orf: s.orf.as_ref().map(|o| SmRfOrfPorts {
+                next_src_level: f(&o.next_src_level),
+                next_src_entry: f(&o.next_src_entry),
+                next_src_fill: f(&o.next_src_fill),
+                next_strand: f(&o.next_strand),
+                wb_mrf: f(&o.wb_mrf),
+                wb_upper: f(&o.wb_upper),
+                wb_entry: f(&o.wb_entry),
+                fill_busy: f(&o.fill_busy),
+            }),
+        }
+    }
+
+    /// The per-warp copies of the MRF's per-instruction operand fields this configuration has,
+    /// in declaration order.
+    pub fn per_warp_fields(&self) -> Vec<&P> {
+        let mut v: Vec<&P> = self.rfc.iter().filter_map(|r| r.next_src_last.as_ref()).collect();
+        if let Some(o) = &self.orf {
+            v.extend([&o.next_src_level, &o.next_src_entry, &o.next_src_fill, &o.next_strand]);
+        }
+        v
+    }
+}
+
+impl<P> Ports<P> for SmRfPorts<P> {
+    type Of<Q> = SmRfPorts<Q>;
+
+    fn slots(&self) -> Vec<Option<&P>> {
+        let s = self;
+        let (c, r, o) = (s.compressed.as_ref(), s.rfc.as_ref(), s.orf.as_ref());
+        let mut v: Vec<Option<&P>> = [
+            &s.clk,
+            &s.rst,
+            &s.next_valid,
+            &s.next_src_valid,
+            &s.next_src_reg,
+            &s.next_dst_valid,
+            &s.next_dst,
+            &s.next_preds,
+            &s.next_pdst_valid,
+            &s.next_pdst,
+            &s.next_control,
+            &s.next_long,
+        ]
+        .map(Some)
+        .into();
+        v.push(s.next_long_consumer.as_ref());
+        v.push(r.and_then(|r| r.next_src_last.as_ref()));
+        v.extend([o.map(|o| &o.next_src_level), o.map(|o| &o.next_src_entry)]);
+        v.extend([o.map(|o| &o.next_src_fill), o.map(|o| &o.next_strand)]);
+        v.push(Some(&s.barrier));
+        v.extend([&s.hold, &s.stall, &s.first, &s.launch].map(Option::as_ref));
+        v.extend([&s.grant_last, &s.clr_valid, &s.clr_warp, &s.clr_reg, &s.clr_preds].map(Some));
+        v.push(s.commit.as_ref());
+        v.extend([&s.grant_valid, &s.grant_warp, &s.grant_tag].map(Some));
+        v.extend([s.active.as_ref(), Some(&s.eligible), s.rows_per_warp.as_ref()]);
+        v.extend([&s.disp_valid, &s.disp_ready, &s.disp_warp, &s.disp_tag, &s.disp_src_valid].map(Some));
+        v.extend(s.disp_src_data.each_ref().map(Some));
+        v.extend([Some(&s.wb_valid), s.wb_ready.as_ref()]);
+        v.extend([&s.wb_warp, &s.wb_reg, &s.wb_mask, &s.wb_data].map(Some));
+        v.extend([o.map(|o| &o.wb_mrf), o.map(|o| &o.wb_upper), o.map(|o| &o.wb_entry)]);
+        v.push(s.wb_commit.as_ref());
+        v.extend([c.map(|c| &c.free_valid), c.map(|c| &c.free_warp), c.map(|c| &c.bank_gated)]);
+        v.extend([c.map(|c| &c.bank_rd_en), c.map(|c| &c.bank_wr_en)]);
+        v.extend([r.map(|r| &r.wb_long), r.map(|r| &r.act_valid), r.map(|r| &r.act_warp), r.map(|r| &r.act_ready)]);
+        v.extend([r.map(|r| &r.flush_valid), r.map(|r| &r.flush_warp), r.map(|r| &r.flush_ready)]);
+        v.push(r.map(|r| &r.rel_mask));
+        v.push(o.map(|o| &o.fill_busy));
+        v
+    }
+}
+
+/// The parts' ports the top drives inside (none of them is a port of the top): the issue
+/// stage's `collector_ready` and collector-leave inputs, in its declaration order.
+pub fn inner_issue_ports<P>(issue: &IssuePorts<P>) -> Vec<&P> {
+    let mut v = vec![&issue.collector_ready];
+    v.extend([&issue.lv_valid, &issue.lv_warp, &issue.lv_src_valid].into_iter().flatten());
+    v.extend(issue.lv_src_reg.iter().flatten());
+    v
+}
+
+/// The MRF's issue port, which the top drives inside from the grant (none of them is a port of
+/// the top), in its declaration order.
+pub fn inner_mrf_ports<P>(mrf: &MrfPorts<P>) -> Vec<&P> {
+    let mut v = vec![&mrf.issue_valid, &mrf.issue_ready, &mrf.issue_warp, &mrf.issue_src_valid];
+    v.extend(&mrf.issue_src_reg);
+    v.push(&mrf.issue_tag);
+    v.extend(mrf.rfc.iter().filter_map(|r| r.issue_src_last.as_ref()));
+    if let Some(o) = &mrf.orf {
+        v.extend([&o.issue_src_level, &o.issue_src_entry, &o.issue_src_fill, &o.issue_strand]);
+    }
+    v
+}
