@@ -142,7 +142,7 @@ fn cli_cosim_default_config_passes() {
 fn cli_cosim_lists_blocks_and_writes_traces() {
     let out = rfgen(&["cosim", "--list"]);
     assert!(out.status.success());
-    assert!(stdout(&out).starts_with("mrf "), "{}", stdout(&out));
+    assert!(stdout(&out).starts_with("sm "), "{}", stdout(&out));
 
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("small.toml");
