@@ -177,3 +177,8 @@ pub fn pack(buf: &mut [u32], port: &PortSlot, width: usize, values: impl Iterato
         }
     }
 }
+
+/// One field per source slot packed into a port value, source `s` at bit `width * s`.
+pub fn sources<T: Copy + Into<u64>>(v: [T; 3], width: u32) -> u64 {
+    v.iter().rev().fold(0, |m, &x| m << width | x.into())
+}

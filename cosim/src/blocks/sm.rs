@@ -6,7 +6,7 @@
 //! `grant_tag`. Its random stimulus is random programs run by the SM (`--kernel synthetic:...`).
 
 use super::Outcome;
-use crate::glue::{CosimBlock, Expected, Glue, bind_all, pack};
+use crate::glue::{CosimBlock, Expected, Glue, bind_all, pack, sources};
 use crate::kernel::{InSm, KernelOptions, SmWith, run_block};
 use crate::lockstep::Lockstep;
 use crate::random::RunOptions;
@@ -78,11 +78,6 @@ struct Scratch {
     mrf_in: Vec<u32>,
     issue_exp: Expected,
     mrf_exp: Expected,
-}
-
-/// `f` of each source slot, `width` bits apart.
-fn sources<T: Copy + Into<u64>>(v: [T; 3], width: u32) -> u64 {
-    v.iter().rev().fold(0, |m, &x| m << width | x.into())
 }
 
 impl Glue for SmRf<Mrf, Issue> {

@@ -12,7 +12,7 @@ pub use stimulus::{
     ScriptedStimulus,
 };
 
-use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, bind_all, sources};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout, PortSlot};
@@ -77,10 +77,9 @@ impl Glue for Mrf {
         }
         if let Some(o) = &p.orf {
             let eb = o.issue_src_entry.width / 3;
-            let pack = |v: [u64; 3], w: u32| v.iter().rev().fold(0, |m, &x| m << w | x);
-            o.issue_src_level.put(buf, pack(i.issue_src_level.map(u64::from), 2));
-            o.issue_src_entry.put(buf, pack(i.issue_src_entry.map(u64::from), eb));
-            o.issue_src_fill.put(buf, pack(i.issue_src_fill.map(u64::from), 2));
+            o.issue_src_level.put(buf, sources(i.issue_src_level, 2));
+            o.issue_src_entry.put(buf, sources(i.issue_src_entry, eb));
+            o.issue_src_fill.put(buf, sources(i.issue_src_fill, 2));
             o.issue_strand.put(buf, i.issue_strand as u64);
             o.wb_mrf.put(buf, i.wb_mrf as u64);
             o.wb_upper.put(buf, i.wb_upper as u64);
