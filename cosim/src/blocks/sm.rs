@@ -149,7 +149,7 @@ impl<B: Glue + SmRfBlock> SmRfBlock for Lockstep<B> {
 
 impl CosimBlock for SmRf<Mrf, Issue> {
     fn model(checked: &Checked) -> Result<Self> {
-        Ok(SmRf::new(&checked.geometry, Mrf::for_config(checked), Issue::for_config(checked)))
+        Ok(SmRf::new(checked, Mrf::for_config(checked), Issue::for_config(checked)))
     }
 }
 

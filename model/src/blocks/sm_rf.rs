@@ -9,16 +9,21 @@
 //! - the MRF's `issue_ready` is the issue stage's `collector_ready`; its `fill_busy` joins the
 //!   `stall` the front end gives;
 //! - an instruction leaving its collector (dispatch taken) is the warpboard's leave event, with
-//!   its sources (kept per tag for bloomboards).
+//!   its sources (kept per tag for bloomboards);
+//! - a register result is released in the scoreboard (`clr_*`, and its warp's `commit`) when
+//!   its write-back is taken or, compressed, when the MRF stores it ([`Release`]).
 //!
-//! Everything else passes through: the front end's descriptors, barriers, launches and
-//! releases into the issue stage, dispatch and write-back between the MRF and the units.
+//! Everything else passes through: the front end's descriptors, barriers, launches, predicate
+//! releases and other commits into the issue stage, dispatch and write-back between the MRF and
+//! the units.
 
 use crate::block::Block;
 use crate::blocks::issue::{IssueBlock, IssueDecision, IssueIn, IssueOut};
 use crate::blocks::mrf::{MrfBlock, MrfIn, MrfOut, MrfStats, SLOTS};
-use rfgen_gen::Geometry;
+use rfgen_gen::blocks::sm_rf::Release;
+use rfgen_gen::{Checked, Geometry};
 use std::cell::RefCell;
+use std::collections::VecDeque;
 
 /// A warp's next instruction as the MRF reads it (beside the issue stage's [`Next`]
 /// descriptor): which sources are read for the last time and, with an ORF/LRF, where each
@@ -35,8 +40,8 @@ pub struct NextRead {
 }
 
 /// Inputs of one cycle: the issue stage's and the MRF's input ports (those driven inside the
-/// top are overwritten: `collector_ready`, `lv_*`, and the MRF's `issue_*`), and each warp's
-/// [`NextRead`].
+/// top are overwritten: `collector_ready`, `lv_*`, `clr_*` and the released warp's `commit`
+/// bit, and the MRF's `issue_*`), and each warp's [`NextRead`].
 #[derive(Clone, Debug)]
 pub struct SmRfIn {
     pub issue: IssueIn,
@@ -85,12 +90,18 @@ pub struct SmRf<M: MrfBlock, I: IssueBlock> {
     tags: u32,
     /// Per tag: the sources of the instruction holding it (the warpboard's leave event).
     sources: Vec<([bool; SLOTS], [u32; SLOTS])>,
+    /// How register results are released; none with renaming (outside the top: the SM
+    /// releases its architectural registers itself).
+    release: Option<Release>,
+    /// [`Release::Stored`]: write-backs taken and not stored yet (warp, register), oldest first.
+    held: VecDeque<(u32, u32)>,
     /// The parts' inputs as connected this cycle (kept to reuse their buffers).
     wired: RefCell<(IssueIn, MrfIn)>,
 }
 
 impl<M: MrfBlock, I: IssueBlock> SmRf<M, I> {
-    pub fn new(g: &Geometry, mrf: M, issue: I) -> Self {
+    pub fn new(c: &Checked, mrf: M, issue: I) -> Self {
+        let g = &c.geometry;
         let tags = g.collectors;
         assert!(tags <= 64, "validation keeps operand collectors to at most 64");
         SmRf {
@@ -99,6 +110,8 @@ impl<M: MrfBlock, I: IssueBlock> SmRf<M, I> {
             tag_free: all(tags),
             tags,
             sources: vec![Default::default(); tags as usize],
+            release: (!c.config.rename.enabled).then(|| Release::of(c)),
+            held: VecDeque::new(),
             wired: RefCell::new((IssueIn::new(g), MrfIn::new(g))),
         }
     }
@@ -123,6 +136,16 @@ impl<M: MrfBlock, I: IssueBlock> SmRf<M, I> {
         (into.lv_valid, into.lv_warp) = (take, mrf.disp_warp);
         (into.lv_src_valid, into.lv_src_reg) =
             if take { self.sources[mrf.disp_tag as usize] } else { Default::default() };
+        let released = match self.release {
+            None => return,
+            Some(Release::Taken) => (i.mrf.wb_valid && mrf.wb_ready).then_some((i.mrf.wb_warp, i.mrf.wb_reg)),
+            Some(Release::Stored { .. }) => mrf.wb_commit.then(|| self.held[0]),
+        };
+        into.clr_valid = released.is_some();
+        (into.clr_warp, into.clr_reg) = released.unwrap_or_default();
+        if let Some((w, _)) = released {
+            into.commit |= 1 << w;
+        }
     }
 
     /// The MRF's inputs with the granted instruction offered.
@@ -167,6 +190,7 @@ impl<M: MrfBlock, I: IssueBlock> Block for SmRf<M, I> {
         self.mrf.reset();
         self.issue.reset();
         self.tag_free = all(self.tags);
+        self.held.clear();
     }
 
     fn outputs(&self) -> SmRfOut<'_> {
@@ -177,6 +201,7 @@ impl<M: MrfBlock, I: IssueBlock> Block for SmRf<M, I> {
         let (mut issue_in, mut mrf_in) = std::mem::take(self.wired.get_mut());
         let out = self.mrf.outputs();
         let freed = (out.disp_valid && i.mrf.disp_ready).then_some(out.disp_tag);
+        let (stored, taken) = (out.wb_commit, i.mrf.wb_valid && out.wb_ready);
         self.wire_issue(i, &mut issue_in, &out);
         let grant = self.issue.decide(&issue_in).sched.grant;
         self.wire_mrf(i, &mut mrf_in, grant);
@@ -184,6 +209,15 @@ impl<M: MrfBlock, I: IssueBlock> Block for SmRf<M, I> {
         self.issue.tick(&issue_in);
         if let Some(t) = freed {
             self.tag_free |= 1 << t;
+        }
+        if let Some(Release::Stored { depth }) = self.release {
+            if stored {
+                self.held.pop_front();
+            }
+            if taken {
+                self.held.push_back((i.mrf.wb_warp, i.mrf.wb_reg));
+                debug_assert!(self.held.len() <= depth as usize, "more write-backs wait than compressor stages");
+            }
         }
         if mrf_in.issue_valid {
             let t = mrf_in.issue_tag;

@@ -234,7 +234,7 @@ impl<'k> Sm<'k> {
     /// [`Sm::launch_block`] and [`Sm::start`]).
     pub fn in_gpu(c: &Checked, k: &'k Kernel, shared: Rc<Shared>) -> Result<Sm<'k>, SimError> {
         let rename = c.config.rename.enabled.then(|| rename_control::stage(c));
-        Sm::build(c, k, SmRf::new(&c.geometry, Mrf::for_config(c), Issue::for_config(c)), rename, shared)
+        Sm::build(c, k, SmRf::new(c, Mrf::for_config(c), Issue::for_config(c)), rename, shared)
     }
 }
 
@@ -257,7 +257,7 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, SmRf<M, I>> {
 impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, SmRf<M, I>, R> {
     /// [`Sm::with_blocks`] with `rename` as its rename stage (with `rename.enabled`).
     pub fn with_rename(c: &Checked, k: &'k Kernel, mrf: M, issue: I, rename: Option<R>) -> Result<Self, SimError> {
-        Sm::with_pipeline(c, k, SmRf::new(&c.geometry, mrf, issue), rename)
+        Sm::with_pipeline(c, k, SmRf::new(c, mrf, issue), rename)
     }
 
     /// The register file.
@@ -759,14 +759,20 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
         for &id in &self.completed {
             let f = &self.flights[id];
             let ins = &self.k.code[f.pc as usize];
-            if let Some(d) = ins.dst {
-                // One register result commits per cycle: they use the MRF's one write port.
-                debug_assert!(!self.rf_in.issue.clr_valid, "two register releases in one cycle");
-                (self.rf_in.issue.clr_valid, self.rf_in.issue.clr_warp, self.rf_in.issue.clr_reg) =
-                    (true, f.slot as u32, d.into());
-            }
             if let Some(p) = ins.pdst {
                 self.rf_in.issue.clr_preds[f.slot] |= 1 << p;
+            }
+            match ins.dst {
+                // The pipeline releases its write-back's register itself (`SmRf`), but with
+                // renaming outside it: the SM releases the architectural register.
+                Some(_) if self.rename.is_none() => continue,
+                Some(d) => {
+                    // One register result commits per cycle: they use the MRF's one write port.
+                    debug_assert!(!self.rf_in.issue.clr_valid, "two register releases in one cycle");
+                    (self.rf_in.issue.clr_valid, self.rf_in.issue.clr_warp, self.rf_in.issue.clr_reg) =
+                        (true, f.slot as u32, d.into());
+                }
+                None => {}
             }
             self.rf_in.issue.commit |= 1 << f.slot;
         }

@@ -39,11 +39,8 @@ pub struct SmRfPorts<P> {
     /// GTO.
     pub launch: Option<P>,
     pub grant_last: P,
-    pub clr_valid: P,
-    pub clr_warp: P,
-    pub clr_reg: P,
     pub clr_preds: P,
-    /// Release-on-commit.
+    /// Release-on-commit: completions other than a register write-back (the top adds those).
     pub commit: Option<P>,
     pub grant_valid: P,
     pub grant_warp: P,
@@ -184,11 +181,14 @@ impl SmRfPorts<Port> {
             first: i.first,
             launch: i.launch,
             grant_last: i.grant_last,
-            clr_valid: i.clr_valid,
-            clr_warp: i.clr_warp,
-            clr_reg: i.clr_reg,
             clr_preds: i.clr_preds,
-            commit: i.commit,
+            commit: i.commit.map(|p| Port {
+                comment: format!(
+                    "warps whose instruction commits without a register write-back (dispatch without a register result, or a predicate-only result); a released write-back's warp is added inside, {}",
+                    packing("warp", 1)
+                ),
+                ..p
+            }),
             grant_valid: i.grant_valid,
             grant_warp: i.grant_warp,
             grant_tag: grant_tag(g),
@@ -239,9 +239,6 @@ impl<P> SmRfPorts<P> {
             first: s.first.as_ref().map(&mut f),
             launch: s.launch.as_ref().map(&mut f),
             grant_last: f(&s.grant_last),
-            clr_valid: f(&s.clr_valid),
-            clr_warp: f(&s.clr_warp),
-            clr_reg: f(&s.clr_reg),
             clr_preds: f(&s.clr_preds),
             commit: s.commit.as_ref().map(&mut f),
             grant_valid: f(&s.grant_valid),
@@ -333,7 +330,7 @@ impl<P> Ports<P> for SmRfPorts<P> {
         v.extend([o.map(|o| &o.next_src_fill), o.map(|o| &o.next_strand)]);
         v.push(Some(&s.barrier));
         v.extend([&s.hold, &s.stall, &s.first, &s.launch].map(Option::as_ref));
-        v.extend([&s.grant_last, &s.clr_valid, &s.clr_warp, &s.clr_reg, &s.clr_preds].map(Some));
+        v.extend([&s.grant_last, &s.clr_preds].map(Some));
         v.push(s.commit.as_ref());
         v.extend([&s.grant_valid, &s.grant_warp, &s.grant_tag].map(Some));
         v.extend([s.active.as_ref(), Some(&s.eligible), s.rows_per_warp.as_ref()]);
@@ -354,9 +351,10 @@ impl<P> Ports<P> for SmRfPorts<P> {
 }
 
 /// The parts' ports the top drives inside (none of them is a port of the top): the issue
-/// stage's `collector_ready` and collector-leave inputs, in its declaration order.
+/// stage's `collector_ready`, register release and collector-leave inputs, in its declaration
+/// order.
 pub fn inner_issue_ports<P>(issue: &IssuePorts<P>) -> Vec<&P> {
-    let mut v = vec![&issue.collector_ready];
+    let mut v = vec![&issue.collector_ready, &issue.clr_valid, &issue.clr_warp, &issue.clr_reg];
     v.extend([&issue.lv_valid, &issue.lv_warp, &issue.lv_src_valid].into_iter().flatten());
     v.extend(issue.lv_src_reg.iter().flatten());
     v

@@ -2,8 +2,9 @@
 //! (`<prefix>_issue`) grants a warp each cycle, and the granted warp's next instruction enters
 //! the MRF (`<prefix>_mrf`) through its issue port, inside the top, with the lowest free
 //! collector tag. The glue: the tag pool, the granted warp's operand fields, the stall of warps
-//! with an ORF/LRF fill on its way, and the collector-leave event at dispatch (with a
-//! bloomboard, the leaving instruction's sources, kept per tag since issue).
+//! with an ORF/LRF fill on its way, the collector-leave event at dispatch (with a bloomboard,
+//! the leaving instruction's sources, kept per tag since issue), and the release of a register
+//! result in the scoreboard when its write-back is taken or, compressed, stored ([`Release`]).
 
 pub mod interface;
 
@@ -58,6 +59,27 @@ pub fn check(checked: &Checked) -> Result<(), ConfigError> {
     })
 }
 
+/// When the top releases a register result in the issue stage (`clr_*`, and with
+/// release-on-commit its warp's `commit` bit): the one rule the model and the RTL follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// At the edge its write-back is taken (`wb_valid & wb_ready`): the MRF (or the register
+    /// file cache in front of it) holds the value from then on.
+    Taken,
+    /// When the compressed MRF stores it (`wb_commit`), in the order write-backs were taken: at
+    /// most `depth` wait, one per compressor stage.
+    Stored { depth: u32 },
+}
+
+impl Release {
+    pub fn of(checked: &Checked) -> Release {
+        match (&checked.compression, &checked.rfc) {
+            (Some(l), None) => Release::Stored { depth: l.compress_latency },
+            _ => Release::Taken,
+        }
+    }
+}
+
 /// A part of the top: its modules, leaves first, and its top with its typed ports.
 struct Part<T> {
     modules: Vec<Module>,
@@ -79,7 +101,7 @@ pub fn modules(checked: &Checked, sram: SramKind) -> Result<Vec<Module>, ConfigE
     let mrf = part(mrf::modules(&prefix, g, sram, compression, cache, upper), mrf_ports);
     let shape = issue::Shape::new(g, &checked.config);
     let issue = part(issue::modules(&prefix, g, &shape), issue_ports);
-    let top = top(&prefix, g, &ports, &issue.top, &mrf.top);
+    let top = top(&prefix, g, Release::of(checked), &ports, &issue.top, &mrf.top);
     let mut modules = mrf.modules;
     for m in issue.modules {
         match modules.iter().find(|have| have.name == m.name) {
@@ -105,6 +127,7 @@ fn reg_bits(issue: &IssuePorts<Port>, mrf: &MrfPorts<Port>) -> u32 {
 fn top(
     prefix: &str,
     g: &Geometry,
+    rule: Release,
     ports: &SmRfPorts<Port>,
     issue: &Submodule<IssuePorts<Port>>,
     mrf: &Submodule<MrfPorts<Port>>,
@@ -115,6 +138,7 @@ fn top(
     let mut b = granted(g, &p, rb);
     b += &tag_pool(g, &p);
     b += &leave(g, rb, bloom);
+    b += &release(g, rule, &p, &issue.ports, rb);
     let (stall_glue, stall) = stall(&p);
     b += &stall_glue;
     b += "\n  // The issue stage, and the MRF it issues to.\n";
@@ -131,7 +155,11 @@ fn top(
             format!("Register files of one SM scheduler: the issue stage `{}` grants a", issue.module.name),
             format!("warp each cycle, and its next instruction enters the MRF `{}` with the", mrf.module.name),
             format!("lowest free of {} collector tags. An instruction leaving its collector", g.collectors),
-            format!("(dispatch) frees its tag{release}."),
+            format!("(dispatch) frees its tag{release}. A register result is released in the"),
+            match rule {
+                Release::Taken => "scoreboard at the edge its write-back is taken.".into(),
+                Release::Stored { .. } => "scoreboard when the compressed MRF stores it (wb_commit).".into(),
+            },
         ],
         ports: ports.declared(),
         body: b,
@@ -242,6 +270,82 @@ fn leave(g: &Geometry, rb: u32, bloom: bool) -> String {
     b
 }
 
+/// The register result released in the issue stage this cycle (`release_*`), by `rule`; with
+/// release-on-commit its warp joins the top's `commit` (`issue_commit`).
+fn release(g: &Geometry, rule: Release, p: &SmRfPorts<Sig>, issue: &IssuePorts<Port>, rb: u32) -> String {
+    let wb = issue.clr_warp.width;
+    assert_eq!(wb, p.wb_warp.width, "the issue stage and the MRF number warps alike");
+    let taken = match &p.wb_ready {
+        Some(ready) => format!("{} & {ready}", p.wb_valid),
+        None => p.wb_valid.expr.clone(),
+    };
+    let mut b = String::new();
+    match rule {
+        Release::Taken => {
+            b += "\n  // A register result is released in the scoreboard at the edge its write-back is taken.\n";
+            b += &wire("release_valid", 1);
+            b += &wire("release_warp", wb);
+            b += &wire("release_reg", rb);
+            b += &format!("  assign release_valid = {taken};\n");
+            b += &format!("  assign release_warp = {};\n", p.wb_warp);
+            b += &format!("  assign release_reg = {};\n", p.wb_reg);
+        }
+        Release::Stored { depth } => b += &stored(depth, &taken, p, wb, rb),
+    }
+    if let Some(commit) = &p.commit {
+        b += "\n  // The released register's warp commits.\n";
+        b += &vector_wire("issue_commit", commit.width);
+        let (one, none) = (lit(g.warps, 1), lit(g.warps, 0));
+        b += &format!("  assign issue_commit = {commit} | (release_valid ? {one} << release_warp : {none});\n");
+    }
+    b
+}
+
+/// The compressed MRF's release: write-backs taken and not stored yet, oldest first (`held0`),
+/// in a shift register of `depth` entries; `wb_commit` stores the oldest, which is released.
+fn stored(depth: u32, taken: &str, p: &SmRfPorts<Sig>, wb: u32, rb: u32) -> String {
+    let commit = p.wb_commit.as_ref().expect("the compressed MRF has wb_commit");
+    let mut b =
+        String::from("\n  // Write-backs taken, waiting for the compressed MRF to store them, oldest first: each\n");
+    b += "  // releases its register in the scoreboard when stored (wb_commit). At most one per\n";
+    b += "  // compressor stage waits.\n";
+    b += &wire("release_valid", 1);
+    b += &wire("release_warp", wb);
+    b += &wire("release_reg", rb);
+    b += &vector_reg("held_valid", depth);
+    for e in 0..depth {
+        b += &reg(&format!("held{e}_warp"), wb);
+        b += &reg(&format!("held{e}_reg"), rb);
+    }
+    b += &wire("wb_taken", 1);
+    b += &vector_wire("kept_valid", depth);
+    b += &format!("  assign wb_taken = {taken};\n");
+    b += &format!("  assign release_valid = {commit};\n");
+    b += "  assign release_warp = held0_warp;\n";
+    b += "  assign release_reg = held0_reg;\n";
+    b += "  // After a release every entry moves one place towards the oldest; a write-back taken\n";
+    b += "  // joins at the first free place.\n";
+    let shifted = if depth == 1 { "1'b0".to_string() } else { format!("{{1'b0, held_valid[{}:1]}}", depth - 1) };
+    b += &format!("  assign kept_valid = {commit} ? {shifted} : held_valid;\n");
+    b += "  always @(posedge clk) begin\n";
+    for e in 0..depth {
+        let joins = match e {
+            0 => "wb_taken & ~kept_valid[0]".to_string(),
+            _ => format!("wb_taken & ~kept_valid[{e}] & kept_valid[{}]", e - 1),
+        };
+        b += &format!("    held_valid[{e}] <= ~rst & (kept_valid[{e}] | ({joins}));\n");
+        b += &format!("    if ({joins}) begin\n");
+        b += &format!("      held{e}_warp <= {};\n      held{e}_reg <= {};\n", p.wb_warp, p.wb_reg);
+        if e + 1 < depth {
+            b += &format!("    end else if ({commit}) begin\n");
+            b += &format!("      held{e}_warp <= held{}_warp;\n      held{e}_reg <= held{}_reg;\n", e + 1, e + 1);
+        }
+        b += "    end\n";
+    }
+    b += "  end\n";
+    b
+}
+
 /// The issue stage's per-warp stall: the top's, and warps with an ORF/LRF fill on its way.
 /// Returns the glue and the signal the issue stage's `stall` is connected to.
 fn stall(p: &SmRfPorts<Sig>) -> (String, Option<Sig>) {
@@ -283,15 +387,15 @@ fn issue_conns(p: &SmRfPorts<Sig>, ports: &IssuePorts<Port>, rb: u32, stall: Opt
         collector_ready: v("mrf_issue_ready", 1),
         launch: p.launch.clone(),
         grant_last: p.grant_last.clone(),
-        clr_valid: p.clr_valid.clone(),
-        clr_warp: p.clr_warp.clone(),
-        clr_reg: p.clr_reg.clone(),
+        clr_valid: v("release_valid", 1),
+        clr_warp: v("release_warp", ports.clr_warp.width),
+        clr_reg: v("release_reg", rb),
         clr_preds: p.clr_preds.clone(),
         lv_valid: ports.lv_valid.as_ref().map(|_| v("disp_take", 1)),
         lv_warp: ports.lv_warp.as_ref().map(|_| p.disp_warp.clone()),
         lv_src_valid: ports.lv_src_valid.as_ref().map(|_| v("leave_src_valid", k)),
         lv_src_reg: ports.lv_src_reg.as_ref().map(|_| std::array::from_fn(|s| v(&format!("leave_src{s}_reg"), rb))),
-        commit: p.commit.clone(),
+        commit: p.commit.as_ref().map(|c| v("issue_commit", c.width)),
         grant_valid: p.grant_valid.clone(),
         grant_warp: p.grant_warp.clone(),
         active: p.active.clone(),
@@ -469,6 +573,14 @@ mod tests {
         assert!(orf.contains("assign issue_stall = stall | fill_busy;") && orf.contains("(issue_stall)"));
         assert!(orf.contains("assign granted_strand = next_strand[grant_warp];"));
         assert!(top("isca11-rfc").contains("assign granted_src_last = next_src_last[3*grant_warp +: 3];"));
+        // Register release: at the write-back's take, or compressed, when stored, oldest first.
+        assert!(small.contains("assign release_valid = wb_valid;") && small.contains(".clr_reg         (release_reg)"));
+        let bdi = top("isca15-bdi");
+        let depth = crate::config::preset("isca15-bdi").unwrap().compression.unwrap().compress_latency;
+        assert!(bdi.contains("assign release_valid = wb_commit;") && bdi.contains("assign release_warp = held0_warp;"));
+        assert!(
+            bdi.contains(&format!("held{}_reg <= wb_reg;", depth - 1)) && !bdi.contains(&format!("held{depth}_reg"))
+        );
     }
 
     #[test]
