@@ -35,6 +35,19 @@ fn the_composed_top_agrees_with_the_sm_model_on_kernels_and_random_programs() {
     }
 }
 
+/// 50 random programs (barriers, predicated writes, divergence, loads) on the `small` preset,
+/// the size meant for quick tries and FPGA checks.
+#[test]
+fn fifty_random_programs_agree_on_the_small_top() {
+    for seed in 1..=50 {
+        let seed = seed.to_string();
+        let out = rfgen(&["cosim", "--block", "sm", "--preset", "small", "--seed", &seed]);
+        let text = stdout(&out);
+        assert_eq!(out.status.code(), Some(0), "seed {seed}: {text}{}", stderr(&out));
+        assert!(text.contains("top                        small_sm_rf") && text.contains("PASS"), "{text}");
+    }
+}
+
 #[test]
 fn a_rename_config_is_refused_naming_the_field() {
     let out = rfgen(&["gen", "--block", "sm", "--preset", "tfet-hybrid", "--out", "/nonexistent/never-written"]);

@@ -189,7 +189,8 @@ impl InSm for SmRf<Mrf, Issue> {
 }
 
 /// A random program for the composed top of `checked`, from `seed`: a short synthetic kernel
-/// (every ALU/SFU class, divergence, long-latency loads) sized to fit the SM.
+/// (ALU and SFU mixes, divergence, barriers, predicated writes, long-latency loads) sized to fit
+/// the SM.
 pub fn random_program(checked: &Checked, seed: u64) -> Kernel {
     let g = &checked.geometry;
     let knobs = synthetic::Knobs {
@@ -201,6 +202,8 @@ pub fn random_program(checked: &Checked, seed: u64) -> Kernel {
         divergence: 0.2,
         long_latency: 0.1,
         sfu: 0.1,
+        barriers: 0.1,
+        predicated: 0.15,
         seed,
         ..synthetic::Knobs::default()
     };

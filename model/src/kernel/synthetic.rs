@@ -42,6 +42,12 @@ pub struct Knobs {
     /// or base address), replaced after about `4 × reads` reads: the heavy tail of values read
     /// many times (SPEC §7's ~10% read more than twice).
     pub hot: f64,
+    /// Chance that a chunk of the body ends at a block barrier (`bar`), where every warp of the
+    /// block has converged.
+    pub barriers: f64,
+    /// Share of ALU instructions guarded by a predicate just computed from lane data (`setp`,
+    /// then `@p2`): partial writes and predicate dependencies.
+    pub predicated: f64,
     /// Registers per thread the kernel uses: r0–r4 (thread id, offset, loop counter, scratch,
     /// noise), the value registers the body rotates through, and the long-lived one.
     pub registers: u32,
@@ -64,13 +70,15 @@ impl Default for Knobs {
             prefer_unread: 0.8,
             hot: 0.26,
             ilp: 0.5,
+            barriers: 0.0,
+            predicated: 0.0,
             registers: 29,
             seed: 1,
         }
     }
 }
 
-const KEYS: &str = "length iterations blocks threads reads lifetime long_latency sfu divergence noise prefer_unread hot ilp registers seed";
+const KEYS: &str = "length iterations blocks threads reads lifetime long_latency sfu divergence noise prefer_unread hot ilp barriers predicated registers seed";
 
 impl Knobs {
     /// Parses `key=value,key=value`; unspecified knobs keep their defaults.
@@ -112,6 +120,8 @@ impl Knobs {
                 "prefer_unread" => k.prefer_unread = frac(0.0, 1.0)?,
                 "hot" => k.hot = frac(0.0, 1.0)?,
                 "ilp" => k.ilp = frac(0.0, 1.0)?,
+                "barriers" => k.barriers = frac(0.0, 1.0)?,
+                "predicated" => k.predicated = frac(0.0, 1.0)?,
                 "registers" => k.registers = int(FIRST + HOT + 2, MAX_REGISTERS)?,
                 "seed" => {
                     k.seed = value.parse().map_err(|_| format!("seed = {value}: allowed a non-negative integer"))?
@@ -190,6 +200,10 @@ pub fn source(knobs: &Knobs) -> String {
         if divergent {
             let _ = writeln!(s, "SKIP{label}:");
             label += 1;
+        }
+        // Knobs at zero draw nothing, so the defaults give the kernels they always gave.
+        if knobs.barriers > 0.0 && rng.random_bool(knobs.barriers) {
+            let _ = writeln!(s, "    bar");
         }
         i += n;
     }
@@ -286,8 +300,15 @@ fn body_instruction(s: &mut String, rng: &mut Xoshiro256PlusPlus, knobs: &Knobs,
             2 => (["add", "sub", "max", "min", "xor"][rng.random_range(0..5)], src),
             _ => ("mad", src),
         };
+        let guard = if knobs.predicated > 0.0 && rng.random_bool(knobs.predicated) {
+            let a = v.pick(rng, knobs);
+            let _ = writeln!(s, "    setp.ltu p2, r{a}, r{NOISE}");
+            "@p2 "
+        } else {
+            "    "
+        };
         let dst = v.write();
-        let _ = writeln!(s, "    {op} r{dst}, {}", args.join(", "));
+        let _ = writeln!(s, "{guard}{op} r{dst}, {}", args.join(", "));
     }
 }
 
@@ -326,5 +347,19 @@ mod tests {
         let kernel = generate(&k);
         assert!(kernel.code.len() > 300);
         assert_eq!(kernel.regs, k.registers, "the kernel uses exactly its registers");
+    }
+
+    #[test]
+    fn barriers_and_predicated_writes_come_with_their_knobs_only() {
+        let plain = source(&Knobs { length: 200, ..Knobs::default() });
+        assert!(!plain.contains("    bar") && !plain.contains("@p2"), "{plain}");
+        let k = Knobs { length: 200, barriers: 0.3, predicated: 0.3, ..Knobs::default() };
+        let text = source(&k);
+        let count = |what: &str| text.lines().filter(|l| l.starts_with(what)).count();
+        // 50 chunks and about 140 ALU instructions: far more than one of each, far from all.
+        assert!((5..30).contains(&count("    bar")), "{text}");
+        assert!((15..80).contains(&count("@p2 ")), "{text}");
+        assert_eq!(count("    setp.ltu p2"), count("@p2 "), "each guard is computed just before");
+        generate(&k);
     }
 }
