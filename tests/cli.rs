@@ -46,7 +46,7 @@ fn bad_input_exits_2_with_a_message() {
         (&["gen", "--sram", "magic"], "invalid value 'magic' for '--sram"),
         (
             &["gen", "--block", "warpboard", "--preset", "war-warpboard", "--sram", "blackbox"],
-            "--sram blackbox: only the mrf block has SRAM leaves",
+            "--sram blackbox: only the mrf and sm blocks have SRAM leaves",
         ),
         (&["gen", "--block", "warpboard"], "`warpboard.policy` = \"none\": there is no warpboard to generate"),
         (
@@ -107,29 +107,48 @@ fn gen_writes_the_design_and_is_deterministic() {
     for out in [&a, &b] {
         let o = rfgen(&["gen", "--out", out.to_str().unwrap()]);
         assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stdout(&o).contains("top baseline_mrf"));
+        assert!(stdout(&o).contains("top baseline_sm_rf"), "{}", stdout(&o));
     }
     let files = read_dir(&a);
     assert_eq!(files, read_dir(&b), "byte-identical across runs");
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    for expected in
-        ["baseline.core", "baseline_mrf.f", "baseline_mrf.v", "baseline_sram_1r1w_256x128.v", "manifest.json"]
-    {
+    // The composed top with both parts as sub-modules.
+    for expected in [
+        "baseline.core",
+        "baseline_sm_rf.f",
+        "baseline_sm_rf.v",
+        "baseline_issue.v",
+        "baseline_mrf.v",
+        "baseline_sram_1r1w_256x128.v",
+        "manifest.json",
+    ] {
         assert!(names.contains(&expected), "{expected} in {names:?}");
     }
     let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["top"], "baseline_mrf");
+    assert_eq!(manifest["top"], "baseline_sm_rf");
     assert_eq!(manifest["config"]["mrf"]["banks"], 32);
-    let top = manifest["modules"].as_array().unwrap().iter().find(|m| m["name"] == "baseline_mrf").unwrap();
-    let data = top["ports"].as_array().unwrap().iter().find(|p| p["name"] == "wb_data").unwrap();
-    assert_eq!((data["dir"].as_str(), data["width"].as_u64()), (Some("input"), Some(1024)));
+    for module in ["baseline_sm_rf", "baseline_mrf"] {
+        let top = manifest["modules"].as_array().unwrap().iter().find(|m| m["name"] == module).unwrap();
+        let data = top["ports"].as_array().unwrap().iter().find(|p| p["name"] == "wb_data").unwrap();
+        assert_eq!((data["dir"].as_str(), data["width"].as_u64()), (Some("input"), Some(1024)), "{module}");
+    }
     // The filelist names every Verilog file, top last, and the FuseSoC core names the top.
-    let filelist = std::fs::read_to_string(a.join("baseline_mrf.f")).unwrap();
+    let filelist = std::fs::read_to_string(a.join("baseline_sm_rf.f")).unwrap();
     let listed: Vec<&str> = filelist.lines().collect();
     assert_eq!(listed.len(), names.iter().filter(|n| n.ends_with(".v")).count());
-    assert_eq!(listed.last(), Some(&"baseline_mrf.v"));
+    assert_eq!(listed.last(), Some(&"baseline_sm_rf.v"));
     let core = std::fs::read_to_string(a.join("baseline.core")).unwrap();
-    assert!(core.starts_with("CAPI=2:") && core.contains("toplevel: baseline_mrf"));
+    assert!(core.starts_with("CAPI=2:") && core.contains("toplevel: baseline_sm_rf"));
+
+    // The operand path alone, and a renamed preset's default (the MRF, with a note).
+    let mrf = dir.path().join("mrf");
+    let o = rfgen(&["gen", "--block", "mrf", "--out", mrf.to_str().unwrap()]);
+    assert!(o.status.success() && stdout(&o).contains("top baseline_mrf"), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(mrf.join("baseline_mrf.v")).unwrap().contains("run `rfgen gen --block mrf` again"));
+    let renamed = dir.path().join("renamed");
+    let o = rfgen(&["gen", "--preset", "tfet-hybrid", "--out", renamed.to_str().unwrap()]);
+    assert!(o.status.success() && stdout(&o).contains("top tfet_hybrid_mrf"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("does not hold the rename stage yet") && stderr(&o).contains("--block rename"));
 }
 
 #[test]
@@ -189,8 +208,9 @@ fn config_subcommand_prints_checks_and_lists() {
     assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
 }
 
-/// `rtl-out/` holds the generated RTL of every preset (and the issue stage of `war-warpboard`,
-/// the rename stage of `tfet-hybrid`); it must match the generator.
+/// `rtl-out/` holds the generated RTL of every preset — what `rfgen gen` writes: the composed top,
+/// or the MRF for a renamed preset — and the issue stage of `war-warpboard`, the rename stage of
+/// `tfet-hybrid`; it must match the generator.
 #[test]
 fn committed_rtl_out_matches_regeneration() {
     let issue = rfgen_gen::emit::generate_issue(&rfgen_gen::config::preset("war-warpboard").unwrap());
@@ -199,7 +219,8 @@ fn committed_rtl_out_matches_regeneration() {
         .into_iter()
         .map(|name| {
             let checked = rfgen_gen::config::preset(name).unwrap();
-            (name.to_string(), rfgen_gen::generate(&checked, rfgen_gen::SramKind::Behavioural))
+            let block = rfgen_gen::Block::default_for(&checked);
+            (name.to_string(), block.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap())
         })
         .chain([("war-warpboard-issue".to_string(), issue), ("tfet-hybrid-rename".to_string(), rename)]);
     let mut folders: Vec<String> =

@@ -96,7 +96,7 @@ fn every_module_is_reported_and_the_top_holds_every_bank() {
         "2",
     ]);
     let gen_dir = dir.path().join("rtl");
-    assert!(rfgen(&["gen", "--config", &cfg, "--out", gen_dir.to_str().unwrap()]).status.success());
+    assert!(rfgen(&["gen", "--block", "mrf", "--config", &cfg, "--out", gen_dir.to_str().unwrap()]).status.success());
     let manifest: Value = serde_json::from_slice(&std::fs::read(gen_dir.join("manifest.json")).unwrap()).unwrap();
     let names = |v: &Value, key: &str| -> Vec<String> {
         v.as_array().unwrap().iter().map(|m| m[key].as_str().unwrap().to_string()).collect()

@@ -72,7 +72,9 @@ pub fn generate(checked: &Checked, sram: SramKind) -> Design {
         (None, Some(_)) => "Banked main register file with operand collectors behind a register file cache",
         (None, None) => "Banked main register file with operand collectors",
     };
-    assemble(checked, sram, modules, description, "rfgen gen")
+    // The MRF alone is the default design only where the composed top does not hold the config.
+    let command = if blocks::sm_rf::check(checked).is_ok() { "rfgen gen --block mrf" } else { "rfgen gen" };
+    assemble(checked, sram, modules, description, command)
 }
 
 /// Generates the BDI codec of a config (compressor, decompressor, top `<prefix>_bdi_codec`), from
@@ -140,7 +142,7 @@ pub fn generate_issue(checked: &Checked) -> Design {
 pub fn generate_sm_rf(checked: &Checked, sram: SramKind) -> Result<Design, ConfigError> {
     let modules = blocks::sm_rf::modules(checked, sram)?;
     let description = "Register files of one SM scheduler: the issue stage feeding the MRF";
-    Ok(assemble(checked, sram, modules, description, "rfgen gen --block sm"))
+    Ok(assemble(checked, sram, modules, description, "rfgen gen"))
 }
 
 /// `command` regenerates the design (named in every file's header).

@@ -88,12 +88,17 @@ impl Block {
         let c = &checked.config;
         match self {
             Block::Mrf | Block::Issue | Block::Scheduler | Block::Scoreboard => true,
-            // The composed top does not include the rename stage yet.
-            Block::Sm => !c.rename.enabled,
+            Block::Sm => crate::blocks::sm_rf::check(checked).is_ok(),
             Block::Warpboard => c.warpboard.policy != crate::config::WarPolicy::None,
             Block::Rename => c.rename.enabled,
             Block::Bdi => c.compression.enabled,
         }
+    }
+
+    /// The design `rfgen gen` writes without `--block`: the composed top, or the MRF where the
+    /// composed top does not hold the config's blocks yet (renaming).
+    pub fn default_for(checked: &Checked) -> Block {
+        if Block::Sm.in_config(checked) { Block::Sm } else { Block::Mrf }
     }
 
     /// Only the MRF (alone or in the composed top) has memory leaves, which `--sram blackbox`

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 /// Generate the Verilog of a configuration
 #[derive(Args)]
 #[command(after_help = "Examples:
-  rfgen gen                                   # default SM into rtl-out/baseline/
+  rfgen gen                                   # default SM's composed top into rtl-out/baseline/
   rfgen gen --preset baseline --out build/rtl
+  rfgen gen --block mrf                       # the operand path alone into rtl-out/baseline-mrf/
   rfgen gen --config my.toml --sram blackbox  # SRAM leaves as stubs for a macro flow
   rfgen gen --force                           # also replace rtl-out/baseline after hand edits
   rfgen gen --preset war-warpboard --block issue   # issue stage into rtl-out/war-warpboard-issue/
@@ -20,12 +21,12 @@ folder with other content is refused and left untouched.")]
 pub struct GenArgs {
     #[command(flatten)]
     source: ConfigSource,
-    /// Block to generate (as `rfgen cosim --list` names them): the operand path `mrf`, or a block
-    /// with a design of its own
-    #[arg(long, default_value = "mrf", value_parser = Block::parse)]
-    block: Block,
-    /// Output folder (default: rtl-out/<name>, rtl-out/<name>-<block> for other blocks): created,
-    /// or replaced atomically when rfgen wrote it
+    /// Block to generate (as `rfgen cosim --list` names them) [default: sm, the composed top with
+    /// every part as a sub-module; mrf for a config with renaming, which the top does not hold yet]
+    #[arg(long, value_parser = Block::parse)]
+    block: Option<Block>,
+    /// Output folder (default: rtl-out/<name>, rtl-out/<name>-<block> with --block): created, or
+    /// replaced atomically when rfgen wrote it
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Also replace an rfgen output folder whose files were edited since (never anything else)
@@ -50,13 +51,16 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         Sram::Behavioural => SramKind::Behavioural,
         Sram::Blackbox => SramKind::Blackbox,
     };
-    if kind == SramKind::Blackbox && !args.block.has_sram() {
-        return Err(bad_input(format!("--sram blackbox: only the mrf block has SRAM leaves (--block {})", args.block)));
+    let block = args.block.unwrap_or_else(|| Block::default_for(&checked));
+    if kind == SramKind::Blackbox && !block.has_sram() {
+        return Err(bad_input(format!(
+            "--sram blackbox: only the mrf and sm blocks have SRAM leaves (--block {block})"
+        )));
     }
-    let design = args.block.generate(&checked, kind).map_err(|e| bad_input(e.to_string()))?;
+    let design = block.generate(&checked, kind).map_err(|e| bad_input(e.to_string()))?;
     let folder = match args.block {
-        Block::Mrf => checked.config.name.clone(),
-        b => format!("{}-{b}", checked.config.name),
+        None => checked.config.name.clone(),
+        Some(b) => format!("{}-{b}", checked.config.name),
     };
     let out = args.out.unwrap_or_else(|| PathBuf::from("rtl-out").join(folder));
     design.write(&out, args.force).map_err(|e| if e.is_input_error() { bad_input(e.to_string()) } else { e.into() })?;
@@ -67,7 +71,11 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         design.manifest.top,
         design.manifest.config_hash
     );
-    if args.block == Block::Mrf && checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
+    if args.block.is_none() && block == Block::Mrf {
+        eprintln!(
+            "note: the composed top does not hold the rename stage yet (rename.enabled = true): wrote the MRF; the rename stage: rfgen gen --block rename"
+        );
+    } else if block == Block::Mrf && checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
         // The operand path does not contain the warpboard: say where it is.
         eprintln!("note: the warpboard is in the issue stage, a design of its own: rfgen gen --block issue");
     }

@@ -5,3 +5,7 @@ small_rr_arbiter_2.v
 small_mrf_bank_group.v
 small_operand_collector.v
 small_mrf.v
+small_scoreboard.v
+small_scheduler.v
+small_issue.v
+small_sm_rf.v

@@ -5,3 +5,8 @@ war_warpboard_rr_arbiter_8.v
 war_warpboard_mrf_bank_group.v
 war_warpboard_operand_collector.v
 war_warpboard_mrf.v
+war_warpboard_warpboard.v
+war_warpboard_scoreboard.v
+war_warpboard_scheduler.v
+war_warpboard_issue.v
+war_warpboard_sm_rf.v

@@ -10,3 +10,7 @@ isca15_bdi_mrf_bank_group.v
 isca15_bdi_mrf_write_port.v
 isca15_bdi_operand_collector.v
 isca15_bdi_mrf.v
+isca15_bdi_scoreboard.v
+isca15_bdi_scheduler.v
+isca15_bdi_issue.v
+isca15_bdi_sm_rf.v

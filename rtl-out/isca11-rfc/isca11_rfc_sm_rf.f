@@ -6,3 +6,7 @@ isca11_rfc_mrf_bank_group.v
 isca11_rfc_rfc.v
 isca11_rfc_operand_collector.v
 isca11_rfc_mrf.v
+isca11_rfc_scoreboard.v
+isca11_rfc_scheduler.v
+isca11_rfc_issue.v
+isca11_rfc_sm_rf.v

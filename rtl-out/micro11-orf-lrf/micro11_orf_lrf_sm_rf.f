@@ -6,3 +6,7 @@ micro11_orf_lrf_mrf_bank_group.v
 micro11_orf_lrf_orf.v
 micro11_orf_lrf_operand_collector.v
 micro11_orf_lrf_mrf.v
+micro11_orf_lrf_scoreboard.v
+micro11_orf_lrf_scheduler.v
+micro11_orf_lrf_issue.v
+micro11_orf_lrf_sm_rf.v

@@ -5,3 +5,7 @@ baseline_rr_arbiter_4.v
 baseline_mrf_bank_group.v
 baseline_operand_collector.v
 baseline_mrf.v
+baseline_scoreboard.v
+baseline_scheduler.v
+baseline_issue.v
+baseline_sm_rf.v
