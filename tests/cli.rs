@@ -38,7 +38,7 @@ fn bad_input_exits_2_with_a_message() {
         (&["gen", "--frobnicate"], "unexpected argument '--frobnicate'"),
         (
             &["gen", "--preset", "nope"],
-            "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc, micro11-orf-lrf, tfet-hybrid, small, war-warpboard)",
+            "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc, micro11-orf-lrf, tfet-hybrid, small, war-warpboard, full)",
         ),
         (&["gen", "--preset", "baseline", "--config", "x.toml"], "cannot be used with"),
         (&["gen", "--config", "/no/such/file.toml"], "cannot read config /no/such/file.toml"),
@@ -203,7 +203,7 @@ fn config_subcommand_prints_checks_and_lists() {
     assert!(out.status.success() && stdout(&out).contains(": ok (name baseline"));
     assert_eq!(
         stdout(&rfgen(&["config", "--list-presets"])).trim(),
-        "baseline\nisca15-bdi\nisca11-rfc\nmicro11-orf-lrf\ntfet-hybrid\nsmall\nwar-warpboard"
+        "baseline\nisca15-bdi\nisca11-rfc\nmicro11-orf-lrf\ntfet-hybrid\nsmall\nwar-warpboard\nfull"
     );
     assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
 }

@@ -189,7 +189,7 @@ fn every_preset_is_valid_and_named_after_itself() {
     }
     assert_eq!(
         config::preset("nope").unwrap_err().to_string(),
-        "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc, micro11-orf-lrf, tfet-hybrid, small, war-warpboard)"
+        "unknown preset `nope` (allowed: baseline, isca15-bdi, isca11-rfc, micro11-orf-lrf, tfet-hybrid, small, war-warpboard, full)"
     );
 }
 

@@ -219,7 +219,7 @@ fn issue_stage_blocks_lint_and_synthesize_clean() {
 /// synthesizes.
 #[test]
 fn composed_tops_lint_clean() {
-    for name in ["small", "war-warpboard", "isca11-rfc", "micro11-orf-lrf", "isca15-bdi"] {
+    for name in ["small", "war-warpboard", "isca11-rfc", "micro11-orf-lrf", "isca15-bdi", "full"] {
         let checked = rfgen_gen::config::preset(name).unwrap();
         let design = rfgen_gen::emit::generate_sm_rf(&checked, SramKind::Behavioural).unwrap();
         lint_design(&design, name == "small");

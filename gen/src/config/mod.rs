@@ -20,6 +20,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("tfet-hybrid", include_str!("../../../configs/tfet-hybrid.toml")),
     ("small", include_str!("../../../configs/small.toml")),
     ("war-warpboard", include_str!("../../../configs/war-warpboard.toml")),
+    ("full", include_str!("../../../configs/full.toml")),
 ];
 
 /// A configuration that passed validation, with what validation derived from it.
