@@ -275,7 +275,7 @@ impl Kernel {
             e.eval(threads).ok_or_else(|| format!("{what} divides by zero at %ntid = {threads}"))
         };
         let blocks_x = match &self.derived.blocks_x {
-            Some(e) => at(e, "the grid's blocks")?,
+            Some(e) => at(e, "the grid's block count")?,
             None => {
                 let total = u64::from(self.blocks_x()) * u64::from(self.threads);
                 if total % u64::from(threads) != 0 {
