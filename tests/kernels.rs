@@ -53,7 +53,7 @@ fn every_library_kernel_matches_its_reference() {
 fn block_sizes(k: &Kernel) -> Vec<u32> {
     let mut sizes = vec![k.threads];
     let mut t = k.threads;
-    while t % 2 == 0 && t / 2 >= k.min_threads {
+    while t.is_multiple_of(2) && t / 2 >= k.min_threads {
         t /= 2;
         sizes.push(t);
     }
@@ -77,7 +77,8 @@ fn every_library_kernel_matches_its_reference_at_every_scaled_block_size() {
             // Whole warps of the default SM and the small preset's partial ones.
             for lanes in [LANES, 8] {
                 let memory = run(&launched, lanes).unwrap_or_else(|e| panic!("{} at {threads}: {e}", k.name)).memory;
-                check(lib.name, &launched, &memory).unwrap_or_else(|e| panic!("at {threads} threads, {lanes} lanes: {e}"));
+                check(lib.name, &launched, &memory)
+                    .unwrap_or_else(|e| panic!("at {threads} threads, {lanes} lanes: {e}"));
             }
         }
     }

@@ -131,7 +131,8 @@ fn hist(h: &Histogram) -> String {
 
 /// `16 blocks of 256 threads`, or `2 x 16 blocks of 64 threads` for a two-dimensional grid.
 fn grid(g: &Grid) -> String {
-    let blocks = if g.blocks_y > 1 { format!("{} x {}", g.blocks / g.blocks_y, g.blocks_y) } else { g.blocks.to_string() };
+    let blocks =
+        if g.blocks_y > 1 { format!("{} x {}", g.blocks / g.blocks_y, g.blocks_y) } else { g.blocks.to_string() };
     format!("{blocks} blocks of {} threads", g.threads)
 }
 

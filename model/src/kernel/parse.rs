@@ -457,7 +457,9 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
                 match w.as_str() {
                     ".kernel" => name = Some(c.word("a kernel name")?),
                     ".grid" => grid = Some(grid_line(&mut c)?),
-                    ".min_threads" => min_threads = Some((c.size("the fewest threads per block", 1, MAX_THREADS)?, col)),
+                    ".min_threads" => {
+                        min_threads = Some((c.size("the fewest threads per block", 1, MAX_THREADS)?, col))
+                    }
                     ".shared" => {
                         let bytes = c.size("shared memory bytes", 0, MAX_SHARED_BYTES)?;
                         if bytes % 4 != 0 {
