@@ -262,6 +262,15 @@ fn bad_kernels_get_positioned_errors() {
         let e = kernel::parse(text).expect_err(text);
         assert_eq!(e.to_string(), *message, "for:\n{text}");
     }
+    // Constants built from constants share them, and their size is bounded: doubling one 64
+    // times is refused when it passes 64 values, not evaluated 2^64 times.
+    let mut doubling = String::from(".kernel k\n.const C0 %ntid\n");
+    for i in 1..=64 {
+        doubling += &format!(".const C{i} C{} + C{}\n", i - 1, i - 1);
+    }
+    doubling += ".grid 1 32\n  mov r1, C64\n  exit\n";
+    let e = kernel::parse(&doubling).unwrap_err();
+    assert_eq!(e.to_string(), "9:14: a constant derived from %ntid may combine at most 64 values");
     let e = kernel::parse(".kernel k\n.grid 1 32\n  foo r1, r2\n  exit\n").unwrap_err();
     assert!(e.to_string().starts_with("3:3: unknown instruction `foo` (allowed: add sub"), "{e}");
 }

@@ -9,6 +9,7 @@ pub mod passes;
 pub mod synthetic;
 
 pub use parse::{ParseError, parse};
+use std::sync::Arc;
 
 /// A register id `r0..r255`.
 pub type Reg = u8;
@@ -166,13 +167,17 @@ pub struct Pos {
 }
 
 /// A constant derived from the threads per block (`%ntid` in a `.const`), evaluated when the
-/// kernel is launched.
+/// kernel is launched. Constants built from others share them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expr {
     Num(u32),
     Ntid,
-    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Bin(BinOp, Arc<Expr>, Arc<Expr>),
 }
+
+/// The most numbers, constants and `%ntid`s a derived constant combines (through the constants
+/// it is built from), so evaluating one stays cheap.
+pub const MAX_DERIVED_VALUES: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
@@ -183,6 +188,18 @@ pub enum BinOp {
 }
 
 impl Expr {
+    pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Bin(op, Arc::new(a), Arc::new(b))
+    }
+
+    /// Numbers, constants and `%ntid`s combined, counted up to `MAX_DERIVED_VALUES + 1`.
+    pub fn values(&self) -> usize {
+        match self {
+            Expr::Num(_) | Expr::Ntid => 1,
+            Expr::Bin(_, a, b) => (a.values() + b.values()).min(MAX_DERIVED_VALUES + 1),
+        }
+    }
+
     /// Whether the value depends on the threads per block.
     pub fn derived(&self) -> bool {
         match self {

@@ -270,7 +270,7 @@ impl Cursor<'_> {
         Ok(match (negative, e) {
             (false, e) => e,
             (true, Expr::Num(v)) => Expr::Num(v.wrapping_neg()),
-            (true, e) => Expr::Bin(BinOp::Sub, Box::new(Expr::Num(0)), Box::new(e)),
+            (true, e) => Expr::bin(BinOp::Sub, Expr::Num(0), e),
         })
     }
 
@@ -374,7 +374,7 @@ impl Cursor<'_> {
                 self.i += 1;
                 let e = match self.term()? {
                     Expr::Num(v) => Expr::Num(v.wrapping_neg()),
-                    e => Expr::Bin(BinOp::Sub, Box::new(Expr::Num(0)), Box::new(e)),
+                    e => Expr::bin(BinOp::Sub, Expr::Num(0), e),
                 };
                 self.immediate(e, Operand::Offset) as i32
             }
@@ -639,8 +639,15 @@ fn const_value(c: &mut Cursor) -> Result<Expr, ParseError> {
     };
     let col = c.col();
     c.i += 1;
-    let e = Expr::Bin(op, Box::new(a), Box::new(c.term()?));
+    let e = Expr::bin(op, a, c.term()?);
     if e.derived() {
+        if e.values() > MAX_DERIVED_VALUES {
+            return err(
+                c.line,
+                col,
+                format!("a constant derived from %ntid may combine at most {MAX_DERIVED_VALUES} values"),
+            );
+        }
         return Ok(e);
     }
     match e.eval(0) {
