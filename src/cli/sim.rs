@@ -136,6 +136,15 @@ fn grid(g: &Grid) -> String {
     format!("{blocks} blocks of {} threads", g.threads)
 }
 
+/// What a report says of a scaled launch.
+pub fn scaled_launch(declared: &Grid, launched: &Grid) -> String {
+    format!(
+        "{} (declared {}; its block does not fit the SM, so the threads per block were halved, docs/kernel-ir.md)",
+        grid(launched),
+        grid(declared)
+    )
+}
+
 fn print_text(r: &SimReport) {
     let s = &r.stats;
     let n = s.warp_instructions;
@@ -145,14 +154,7 @@ fn print_text(r: &SimReport) {
         row("SMs", format!("{} (sharing global memory, DRAM bandwidth and the blocks; counts are totals)", s.sms));
     }
     if let Some(l) = &r.launch {
-        row(
-            "launch",
-            format!(
-                "{} (declared {}; its block does not fit the SM, so the threads per block were halved, docs/kernel-ir.md)",
-                grid(&l.launched),
-                grid(&l.declared)
-            ),
-        );
+        row("launch", scaled_launch(&l.declared, &l.launched));
     }
     row("cycles", s.cycles.to_string());
     row(
