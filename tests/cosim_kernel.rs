@@ -75,7 +75,8 @@ fn cli_cosim_kernel_passes_and_refuses_bad_input() {
     let big = dir.path().join("big.kir");
     std::fs::write(&big, ".kernel big\n.grid 1 32\n  mov r200, 1\n  exit\n").unwrap();
     let wide = dir.path().join("wide.kir");
-    std::fs::write(&wide, ".kernel wide\n.grid 1 1536\n  mov r31, 1\n  exit\n").unwrap();
+    // An odd number of threads: the launch rule cannot halve the block to fit.
+    std::fs::write(&wide, ".kernel wide\n.grid 1 1535\n  mov r31, 1\n  exit\n").unwrap();
     let cases: &[(&[&str], &str)] = &[
         (
             &["cosim", "--block", "bdi", "--kernel", "saxpy"],
@@ -88,7 +89,7 @@ fn cli_cosim_kernel_passes_and_refuses_bad_input() {
         ),
         (
             &["cosim", "--preset", "isca15-bdi", "--kernel", wide.to_str().unwrap()],
-            "kernel wide has 48 warps per block but at 32 registers per thread (8 rows per warp of 256) the register file holds 32 warps",
+            "kernel wide has 48 warps per block but at 32 registers per thread (8 rows per warp of 256) the register file holds 32 warps; halving the threads per block stops at 1535 (48 warps): an odd number of threads cannot be halved",
         ),
         (&["cosim", "--kernel", "saxpy", "--seed", "3"], "cannot be used with"),
         (&["cosim", "--block", "rename", "--kernel", "saxpy"], "the SM renames only with `rename.enabled` = true"),
@@ -97,6 +98,24 @@ fn cli_cosim_kernel_passes_and_refuses_bad_input() {
         let out = rfgen(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(message), "{args:?}: expected {message:?} in {}", stderr(&out));
+    }
+}
+
+/// On the small preset a library kernel runs with its blocks scaled to 64 threads, as in
+/// `rfgen sim`, and the MRF's RTL agrees with the model on every output.
+#[test]
+fn cli_cosim_runs_a_scaled_kernel_on_the_small_preset() {
+    let out = rfgen(&["cosim", "--preset", "small", "--kernel", "reduction"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for line in [
+        "kernel reduction on the SM model",
+        "launch                     32 blocks of 64 threads (declared 8 blocks of 256 threads;",
+        "mismatches                 0",
+        "operand mismatches         0",
+        "PASS",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
     }
 }
 

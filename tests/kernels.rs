@@ -48,6 +48,71 @@ fn every_library_kernel_matches_its_reference() {
     }
 }
 
+/// Every block size the launch rule can give a library kernel: its own, then halved while it
+/// halves evenly and stays at or above its `.min_threads`.
+fn block_sizes(k: &Kernel) -> Vec<u32> {
+    let mut sizes = vec![k.threads];
+    let mut t = k.threads;
+    while t.is_multiple_of(2) && t / 2 >= k.min_threads {
+        t /= 2;
+        sizes.push(t);
+    }
+    sizes
+}
+
+#[test]
+fn every_library_kernel_matches_its_reference_at_every_scaled_block_size() {
+    for lib in KERNELS {
+        let k = lib.parse().unwrap();
+        let sizes = block_sizes(&k);
+        // At least down to the 64 threads of the small preset's 8 warps of 8 lanes.
+        assert!(sizes.contains(&64), "{}: {sizes:?}", k.name);
+        let total = k.blocks * k.threads;
+        for &threads in &sizes {
+            let launched = k.with_threads(threads).unwrap_or_else(|e| panic!("{} at {threads}: {e}", k.name));
+            assert_eq!((launched.threads, launched.blocks_y), (threads, k.blocks_y), "{}", k.name);
+            if lib.name != "pathfinder" {
+                assert_eq!(launched.blocks * threads, total, "{} at {threads}: the same threads in all", k.name);
+            }
+            // Whole warps of the default SM and the small preset's partial ones.
+            for lanes in [LANES, 8] {
+                let memory = run(&launched, lanes).unwrap_or_else(|e| panic!("{} at {threads}: {e}", k.name)).memory;
+                check(lib.name, &launched, &memory)
+                    .unwrap_or_else(|e| panic!("at {threads} threads, {lanes} lanes: {e}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn scaled_launches_recompute_what_depends_on_the_block_size() {
+    // Pathfinder takes its grid from its derived constant: ceil(1700 / (threads - 32)) blocks.
+    let k = kernel("pathfinder");
+    let blocks: Vec<u32> = [256, 128, 64].iter().map(|&t| k.with_threads(t).unwrap().blocks).collect();
+    assert_eq!(blocks, [8, 18, 54]);
+    // Below its `.min_threads` a kernel cannot launch, whatever the rule asks.
+    assert_eq!(k.with_threads(32).unwrap_err(), "it needs at least 33 threads per block (.min_threads)");
+    assert_eq!(kernel("matmul").with_threads(32).unwrap_err(), "it needs at least 64 threads per block (.min_threads)");
+    // Stencil's grid is 1 x 16 blocks: a smaller block adds blocks along x only.
+    let s = kernel("stencil").with_threads(32).unwrap();
+    assert_eq!((s.blocks_x(), s.blocks_y, s.threads), (4, 16, 32));
+    // Reduction's tree starts at half the block: its immediates follow.
+    let r = kernel("reduction");
+    let first_step = |k: &Kernel| k.code.iter().find(|i| i.op == Op::Mov && i.dst == Some(6)).unwrap().srcs[0];
+    assert_eq!(first_step(&r), rfgen_model::kernel::Src::Imm(128));
+    assert_eq!(first_step(&r.with_threads(64).unwrap()), rfgen_model::kernel::Src::Imm(32));
+    // A constant that should follow the block size but does not is caught at a scaled size.
+    let fixed = find("matmul").unwrap().source.replacen(".const ROWS %ntid / 16", ".const ROWS 16", 1);
+    let fixed = rfgen_model::kernel::parse(&fixed).unwrap();
+    check("matmul", &fixed, &final_memory(&fixed)).unwrap();
+    let small = fixed.with_threads(64).unwrap();
+    assert!(check("matmul", &small, &final_memory(&small)).unwrap_err().starts_with("matmul: output word "));
+    // The same total threads must split evenly into the new blocks.
+    let odd = rfgen_model::kernel::parse(".kernel odd\n.grid 3 48\n  exit\n").unwrap();
+    assert_eq!(odd.with_threads(32).unwrap_err(), "144 threads along x do not split into blocks of 32");
+    assert_eq!(odd.with_threads(24).unwrap().blocks, 6);
+}
+
 #[test]
 fn every_library_kernel_fits_the_default_sm() {
     for lib in KERNELS {
@@ -202,7 +267,7 @@ fn broken_kernels_fail_their_check() {
         ("vecadd", "add       r4, r2, r3", "sub       r4, r2, r3"),
         ("saxpy", ".const ALPHA 3", ".const ALPHA 5"),
         ("matmul", "    bar                             ; every thread is done", "; no barrier"),
-        ("reduction", "mov       r6, 128", "mov       r6, 64"),
+        ("reduction", ".const HALF %ntid / 2", ".const HALF %ntid / 4"),
         ("scan", "    bar                             ; every read of this step", "; no barrier"),
         ("pathfinder", "selp      r4, r3, r4, p1", "mov       r4, r4"),
         ("bfs", "add       r7, r7, 1", "add       r7, r7, 2"),

@@ -127,6 +127,58 @@ fn every_library_kernel_runs_on_isca15_bdi() {
     }
 }
 
+/// The launch rule: a kernel keeps its own block wherever it fits; one whose block needs more
+/// warps than the slots with register rows runs with halved blocks; when no block the rule
+/// allows fits, it is refused and told why.
+#[test]
+fn blocks_that_do_not_fit_are_halved_until_they_do() {
+    use rfgen_model::kernel::parse;
+    use rfgen_model::sm::{SimError, launch};
+    use std::borrow::Cow;
+    for preset in ["baseline", "isca11-rfc", "isca15-bdi", "micro11-orf-lrf", "war-warpboard", "tfet-hybrid"] {
+        let c = rfgen_gen::config::preset(preset).unwrap();
+        for lib in KERNELS {
+            let k = lib.parse().unwrap();
+            assert!(matches!(launch(&c, &k), Ok(Cow::Borrowed(_))), "{} on {preset}: its own block", k.name);
+        }
+    }
+    // isca15-bdi has rows for 32 warps at 32 registers: 48 warps per block become 24.
+    let c = isca15_bdi();
+    let wide = parse(".kernel wide\n.grid 2 1536\n  mov r31, %gtid\n  exit\n").unwrap();
+    let k = launch(&c, &wide).unwrap();
+    assert_eq!((k.blocks, k.threads), (4, 768));
+    let mut sm = Sm::new(&c, &k).unwrap();
+    sm.run(1_000_000, &mut |_| {}).unwrap();
+    assert_eq!(sm.stats().occupancy.peak_warps, 24);
+    assert_eq!(sm.mrf().stats().warps_freed, 4 * 24);
+
+    let refused = |text: &str| match launch(&c, &parse(text).unwrap()) {
+        Err(SimError::DoesNotFit(m)) => m,
+        other => panic!("{text}: {:?}", other.map(|k| (k.blocks, k.threads))),
+    };
+    // Registers per thread are the same in any block.
+    assert_eq!(
+        refused(".kernel big\n.grid 1 32\n  mov r40, 1\n  exit\n"),
+        "kernel big uses 41 registers but sm.registers_per_thread = 32"
+    );
+    assert_eq!(
+        refused(".kernel k\n.grid 1 2048\n.min_threads 2048\n  mov r31, 1\n  exit\n"),
+        "kernel k has 64 warps per block but the SM has 48 warp slots; halving the threads per block stops at 2048 (64 warps): the kernel needs at least 2048 threads per block (.min_threads)"
+    );
+    // 2250 threads halve once, to 1125 (36 warps, more than the 32 with rows), and no further.
+    assert!(refused(".kernel k\n.grid 1 2250\n  mov r31, 1\n  exit\n").ends_with(
+        "halving the threads per block stops at 1125 (36 warps): an odd number of threads cannot be halved"
+    ));
+    // A grid derived from the block size that breaks at the size that would fit.
+    let m = refused(".kernel k\n.const W %ntid - 1024\n.const B 4000 / W\n.grid B 2048\n  mov r31, 1\n  exit\n");
+    assert!(
+        m.ends_with(
+            "at 1024 threads per block, which would fit, the grid's block count divides by zero at %ntid = 1024"
+        ),
+        "{m}"
+    );
+}
+
 #[test]
 fn cli_sim_reports_occupancy() {
     let out = rfgen(&["sim", "--preset", "isca15-bdi", "--kernel", "matmul"]);

@@ -8,7 +8,7 @@ use common::*;
 use rfgen_gen::Checked;
 use rfgen_model::func;
 use rfgen_model::kernel::{self, library::KERNELS, synthetic};
-use rfgen_model::sm::Sm;
+use rfgen_model::sm::{Sm, fits, launch};
 
 fn config(toml: &str) -> Checked {
     rfgen_gen::config::parse(toml).unwrap()
@@ -64,6 +64,49 @@ fn library_kernels_match_their_references_under_every_scheduler() {
             assert_eq!(once.counts[..3].iter().sum::<u64>(), s.values.read_once_within_3, "{what}");
         }
     }
+}
+
+/// The `small` preset (8 warps of 8 lanes) holds no library kernel's own block: each launches
+/// with blocks of 64 threads and runs through the whole SM model with every operand delivered
+/// right and every output word equal to the reference's for that launch.
+#[test]
+fn every_library_kernel_runs_scaled_on_the_small_preset() {
+    let c = rfgen_gen::config::preset("small").unwrap();
+    for lk in KERNELS {
+        let k = lk.parse().unwrap();
+        assert!(fits(&c, &k).is_err(), "{}: its own block fits the small SM", k.name);
+        let launched = launch(&c, &k).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        assert_eq!(launched.threads, 64, "{}", k.name);
+        let sm = run(&c, &launched);
+        let s = sm.stats();
+        check(lk.name, &launched, &sm.memory()).unwrap_or_else(|e| panic!("{} on small: {e}", k.name));
+        assert_eq!(s.operand_mismatches, 0, "{}: {:?}", k.name, s.mismatch_examples);
+        assert_eq!(s.undefined_reads, 0, "{}", k.name);
+        let f = func::run(&launched, 8).unwrap();
+        assert_eq!(s.warp_instructions, f.warp_instructions, "{}: dynamic instruction count", k.name);
+        // One block of 8 warps fills the SM.
+        assert_eq!(s.occupancy.peak_warps, 8, "{}", k.name);
+    }
+}
+
+#[test]
+fn two_dimensional_grids_number_blocks_along_x_first() {
+    let k = kernel::parse(
+        ".kernel grid2\n.grid 3 2 4\n\
+         shl r0, %gtid, 4\n\
+         st.global [r0], %ctaid.x\n st.global [r0 + 4], %ctaid.y\n\
+         st.global [r0 + 8], %nctaid.x\n st.global [r0 + 12], %nctaid.y\n exit\n",
+    )
+    .unwrap();
+    assert_eq!((k.blocks, k.blocks_x(), k.blocks_y), (6, 3, 2));
+    let m = func::run(&k, 4).unwrap().memory;
+    for block in 0..6u32 {
+        let at = |i: u32| m.read(16 * 4 * block + 4 * i);
+        assert_eq!([at(0), at(1), at(2), at(3)], [block % 3, block / 3, 3, 2], "block {block}");
+    }
+    // A smaller block doubles the blocks along x only.
+    let half = k.with_threads(2).unwrap();
+    assert_eq!((half.blocks_x(), half.blocks_y), (6, 2));
 }
 
 /// Every warp of one block loads, then consumes the load.
@@ -185,12 +228,31 @@ const BAD_KERNELS: &[(&str, &str)] = &[
     (".kernel k\n.grid 1 32\n  mov r1, UNDEF\n  exit\n", "3:11: unknown constant `UNDEF` (define it with .const)"),
     (
         ".kernel k\n.grid 1 32\n  mov r1, %foo\n  exit\n",
-        "3:11: unknown special register `%foo` (allowed: %tid %ntid %ctaid %nctaid %lane %warp %gtid)",
+        "3:11: unknown special register `%foo` (allowed: %tid %ntid %ctaid %nctaid %ctaid.x %ctaid.y %nctaid.x %nctaid.y %lane %warp %gtid)",
     ),
     (
         ".kernel k\n.grid 1 32\n.warp 3\n  exit\n",
-        "3:1: unknown directive `.warp` (allowed: .kernel .grid .shared .const .data .fill)",
+        "3:1: unknown directive `.warp` (allowed: .kernel .grid .min_threads .shared .const .data .fill)",
     ),
+    (
+        ".kernel k\n.grid 1 32\n.shared %ntid\n  exit\n",
+        "3:9: this value depends on the threads per block (%ntid): only instruction operands and the blocks of `.grid` may",
+    ),
+    (".kernel k\n.const Z 1 / 0\n.grid 1 32\n  exit\n", "2:12: division by zero"),
+    (
+        ".kernel k\n.grid 1 32\n.min_threads 64\n  exit\n",
+        "3:1: `.min_threads` 64 is more than the 32 threads per block of `.grid`",
+    ),
+    (
+        ".kernel k\n.const B 64 / %ntid\n.grid B 128\n  exit\n",
+        "3:7: blocks in the grid 0 (at %ntid = 128) is out of range (allowed: 1 to 4096; a division by zero gives 0)",
+    ),
+    (
+        ".kernel k\n.const D 1 / %ntid\n.const E 1 / D\n.grid 1 32\n  mov r1, E\n  exit\n",
+        "5:3: a constant divides by zero at %ntid = 32",
+    ),
+    (".kernel k\n.grid 64 65 32\n  exit\n", "2:7: the grid has 4160 blocks (allowed: 1 to 4096)"),
+    (".kernel k\n.grid 1 0 32\n  exit\n", "2:9: blocks along y 0 is out of range (allowed: 1 to 4096)"),
     (".kernel k\n.grid 1 32\n  mov r1, 1 2\n  exit\n", "3:13: unexpected text at the end of the line"),
 ];
 
@@ -200,6 +262,15 @@ fn bad_kernels_get_positioned_errors() {
         let e = kernel::parse(text).expect_err(text);
         assert_eq!(e.to_string(), *message, "for:\n{text}");
     }
+    // Constants built from constants share them, and their size is bounded: doubling one 64
+    // times is refused when it passes 64 values, not evaluated 2^64 times.
+    let mut doubling = String::from(".kernel k\n.const C0 %ntid\n");
+    for i in 1..=64 {
+        doubling += &format!(".const C{i} C{} + C{}\n", i - 1, i - 1);
+    }
+    doubling += ".grid 1 32\n  mov r1, C64\n  exit\n";
+    let e = kernel::parse(&doubling).unwrap_err();
+    assert_eq!(e.to_string(), "9:14: a constant derived from %ntid may combine at most 64 values");
     let e = kernel::parse(".kernel k\n.grid 1 32\n  foo r1, r2\n  exit\n").unwrap_err();
     assert!(e.to_string().starts_with("3:3: unknown instruction `foo` (allowed: add sub"), "{e}");
 }
@@ -272,6 +343,55 @@ fn cli_sim_text_json_and_errors() {
     let out = rfgen(&["sim", "--kernel", faulty.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("kernel k faulted at line 3: misaligned global address"), "{}", stderr(&out));
+}
+
+/// `rfgen sim` says when it scaled a launch, in text and JSON, and says nothing of a launch it
+/// did not scale; a block the rule cannot make fit is refused as bad input.
+#[test]
+fn cli_sim_reports_a_scaled_launch() {
+    let out = rfgen(&["sim", "--preset", "small", "--kernel", "pathfinder"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("  launch                       54 blocks of 64 threads (declared 8 blocks of 256 threads; "),
+        "{text}"
+    );
+    assert!(text.contains("operand mismatches           0"), "{text}");
+    let out = rfgen(&["sim", "--preset", "small", "--kernel", "stencil"]);
+    assert!(
+        stdout(&out).contains("2 x 16 blocks of 64 threads (declared 1 x 16 blocks of 128 threads;"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = rfgen(&["sim", "--preset", "small", "--kernel", "matmul", "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let grid = |g: &serde_json::Value| (g["blocks"].as_u64(), g["blocks_y"].as_u64(), g["threads"].as_u64());
+    assert_eq!(grid(&json["launch"]["declared"]), (Some(16), Some(1), Some(256)));
+    assert_eq!(grid(&json["launch"]["launched"]), (Some(64), Some(1), Some(64)));
+    assert_eq!(json["stats"]["operand_mismatches"], 0);
+    // The baseline runs matmul's own block: compared, and no launch section.
+    assert!(json["baseline"]["cycles"].as_u64().unwrap() > 0);
+    let out = rfgen(&["sim", "--preset", "baseline", "--kernel", "matmul", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json.get("launch").is_none(), "{json}");
+    let out = rfgen(&["sim", "--preset", "baseline", "--kernel", "matmul"]);
+    assert!(!stdout(&out).contains("launch"), "{}", stdout(&out));
+
+    // 33 warps in an odd number of threads cannot be halved into 32 warp slots.
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.kir");
+    std::fs::write(&odd, ".kernel odd\n.grid 1 1025\n  exit\n").unwrap();
+    let out = rfgen(&["sim", "--kernel", odd.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "kernel odd has 33 warps per block but the SM has 32 warp slots; halving the threads per block stops at 1025 (33 warps): an odd number of threads cannot be halved"
+        ),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// The synthetic generator's defaults land near SPEC §7, and each knob moves its statistic.

@@ -252,8 +252,9 @@ fn bad_input_exits_2_with_a_message() {
 fn kernels_run_on_every_point() {
     let dir = tempfile::tempdir().unwrap();
     let kir = dir.path().join("tiny.kir");
-    std::fs::write(&kir, ".kernel tiny\n.grid 1 512\n  mov r0, 1\n  add r1, r0, r0\n  add r2, r1, r0\n  exit\n")
-        .unwrap();
+    // Written for blocks of 512 threads only, so a smaller SM cannot run it with halved blocks.
+    let tiny = ".kernel tiny\n.grid 1 512\n.min_threads 512\n  mov r0, 1\n  add r1, r0, r0\n  add r2, r1, r0\n  exit\n";
+    std::fs::write(&kir, tiny).unwrap();
     let out = dir.path().join("k");
     let args = [
         "--preset",
@@ -280,7 +281,7 @@ fn kernels_run_on_every_point() {
         assert_eq!(sims[1]["kernel"], "tiny");
         assert!(figure(&sims[0], &["rfc", "read_reduction"]) > 0.1, "{p}");
         if p["params"]["sm.warps"] == 8 {
-            // 512 threads need 16 warp slots.
+            // 512 threads (the fewest the kernel allows) need 16 warp slots.
             assert!(sims[1]["error"].as_str().unwrap().starts_with("does not fit"), "{p}");
             assert!(p["message"].as_str().unwrap().contains("kernel tiny: does not fit"), "{p}");
         } else {

@@ -24,7 +24,9 @@
 //!    candidate runs is spent (then the smallest failing kernel found so far is returned).
 //!
 //! A candidate counts only if it parses (so a label is removed only when no branch names it any
-//! more, and the kernel still ends with `exit` or `bra`), fits the SM ([`fits`]), its
+//! more, and the kernel still ends with `exit` or `bra`), launches on the SM ([`launch`]: with
+//! its own block, or scaled as `rfgen sim` and `rfgen cosim` would run it; the grid steps
+//! shrink from the launched one), its
 //! lockstep run stops without a fault or hitting the cycle bound (`outcome.error` is `None`)
 //! and `fails`, and — when the original finishes on the golden model alone — it finishes there
 //! too, within the bound and without a fault. A lockstep run stops at the first mismatch, so
@@ -38,7 +40,7 @@ use crate::verilator::RtlLib;
 use anyhow::Result;
 use rfgen_gen::{Block, Checked};
 use rfgen_model::kernel::{Kernel, parse};
-use rfgen_model::sm::{Sm, fits};
+use rfgen_model::sm::{Sm, launch};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -82,8 +84,8 @@ pub fn shrink(
     fails: &dyn Fn(&KernelOutcome) -> bool,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Option<Shrunk>> {
-    let kernel = parse(source).map_err(|e| anyhow::anyhow!("{e}"))?;
-    fits(checked, &kernel).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let declared = parse(source).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let kernel = launch(checked, &declared).map_err(|e| anyhow::anyhow!("{e}"))?.into_owned();
     let first = KernelOptions { waveform: None, ..opts.clone() };
     let run = blocks::kernel_mode(block).map_err(anyhow::Error::msg)?.run;
     let outcome = run(checked, lib, &kernel, &first, &mut |_| {})?;
@@ -184,10 +186,9 @@ impl Shrinker<'_> {
     /// The candidate's kernel and run if it counts: parses, fits, stops cleanly and fails, and
     /// finishes on the model alone if it must.
     fn run(&self, text: &str) -> Result<Option<(Kernel, KernelOutcome)>> {
-        let Ok(kernel) = parse(text) else { return Ok(None) };
-        if fits(self.checked, &kernel).is_err() {
-            return Ok(None);
-        }
+        let Ok(declared) = parse(text) else { return Ok(None) };
+        let Ok(kernel) = launch(self.checked, &declared) else { return Ok(None) };
+        let kernel = kernel.into_owned();
         let outcome = (self.run)(self.checked, self.lib, &kernel, &self.opts, &mut |_| {})?;
         // The model-only run comes last: most candidates are rejected before it.
         let counts = outcome.error.is_none()
@@ -232,8 +233,16 @@ impl Shrinker<'_> {
             return Ok(false);
         };
         let mut lines = self.best.lines.clone();
-        // The line's comment would describe the old grid, so it goes.
-        lines[at] = format!(".grid {blocks} {threads}");
+        // The line's comment would describe the old grid, so it goes. A two-dimensional grid
+        // keeps its blocks along y and gives up blocks along x.
+        let y = self.best.kernel.blocks_y;
+        lines[at] = match y {
+            1 => format!(".grid {blocks} {threads}"),
+            _ => format!(".grid {} {y} {threads}", (blocks / y).max(1)),
+        };
+        if lines[at] == self.best.lines[at] {
+            return Ok(false);
+        }
         let (b, t) = (self.best.kernel.blocks, self.best.kernel.threads);
         self.attempt(lines, &format!("grid {b}x{t} to {blocks}x{threads}"))
     }

@@ -90,7 +90,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             let checked = source.load()?;
             let info = blocks::find(block);
             let kernel = kernel.map(|k| super::kernel(&k)).transpose()?;
-            let mode = match &kernel {
+            // The kernel as launched on this SM (scaled if its block does not fit).
+            let launched = match &kernel {
                 Some(k) => Some(super::cosim::kernel_mode(block, &checked, k, &source)?),
                 None => None,
             };
@@ -101,8 +102,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                     eprintln!("building Verilator model of {top} ({key})");
                 }
             })?;
-            let (r, traffic) = match (&kernel, mode) {
-                (Some(k), Some(mode)) => {
+            let (r, traffic) = match &launched {
+                Some((mode, k)) => {
                     ((mode.bench)(&checked, &lib, k, cycles)?, format!("kernel {} on the SM model, repeated", k.name))
                 }
                 _ => ((info.bench)(&checked, &lib, cycles, seed)?, format!("random stimulus, seed {seed}")),

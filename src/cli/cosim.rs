@@ -10,7 +10,8 @@ use rfgen_cosim::user_rtl;
 use rfgen_cosim::verilator::default_cache_dir;
 use rfgen_gen::{Block, Checked, SramKind};
 use rfgen_model::kernel::Kernel;
-use rfgen_model::sm::{SimError, fits};
+use rfgen_model::sim::Grid;
+use rfgen_model::sm::{SimError, launch};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -91,10 +92,14 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     }
     writable_folder("--wave-dir", &args.wave_dir)?;
     let checked = args.source.load()?;
+    let mut scaled = None;
     let (kernel, source) = match &args.kernel {
         Some(name) => {
-            let (k, source) = super::kernel_with_source(name)?;
-            kernel_mode(args.block, &checked, &k, &args.source)?;
+            let (declared, source) = super::kernel_with_source(name)?;
+            let (_, k) = kernel_mode(args.block, &checked, &declared, &args.source)?;
+            if Grid::of(&k) != Grid::of(&declared) {
+                scaled = Some(super::sim::scaled_launch(&Grid::of(&declared), &Grid::of(&k)));
+            }
             (Some(k), source)
         }
         None => (None, String::new()),
@@ -126,6 +131,9 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     };
     let rtl = args.rtl.as_ref().map_or(String::new(), |d| format!(", RTL from {}", d.display()));
     println!("cosim {}: config {} (hash {}){rtl}, {what}", args.block, checked.config.name, checked.hash());
+    if let Some(s) = &scaled {
+        println!("  {:<26} {s}", "launch");
+    }
     let progress = match &kernel {
         Some(_) => Progress::new(None, "{spinner} {pos} cycles {per_sec}"),
         None => Progress::new(Some(opts.cycles), "{bar:40} {pos}/{len} cycles {per_sec} eta {eta}"),
@@ -245,19 +253,20 @@ fn explain_failure(args: &CosimArgs, report: &CosimReport, kernel: Option<&Kerne
 }
 
 /// The kernel mode of `block`, checked before any RTL is built: the SM model drives the block,
-/// the config has what it needs (renaming, for the rename stage) and `kernel` fits the SM.
+/// the config has what it needs (renaming, for the rename stage) and `kernel` launches on the SM
+/// (with its own block or scaled, as `rfgen sim` runs it); the mode and the kernel as launched.
 pub fn kernel_mode(
     block: Block,
     checked: &Checked,
     kernel: &Kernel,
     source: &ConfigSource,
-) -> anyhow::Result<&'static KernelMode> {
+) -> anyhow::Result<(&'static KernelMode, Kernel)> {
     let mode = blocks::kernel_mode(block).map_err(bad_input)?;
     if let Some(missing) = (mode.missing)(checked) {
         return Err(bad_input(format!("--kernel with {}: {missing}", source.flags())));
     }
-    fits(checked, kernel).map_err(|e| bad_input(e.to_string()))?;
-    Ok(mode)
+    let launched = launch(checked, kernel).map_err(|e| bad_input(e.to_string()))?;
+    Ok((mode, launched.into_owned()))
 }
 
 /// An output file's folder exists, and the path is not a folder.

@@ -8,7 +8,7 @@ use rfgen_model::kernel::alloc::{Level, Placement};
 use rfgen_model::kernel::parse::mnemonic_of;
 use rfgen_model::kernel::{Kernel, library, synthetic};
 use rfgen_model::sim::allocation::{AllocationReport, allocation_report};
-use rfgen_model::sim::{CompressionReport, OrfReport, RenameReport, RfcReport, SimReport, simulate};
+use rfgen_model::sim::{CompressionReport, Grid, OrfReport, RenameReport, RfcReport, SimReport, simulate};
 use rfgen_model::sm::SimStats;
 use rfgen_model::sm::stats::Histogram;
 use std::process::ExitCode;
@@ -129,6 +129,22 @@ fn hist(h: &Histogram) -> String {
     h.bins.iter().enumerate().map(|(i, b)| format!("{b}: {:.1}%", h.percent(i))).collect::<Vec<_>>().join("  ")
 }
 
+/// `16 blocks of 256 threads`, or `2 x 16 blocks of 64 threads` for a two-dimensional grid.
+fn grid(g: &Grid) -> String {
+    let blocks =
+        if g.blocks_y > 1 { format!("{} x {}", g.blocks / g.blocks_y, g.blocks_y) } else { g.blocks.to_string() };
+    format!("{blocks} blocks of {} threads", g.threads)
+}
+
+/// What a report says of a scaled launch.
+pub fn scaled_launch(declared: &Grid, launched: &Grid) -> String {
+    format!(
+        "{} (declared {}; its block does not fit the SM, so the threads per block were halved, docs/kernel-ir.md)",
+        grid(launched),
+        grid(declared)
+    )
+}
+
 fn print_text(r: &SimReport) {
     let s = &r.stats;
     let n = s.warp_instructions;
@@ -136,6 +152,9 @@ fn print_text(r: &SimReport) {
     println!("sim {} on {} (config hash {}), scheduler {}", r.kernel, r.config, r.config_hash, r.scheduler);
     if s.sms > 1 {
         row("SMs", format!("{} (sharing global memory, DRAM bandwidth and the blocks; counts are totals)", s.sms));
+    }
+    if let Some(l) = &r.launch {
+        row("launch", scaled_launch(&l.declared, &l.launched));
     }
     row("cycles", s.cycles.to_string());
     row(

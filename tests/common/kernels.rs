@@ -3,14 +3,16 @@
 //! checked against an independent statement of the same algorithm.
 //!
 //! Each reference restates the memory layout of the kernel's header comment (addresses, sizes,
-//! how inputs derive from `default_word`). The grid is checked too, so a kernel whose shape was
-//! edited without its reference fails instead of being compared against the wrong layout.
+//! how inputs derive from `default_word`) for the block size the kernel was launched with (its
+//! own, or a scaled launch's: docs/kernel-ir.md). The grid is checked too, so a kernel whose
+//! shape was edited without its reference fails instead of being compared against the wrong
+//! layout.
 
 use rfgen_model::func::{GlobalMemory, default_word};
 use rfgen_model::kernel::Kernel;
 
-/// Compares every output word of library kernel `name` in `memory`, the global memory after the
-/// kernel ran to completion (by any model), against the plain-Rust result. `Err` names the
+/// Compares every output word of library kernel `name` in `memory`, the global memory after
+/// `kernel` (as launched) ran to completion (by any model), against the plain-Rust result. `Err` names the
 /// kernel and, for a wrong word, its index in the output array, its address, the expected and
 /// the actual value. A kernel without a reference is an error.
 pub fn check(name: &str, kernel: &Kernel, memory: &GlobalMemory) -> Result<(), String> {
@@ -26,7 +28,7 @@ pub fn check(name: &str, kernel: &Kernel, memory: &GlobalMemory) -> Result<(), S
         "heartwall" => heartwall,
         _ => return Err(format!("{name}: no reference check for this kernel")),
     };
-    let expected = reference(&Input { kernel });
+    let expected = reference(&Input { kernel, threads: kernel.threads as usize });
     if (kernel.blocks, kernel.threads) != expected.grid {
         return Err(format!(
             "{name}: the reference assumes a grid of {} blocks of {} threads, the kernel has {} of {}",
@@ -45,16 +47,19 @@ pub fn check(name: &str, kernel: &Kernel, memory: &GlobalMemory) -> Result<(), S
     Ok(())
 }
 
-/// What a kernel must leave in memory: `words` from byte address `base`.
+/// What a kernel must leave in memory: `words` from byte address `base`, when launched with
+/// `grid` (blocks, threads per block).
 struct Expected {
     grid: (u32, u32),
     base: u32,
     words: Vec<u32>,
 }
 
-/// The kernel's initial global memory: its `.data`/`.fill` words, else `default_word`.
+/// The kernel's initial global memory (its `.data`/`.fill` words, else `default_word`) and the
+/// threads per block it was launched with.
 struct Input<'a> {
     kernel: &'a Kernel,
+    threads: usize,
 }
 
 impl Input<'_> {
@@ -74,18 +79,23 @@ impl Input<'_> {
     fn at(&self, base: u32, i: usize) -> u32 {
         self.word(base + 4 * i as u32)
     }
+
+    /// The grid of a kernel whose launches keep `total` threads, at this launch's block size.
+    fn grid(&self, total: usize) -> (u32, u32) {
+        ((total / self.threads) as u32, self.threads as u32)
+    }
 }
 
 fn vecadd(m: &Input) -> Expected {
     let (n, a, b, c) = (8192, 0x10_0000, 0x20_0000, 0x30_0000);
     let words = (0..n).map(|i| m.at(a, i).wrapping_add(m.at(b, i))).collect();
-    Expected { grid: (32, 256), base: c, words }
+    Expected { grid: m.grid(8192), base: c, words }
 }
 
 fn saxpy(m: &Input) -> Expected {
     let (n, alpha, x, y) = (16384, 3u32, 0x10_0000, 0x20_0000);
     let words = (0..n).map(|i| alpha.wrapping_mul(m.at(x, i)).wrapping_add(m.at(y, i))).collect();
-    Expected { grid: (16, 256), base: y, words }
+    Expected { grid: m.grid(4096), base: y, words }
 }
 
 fn matmul(m: &Input) -> Expected {
@@ -99,22 +109,25 @@ fn matmul(m: &Input) -> Expected {
                 (0..N).fold(0u32, |acc, k| acc.wrapping_add(load(a, r, k).wrapping_mul(load(b, k, col))));
         }
     }
-    Expected { grid: (16, 256), base: c, words }
+    Expected { grid: m.grid(4096), base: c, words }
 }
 
 fn reduction(m: &Input) -> Expected {
-    let (n, blocks, threads, input, out) = (16384, 8, 256, 0x10_0000, 0x20_0000);
-    // Block b owns the elements of every stretch of 256 whose index (mod 8 stretches) is b.
+    let (n, input, out) = (16384, 0x10_0000, 0x20_0000);
+    let (threads, blocks) = (m.threads, (2048 / m.threads).max(1));
+    // Block b owns the elements of every stretch of a block's threads whose index (mod the
+    // stretches the grid covers at once) is b.
     let mut words = vec![0u32; blocks];
     for i in 0..n {
         let b = (i / threads) % blocks;
         words[b] = words[b].wrapping_add(m.at(input, i));
     }
-    Expected { grid: (blocks as u32, threads as u32), base: out, words }
+    Expected { grid: m.grid(2048), base: out, words }
 }
 
 fn scan(m: &Input) -> Expected {
-    let (n, segment, input, out) = (2048, 256, 0x10_0000, 0x20_0000);
+    // Each block scans the segment of its own threads.
+    let (n, segment, input, out) = (2048, m.threads, 0x10_0000, 0x20_0000);
     let mut words = Vec::with_capacity(n);
     let mut sum = 0u32;
     for i in 0..n {
@@ -124,7 +137,7 @@ fn scan(m: &Input) -> Expected {
         sum = sum.wrapping_add(m.at(input, i) & 0xFFFF);
         words.push(sum);
     }
-    Expected { grid: (8, 256), base: out, words }
+    Expected { grid: m.grid(2048), base: out, words }
 }
 
 fn pathfinder(m: &Input) -> Expected {
@@ -142,7 +155,9 @@ fn pathfinder(m: &Input) -> Expected {
             })
             .collect();
     }
-    Expected { grid: (8, 256), base: out, words: dist }
+    // Each block outputs the middle columns of its window, all but 16 on either side.
+    let blocks = COLS.div_ceil(m.threads.saturating_sub(32).max(1));
+    Expected { grid: (blocks as u32, m.threads as u32), base: out, words: dist }
 }
 
 fn bfs(m: &Input) -> Expected {
@@ -156,10 +171,10 @@ fn bfs(m: &Input) -> Expected {
             neighbours.map(|v| level_of(v) + 1).fold(level_of(n), u32::min)
         })
         .collect();
-    Expected { grid: (16, 256), base: out, words }
+    Expected { grid: m.grid(4096), base: out, words }
 }
 
-fn heartwall(_: &Input) -> Expected {
+fn heartwall(m: &Input) -> Expected {
     let words = (0..16 * 256u32)
         .map(|t| {
             let (mut r0, r4, r8, mut r5) = (t, t + 3, t + 5, 13u32);
@@ -173,7 +188,7 @@ fn heartwall(_: &Input) -> Expected {
             r0
         })
         .collect();
-    Expected { grid: (16, 256), base: 0x30_0000, words }
+    Expected { grid: m.grid(4096), base: 0x30_0000, words }
 }
 
 fn stencil(m: &Input) -> Expected {
@@ -191,5 +206,6 @@ fn stencil(m: &Input) -> Expected {
             words.push(around.iter().fold(cell(i, j).wrapping_mul(4), |acc, &v| acc.wrapping_sub(v)));
         }
     }
-    Expected { grid: (16, 128), base: out, words }
+    // 16 bands of 8 rows along y; along x, blocks across the 128 columns.
+    Expected { grid: m.grid(2048), base: out, words }
 }

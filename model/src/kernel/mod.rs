@@ -9,6 +9,7 @@ pub mod passes;
 pub mod synthetic;
 
 pub use parse::{ParseError, parse};
+use std::sync::Arc;
 
 /// A register id `r0..r255`.
 pub type Reg = u8;
@@ -97,10 +98,15 @@ pub enum Special {
     Tid,
     /// Threads per block.
     Ntid,
-    /// Block index.
+    /// Block index (`ctaid.y × nctaid.x + ctaid.x`).
     Ctaid,
     /// Blocks in the grid.
     Nctaid,
+    /// Block index along x and y, and blocks along x and y, of a two-dimensional grid.
+    CtaidX,
+    CtaidY,
+    NctaidX,
+    NctaidY,
     /// Lane within the warp.
     Lane,
     /// Warp index within the block.
@@ -160,12 +166,98 @@ pub struct Pos {
     pub col: u32,
 }
 
+/// A constant derived from the threads per block (`%ntid` in a `.const`), evaluated when the
+/// kernel is launched. Constants built from others share them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    Num(u32),
+    Ntid,
+    Bin(BinOp, Arc<Expr>, Arc<Expr>),
+}
+
+/// The most numbers, constants and `%ntid`s a derived constant combines (through the constants
+/// it is built from), so evaluating one stays cheap.
+pub const MAX_DERIVED_VALUES: usize = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl Expr {
+    pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Bin(op, Arc::new(a), Arc::new(b))
+    }
+
+    /// Numbers, constants and `%ntid`s combined, counted up to `MAX_DERIVED_VALUES + 1`.
+    pub fn values(&self) -> usize {
+        match self {
+            Expr::Num(_) | Expr::Ntid => 1,
+            Expr::Bin(_, a, b) => (a.values() + b.values()).min(MAX_DERIVED_VALUES + 1),
+        }
+    }
+
+    /// Whether the value depends on the threads per block.
+    pub fn derived(&self) -> bool {
+        match self {
+            Expr::Num(_) => false,
+            Expr::Ntid => true,
+            Expr::Bin(_, a, b) => a.derived() || b.derived(),
+        }
+    }
+
+    /// The value at `ntid` threads per block, in the instructions' wrapping 32-bit arithmetic
+    /// (`/` unsigned, rounding down); `None` on a division by zero.
+    pub fn eval(&self, ntid: u32) -> Option<u32> {
+        Some(match self {
+            Expr::Num(v) => *v,
+            Expr::Ntid => ntid,
+            Expr::Bin(op, a, b) => {
+                let (a, b) = (a.eval(ntid)?, b.eval(ntid)?);
+                match op {
+                    BinOp::Add => a.wrapping_add(b),
+                    BinOp::Sub => a.wrapping_sub(b),
+                    BinOp::Mul => a.wrapping_mul(b),
+                    BinOp::Div => a.checked_div(b)?,
+                }
+            }
+        })
+    }
+}
+
+/// Where an instruction holds a value derived from the threads per block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// Source `srcs[i]` (an immediate, or a memory operand's constant base).
+    Src(usize),
+    /// A memory operand's offset.
+    Offset,
+}
+
+/// The values of a kernel that depend on its threads per block, so a launch with another block
+/// size can recompute them ([`Kernel::with_threads`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Derived {
+    /// Blocks along x, when `.grid` gives them by a derived constant.
+    pub blocks_x: Option<Expr>,
+    /// Instruction, operand, value.
+    pub operands: Vec<(usize, Operand, Expr)>,
+}
+
 /// A parsed kernel with its static analyses.
 #[derive(Clone, Debug)]
 pub struct Kernel {
     pub name: String,
+    /// Blocks in the grid: `blocks / blocks_y` along x, `blocks_y` along y.
     pub blocks: u32,
+    pub blocks_y: u32,
     pub threads: u32,
+    /// The fewest threads per block the kernel is written for (`.min_threads`, else 1).
+    pub min_threads: u32,
+    pub derived: Derived,
     pub shared_bytes: u32,
     pub data: Vec<DataInit>,
     pub code: Vec<Instr>,
@@ -182,5 +274,49 @@ pub struct Kernel {
 impl Kernel {
     pub fn warps_per_block(&self, lanes: u32) -> u32 {
         self.threads.div_ceil(lanes)
+    }
+
+    pub fn blocks_x(&self) -> u32 {
+        self.blocks / self.blocks_y.max(1)
+    }
+
+    /// This kernel launched with blocks of `threads` (the launch rule of docs/kernel-ir.md):
+    /// the blocks along x from `.grid`'s derived constant at that size, else scaled so the grid
+    /// keeps its total threads; every constant derived from `%ntid` evaluated at that size. `Err`
+    /// says why the kernel cannot launch so.
+    pub fn with_threads(&self, threads: u32) -> Result<Kernel, String> {
+        if threads < self.min_threads.max(1) {
+            return Err(format!("it needs at least {} threads per block (.min_threads)", self.min_threads));
+        }
+        let at = |e: &Expr, what: &str| {
+            e.eval(threads).ok_or_else(|| format!("{what} divides by zero at %ntid = {threads}"))
+        };
+        let blocks_x = match &self.derived.blocks_x {
+            Some(e) => at(e, "the grid's block count")?,
+            None => {
+                let total = u64::from(self.blocks_x()) * u64::from(self.threads);
+                if total % u64::from(threads) != 0 {
+                    return Err(format!("{total} threads along x do not split into blocks of {threads}"));
+                }
+                u32::try_from(total / u64::from(threads)).unwrap_or(u32::MAX)
+            }
+        };
+        let total = u64::from(blocks_x) * u64::from(self.blocks_y) * u64::from(threads);
+        let most = u64::from(parse::MAX_BLOCKS) * u64::from(parse::MAX_THREADS);
+        if blocks_x == 0 || total > most {
+            return Err(format!(
+                "the grid would have {blocks_x} blocks along x of {threads} threads (allowed: 1 or more, at most {most} threads in all)"
+            ));
+        }
+        let mut k = self.clone();
+        (k.blocks, k.threads) = (blocks_x * self.blocks_y, threads);
+        for (i, operand, e) in &self.derived.operands {
+            let v = at(e, &format!("the operand on line {}", self.pos[*i].line))?;
+            match operand {
+                Operand::Src(s) => k.code[*i].srcs[*s] = Src::Imm(v),
+                Operand::Offset => k.code[*i].offset = v as i32,
+            }
+        }
+        Ok(k)
     }
 }

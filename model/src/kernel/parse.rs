@@ -69,7 +69,7 @@ fn tokenize(text: &str, line: u32) -> Result<Vec<Token>, ParseError> {
                 i += 1;
             }
             out.push(Token { tok: Tok::Word(chars[start..i].iter().collect()), col });
-        } else if ",[]+-:@!".contains(c) {
+        } else if ",[]+-*/:@!".contains(c) {
             out.push(Token { tok: Tok::Sym(c), col });
             i += 1;
         } else {
@@ -171,6 +171,10 @@ fn special(word: &str) -> Option<Special> {
         "%ntid" => Special::Ntid,
         "%ctaid" => Special::Ctaid,
         "%nctaid" => Special::Nctaid,
+        "%ctaid.x" => Special::CtaidX,
+        "%ctaid.y" => Special::CtaidY,
+        "%nctaid.x" => Special::NctaidX,
+        "%nctaid.y" => Special::NctaidY,
         "%lane" => Special::Lane,
         "%warp" => Special::Warp,
         "%gtid" => Special::Gtid,
@@ -194,7 +198,9 @@ struct Cursor<'a> {
     line: u32,
     end_col: u32,
     /// Value and line of each `.const`.
-    consts: &'a HashMap<String, (u32, u32)>,
+    consts: &'a HashMap<String, (Expr, u32)>,
+    /// Operands of this line's instruction derived from the threads per block.
+    derived: Vec<(Operand, Expr)>,
 }
 
 impl Cursor<'_> {
@@ -241,16 +247,18 @@ impl Cursor<'_> {
         }
     }
 
-    /// A number, optionally negative, or a `.const` name.
-    fn constant(&mut self) -> Result<u32, ParseError> {
+    /// A number, optionally negative, a `.const` name or `%ntid` (the threads per block, which
+    /// makes the value derived).
+    fn term(&mut self) -> Result<Expr, ParseError> {
         let negative = matches!(self.peek(), Some(Tok::Sym('-')));
         if negative {
             self.i += 1;
         }
         let col = self.col();
-        let v = match self.next() {
-            Some(Tok::Num(n)) => n as u32,
-            Some(Tok::Word(w)) if self.consts.contains_key(&w) => self.consts[&w].0,
+        let e = match self.next() {
+            Some(Tok::Num(n)) => Expr::Num(n as u32),
+            Some(Tok::Word(w)) if self.consts.contains_key(&w) => self.consts[&w].0.clone(),
+            Some(Tok::Word(w)) if w == "%ntid" => Expr::Ntid,
             Some(Tok::Word(w)) if register(&w, 'r', u32::MAX).is_some() => {
                 return err(self.line, col, format!("expected a number or a constant, found register `{w}`"));
             }
@@ -259,7 +267,35 @@ impl Cursor<'_> {
             }
             _ => return err(self.line, col, "expected a number or a constant"),
         };
-        Ok(if negative { v.wrapping_neg() } else { v })
+        Ok(match (negative, e) {
+            (false, e) => e,
+            (true, Expr::Num(v)) => Expr::Num(v.wrapping_neg()),
+            (true, e) => Expr::bin(BinOp::Sub, Expr::Num(0), e),
+        })
+    }
+
+    /// A number, optionally negative, or a `.const` name not derived from the block size.
+    fn constant(&mut self) -> Result<u32, ParseError> {
+        let col = self.col();
+        match self.term()? {
+            Expr::Num(v) => Ok(v),
+            _ => err(
+                self.line,
+                col,
+                "this value depends on the threads per block (%ntid): only instruction operands and the blocks of `.grid` may",
+            ),
+        }
+    }
+
+    /// An instruction's immediate at `at`: its value, or 0 until a derived one is evaluated.
+    fn immediate(&mut self, e: Expr, at: Operand) -> u32 {
+        match e {
+            Expr::Num(v) => v,
+            e => {
+                self.derived.push((at, e));
+                0
+            }
+        }
     }
 
     fn reg(&mut self) -> Result<Reg, ParseError> {
@@ -293,8 +329,8 @@ impl Cursor<'_> {
         Ok(v)
     }
 
-    /// A value operand: register, special register, number or constant.
-    fn value(&mut self) -> Result<Src, ParseError> {
+    /// A value operand (source `slot`): register, special register, number or constant.
+    fn value(&mut self, slot: usize) -> Result<Src, ParseError> {
         let col = self.col();
         match self.peek() {
             Some(Tok::Word(w)) if w.starts_with('%') => {
@@ -305,13 +341,16 @@ impl Cursor<'_> {
                         self.line,
                         col,
                         format!(
-                            "unknown special register `{w}` (allowed: %tid %ntid %ctaid %nctaid %lane %warp %gtid)"
+                            "unknown special register `{w}` (allowed: %tid %ntid %ctaid %nctaid %ctaid.x %ctaid.y %nctaid.x %nctaid.y %lane %warp %gtid)"
                         ),
                     )
                 })
             }
             Some(Tok::Word(w)) if register(w, 'r', u32::MAX).is_some() => self.reg().map(Src::Reg),
-            _ => self.constant().map(Src::Imm),
+            _ => {
+                let e = self.term()?;
+                Ok(Src::Imm(self.immediate(e, Operand::Src(slot))))
+            }
         }
     }
 
@@ -320,16 +359,24 @@ impl Cursor<'_> {
         self.expect_sym('[')?;
         let base = match self.peek() {
             Some(Tok::Word(w)) if register(w, 'r', u32::MAX).is_some() => Src::Reg(self.reg()?),
-            _ => Src::Imm(self.constant()?),
+            _ => {
+                let e = self.term()?;
+                Src::Imm(self.immediate(e, Operand::Src(0)))
+            }
         };
         let offset = match self.peek() {
             Some(Tok::Sym('+')) => {
                 self.i += 1;
-                self.constant()? as i32
+                let e = self.term()?;
+                self.immediate(e, Operand::Offset) as i32
             }
             Some(Tok::Sym('-')) => {
                 self.i += 1;
-                (self.constant()? as i32).wrapping_neg()
+                let e = match self.term()? {
+                    Expr::Num(v) => Expr::Num(v.wrapping_neg()),
+                    e => Expr::bin(BinOp::Sub, Expr::Num(0), e),
+                };
+                self.immediate(e, Operand::Offset) as i32
             }
             _ => 0,
         };
@@ -348,7 +395,7 @@ pub const MAX_SHARED_BYTES: u32 = 1 << 20;
 /// Global-memory words `.data` and `.fill` may initialize together (16 MiB).
 pub const MAX_DATA_WORDS: u32 = 1 << 22;
 /// Directives a kernel gives at most once.
-const ONCE: [&str; 3] = [".kernel", ".grid", ".shared"];
+const ONCE: [&str; 4] = [".kernel", ".grid", ".shared", ".min_threads"];
 
 struct Fixup {
     instr: usize,
@@ -361,11 +408,13 @@ struct Fixup {
 pub fn parse(text: &str) -> Result<Kernel, ParseError> {
     let mut name = None;
     let mut grid = None;
+    let mut min_threads = None;
     let mut shared_bytes = 0;
     let mut data = Vec::new();
     let mut code: Vec<Instr> = Vec::new();
     let mut pos = Vec::new();
-    let mut consts: HashMap<String, (u32, u32)> = HashMap::new();
+    let mut consts: HashMap<String, (Expr, u32)> = HashMap::new();
+    let mut derived = Derived::default();
     let mut seen: HashMap<String, u32> = HashMap::new();
     let mut data_words = 0u32;
     let mut labels: HashMap<String, (usize, u32)> = HashMap::new();
@@ -374,7 +423,14 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
     for (n, raw) in text.lines().enumerate() {
         let line = n as u32 + 1;
         let toks = tokenize(raw, line)?;
-        let mut c = Cursor { toks: &toks, i: 0, line, end_col: raw.chars().count() as u32 + 1, consts: &consts };
+        let mut c = Cursor {
+            toks: &toks,
+            i: 0,
+            line,
+            end_col: raw.chars().count() as u32 + 1,
+            consts: &consts,
+            derived: Vec::new(),
+        };
         // Labels.
         while let (Some(Tok::Word(w)), Some(Tok::Sym(':'))) =
             (c.toks.get(c.i).map(|t| &t.tok), c.toks.get(c.i + 1).map(|t| &t.tok))
@@ -400,10 +456,9 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
                 seen.insert(w.clone(), line);
                 match w.as_str() {
                     ".kernel" => name = Some(c.word("a kernel name")?),
-                    ".grid" => {
-                        let blocks = c.size("blocks in the grid", 1, MAX_BLOCKS)?;
-                        let threads = c.size("threads per block", 1, MAX_THREADS)?;
-                        grid = Some((blocks, threads));
+                    ".grid" => grid = Some(grid_line(&mut c)?),
+                    ".min_threads" => {
+                        min_threads = Some((c.size("the fewest threads per block", 1, MAX_THREADS)?, col))
                     }
                     ".shared" => {
                         let bytes = c.size("shared memory bytes", 0, MAX_SHARED_BYTES)?;
@@ -424,7 +479,7 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
                         if let Some((_, first)) = consts.get(&k) {
                             return err(line, name_col, format!("constant `{k}` is already defined on line {first}"));
                         }
-                        new_const = Some((k, c.constant()?));
+                        new_const = Some((k, const_value(&mut c)?));
                     }
                     ".data" | ".fill" => {
                         let addr = c.constant()?;
@@ -465,7 +520,9 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
                         return err(
                             line,
                             col,
-                            format!("unknown directive `{w}` (allowed: .kernel .grid .shared .const .data .fill)"),
+                            format!(
+                                "unknown directive `{w}` (allowed: .kernel .grid .min_threads .shared .const .data .fill)"
+                            ),
                         );
                     }
                 }
@@ -477,6 +534,7 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
             _ => {
                 let ins = instruction(&mut c, code.len(), &mut fixups)?;
                 c.done()?;
+                derived.operands.extend(c.derived.drain(..).map(|(at, e)| (code.len(), at, e)));
                 code.push(ins);
                 pos.push(Pos { line, col });
             }
@@ -485,7 +543,45 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
 
     let last_line = text.lines().count() as u32;
     let Some(name) = name else { return err(1, 1, "missing `.kernel NAME`") };
-    let Some((blocks, threads)) = grid else { return err(1, 1, "missing `.grid BLOCKS THREADS`") };
+    let Some(grid) = grid else { return err(1, 1, "missing `.grid BLOCKS THREADS`") };
+    let threads = grid.threads;
+    let min_threads = match min_threads {
+        Some((m, col)) if m > threads => {
+            return err(
+                seen[".min_threads"],
+                col,
+                format!("`.min_threads` {m} is more than the {threads} threads per block of `.grid`"),
+            );
+        }
+        Some((m, _)) => m,
+        None => 1,
+    };
+    // Derived values at the declared block size.
+    let blocks_x = match &grid.blocks_x {
+        Expr::Num(v) => *v,
+        e => {
+            let v = e.eval(threads).unwrap_or(0);
+            if !(1..=MAX_BLOCKS).contains(&v) {
+                return err(
+                    grid.line,
+                    grid.col,
+                    format!(
+                        "{} {v} (at %ntid = {threads}) is out of range (allowed: 1 to {MAX_BLOCKS}; a division by zero gives 0)",
+                        grid.what
+                    ),
+                );
+            }
+            derived.blocks_x = Some(e.clone());
+            v
+        }
+    };
+    if blocks_x * grid.blocks_y > MAX_BLOCKS {
+        return err(
+            grid.line,
+            grid.col,
+            format!("the grid has {} blocks (allowed: 1 to {MAX_BLOCKS})", blocks_x * grid.blocks_y),
+        );
+    }
     if code.is_empty() {
         return err(last_line.max(1), 1, "the kernel has no instructions");
     }
@@ -502,10 +598,93 @@ pub fn parse(text: &str) -> Result<Kernel, ParseError> {
         .max()
         .unwrap_or(0);
     let reconverge = cfg::reconvergence(&code);
-    let mut kernel =
-        Kernel { name, blocks, threads, shared_bytes, data, code, pos, regs, reconverge, notes: Vec::new() };
+    for (i, operand, e) in &derived.operands {
+        let Some(v) = e.eval(threads) else {
+            return err(pos[*i].line, pos[*i].col, format!("a constant divides by zero at %ntid = {threads}"));
+        };
+        match operand {
+            Operand::Src(s) => code[*i].srcs[*s] = Src::Imm(v),
+            Operand::Offset => code[*i].offset = v as i32,
+        }
+    }
+    let mut kernel = Kernel {
+        name,
+        blocks: blocks_x * grid.blocks_y,
+        blocks_y: grid.blocks_y,
+        threads,
+        min_threads,
+        derived,
+        shared_bytes,
+        data,
+        code,
+        pos,
+        regs,
+        reconverge,
+        notes: Vec::new(),
+    };
     kernel.notes = passes::annotate(&kernel);
     Ok(kernel)
+}
+
+/// A `.const` value: a number, constant or `%ntid`, or two of them joined by `+ - * /`
+/// (evaluated now unless `%ntid` is involved).
+fn const_value(c: &mut Cursor) -> Result<Expr, ParseError> {
+    let a = c.term()?;
+    let op = match c.peek() {
+        Some(Tok::Sym('+')) => BinOp::Add,
+        Some(Tok::Sym('-')) => BinOp::Sub,
+        Some(Tok::Sym('*')) => BinOp::Mul,
+        Some(Tok::Sym('/')) => BinOp::Div,
+        _ => return Ok(a),
+    };
+    let col = c.col();
+    c.i += 1;
+    let e = Expr::bin(op, a, c.term()?);
+    if e.derived() {
+        if e.values() > MAX_DERIVED_VALUES {
+            return err(
+                c.line,
+                col,
+                format!("a constant derived from %ntid may combine at most {MAX_DERIVED_VALUES} values"),
+            );
+        }
+        return Ok(e);
+    }
+    match e.eval(0) {
+        Some(v) => Ok(Expr::Num(v)),
+        None => err(c.line, col, "division by zero"),
+    }
+}
+
+/// A `.grid` line as written.
+struct Grid {
+    /// Blocks along x: derived from `%ntid` or a number.
+    blocks_x: Expr,
+    blocks_y: u32,
+    threads: u32,
+    /// Where the blocks are, and what they are called in errors.
+    line: u32,
+    col: u32,
+    what: &'static str,
+}
+
+/// `.grid BLOCKS THREADS` or `.grid BLOCKS_X BLOCKS_Y THREADS`.
+fn grid_line(c: &mut Cursor) -> Result<Grid, ParseError> {
+    let two_d = c.toks[c.i..].iter().filter(|t| t.tok != Tok::Sym('-')).count() >= 3;
+    let what = if two_d { "blocks along x" } else { "blocks in the grid" };
+    let col = c.col();
+    if matches!(c.peek(), Some(Tok::Sym('-'))) {
+        return c.fail(format!("{what} cannot be negative (allowed: 1 to {MAX_BLOCKS})"));
+    }
+    let blocks_x = match c.term()? {
+        Expr::Num(v) if !(1..=MAX_BLOCKS).contains(&v) => {
+            return err(c.line, col, format!("{what} {v} is out of range (allowed: 1 to {MAX_BLOCKS})"));
+        }
+        e => e,
+    };
+    let blocks_y = if two_d { c.size("blocks along y", 1, MAX_BLOCKS)? } else { 1 };
+    let threads = c.size("threads per block", 1, MAX_THREADS)?;
+    Ok(Grid { blocks_x, blocks_y, threads, line: c.line, col, what })
 }
 
 /// One instruction (its guard, mnemonic and operands), the `at`-th of the kernel; a branch's
@@ -537,7 +716,7 @@ fn instruction(c: &mut Cursor, at: usize, fixups: &mut Vec<Fixup>) -> Result<Ins
             };
             for s in 0..n {
                 c.expect_sym(',')?;
-                ins.srcs[s] = c.value()?;
+                ins.srcs[s] = c.value(s)?;
             }
             if shape == Shape::Select {
                 c.expect_sym(',')?;
@@ -548,7 +727,7 @@ fn instruction(c: &mut Cursor, at: usize, fixups: &mut Vec<Fixup>) -> Result<Ins
             ins.pdst = Some(c.pred()?);
             for s in 0..2 {
                 c.expect_sym(',')?;
-                ins.srcs[s] = c.value()?;
+                ins.srcs[s] = c.value(s)?;
             }
         }
         Shape::Load => {
@@ -559,7 +738,7 @@ fn instruction(c: &mut Cursor, at: usize, fixups: &mut Vec<Fixup>) -> Result<Ins
         Shape::Store => {
             (ins.srcs[0], ins.offset) = c.address()?;
             c.expect_sym(',')?;
-            ins.srcs[1] = c.value()?;
+            ins.srcs[1] = c.value(1)?;
         }
         Shape::Branch => {
             let lcol = c.col();

@@ -7,7 +7,7 @@ pub mod energy;
 
 use crate::kernel::Kernel;
 use crate::sm::gpu::Gpu;
-use crate::sm::{SimError, SimStats};
+use crate::sm::{SimError, SimStats, launch};
 use energy::Energy;
 use rfgen_gen::Checked;
 use serde::Serialize;
@@ -19,6 +19,10 @@ pub struct SimReport {
     pub config_hash: String,
     pub scheduler: String,
     pub ipc: f64,
+    /// The launch, when the kernel's own block did not fit the SM and it was scaled
+    /// ([`crate::sm::launch`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launch: Option<Launch>,
     pub stats: SimStats,
     pub energy: Energy,
     /// The same kernel on the `baseline` preset (absent when this is the baseline or the kernel
@@ -369,6 +373,27 @@ fn compression_report(
     }))
 }
 
+/// A scaled launch: the grid the kernel declares and the one it ran with.
+#[derive(Clone, Debug, Serialize)]
+pub struct Launch {
+    pub declared: Grid,
+    pub launched: Grid,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Grid {
+    /// Blocks in all, `blocks_y` of them along y.
+    pub blocks: u32,
+    pub blocks_y: u32,
+    pub threads: u32,
+}
+
+impl Grid {
+    pub fn of(k: &Kernel) -> Grid {
+        Grid { blocks: k.blocks, blocks_y: k.blocks_y, threads: k.threads }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Baseline {
     pub cycles: u64,
@@ -377,15 +402,17 @@ pub struct Baseline {
     pub energy_ratio: f64,
 }
 
-/// Runs `kernel` to completion on `checked`; `progress` gets the cycle count now and then.
+/// Runs `kernel` to completion on `checked`, launched as [`launch`] says; `progress` gets the
+/// cycle count now and then.
 pub fn run(
     checked: &Checked,
     kernel: &Kernel,
     max_cycles: u64,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(SimStats, Energy), SimError> {
+    let kernel = launch(checked, kernel)?;
     // One SM is a GPU of one: the same launches, steps and statistics.
-    let mut gpu = Gpu::new(checked, kernel)?;
+    let mut gpu = Gpu::new(checked, &kernel)?;
     gpu.run(max_cycles, progress)?;
     let stats = gpu.stats();
     let energy = energy::energy(&stats, &checked.config.energy, checked.rfc.as_ref().map(|r| r.entries));
@@ -399,6 +426,8 @@ pub fn simulate(
     max_cycles: u64,
     progress: &mut dyn FnMut(u64),
 ) -> Result<SimReport, SimError> {
+    let declared = kernel;
+    let kernel = &*launch(checked, declared)?;
     let (stats, energy) = run(checked, kernel, max_cycles, progress)?;
     // The baseline preset, on as many SMs.
     let mut base = rfgen_gen::config::preset("baseline").expect("the baseline preset is valid");
@@ -406,11 +435,12 @@ pub fn simulate(
         base.config.sm.count = checked.config.sm.count;
         base = rfgen_gen::config::check(base.config).expect("the baseline runs on several SMs");
     }
-    // No comparison when this is the baseline, or when the kernel does not fit the baseline SM.
+    // No comparison when this is the baseline, or when the kernel does not fit the baseline SM;
+    // the baseline launches the kernel as it declares it, if it fits there.
     let baseline = if base.hash() == checked.hash() {
         None
     } else {
-        match run(&base, kernel, max_cycles, &mut |_| {}) {
+        match run(&base, declared, max_cycles, &mut |_| {}) {
             Err(SimError::DoesNotFit(_)) => None,
             Err(e) => return Err(e),
             Ok((b, e)) => {
@@ -431,6 +461,8 @@ pub fn simulate(
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default(),
         ipc: stats.warp_instructions as f64 / stats.cycles.max(1) as f64,
+        launch: (Grid::of(kernel) != Grid::of(declared))
+            .then(|| Launch { declared: Grid::of(declared), launched: Grid::of(kernel) }),
         stats,
         energy,
         baseline,

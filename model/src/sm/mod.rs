@@ -38,6 +38,7 @@ use rename_control::{Issued, RenameControl};
 use rfgen_gen::Checked;
 pub use stats::SimStats;
 use stats::{Occupancy, OperandMismatch, ValueLife};
+use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
 use std::collections::VecDeque;
 use std::fmt;
@@ -222,6 +223,49 @@ pub fn fits(c: &Checked, k: &Kernel) -> Result<(), SimError> {
         ),
     )?;
     Ok(())
+}
+
+/// Kernel `k` as it launches on the SM of `c` (docs/kernel-ir.md, "Launches"): with its own
+/// block when that fits; otherwise the threads per block are halved until a block fits (the grid
+/// keeps its total threads, or takes its blocks from the kernel's derived constant), while the
+/// block has more than one warp, halves evenly and stays at or above `.min_threads`.
+/// [`SimError::DoesNotFit`] when no block the rule allows fits, or registers per thread do not.
+pub fn launch<'k>(c: &Checked, k: &'k Kernel) -> Result<Cow<'k, Kernel>, SimError> {
+    let why = match fits(c, k) {
+        Ok(()) => return Ok(Cow::Borrowed(k)),
+        Err(SimError::DoesNotFit(why)) => why,
+        Err(e) => return Err(e),
+    };
+    let g = &c.geometry;
+    // A smaller block needs as many registers per thread.
+    if k.regs > g.registers {
+        return Err(SimError::DoesNotFit(why));
+    }
+    let most_warps = g.warps.min(g.resident_warps(k.regs));
+    let mut threads = k.threads;
+    loop {
+        let stop = if threads <= g.lanes {
+            Some("one warp is the smallest block".to_string())
+        } else if threads % 2 == 1 {
+            Some("an odd number of threads cannot be halved".to_string())
+        } else if threads / 2 < k.min_threads {
+            Some(format!("the kernel needs at least {} threads per block (.min_threads)", k.min_threads))
+        } else {
+            None
+        };
+        if let Some(stop) = stop {
+            return Err(SimError::DoesNotFit(format!(
+                "{why}; halving the threads per block stops at {threads} ({} warps): {stop}",
+                threads.div_ceil(g.lanes)
+            )));
+        }
+        threads /= 2;
+        if threads.div_ceil(g.lanes) <= most_warps {
+            return k.with_threads(threads).map(Cow::Owned).map_err(|e| {
+                SimError::DoesNotFit(format!("{why}; at {threads} threads per block, which would fit, {e}"))
+            });
+        }
+    }
 }
 
 impl<'k> Sm<'k> {
