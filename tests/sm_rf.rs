@@ -7,14 +7,10 @@ mod common;
 use common::{rfgen, stderr, stdout};
 use std::path::Path;
 
-/// 32 warps of 8 lanes: every library kernel's 256-thread blocks fit, and the top builds in
-/// seconds.
-const NARROW: &str =
-    "name = \"narrow\"\n[sm]\nwarps = 32\nlanes = 8\nclusters = 2\n[mrf]\nbanks = 8\nentries = 256\ncollectors = 2\n";
-
+/// The `small` preset as a config file (the cut-wire tests pass `--config`).
 fn config(dir: &Path) -> String {
-    let path = dir.join("narrow.toml");
-    std::fs::write(&path, NARROW).unwrap();
+    let path = dir.join("small.toml");
+    std::fs::write(&path, std::fs::read_to_string("configs/small.toml").unwrap()).unwrap();
     path.to_str().unwrap().to_string()
 }
 
@@ -28,7 +24,7 @@ fn the_composed_top_agrees_with_the_sm_model_on_kernels_and_random_programs() {
         let out = rfgen(&args);
         let text = stdout(&out);
         assert_eq!(out.status.code(), Some(0), "{run:?}: {text}{}", stderr(&out));
-        assert!(text.contains("top                        narrow_sm_rf") && text.contains("PASS"), "{text}");
+        assert!(text.contains("top                        small_sm_rf") && text.contains("PASS"), "{text}");
         // Kernel runs also check every operand against the functional values (random programs
         // fail the run on the first that differs).
         assert!(run[0] == "--seed" || text.contains("operand mismatches         0"), "{text}");
@@ -48,6 +44,18 @@ fn fifty_random_programs_agree_on_the_small_top() {
     }
 }
 
+/// Every library kernel on the `small` composed top, its blocks scaled to the SM (64 threads),
+/// every operand checked against the functional values.
+#[test]
+fn every_library_kernel_agrees_on_the_small_top() {
+    for lib in rfgen_model::kernel::library::KERNELS {
+        let out = rfgen(&["cosim", "--block", "sm", "--preset", "small", "--kernel", lib.name]);
+        let text = stdout(&out);
+        assert_eq!(out.status.code(), Some(0), "{}: {text}{}", lib.name, stderr(&out));
+        assert!(text.contains("PASS") && text.contains("operand mismatches         0"), "{}: {text}", lib.name);
+    }
+}
+
 #[test]
 fn a_rename_config_is_refused_naming_the_field() {
     let out = rfgen(&["gen", "--block", "sm", "--preset", "tfet-hybrid", "--out", "/nonexistent/never-written"]);
@@ -55,7 +63,8 @@ fn a_rename_config_is_refused_naming_the_field() {
     assert!(stderr(&out).contains("rename.enabled"), "{}", stderr(&out));
 }
 
-/// The narrow SM with a compressed MRF (release when stored) and release-on-commit warpboard.
+/// 32 warps of 8 lanes with a compressed MRF (released when stored) and a release-on-commit
+/// warpboard.
 const NARROW_BDI: &str = "name = \"narrow_bdi\"\n[sm]\nwarps = 32\nlanes = 8\nclusters = 2\n[mrf]\nbanks = 8\nentries = 256\ncollectors = 2\n[compression]\nenabled = true\nmodes = [\"4,0\", \"4,1\"]\n[warpboard]\npolicy = \"release_on_commit\"\n";
 
 /// A wire of the top cut: a collector tag is never given back at dispatch, so the pool runs dry
@@ -65,7 +74,7 @@ const NARROW_BDI: &str = "name = \"narrow_bdi\"\n[sm]\nwarps = 32\nlanes = 8\ncl
 fn a_cut_tag_wire_is_caught_and_reduced_to_a_short_program() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = config(dir.path());
-    cut(dir.path(), &cfg, "narrow", ("(tag_free & ~tag_take) | tag_give", "(tag_free & ~tag_take)"), "grant_tag");
+    cut(dir.path(), &cfg, "small", ("(tag_free & ~tag_take) | tag_give", "(tag_free & ~tag_take)"), "grant_tag");
 }
 
 /// The compressed MRF's store (`wb_commit`) no longer releases the register in the scoreboard:
