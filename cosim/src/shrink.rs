@@ -270,7 +270,7 @@ impl Shrinker<'_> {
             let candidate =
                 self.best.lines.iter().enumerate().filter(|(i, _)| !gone.contains(i)).map(|(_, l)| l.clone()).collect();
             let what = match gone {
-                [one] => format!("removed `{}`", self.best.lines[*one].trim()),
+                [one] => format!("removed `{}`", short(self.best.lines[*one].trim())),
                 _ => format!("removed {} lines", gone.len()),
             };
             // On success the next chunk has moved up into `start`; on failure, step over this one.
@@ -320,6 +320,15 @@ fn join(lines: &[String]) -> String {
     text
 }
 
+/// A kernel line as a progress message shows it: at most 60 characters (a `.data` line can hold
+/// thousands).
+fn short(line: &str) -> String {
+    match line.char_indices().nth(60) {
+        Some((at, _)) => format!("{} ...", &line[..at]),
+        None => line.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,5 +345,12 @@ mod tests {
         assert!(is_comment("; note") && is_comment("   // c") && is_comment("  "));
         assert!(!is_comment("  mov r0, 1 ; c"));
         assert_eq!(directive("  .grid 2 64 ; two blocks"), Some(".grid"));
+    }
+
+    #[test]
+    fn progress_shows_long_lines_cut() {
+        assert_eq!(short("add r1, r2, 3"), "add r1, r2, 3");
+        let data = format!(".data 0x100 {}", "1000 ".repeat(100));
+        assert_eq!(short(&data), format!("{} ...", &data[..60]));
     }
 }

@@ -93,9 +93,18 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     writable_folder("--wave-dir", &args.wave_dir)?;
     let checked = args.source.load()?;
     let mut scaled = None;
-    let (kernel, source) = match &args.kernel {
+    let seed = args.seed.unwrap_or_else(random_seed);
+    // The composed top's random stimulus is a random program: a kernel, run and shrunk as one.
+    let spec = match (&args.kernel, args.block) {
+        (None, Block::Sm) => Some(blocks::sm::random_program_spec(&checked, seed)),
+        (spec, _) => spec.clone(),
+    };
+    let (kernel, source) = match &spec {
         Some(name) => {
-            let (declared, source) = super::kernel_with_source(name)?;
+            let (mut declared, source) = super::kernel_with_source(name)?;
+            if args.kernel.is_none() {
+                declared.name = format!("random-program-{seed}");
+            }
             let (_, k) = kernel_mode(args.block, &checked, &declared, &args.source)?;
             if Grid::of(&k) != Grid::of(&declared) {
                 scaled = Some(super::sim::scaled_launch(&Grid::of(&declared), &Grid::of(&k)));
@@ -114,8 +123,7 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => user_rtl::load(dir, &generated)
             .map_err(|e| if e.is_input_error() { bad_input(e.to_string()) } else { anyhow::anyhow!(e) })?,
     };
-    let seed = args.seed.unwrap_or_else(random_seed);
-    let x_seed = args.x_seed.unwrap_or(if kernel.is_some() { 1 } else { seed as u32 });
+    let x_seed = args.x_seed.unwrap_or(if args.kernel.is_some() { 1 } else { seed as u32 });
     let opts = CosimOptions {
         block: args.block,
         cycles: args.cycles.unwrap_or(if kernel.is_some() { 200_000_000 } else { 100_000 }),
@@ -163,7 +171,7 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         println!("PASS: RTL and model agree on every compared output in {} cycles", report.cycles);
         return Ok(ExitCode::SUCCESS);
     }
-    explain_failure(&args, &report, kernel.as_ref(), seed, x_seed);
+    explain_failure(&args, &report, spec.as_deref(), seed, x_seed);
     if report.mismatch.is_some() && kernel.is_some() && !args.no_shrink {
         eprintln!("reducing the kernel to the smallest one that still mismatches (--no-shrink skips this)");
         let reduced = session::reduce(&checked, &design, &source, &opts, &args.wave_dir, &mut events, &mut |line| {
@@ -211,7 +219,7 @@ fn print_report(report: &CosimReport, kernel: Option<&Kernel>) {
     }
 }
 
-fn explain_failure(args: &CosimArgs, report: &CosimReport, kernel: Option<&Kernel>, seed: u64, x_seed: u32) {
+fn explain_failure(args: &CosimArgs, report: &CosimReport, kernel: Option<&str>, seed: u64, x_seed: u32) {
     if let Some(m) = &report.mismatch {
         print!("{m}");
     }
@@ -231,12 +239,9 @@ fn explain_failure(args: &CosimArgs, report: &CosimReport, kernel: Option<&Kerne
         x += &format!(" --rtl {}", dir.display());
     }
     match kernel {
-        Some(_) => println!(
-            "  reproduce: rfgen cosim {} --block {} --kernel {}{x}",
-            args.source.flags(),
-            args.block,
-            args.kernel.as_deref().unwrap_or_default()
-        ),
+        Some(spec) => {
+            println!("  reproduce: rfgen cosim {} --block {} --kernel {spec}{x}", args.source.flags(), args.block)
+        }
         None => {
             let cycles = report.mismatch.as_ref().map_or(report.cycles, |m| m.cycle + 1);
             println!("  seed: {seed}");

@@ -188,26 +188,23 @@ impl InSm for SmRf<Mrf, Issue> {
     }
 }
 
-/// A random program for the composed top of `checked`, from `seed`: a short synthetic kernel
-/// (ALU and SFU mixes, divergence, barriers, predicated writes, long-latency loads) sized to fit
-/// the SM.
-pub fn random_program(checked: &Checked, seed: u64) -> Kernel {
+/// The random program of `seed` for the composed top of `checked`, as `--kernel` names it: a
+/// short synthetic kernel (ALU and SFU mixes, divergence, barriers, predicated writes,
+/// long-latency loads) sized to fit the SM.
+pub fn random_program_spec(checked: &Checked, seed: u64) -> String {
     let g = &checked.geometry;
-    let knobs = synthetic::Knobs {
-        length: 60,
-        iterations: 2,
-        blocks: 3,
-        threads: (g.warps * g.lanes / 2).clamp(g.lanes, 256),
-        registers: g.registers.min(16),
-        divergence: 0.2,
-        long_latency: 0.1,
-        sfu: 0.1,
-        barriers: 0.1,
-        predicated: 0.15,
-        seed,
-        ..synthetic::Knobs::default()
-    };
-    synthetic::generate(&knobs)
+    let threads = (g.warps * g.lanes / 2).clamp(g.lanes, 256);
+    let registers = g.registers.min(16);
+    format!(
+        "synthetic:length=60,iterations=2,blocks=3,threads={threads},registers={registers},divergence=0.2,long_latency=0.1,sfu=0.1,barriers=0.1,predicated=0.15,seed={seed}"
+    )
+}
+
+/// The random program of `seed` ([`random_program_spec`]).
+pub fn random_program(checked: &Checked, seed: u64) -> Kernel {
+    let spec = random_program_spec(checked, seed);
+    let knobs = synthetic::Knobs::parse(spec.strip_prefix("synthetic:").expect("a synthetic spec"));
+    synthetic::generate(&knobs.expect("the random program's knobs are valid"))
 }
 
 /// A random-program run: the program of `seed` on the SM with the composed top in lockstep.
