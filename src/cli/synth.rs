@@ -44,8 +44,8 @@ pub struct SynthArgs {
     /// Yosys runs in parallel (default: number of cores)
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// Folder for the RTL, Yosys scripts and logs (default: rfgen-synth-<name>-<hash> in the
-    /// system temporary folder)
+    /// Folder for the RTL, Yosys scripts and logs (default: rfgen-synth-<name>-<hash>-<process id>
+    /// in the system temporary folder)
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
     #[command(flatten)]
@@ -153,7 +153,10 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
         Some(m) => return Err(bad_input(format!("unknown module `{m}` (allowed: {})", names.join(", ")))),
     };
     let work = args.work_dir.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("rfgen-synth-{}-{}", checked.config.name, checked.hash()))
+        // One per process: two syntheses of the same config at once must not rewrite each
+        // other's RTL under Yosys.
+        let run = format!("rfgen-synth-{}-{}-{}", checked.config.name, checked.hash(), std::process::id());
+        std::env::temp_dir().join(run)
     });
     if work.exists() && !work.is_dir() {
         return Err(bad_input(format!("--work-dir {}: is not a folder", work.display())));
