@@ -145,6 +145,10 @@ impl<B: Glue + SmRfBlock> SmRfBlock for Lockstep<B> {
     fn mrf_stats(&self) -> &MrfStats {
         self.model().mrf_stats()
     }
+
+    fn releases_write_backs(&self) -> bool {
+        self.model().releases_write_backs()
+    }
 }
 
 impl CosimBlock for SmRf<Mrf, Issue> {

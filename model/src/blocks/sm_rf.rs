@@ -78,6 +78,9 @@ pub trait SmRfBlock: 'static + Block<In = SmRfIn> + for<'a> Block<Out<'a> = SmRf
     /// The issue stage's decision on this cycle's inputs, as connected inside the top.
     fn decide(&self, i: &SmRfIn) -> IssueDecision;
     fn mrf_stats(&self) -> &MrfStats;
+    /// The pipeline releases its write-backs' registers in the scoreboard itself ([`Release`]);
+    /// if not (renaming, outside the top), the SM does.
+    fn releases_write_backs(&self) -> bool;
 }
 
 /// The register-file pipeline: the parts (each the model, or a lockstep adapter checking that
@@ -179,6 +182,10 @@ impl<M: MrfBlock, I: IssueBlock> SmRfBlock for SmRf<M, I> {
 
     fn mrf_stats(&self) -> &MrfStats {
         self.mrf.stats()
+    }
+
+    fn releases_write_backs(&self) -> bool {
+        self.release.is_some()
     }
 }
 

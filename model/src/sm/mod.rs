@@ -807,9 +807,9 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
                 self.rf_in.issue.clr_preds[f.slot] |= 1 << p;
             }
             match ins.dst {
-                // The pipeline releases its write-back's register itself (`SmRf`), but with
-                // renaming outside it: the SM releases the architectural register.
-                Some(_) if self.rename.is_none() => continue,
+                // The pipeline releases its write-back's register itself, except with renaming
+                // outside it: then the SM releases the architectural register.
+                Some(_) if self.rf.releases_write_backs() => continue,
                 Some(d) => {
                     // One register result commits per cycle: they use the MRF's one write port.
                     debug_assert!(!self.rf_in.issue.clr_valid, "two register releases in one cycle");
