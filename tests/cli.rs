@@ -140,15 +140,15 @@ fn gen_writes_the_design_and_is_deterministic() {
     let core = std::fs::read_to_string(a.join("baseline.core")).unwrap();
     assert!(core.starts_with("CAPI=2:") && core.contains("toplevel: baseline_sm_rf"));
 
-    // The operand path alone, and a renamed preset's default (the MRF, with a note).
+    // The operand path alone, and a renamed preset's composed top (with its rename stage).
     let mrf = dir.path().join("mrf");
     let o = rfgen(&["gen", "--block", "mrf", "--out", mrf.to_str().unwrap()]);
     assert!(o.status.success() && stdout(&o).contains("top baseline_mrf"), "{}", stderr(&o));
     assert!(std::fs::read_to_string(mrf.join("baseline_mrf.v")).unwrap().contains("run `rfgen gen --block mrf` again"));
     let renamed = dir.path().join("renamed");
     let o = rfgen(&["gen", "--preset", "tfet-hybrid", "--out", renamed.to_str().unwrap()]);
-    assert!(o.status.success() && stdout(&o).contains("top tfet_hybrid_mrf"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("does not hold the rename stage yet") && stderr(&o).contains("--block rename"));
+    assert!(o.status.success() && stdout(&o).contains("top tfet_hybrid_sm_rf"), "{}", stderr(&o));
+    assert!(renamed.join("tfet_hybrid_rename.v").exists() && stderr(&o).is_empty(), "{}", stderr(&o));
 }
 
 #[test]
@@ -208,9 +208,9 @@ fn config_subcommand_prints_checks_and_lists() {
     assert!(stdout(&rfgen(&["config", "--preset", "baseline"])).contains("collectors = 4"));
 }
 
-/// `rtl-out/` holds the generated RTL of every preset — what `rfgen gen` writes: the composed top,
-/// or the MRF for a renamed preset — and the issue stage of `war-warpboard`, the rename stage of
-/// `tfet-hybrid`; it must match the generator.
+/// `rtl-out/` holds the generated RTL of every preset — what `rfgen gen` writes: the composed top —
+/// and the issue stage of `war-warpboard`, the rename stage of `tfet-hybrid`; it must match the
+/// generator.
 #[test]
 fn committed_rtl_out_matches_regeneration() {
     let issue = rfgen_gen::emit::generate_issue(&rfgen_gen::config::preset("war-warpboard").unwrap());
@@ -219,8 +219,7 @@ fn committed_rtl_out_matches_regeneration() {
         .into_iter()
         .map(|name| {
             let checked = rfgen_gen::config::preset(name).unwrap();
-            let block = rfgen_gen::Block::default_for(&checked);
-            (name.to_string(), block.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap())
+            (name.to_string(), rfgen_gen::Block::Sm.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap())
         })
         .chain([("war-warpboard-issue".to_string(), issue), ("tfet-hybrid-rename".to_string(), rename)]);
     let mut folders: Vec<String> =

@@ -74,12 +74,10 @@ fn renamed_configs_lint_and_synthesize_clean() {
     for (name, _) in RENAMED {
         lint_design(&rfgen_gen::generate(&renamed(name), SramKind::Behavioural), true);
     }
-    // The paper's design: its MRF, and its issue stage with the stall and TRWS inputs.
+    // The paper's design: the composed top, with the rename stage between the issue stage and
+    // the MRF.
     let paper = rfgen_gen::config::preset("tfet-hybrid").unwrap();
-    lint_design(&rfgen_gen::generate(&paper, SramKind::Behavioural), false);
-    let mut trws = paper.config.clone();
-    trws.rename.trws = true;
-    lint_design(&rfgen_gen::emit::generate_issue(&rfgen_gen::config::check(trws).unwrap()), false);
+    lint_design(&rfgen_gen::emit::generate_sm_rf(&paper, SramKind::Behavioural), false);
 }
 
 #[test]
@@ -216,13 +214,17 @@ fn issue_stage_blocks_lint_and_synthesize_clean() {
 
 /// The composed top lints clean (Verilator -Wall, Icarus, Yosys) with every glue variant: `full`
 /// (two-level scheduler, bloomboard, register file cache in front of the compressed MRF),
-/// `isca15-bdi` (release when stored), `micro11-orf-lrf` (the fill stall); `small`'s also
-/// synthesizes. The parts alone lint in the tests above.
+/// `isca15-bdi` (release when stored), `micro11-orf-lrf` (the fill stall), a small renamed SM
+/// with TRWS and a bloomboard (above: the paper's renamed top); `small`'s also synthesizes. The
+/// parts alone lint in the tests above.
 #[test]
 fn composed_tops_lint_clean() {
     for name in ["small", "micro11-orf-lrf", "isca15-bdi", "full"] {
         let checked = rfgen_gen::config::preset(name).unwrap();
-        let design = rfgen_gen::emit::generate_sm_rf(&checked, SramKind::Behavioural).unwrap();
+        let design = rfgen_gen::emit::generate_sm_rf(&checked, SramKind::Behavioural);
         lint_design(&design, name == "small");
     }
+    let renamed = "name = \"trws_bloom\"\n[sm]\nwarps = 8\nlanes = 8\nclusters = 2\n[mrf]\nbanks = 8\nentries = 64\ncollectors = 2\n[rename]\nenabled = true\ncmos_rows = 48\ntrws = true\n[warpboard]\npolicy = \"bloom2\"\n";
+    let checked = rfgen_gen::config::parse(renamed).unwrap();
+    lint_design(&rfgen_gen::emit::generate_sm_rf(&checked, SramKind::Behavioural), false);
 }

@@ -9,7 +9,6 @@ use crate::lockstep::{Lockstep, Mismatch, Waveform};
 use crate::verilator::RtlLib;
 use anyhow::{Result, anyhow, bail};
 use rfgen_gen::Checked;
-use rfgen_model::blocks::rename::RenameBlock;
 use rfgen_model::blocks::sm_rf::SmRfBlock;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
@@ -46,14 +45,14 @@ impl KernelOutcome {
 }
 
 /// The SM model with block `B`'s lockstep pair in place of `B`'s model.
-pub type SmWith<'k, B> = Sm<'k, <B as InSm>::Rf, <B as InSm>::Rename>;
+pub type SmWith<'k, B> = Sm<'k, <B as InSm>::Rf>;
 
 /// Where a block sits in the SM model: the SM built with the block's lockstep pair (or its model
 /// side alone, for benchmarks) in the block's place, the pair found in it and taken back out.
 pub trait InSm: CosimBlock {
-    /// The register-file pipeline (issue stage and MRF) of the SM holding this block.
+    /// The register-file pipeline (issue stage, rename stage and MRF) of the SM holding this
+    /// block.
     type Rf: SmRfBlock;
-    type Rename: RenameBlock;
     /// What the config lacks for the SM to hold this block, if anything.
     fn missing(_: &Checked) -> Option<String> {
         None
@@ -91,11 +90,11 @@ pub fn run_block<B: InSm>(
 
 /// Steps the SM until the kernel is done, the lockstep pair `failed`, the kernel fails or the
 /// cycle limit; the kernel's error, if any.
-fn drive<P: SmRfBlock, R: RenameBlock>(
-    sm: &mut Sm<P, R>,
+fn drive<P: SmRfBlock>(
+    sm: &mut Sm<P>,
     opts: &KernelOptions,
     progress: &mut dyn FnMut(u64),
-    failed: impl Fn(&Sm<P, R>) -> bool,
+    failed: impl Fn(&Sm<P>) -> bool,
 ) -> Option<SimError> {
     let mut error = None;
     while !sm.done() && !failed(sm) {

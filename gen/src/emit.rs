@@ -72,9 +72,7 @@ pub fn generate(checked: &Checked, sram: SramKind) -> Design {
         (None, Some(_)) => "Banked main register file with operand collectors behind a register file cache",
         (None, None) => "Banked main register file with operand collectors",
     };
-    // The MRF alone is the default design only where the composed top does not hold the config.
-    let command = if blocks::sm_rf::check(checked).is_ok() { "rfgen gen --block mrf" } else { "rfgen gen" };
-    assemble(checked, sram, modules, description, command)
+    assemble(checked, sram, modules, description, "rfgen gen --block mrf")
 }
 
 /// Generates the BDI codec of a config (compressor, decompressor, top `<prefix>_bdi_codec`), from
@@ -137,12 +135,16 @@ pub fn generate_issue(checked: &Checked) -> Design {
 }
 
 /// Generates the composed register-file top of a config (top `<prefix>_sm_rf`): the issue stage
-/// feeding the MRF, every module of both, and the glue between them. Fails with renaming, which
-/// it does not hold yet.
-pub fn generate_sm_rf(checked: &Checked, sram: SramKind) -> Result<Design, ConfigError> {
-    let modules = blocks::sm_rf::modules(checked, sram)?;
-    let description = "Register files of one SM scheduler: the issue stage feeding the MRF";
-    Ok(assemble(checked, sram, modules, description, "rfgen gen"))
+/// feeding the MRF (through the rename stage when renaming), every module of the parts, and the
+/// glue between them.
+pub fn generate_sm_rf(checked: &Checked, sram: SramKind) -> Design {
+    let modules = blocks::sm_rf::modules(checked, sram);
+    let description = if checked.config.rename.enabled {
+        "Register files of one SM scheduler: the issue stage feeding the MRF through the rename stage"
+    } else {
+        "Register files of one SM scheduler: the issue stage feeding the MRF"
+    };
+    assemble(checked, sram, modules, description, "rfgen gen")
 }
 
 /// `command` regenerates the design (named in every file's header).

@@ -87,18 +87,11 @@ impl Block {
     pub fn in_config(self, checked: &Checked) -> bool {
         let c = &checked.config;
         match self {
-            Block::Mrf | Block::Issue | Block::Scheduler | Block::Scoreboard => true,
-            Block::Sm => crate::blocks::sm_rf::check(checked).is_ok(),
+            Block::Sm | Block::Mrf | Block::Issue | Block::Scheduler | Block::Scoreboard => true,
             Block::Warpboard => c.warpboard.policy != crate::config::WarPolicy::None,
             Block::Rename => c.rename.enabled,
             Block::Bdi => c.compression.enabled,
         }
-    }
-
-    /// The design `rfgen gen` writes without `--block`: the composed top, or the MRF where the
-    /// composed top does not hold the config's blocks yet (renaming).
-    pub fn default_for(checked: &Checked) -> Block {
-        if Block::Sm.in_config(checked) { Block::Sm } else { Block::Mrf }
     }
 
     /// Only the MRF (alone or in the composed top) has memory leaves, which `--sram blackbox`
@@ -110,7 +103,7 @@ impl Block {
     /// The block's design: every module, leaves first, its top last.
     pub fn generate(self, checked: &Checked, sram: SramKind) -> Result<Design, ConfigError> {
         Ok(match self {
-            Block::Sm => emit::generate_sm_rf(checked, sram)?,
+            Block::Sm => emit::generate_sm_rf(checked, sram),
             Block::Mrf => emit::generate(checked, sram),
             Block::Bdi => emit::generate_bdi_codec(checked)?,
             Block::Issue => emit::generate_issue(checked),

@@ -51,7 +51,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         Sram::Behavioural => SramKind::Behavioural,
         Sram::Blackbox => SramKind::Blackbox,
     };
-    let block = args.block.unwrap_or_else(|| Block::default_for(&checked));
+    let block = args.block.unwrap_or(Block::Sm);
     if kind == SramKind::Blackbox && !block.has_sram() {
         return Err(bad_input(format!(
             "--sram blackbox: only the mrf and sm blocks have SRAM leaves (--block {block})"
@@ -71,11 +71,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         design.manifest.top,
         design.manifest.config_hash
     );
-    if args.block.is_none() && block == Block::Mrf {
-        eprintln!(
-            "note: the composed top does not hold the rename stage yet (rename.enabled = true): wrote the MRF; the rename stage: rfgen gen --block rename"
-        );
-    } else if block == Block::Mrf && checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
+    if block == Block::Mrf && checked.config.warpboard.policy != rfgen_gen::config::WarPolicy::None {
         // The operand path does not contain the warpboard: say where it is.
         eprintln!("note: the warpboard is in the issue stage, a design of its own: rfgen gen --block issue");
     }

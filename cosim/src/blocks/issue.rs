@@ -18,7 +18,6 @@ use rfgen_gen::config::SchedulerPolicy;
 use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::{Issue, IssueBlock, IssueDecision, IssueIn, IssueOut, Next, NextFields};
 use rfgen_model::blocks::mrf::Mrf;
-use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::sm_rf::SmRf;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
@@ -103,7 +102,6 @@ impl<B: Glue + IssueBlock> IssueBlock for Lockstep<B> {
 /// In the SM, the issue stage in lockstep checks and grants every issue slot of a real kernel.
 impl InSm for Issue {
     type Rf = SmRf<Mrf, Lockstep<Issue>>;
-    type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Issue>) -> Result<SmWith<'k, Issue>, SimError> {
         Sm::with_blocks(c, k, Mrf::for_config(c), pair)

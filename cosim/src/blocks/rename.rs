@@ -69,8 +69,7 @@ impl<B: Glue + RenameBlock> RenameBlock for Lockstep<B> {
 /// In the SM (with `rename.enabled`), every rename, release and MEM_RA event of a real kernel
 /// reaches the rename stage's RTL.
 impl InSm for Rename {
-    type Rf = SmRf<Mrf, Issue>;
-    type Rename = Lockstep<Rename>;
+    type Rf = SmRf<Mrf, Issue, Lockstep<Rename>>;
 
     fn missing(c: &Checked) -> Option<String> {
         (!c.config.rename.enabled)
@@ -78,15 +77,15 @@ impl InSm for Rename {
     }
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Rename>) -> Result<SmWith<'k, Rename>, SimError> {
-        Sm::with_rename(c, k, Mrf::for_config(c), Issue::for_config(c), Some(pair))
+        Sm::with_pipeline(c, k, SmRf::with_rename(c, Mrf::for_config(c), Issue::for_config(c), Some(pair)))
     }
 
     fn pair<'a>(sm: &'a SmWith<'_, Rename>) -> &'a Lockstep<Rename> {
-        sm.rename_stage().expect("placed with its rename stage")
+        sm.rf().rename.as_ref().expect("placed with its rename stage")
     }
 
     fn take(sm: SmWith<'_, Rename>) -> Lockstep<Rename> {
-        sm.into_rename_stage().expect("placed with its rename stage")
+        sm.into_rf().rename.expect("placed with its rename stage")
     }
 
     fn kernel_stats(&self, sim: &SimStats) -> Vec<(&'static str, u64)> {

@@ -18,7 +18,6 @@ use rfgen_gen::blocks::scheduler::interface::SchedulerPorts;
 use rfgen_gen::config::SchedulerPolicy;
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
-use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::{Decision, Scheduler, SchedulerBlock, SchedulerIn, SchedulerOut};
 use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::blocks::sm_rf::SmRf;
@@ -64,7 +63,6 @@ impl<B: Glue + SchedulerBlock> SchedulerBlock for Lockstep<B> {
 /// In the SM, the warp scheduler in lockstep grants every issue slot of a real kernel.
 impl InSm for Scheduler {
     type Rf = SmRf<Mrf, Issue<Scoreboard, Warpboard, Lockstep<Scheduler>>>;
-    type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Scheduler>) -> Result<SmWith<'k, Scheduler>, SimError> {
         let g = &c.geometry;

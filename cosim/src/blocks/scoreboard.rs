@@ -16,7 +16,6 @@ use rfgen_gen::blocks::scoreboard::interface::ScoreboardPorts;
 use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
-use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::{RegSet, Scoreboard, ScoreboardBlock, ScoreboardIn, ScoreboardOut};
 use rfgen_model::blocks::sm_rf::SmRf;
@@ -79,7 +78,6 @@ impl Glue for Scoreboard {
 /// In the SM, the scoreboard in lockstep holds every issue of a real kernel on its pending registers.
 impl InSm for Scoreboard {
     type Rf = SmRf<Mrf, Issue<Lockstep<Scoreboard>, Warpboard, Scheduler>>;
-    type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Scoreboard>) -> Result<SmWith<'k, Scoreboard>, SimError> {
         let g = &c.geometry;

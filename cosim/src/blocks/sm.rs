@@ -1,8 +1,9 @@
 //! The `sm` cosim block: the SM's register-file pipeline (`rfgen_model::blocks::sm_rf`) bound to
 //! the generated `<prefix>_sm_rf`. The parts' glue encodes the ports that pass through the top
-//! (the issue stage's and the MRF's, under their own names): each part drives and expects on a
-//! buffer of its own shape, and the words are routed to the top's ports. What the top adds is
-//! encoded here: the per-warp operand descriptors (`next_src_last`, the ORF/LRF fields) and
+//! (the issue stage's, the MRF's and the rename stage's, under their own names): each part
+//! drives and expects on a buffer of its own shape, and the words are routed to the top's ports.
+//! What the top adds is encoded here: the per-warp operand descriptors (`next_src_last`, the
+//! ORF/LRF fields, the rename stage's `next_dst_new`/`next_dst_load`), `wb_arch_reg` and
 //! `grant_tag`. Its random stimulus is random programs run by the SM (`--kernel synthetic:...`).
 
 use super::Outcome;
@@ -16,11 +17,12 @@ use anyhow::{Result, bail};
 use rfgen_gen::Checked;
 use rfgen_gen::blocks::issue::interface::IssuePorts;
 use rfgen_gen::blocks::mrf::interface::MrfPorts;
+use rfgen_gen::blocks::rename::interface::RenamePorts;
 use rfgen_gen::blocks::sm_rf::interface::SmRfPorts;
 use rfgen_gen::verilog::Ports;
 use rfgen_model::blocks::issue::{Issue, IssueDecision};
 use rfgen_model::blocks::mrf::{Mrf, MrfStats};
-use rfgen_model::blocks::rename::Rename;
+use rfgen_model::blocks::rename::{Lookup, Rename};
 use rfgen_model::blocks::sm_rf::{NextRead, SmRf, SmRfBlock, SmRfIn, SmRfOut};
 use rfgen_model::kernel::{Kernel, synthetic};
 use rfgen_model::sm::{SimError, SimStats, Sm};
@@ -69,6 +71,7 @@ impl<P> Part<P> {
 pub struct SmRfSlots {
     issue: Part<<Issue as Glue>::Ports>,
     mrf: Part<<Mrf as Glue>::Ports>,
+    rename: Option<Part<<Rename as Glue>::Ports>>,
     top: SmRfPorts<PortSlot>,
     scratch: RefCell<Scratch>,
 }
@@ -76,8 +79,10 @@ pub struct SmRfSlots {
 struct Scratch {
     issue_in: Vec<u32>,
     mrf_in: Vec<u32>,
+    rename_in: Vec<u32>,
     issue_exp: Expected,
     mrf_exp: Expected,
+    rename_exp: Option<Expected>,
 }
 
 impl Glue for SmRf<Mrf, Issue> {
@@ -87,24 +92,35 @@ impl Glue for SmRf<Mrf, Issue> {
         let issue_ports = IssuePorts::new(self.issue.shape());
         let m = &self.mrf;
         let mrf_ports = MrfPorts::new(m.geometry(), m.layout(), m.rfc_layout(), m.orf_layout());
-        let iface = SmRfPorts::new(m.geometry(), &issue_ports, &mrf_ports);
+        let rename_ports = self.rename.as_ref().map(|r| RenamePorts::new(r.layout()));
+        let iface = SmRfPorts::new(m.geometry(), &issue_ports, &mrf_ports, rename_ports.as_ref());
         let top = bind_all(&iface, layout, |i, f| i.map(f))?;
         let issue = Part::new(&issue_ports.declared(), layout, |l| self.issue.bind(l))?;
         let mrf = Part::new(&mrf_ports.declared(), layout, |l| self.mrf.bind(l))?;
+        let rename = match (&self.rename, &rename_ports) {
+            (Some(r), Some(ports)) => Some(Part::new(&ports.declared(), layout, |l| r.bind(l))?),
+            _ => None,
+        };
         let scratch = Scratch {
             issue_in: vec![0; issue.layout.in_words],
             mrf_in: vec![0; mrf.layout.in_words],
+            rename_in: vec![0; rename.as_ref().map_or(0, |r| r.layout.in_words)],
             issue_exp: Expected::new(&issue.layout),
             mrf_exp: Expected::new(&mrf.layout),
+            rename_exp: rename.as_ref().map(|r| Expected::new(&r.layout)),
         };
-        Ok(SmRfSlots { issue, mrf, top, scratch: RefCell::new(scratch) })
+        Ok(SmRfSlots { issue, mrf, rename, top, scratch: RefCell::new(scratch) })
     }
 
     fn drive(&self, p: &SmRfSlots, i: &SmRfIn, buf: &mut [u32]) {
         let s = &mut *p.scratch.borrow_mut();
         self.issue.drive(&p.issue.ports, &i.issue, &mut s.issue_in);
         self.mrf.drive(&p.mrf.ports, &i.mrf, &mut s.mrf_in);
-        for (part, scratch) in [(&p.issue.inputs, &s.issue_in), (&p.mrf.inputs, &s.mrf_in)] {
+        if let (Some(r), Some(part)) = (&self.rename, &p.rename) {
+            r.drive(&part.ports, &i.rename, &mut s.rename_in);
+        }
+        let rename = p.rename.as_ref().map(|r| (&r.inputs, &s.rename_in));
+        for (part, scratch) in [(&p.issue.inputs, &s.issue_in), (&p.mrf.inputs, &s.mrf_in)].into_iter().chain(rename) {
             for (mine, top) in part {
                 buf[top.range()].copy_from_slice(&scratch[mine.range()]);
             }
@@ -121,13 +137,22 @@ impl Glue for SmRf<Mrf, Issue> {
             pack(buf, &o.next_src_fill, 6, each(&|r| sources(r.src_fill, 2)).into_iter());
             pack(buf, &o.next_strand, 1, each(&|r| r.strand as u64).into_iter());
         }
+        if let Some(r) = &t.rename {
+            pack(buf, &r.next_dst_new, 1, each(&|r| r.dst_new as u64).into_iter());
+            pack(buf, &r.next_dst_load, 1, each(&|r| r.dst_load as u64).into_iter());
+            r.wb_arch_reg.put(buf, i.wb_arch_reg.into());
+        }
     }
 
     fn expect(&self, p: &SmRfSlots, out: &SmRfOut<'_>, inp: &SmRfIn, exp: &mut Expected) {
         let s = &mut *p.scratch.borrow_mut();
         self.issue.expect(&p.issue.ports, &out.issue, &self.issue_inputs(inp), &mut s.issue_exp);
         self.mrf.expect(&p.mrf.ports, &out.mrf, &inp.mrf, &mut s.mrf_exp);
-        for (part, from) in [(&p.issue.outputs, &s.issue_exp), (&p.mrf.outputs, &s.mrf_exp)] {
+        if let (Some(r), Some(part), Some(out), Some(e)) = (&self.rename, &p.rename, &out.rename, &mut s.rename_exp) {
+            r.expect(&part.ports, out, &self.rename_inputs(inp), e);
+        }
+        let rename = p.rename.as_ref().zip(s.rename_exp.as_ref()).map(|(r, e)| (&r.outputs, e));
+        for (part, from) in [(&p.issue.outputs, &s.issue_exp), (&p.mrf.outputs, &s.mrf_exp)].into_iter().chain(rename) {
             for (mine, top) in part {
                 exp.route(from, mine, top);
             }
@@ -146,8 +171,12 @@ impl<B: Glue + SmRfBlock> SmRfBlock for Lockstep<B> {
         self.model().mrf_stats()
     }
 
-    fn releases_write_backs(&self) -> bool {
-        self.model().releases_write_backs()
+    fn renamed(&self, i: &SmRfIn, w: u32) -> Option<Lookup> {
+        self.model().renamed(i, w)
+    }
+
+    fn rename_model(&self) -> Option<&Rename> {
+        self.model().rename_model()
     }
 }
 
@@ -161,17 +190,9 @@ impl CosimBlock for SmRf<Mrf, Issue> {
 /// dispatch and write-back of a real kernel, and the wires between the parts.
 impl InSm for SmRf<Mrf, Issue> {
     type Rf = Lockstep<SmRf<Mrf, Issue>>;
-    type Rename = Rename;
-
-    fn missing(c: &Checked) -> Option<String> {
-        c.config
-            .rename
-            .enabled
-            .then(|| "the composed top does not include the rename stage yet (rename.enabled = true)".into())
-    }
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Self::Rf) -> Result<SmWith<'k, Self>, SimError> {
-        Sm::with_pipeline(c, k, pair, None)
+        Sm::with_pipeline(c, k, pair)
     }
 
     fn pair<'a>(sm: &'a SmWith<'_, Self>) -> &'a Lockstep<Self> {

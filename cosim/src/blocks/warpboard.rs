@@ -16,7 +16,6 @@ use rfgen_gen::blocks::warpboard::interface::WarpboardPorts;
 use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
-use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::scheduler::Scheduler;
 use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::blocks::sm_rf::SmRf;
@@ -81,7 +80,6 @@ impl<B: Glue + WarpboardBlock> WarpboardBlock for Lockstep<B> {
 /// kernel's instruction stream.
 impl InSm for Warpboard {
     type Rf = SmRf<Mrf, Issue<Scoreboard, Lockstep<Warpboard>, Scheduler>>;
-    type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Warpboard>) -> Result<SmWith<'k, Warpboard>, SimError> {
         let g = &c.geometry;

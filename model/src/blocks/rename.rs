@@ -195,6 +195,11 @@ impl Rename {
         }
     }
 
+    /// The stage a config describes.
+    pub fn for_config(c: &rfgen_gen::Checked) -> Self {
+        Rename::new(&RenameLayout::new(&c.geometry, &c.config.rename))
+    }
+
     pub fn layout(&self) -> &RenameLayout {
         &self.layout
     }

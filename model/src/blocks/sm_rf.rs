@@ -1,9 +1,13 @@
-//! The SM's register-file pipeline as one block (generated `<prefix>_sm_rf`): the issue stage
-//! and the MRF (operand collectors, banks and whatever the config puts in front of them), with
-//! the connections between them:
+//! The SM's register-file pipeline as one block (generated `<prefix>_sm_rf`): the issue stage,
+//! the rename stage when renaming, and the MRF (operand collectors, banks and whatever the
+//! config puts in front of them), with the connections between them:
 //! - the issue stage's grant offers the granted warp's next instruction to the MRF, its sources
 //!   and operand fields taken from that warp's descriptor (`next_*`), unless it completes at
 //!   issue (branch, exit, barrier);
+//! - with renaming, that instruction is renamed in the same cycle (the warp, its sources and its
+//!   destination from the descriptor) and the MRF reads the sources' physical registers; while
+//!   no physical register is free, warps whose next instruction writes one are stalled; with
+//!   TRWS, the stage's `tfet_hint` is the scheduler's `first`;
 //! - the instruction gets the lowest free collector tag ([`SmRfOut::grant_tag`]), returned at
 //!   dispatch, when the tag is free again;
 //! - the MRF's `issue_ready` is the issue stage's `collector_ready`; its `fill_busy` joins the
@@ -11,23 +15,26 @@
 //! - an instruction leaving its collector (dispatch taken) is the warpboard's leave event, with
 //!   its sources (kept per tag for bloomboards);
 //! - a register result is released in the scoreboard (`clr_*`, and its warp's `commit`) when
-//!   its write-back is taken or, compressed, when the MRF stores it ([`Release`]).
+//!   its write-back is taken or, compressed or to a TFET register, when the MRF stores it
+//!   ([`Release`]).
 //!
 //! Everything else passes through: the front end's descriptors, barriers, launches, predicate
 //! releases and other commits into the issue stage, dispatch and write-back between the MRF and
-//! the units.
+//! the units, the rename stage's releases and memory events.
 
 use crate::block::Block;
 use crate::blocks::issue::{IssueBlock, IssueDecision, IssueIn, IssueOut};
 use crate::blocks::mrf::{MrfBlock, MrfIn, MrfOut, MrfStats, SLOTS};
+use crate::blocks::rename::{Lookup, Rename, RenameBlock, RenameIn, RenameOut};
 use rfgen_gen::blocks::sm_rf::Release;
 use rfgen_gen::{Checked, Geometry};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
-/// A warp's next instruction as the MRF reads it (beside the issue stage's [`Next`]
-/// descriptor): which sources are read for the last time and, with an ORF/LRF, where each
-/// source is read from and whether it starts a strand.
+/// A warp's next instruction as the MRF and the rename stage read it (beside the issue stage's
+/// [`Next`] descriptor): which sources are read for the last time; with an ORF/LRF, where each
+/// source is read from and whether it starts a strand; with renaming, whether its destination
+/// starts a value and whether it is a load.
 ///
 /// [`Next`]: crate::blocks::issue::Next
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,19 +44,23 @@ pub struct NextRead {
     pub src_entry: [u32; SLOTS],
     pub src_fill: [u8; SLOTS],
     pub strand: bool,
+    pub dst_new: bool,
+    pub dst_load: bool,
 }
 
-/// Inputs of one cycle: the issue stage's and the MRF's input ports (those driven inside the
-/// top are overwritten: `collector_ready`, `lv_*`, `clr_*` and the released warp's `commit`
-/// bit, and the MRF's `issue_*`), and each warp's [`NextRead`].
+/// Inputs of one cycle: the parts' input ports (those driven inside the top are overwritten:
+/// the issue stage's `collector_ready`, `lv_*`, `clr_*`, the released warp's `commit` bit and,
+/// renaming, `first` with TRWS; the MRF's `issue_*`; the rename stage's `ren_*`), each warp's
+/// [`NextRead`], and with renaming the write-back's architectural register.
 #[derive(Clone, Debug)]
 pub struct SmRfIn {
     pub issue: IssueIn,
     pub mrf: MrfIn,
+    pub rename: RenameIn,
     pub next_read: Vec<NextRead>,
-    /// Not a port: with renaming (outside the top), the physical registers of the granted
-    /// instruction's sources, which the MRF reads instead of the descriptor's.
-    pub renamed: Option<[u32; SLOTS]>,
+    /// With renaming, the write-back's architectural register (the scoreboard's); `mrf.wb_reg`
+    /// is its physical register.
+    pub wb_arch_reg: u32,
 }
 
 impl SmRfIn {
@@ -57,8 +68,9 @@ impl SmRfIn {
         SmRfIn {
             issue: IssueIn::new(g),
             mrf: MrfIn::new(g),
+            rename: RenameIn::default(),
             next_read: vec![NextRead::default(); g.warps as usize],
-            renamed: None,
+            wb_arch_reg: 0,
         }
     }
 }
@@ -68,6 +80,7 @@ impl SmRfIn {
 pub struct SmRfOut<'a> {
     pub mrf: MrfOut<'a>,
     pub issue: IssueOut<'a>,
+    pub rename: Option<RenameOut>,
     /// The lowest free collector tag (0 when none is free: no collector is free then either).
     pub grant_tag: u32,
 }
@@ -78,42 +91,59 @@ pub trait SmRfBlock: 'static + Block<In = SmRfIn> + for<'a> Block<Out<'a> = SmRf
     /// The issue stage's decision on this cycle's inputs, as connected inside the top.
     fn decide(&self, i: &SmRfIn) -> IssueDecision;
     fn mrf_stats(&self) -> &MrfStats;
-    /// The pipeline releases its write-backs' registers in the scoreboard itself ([`Release`]);
-    /// if not (renaming, outside the top), the SM does.
-    fn releases_write_backs(&self) -> bool;
+    /// With renaming, the rename stage's decision for warp `w`'s next instruction if it is
+    /// granted on this cycle's inputs.
+    fn renamed(&self, i: &SmRfIn, w: u32) -> Option<Lookup>;
+    /// The rename stage's model, with renaming.
+    fn rename_model(&self) -> Option<&Rename>;
 }
 
 /// The register-file pipeline: the parts (each the model, or a lockstep adapter checking that
 /// part's RTL) and the glue between them.
-pub struct SmRf<M: MrfBlock, I: IssueBlock> {
+pub struct SmRf<M: MrfBlock, I: IssueBlock, R: RenameBlock = Rename> {
     pub mrf: M,
     pub issue: I,
+    /// With renaming: between the grant and the MRF's issue port.
+    pub rename: Option<R>,
+    /// TRWS: the rename stage's `tfet_hint` is the scheduler's `first`.
+    trws: bool,
     /// Bit per collector tag: free.
     tag_free: u64,
     tags: u32,
     /// Per tag: the sources of the instruction holding it (the warpboard's leave event).
     sources: Vec<([bool; SLOTS], [u32; SLOTS])>,
-    /// How register results are released; none with renaming (outside the top: the SM
-    /// releases its architectural registers itself).
-    release: Option<Release>,
-    /// [`Release::Stored`]: write-backs taken and not stored yet (warp, register), oldest first.
+    /// How register results are released.
+    release: Release,
+    /// Write-backs taken and not stored yet (warp, register), oldest first.
     held: VecDeque<(u32, u32)>,
     /// The parts' inputs as connected this cycle (kept to reuse their buffers).
     wired: RefCell<(IssueIn, MrfIn)>,
 }
 
 impl<M: MrfBlock, I: IssueBlock> SmRf<M, I> {
+    /// The pipeline a config describes around these parts, with the rename stage's model when
+    /// renaming.
     pub fn new(c: &Checked, mrf: M, issue: I) -> Self {
+        SmRf::with_rename(c, mrf, issue, c.config.rename.enabled.then(|| Rename::for_config(c)))
+    }
+}
+
+impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
+    /// The pipeline a config describes around these parts; `rename` with `rename.enabled`.
+    pub fn with_rename(c: &Checked, mrf: M, issue: I, rename: Option<R>) -> Self {
         let g = &c.geometry;
         let tags = g.collectors;
         assert!(tags <= 64, "validation keeps operand collectors to at most 64");
+        assert_eq!(rename.is_some(), c.config.rename.enabled, "a rename stage exactly when renaming");
         SmRf {
             mrf,
             issue,
+            rename,
+            trws: c.config.rename.trws,
             tag_free: all(tags),
             tags,
             sources: vec![Default::default(); tags as usize],
-            release: (!c.config.rename.enabled).then(|| Release::of(c)),
+            release: Release::of(c),
             held: VecDeque::new(),
             wired: RefCell::new((IssueIn::new(g), MrfIn::new(g))),
         }
@@ -126,23 +156,40 @@ impl<M: MrfBlock, I: IssueBlock> SmRf<M, I> {
         wired
     }
 
+    /// The rename stage's inputs as connected inside the top this cycle.
+    pub fn rename_inputs(&self, i: &SmRfIn) -> RenameIn {
+        wire_rename(i, self.issue.decide(&self.issue_inputs(i)).sched.grant)
+    }
+
     fn grant_tag(&self) -> u32 {
         if self.tag_free == 0 { 0 } else { self.tag_free.trailing_zeros() }
     }
 
-    /// The issue stage's inputs with what the MRF drives inside the top.
+    /// The issue stage's inputs with what the MRF and the rename stage drive inside the top.
     fn wire_issue(&self, i: &SmRfIn, into: &mut IssueIn, mrf: &MrfOut) {
         into.clone_from(&i.issue);
         into.collector_ready = mrf.issue_ready;
         into.stall |= mrf.fill_busy;
+        if let Some(r) = &self.rename {
+            let out = r.outputs();
+            if !out.ren_ready {
+                into.stall |= writers(&i.issue);
+            }
+            if self.trws {
+                into.first = out.tfet_hint;
+            }
+        }
         let take = mrf.disp_valid && i.mrf.disp_ready;
         (into.lv_valid, into.lv_warp) = (take, mrf.disp_warp);
         (into.lv_src_valid, into.lv_src_reg) =
             if take { self.sources[mrf.disp_tag as usize] } else { Default::default() };
+        let taken = i.mrf.wb_valid && mrf.wb_ready;
+        let wb = (i.mrf.wb_warp, self.scoreboard_reg(i));
         let released = match self.release {
-            None => return,
-            Some(Release::Taken) => (i.mrf.wb_valid && mrf.wb_ready).then_some((i.mrf.wb_warp, i.mrf.wb_reg)),
-            Some(Release::Stored { .. }) => mrf.wb_commit.then(|| self.held[0]),
+            Release::Taken => taken.then_some(wb),
+            Release::Stored { .. } => mrf.wb_commit.then(|| self.held[0]),
+            Release::Tfet { .. } if mrf.wb_commit => Some(self.held[0]),
+            Release::Tfet { tfet_from } => (taken && i.mrf.wb_reg < tfet_from).then_some(wb),
         };
         into.clr_valid = released.is_some();
         (into.clr_warp, into.clr_reg) = released.unwrap_or_default();
@@ -160,20 +207,45 @@ impl<M: MrfBlock, I: IssueBlock> SmRf<M, I> {
         into.issue_warp = w as u32;
         into.issue_tag = self.grant_tag();
         into.issue_src_valid = next.src_valid;
-        into.issue_src_reg = i.renamed.unwrap_or(next.src_reg);
+        into.issue_src_reg = next.src_reg;
         into.issue_src_last = read.src_last;
         into.issue_src_level = read.src_level;
         into.issue_src_entry = read.src_entry;
         into.issue_src_fill = read.src_fill;
         into.issue_strand = read.strand;
     }
+
+    /// The write-back's register as the scoreboard numbers it: the architectural one.
+    fn scoreboard_reg(&self, i: &SmRfIn) -> u32 {
+        if self.rename.is_some() { i.wb_arch_reg } else { i.mrf.wb_reg }
+    }
+}
+
+/// The rename stage's inputs with the granted instruction offered.
+fn wire_rename(i: &SmRfIn, grant: Option<u32>) -> RenameIn {
+    let w = grant.unwrap_or(0);
+    let (next, read) = (&i.issue.next[w as usize], &i.next_read[w as usize]);
+    RenameIn {
+        ren_valid: grant.is_some() && !next.control,
+        ren_warp: w,
+        ren_src_reg: next.src_reg,
+        ren_dst_new: read.dst_new,
+        ren_dst_reg: next.dst,
+        ren_dst_load: read.dst_load,
+        ..i.rename.clone()
+    }
+}
+
+/// Warps whose next instruction writes a register.
+fn writers(i: &IssueIn) -> u64 {
+    i.next.iter().enumerate().fold(0, |m, (w, n)| m | u64::from(n.dst_valid) << w)
 }
 
 fn all(n: u32) -> u64 {
     if n >= 64 { u64::MAX } else { (1 << n) - 1 }
 }
 
-impl<M: MrfBlock, I: IssueBlock> SmRfBlock for SmRf<M, I> {
+impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRfBlock for SmRf<M, I, R> {
     fn decide(&self, i: &SmRfIn) -> IssueDecision {
         let mut wired = self.wired.borrow_mut();
         self.wire_issue(i, &mut wired.0, &self.mrf.outputs());
@@ -184,24 +256,36 @@ impl<M: MrfBlock, I: IssueBlock> SmRfBlock for SmRf<M, I> {
         self.mrf.stats()
     }
 
-    fn releases_write_backs(&self) -> bool {
-        self.release.is_some()
+    fn renamed(&self, i: &SmRfIn, w: u32) -> Option<Lookup> {
+        self.rename.as_ref().map(|r| r.golden().lookup(&wire_rename(i, Some(w))))
+    }
+
+    fn rename_model(&self) -> Option<&Rename> {
+        self.rename.as_ref().map(RenameBlock::golden)
     }
 }
 
-impl<M: MrfBlock, I: IssueBlock> Block for SmRf<M, I> {
+impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
     type In = SmRfIn;
     type Out<'a> = SmRfOut<'a>;
 
     fn reset(&mut self) {
         self.mrf.reset();
         self.issue.reset();
+        if let Some(r) = &mut self.rename {
+            r.reset();
+        }
         self.tag_free = all(self.tags);
         self.held.clear();
     }
 
     fn outputs(&self) -> SmRfOut<'_> {
-        SmRfOut { mrf: self.mrf.outputs(), issue: self.issue.outputs(), grant_tag: self.grant_tag() }
+        SmRfOut {
+            mrf: self.mrf.outputs(),
+            issue: self.issue.outputs(),
+            rename: self.rename.as_ref().map(Block::outputs),
+            grant_tag: self.grant_tag(),
+        }
     }
 
     fn tick(&mut self, i: &SmRfIn) {
@@ -212,18 +296,33 @@ impl<M: MrfBlock, I: IssueBlock> Block for SmRf<M, I> {
         self.wire_issue(i, &mut issue_in, &out);
         let grant = self.issue.decide(&issue_in).sched.grant;
         self.wire_mrf(i, &mut mrf_in, grant);
+        if let Some(r) = &mut self.rename {
+            let ren_in = wire_rename(i, grant);
+            let look = r.golden().lookup(&ren_in);
+            mrf_in.issue_src_reg = look.src_phys.map(|p| p.unwrap_or(0));
+            r.tick(&ren_in);
+        }
         self.mrf.tick(&mrf_in);
         self.issue.tick(&issue_in);
         if let Some(t) = freed {
             self.tag_free |= 1 << t;
         }
-        if let Some(Release::Stored { depth }) = self.release {
-            if stored {
-                self.held.pop_front();
+        if stored && self.release != Release::Taken {
+            self.held.pop_front();
+        }
+        match self.release {
+            Release::Taken => {}
+            Release::Stored { depth } => {
+                if taken {
+                    self.held.push_back((i.mrf.wb_warp, self.scoreboard_reg(i)));
+                    debug_assert!(self.held.len() <= depth as usize, "more write-backs wait than compressor stages");
+                }
             }
-            if taken {
-                self.held.push_back((i.mrf.wb_warp, i.mrf.wb_reg));
-                debug_assert!(self.held.len() <= depth as usize, "more write-backs wait than compressor stages");
+            Release::Tfet { tfet_from } => {
+                if taken && i.mrf.wb_reg >= tfet_from {
+                    debug_assert!(self.held.is_empty(), "a TFET write finishes before the next is taken");
+                    self.held.push_back((i.mrf.wb_warp, self.scoreboard_reg(i)));
+                }
             }
         }
         if mrf_in.issue_valid {

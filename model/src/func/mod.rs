@@ -11,7 +11,7 @@
 pub mod memory;
 
 use crate::kernel::cfg::NO_RECONVERGENCE;
-use crate::kernel::{Cmp, Kernel, Op, Special, Src};
+use crate::kernel::{Cmp, Instr, Kernel, Op, Special, Src};
 pub use memory::{GlobalMemory, default_word};
 use std::fmt;
 
@@ -109,6 +109,19 @@ impl Warp {
         self.stack.last().map(|e| (e.pc, e.mask))
     }
 
+    /// The lanes that execute the next instruction: its path's, with its guard applied.
+    pub fn next_active(&self, k: &Kernel) -> Option<u64> {
+        self.stack.last().map(|e| e.mask & self.guard(&k.code[e.pc as usize]))
+    }
+
+    /// The lanes an instruction's guard predicate lets through, as the predicates are now.
+    fn guard(&self, ins: &Instr) -> u64 {
+        match ins.guard {
+            Some(g) => self.preds[g.pred as usize] ^ if g.negate { u64::MAX } else { 0 },
+            None => u64::MAX,
+        }
+    }
+
     pub fn done(&self) -> bool {
         self.stack.is_empty()
     }
@@ -157,11 +170,7 @@ impl Warp {
         let pc = top.pc;
         let ins = &k.code[pc as usize];
         let fault = |message: String| ExecError { line: k.pos[pc as usize].line, message };
-        let guard = match ins.guard {
-            Some(g) => self.preds[g.pred as usize] ^ if g.negate { u64::MAX } else { 0 },
-            None => u64::MAX,
-        };
-        let active = top.mask & guard;
+        let active = top.mask & self.guard(ins);
         let lanes = self.lanes;
         for s in 0..3 {
             self.load_src(k, ins.srcs[s], &mut vals.data[s * lanes..][..lanes]);

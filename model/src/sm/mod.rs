@@ -26,9 +26,10 @@ pub mod rename_control;
 pub mod stats;
 pub mod units;
 
+use crate::block::Block as _;
 use crate::blocks::issue::{Issue, IssueBlock, Next, NextFields};
 use crate::blocks::mrf::{Mrf, MrfBlock};
-use crate::blocks::rename::{Rename, RenameBlock};
+use crate::blocks::rename::RenameBlock;
 use crate::blocks::sm_rf::{NextRead, SmRf, SmRfBlock, SmRfIn};
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
@@ -36,6 +37,7 @@ use cache_control::CacheControl;
 use orf_control::OrfControl;
 use rename_control::{Issued, RenameControl};
 use rfgen_gen::Checked;
+use rfgen_gen::layout::rename::RenameLayout;
 pub use stats::SimStats;
 use stats::{Occupancy, OperandMismatch, ValueLife};
 use std::borrow::Cow;
@@ -122,8 +124,8 @@ struct Flight {
 
 /// The SM running kernel `'k` with the register-file pipeline `P` (issue stage and MRF: the
 /// models, or anything with their ports and timing — the cosim's lockstep adapters run the
-/// Verilated RTL beside them) and the rename stage `R`.
-pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>, R: RenameBlock = Rename> {
+/// Verilated RTL beside them).
+pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>> {
     k: &'k Kernel,
     lanes: usize,
     clusters: usize,
@@ -173,9 +175,8 @@ pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>, R: RenameBlock = Rename> {
     cache: Option<CacheControl>,
     /// ORF/LRF: the compiler's placement of every instruction's operands, and the strands.
     orf: Option<OrfControl>,
-    /// The rename stage and what the SM tells it; TRWS on.
-    rename: Option<RenameControl<R>>,
-    trws: bool,
+    /// What the SM tells the rename stage, with renaming.
+    rename: Option<RenameControl>,
     /// Instructions in operand collectors.
     collecting: Vec<usize>,
     /// Operands a write-back may have overwritten before they were read: (reader flight,
@@ -277,8 +278,7 @@ impl<'k> Sm<'k> {
     /// One of several SMs sharing `shared`, with its models; no block launched yet (see
     /// [`Sm::launch_block`] and [`Sm::start`]).
     pub fn in_gpu(c: &Checked, k: &'k Kernel, shared: Rc<Shared>) -> Result<Sm<'k>, SimError> {
-        let rename = c.config.rename.enabled.then(|| rename_control::stage(c));
-        Sm::build(c, k, SmRf::new(c, Mrf::for_config(c), Issue::for_config(c)), rename, shared)
+        Sm::build(c, k, SmRf::new(c, Mrf::for_config(c), Issue::for_config(c)), shared)
     }
 }
 
@@ -293,17 +293,11 @@ impl<'k, M: MrfBlock, I: IssueBlock> Sm<'k, SmRf<M, I>> {
     /// The SM a config describes with these blocks: `mrf` its register file, `issue` its issue
     /// stage.
     pub fn with_blocks(c: &Checked, k: &'k Kernel, mrf: M, issue: I) -> Result<Self, SimError> {
-        let rename = c.config.rename.enabled.then(|| rename_control::stage(c));
-        Sm::with_rename(c, k, mrf, issue, rename)
+        Sm::with_pipeline(c, k, SmRf::new(c, mrf, issue))
     }
 }
 
-impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, SmRf<M, I>, R> {
-    /// [`Sm::with_blocks`] with `rename` as its rename stage (with `rename.enabled`).
-    pub fn with_rename(c: &Checked, k: &'k Kernel, mrf: M, issue: I, rename: Option<R>) -> Result<Self, SimError> {
-        Sm::with_pipeline(c, k, SmRf::new(c, mrf, issue), rename)
-    }
-
+impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, SmRf<M, I, R>> {
     /// The register file.
     pub fn mrf(&self) -> &M {
         &self.rf.mrf
@@ -325,17 +319,16 @@ impl<'k, M: MrfBlock, I: IssueBlock, R: RenameBlock> Sm<'k, SmRf<M, I>, R> {
     }
 }
 
-impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
-    /// The SM a config describes with `rf` as its register-file pipeline and `rename` as its
-    /// rename stage (with `rename.enabled`).
-    pub fn with_pipeline(c: &Checked, k: &'k Kernel, rf: P, rename: Option<R>) -> Result<Self, SimError> {
-        let mut sm = Sm::build(c, k, rf, rename, Shared::new(k))?;
+impl<'k, P: SmRfBlock> Sm<'k, P> {
+    /// The SM a config describes with `rf` as its register-file pipeline.
+    pub fn with_pipeline(c: &Checked, k: &'k Kernel, rf: P) -> Result<Self, SimError> {
+        let mut sm = Sm::build(c, k, rf, Shared::new(k))?;
         sm.launch_blocks();
         sm.start();
         Ok(sm)
     }
 
-    fn build(c: &Checked, k: &'k Kernel, rf: P, rename: Option<R>, shared: Rc<Shared>) -> Result<Self, SimError> {
+    fn build(c: &Checked, k: &'k Kernel, rf: P, shared: Rc<Shared>) -> Result<Self, SimError> {
         fits(c, k)?;
         let g = &c.geometry;
         let warps_per_block = k.warps_per_block(g.lanes) as usize;
@@ -415,8 +408,7 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
             bdi: c.compression.clone(),
             cache: c.rfc.as_ref().map(|_| CacheControl::default()),
             orf: OrfControl::new(c, k),
-            rename: rename.map(RenameControl::new),
-            trws: c.config.rename.trws,
+            rename: c.config.rename.enabled.then(|| RenameControl::new(&RenameLayout::new(g, &c.config.rename))),
             collecting: Vec::new(),
             war_exposed: Vec::new(),
         };
@@ -462,7 +454,8 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
 
     /// Free TFET registers and all TFET registers, with renaming.
     pub fn tfet_registers(&self) -> Option<(u32, u32)> {
-        self.rename.as_ref().map(|r| (r.tfet_free(), r.layout().tfet()))
+        let stage = self.rf.rename_model()?;
+        Some((stage.outputs().tfet_free, stage.layout().tfet()))
     }
 
     pub fn cycle(&self) -> u64 {
@@ -477,16 +470,6 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
     /// The register-file pipeline, once the run is over.
     pub fn into_rf(self) -> P {
         self.rf
-    }
-
-    /// The rename stage, if renaming is on.
-    pub fn rename_stage(&self) -> Option<&R> {
-        self.rename.as_ref().map(RenameControl::stage)
-    }
-
-    /// The rename stage, once the run is over.
-    pub fn into_rename_stage(self) -> Option<R> {
-        self.rename.map(RenameControl::into_stage)
     }
 
     /// The kernel has finished: every block ran, every instruction completed and, renamed,
@@ -655,6 +638,7 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
                     self.rf_in.mrf.wb_valid = true;
                     self.rf_in.mrf.wb_warp = f.slot as u32;
                     self.rf_in.mrf.wb_reg = if self.rename.is_some() { f.dst_phys } else { dst as u32 };
+                    self.rf_in.wb_arch_reg = dst as u32;
                     self.rf_in.mrf.wb_mask = f.mask;
                     self.rf_in.mrf.wb_data.copy_from_slice(f.vals.dst());
                     self.rf_in.mrf.wb_long = self.k.code[f.pc as usize].op.is_long_latency();
@@ -741,10 +725,10 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
         self.rf_in.issue.hold = self.cache.as_ref().map_or(0, CacheControl::flushing);
         // A warp with an ORF/LRF fill on its way issues nothing, so every later read or write of
         // the entry comes after the fill.
-        let no_register = self.rename.as_ref().filter(|r| r.full()).map_or(0, |_| self.next_writers());
-        self.rf_in.issue.stall = no_register;
-        // TRWS: warps MEM_RA predicts to stall on memory issue first.
-        self.rf_in.issue.first = self.rename.as_ref().filter(|_| self.trws).map_or(0, RenameControl::tfet_hint);
+        // Renaming: while no register is free, the pipeline stalls warps whose next
+        // instruction writes one.
+        let full = self.rf.rename_model().is_some_and(|r| !r.outputs().ren_ready);
+        let no_register = if full { self.next_writers() } else { 0 };
         let before: Vec<u32> = self.rf.outputs().issue.scheduler.active.to_vec();
         let d = self.rf.decide(&self.rf_in);
         let candidates = if self.two_level {
@@ -793,7 +777,8 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
         }
         if let Some(r) = &mut self.rename {
             let (flights, collecting) = (&self.flights, &self.collecting);
-            r.tick(now, |p| collecting.iter().any(|&c| flights[c].src_phys.contains(&Some(p))));
+            let reading = |p| collecting.iter().any(|&c: &usize| flights[c].src_phys.contains(&Some(p)));
+            r.drive(now, reading, &mut self.rf_in.rename);
         }
     }
 
@@ -806,19 +791,10 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
             if let Some(p) = ins.pdst {
                 self.rf_in.issue.clr_preds[f.slot] |= 1 << p;
             }
-            match ins.dst {
-                // The pipeline releases its write-back's register itself, except with renaming
-                // outside it: then the SM releases the architectural register.
-                Some(_) if self.rf.releases_write_backs() => continue,
-                Some(d) => {
-                    // One register result commits per cycle: they use the MRF's one write port.
-                    debug_assert!(!self.rf_in.issue.clr_valid, "two register releases in one cycle");
-                    (self.rf_in.issue.clr_valid, self.rf_in.issue.clr_warp, self.rf_in.issue.clr_reg) =
-                        (true, f.slot as u32, d.into());
-                }
-                None => {}
+            // The pipeline releases a register result (and commits its warp) itself.
+            if ins.dst.is_none() {
+                self.rf_in.issue.commit |= 1 << f.slot;
             }
-            self.rf_in.issue.commit |= 1 << f.slot;
         }
         for i in 0..self.completed.len() {
             let id = self.completed[i];
@@ -828,7 +804,6 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
             self.maybe_finish(w);
         }
         self.rf.tick(&self.rf_in);
-        self.rf_in.renamed = None;
         self.rf_in.issue.clear_events();
         self.rf_in.issue.changed = 0;
         self.refresh_dirty();
@@ -906,22 +881,24 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
             if let Some(r) = &mut self.rename {
                 let mut src = [None; 3];
                 ins.src_regs().for_each(|(k, reg)| src[k] = Some(reg.into()));
-                let renamed = r.issue(&Issued {
-                    warp: w as u32,
-                    src,
-                    last_read: self.k.notes[e.pc as usize].last_read,
-                    dst: ins.dst.map(u32::from),
-                    divergent: e.path_mask != s.full_mask,
-                    partial: e.mask != s.full_mask,
-                    load: matches!(unit, Unit::Global | Unit::Shared | Unit::Texture),
-                });
+                let look = self.rf.renamed(&self.rf_in, w as u32).expect("the pipeline renames when the SM does");
+                let renamed = r.issue(
+                    &Issued {
+                        warp: w as u32,
+                        src,
+                        last_read: self.k.notes[e.pc as usize].last_read,
+                        dst: ins.dst.map(u32::from),
+                        dst_new: self.rf_in.next_read[w].dst_new,
+                        divergent: e.path_mask != s.full_mask,
+                    },
+                    &look,
+                );
                 if unit == Unit::Global && ins.dst.is_some() {
                     r.mem_start(w as u32);
                 }
                 let f = &mut self.flights[id];
                 f.src_phys = renamed.src;
                 f.dst_phys = renamed.dst.unwrap_or(0);
-                self.rf_in.renamed = Some(renamed.src.map(|p| p.unwrap_or(0)));
             }
             if let Some(o) = &mut self.orf {
                 o.issued(w);
@@ -989,6 +966,13 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
         if let Some(o) = &self.orf {
             o.next_read(w, pc, note.strand_start, &mut read);
         }
+        if let Some(r) = &self.rename {
+            let s = &self.slots[w];
+            let active = s.warp.as_ref().and_then(|x| x.next_active(self.k));
+            let ins = &self.k.code[pc];
+            read.dst_new = r.dst_new(w as u32, ins.dst.map(u32::from), active != Some(s.full_mask));
+            read.dst_load = matches!(ins.op.unit(), Unit::Global | Unit::Shared | Unit::Texture);
+        }
         read
     }
 
@@ -1037,7 +1021,11 @@ impl<'k, P: SmRfBlock, R: RenameBlock> Sm<'k, P, R> {
                 written_values: m.rfc_written_lanes,
             }
         });
-        self.stats.rename = self.rename.as_ref().map(|r| r.traffic(m.tfet_reads, m.tfet_writes));
+        self.stats.rename = self
+            .rename
+            .as_ref()
+            .zip(self.rf.rename_model())
+            .map(|(r, stage)| r.traffic(stage, m.tfet_reads, m.tfet_writes));
         self.stats.orf = self.orf.as_ref().map(|o| o.traffic(self.lanes as u32, &m.orf));
     }
 }

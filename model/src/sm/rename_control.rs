@@ -1,10 +1,13 @@
 //! What the SM tells the rename stage (SPEC §5, seed 003 §4.1, docs/rename.md) and what it does
 //! with the answers. The stage itself is `model::blocks::rename::Rename`, the model of the
-//! generated `<prefix>_rename`.
+//! generated `<prefix>_rename`, inside the register-file pipeline (`SmRf`): the granted warp's
+//! next instruction is renamed there, its physical registers go to the MRF, and a full stage
+//! stalls warps whose next instruction writes a register. The SM's side:
 //!
-//! - **Issue**: the issued instruction's sources read the table. Its destination gets a new
-//!   register (`ren_dst_new`) unless the write is partial — a diverged path or a guard predicate
-//!   leaves lanes off — and the register holds a live value, whose other lanes must survive.
+//! - **Descriptor**: each warp's next instruction says whether its destination starts a value
+//!   (`dst_new`: it gets a free register) — unless the write is partial (a diverged path or a
+//!   guard predicate leaves lanes off) and the register holds a live value, whose other lanes
+//!   must survive — and whether it is a load (never a TFET register by request).
 //! - **Death and release**: a value dies at its compiler-marked last read on a non-divergent
 //!   path (every thread of the warp has read it), when a new register replaces it without such a
 //!   read (a value never read, or last read on a diverged path), or when its warp finishes. A
@@ -13,14 +16,12 @@
 //! - **MEM_RA events**: a global load's issue starts its warp's counter (`mem_start`), its
 //!   write-back stops it (`mem_done`). `sample_acc` is the issue-to-write-back latency of the
 //!   latest global load completed before the last [`SAMPLE_PERIOD`] boundary.
-//! - **Stall**: while no register is free, warps whose next instruction writes one do not issue.
 //!
 //! Validation keeps `warps × registers_per_thread` within the physical registers, so a warp
 //! waiting for a register always gets one once others release theirs.
 
 use super::stats::RenameTraffic;
-use crate::blocks::rename::{Rename, RenameBlock, RenameIn};
-use rfgen_gen::Checked;
+use crate::blocks::rename::{Lookup, Rename, RenameIn};
 use rfgen_gen::layout::geometry::SLOTS_PER_COLLECTOR;
 use rfgen_gen::layout::rename::RenameLayout;
 use std::collections::VecDeque;
@@ -46,12 +47,10 @@ pub struct Issued {
     /// Sources marked as their value's last read.
     pub last_read: [bool; SLOTS],
     pub dst: Option<u32>,
+    /// Its destination starts a value (the descriptor's `dst_new`).
+    pub dst_new: bool,
     /// Some lanes of the warp are not on this path.
     pub divergent: bool,
-    /// Some lanes of the warp do not write the destination (divergence or guard).
-    pub partial: bool,
-    /// A memory load: never given a TFET destination.
-    pub load: bool,
 }
 
 /// Counts the SM adds to the stage's own.
@@ -68,64 +67,51 @@ pub struct RenameEvents {
     pub peak_live: u32,
 }
 
-pub struct RenameControl<R: RenameBlock = Rename> {
-    stage: R,
-    inp: RenameIn,
+pub struct RenameControl {
+    layout: RenameLayout,
     registers: usize,
     /// Per (warp, register): the physical register of its live value.
     live: Vec<Option<u32>>,
     live_count: u32,
     /// Dead registers not yet released, oldest first.
     dead: VecDeque<u32>,
+    /// Memory events of this cycle, for the stage's edge.
+    events: RenameIn,
     latest_load: u32,
     sample_acc: u32,
-    events: RenameEvents,
+    counts: RenameEvents,
     /// Seeded bug for the tests: a last read on a diverged path releases the register.
     #[cfg(test)]
     release_diverged: bool,
 }
 
-/// The rename stage model of a config.
-pub fn stage(c: &Checked) -> Rename {
-    Rename::new(&RenameLayout::new(&c.geometry, &c.config.rename))
-}
-
-impl<R: RenameBlock> RenameControl<R> {
-    pub fn new(stage: R) -> Self {
-        let layout = stage.golden().layout();
+impl RenameControl {
+    pub fn new(layout: &RenameLayout) -> Self {
         let registers = layout.registers as usize;
         RenameControl {
             live: vec![None; layout.warps as usize * registers],
-            stage,
-            inp: RenameIn::default(),
+            layout: layout.clone(),
             registers,
             live_count: 0,
             dead: VecDeque::new(),
+            events: RenameIn::default(),
             latest_load: 0,
             sample_acc: 0,
-            events: RenameEvents::default(),
+            counts: RenameEvents::default(),
             #[cfg(test)]
             release_diverged: false,
         }
     }
 
     pub fn layout(&self) -> &RenameLayout {
-        self.stage.golden().layout()
+        &self.layout
     }
 
-    pub fn stage(&self) -> &R {
-        &self.stage
-    }
-
-    pub fn into_stage(self) -> R {
-        self.stage
-    }
-
-    /// The statistics, with the MRF's TFET reads and writes.
-    pub fn traffic(&self, tfet_reads: u64, tfet_writes: u64) -> RenameTraffic {
-        let m = self.stage.golden();
-        let (s, e, l) = (m.stats(), &self.events, m.layout());
-        let (cmos_used, tfet_used) = m.used();
+    /// The statistics: the stage's (`stage`, its model) with the SM's and the MRF's TFET reads
+    /// and writes.
+    pub fn traffic(&self, stage: &Rename, tfet_reads: u64, tfet_writes: u64) -> RenameTraffic {
+        let (s, e, l) = (stage.stats(), &self.counts, &self.layout);
+        let (cmos_used, tfet_used) = stage.used();
         RenameTraffic {
             physical: l.phys,
             cmos: l.cmos,
@@ -152,71 +138,59 @@ impl<R: RenameBlock> RenameControl<R> {
         self.dead.is_empty()
     }
 
-    /// Free TFET registers.
-    pub fn tfet_free(&self) -> u32 {
-        self.stage.outputs().tfet_free
+    fn at(&self, warp: u32, reg: u32) -> usize {
+        warp as usize * self.registers + reg as usize
     }
 
-    /// Warps whose counter predicts a memory stall (TRWS schedules them first).
-    pub fn tfet_hint(&self) -> u64 {
-        self.stage.outputs().tfet_hint
+    /// Whether warp `warp`'s next instruction, writing `dst` on lanes `partial`ly, starts a value
+    /// (the descriptor's `dst_new`).
+    pub fn dst_new(&self, warp: u32, dst: Option<u32>, partial: bool) -> bool {
+        dst.is_some_and(|d| !(partial && self.live[self.at(warp, d)].is_some()))
     }
 
-    /// No register is free: a new destination cannot be renamed this cycle.
-    pub fn full(&self) -> bool {
-        !self.stage.outputs().ren_ready
-    }
-
-    /// Renames the instruction issued this cycle.
-    pub fn issue(&mut self, i: &Issued) -> Renamed {
-        let at = |r: u32| i.warp as usize * self.registers + r as usize;
-        let keep = i.partial && i.dst.is_some_and(|d| self.live[at(d)].is_some());
-        let inp = &mut self.inp;
-        inp.ren_valid = true;
-        inp.ren_warp = i.warp;
-        inp.ren_src_reg = i.src.map(|r| r.unwrap_or(0));
-        inp.ren_dst_new = i.dst.is_some() && !keep;
-        inp.ren_dst_reg = i.dst.unwrap_or(0);
-        inp.ren_dst_load = i.load;
-        let look = self.stage.golden().lookup(inp);
+    /// The instruction issued this cycle, renamed by the stage as `look`.
+    pub fn issue(&mut self, i: &Issued, look: &Lookup) -> Renamed {
         let src = std::array::from_fn(|k| i.src[k].and(look.src_phys[k]));
         #[cfg(test)]
         let divergent = i.divergent && !self.release_diverged;
         #[cfg(not(test))]
         let divergent = i.divergent;
         for k in (0..SLOTS).filter(|&k| i.last_read[k] && !divergent) {
-            if let Some(p) = i.src[k].and_then(|r| self.live[at(r)].take()) {
+            let at = i.src[k].map(|r| self.at(i.warp, r));
+            if let Some(p) = at.and_then(|a| self.live[a].take()) {
                 self.dead.push_back(p);
-                self.events.died_at_last_read += 1;
+                self.counts.died_at_last_read += 1;
                 self.live_count -= 1;
             }
         }
         let dst = i.dst.and(look.dst_phys);
         if let Some(d) = i.dst {
-            debug_assert!(dst.is_some(), "the SM stalls new destinations while no register is free");
-            if keep {
-                self.events.kept += 1;
-            } else {
-                if let Some(old) = self.live[at(d)].take() {
+            debug_assert!(dst.is_some(), "the pipeline stalls new destinations while no register is free");
+            let at = self.at(i.warp, d);
+            if i.dst_new {
+                if let Some(old) = self.live[at].take() {
                     self.dead.push_back(old);
-                    self.events.died_replaced += 1;
+                    self.counts.died_replaced += 1;
                     self.live_count -= 1;
                 }
-                self.live[at(d)] = dst;
+                self.live[at] = dst;
                 self.live_count += u32::from(dst.is_some());
+            } else {
+                self.counts.kept += 1;
             }
         }
-        self.events.peak_live = self.events.peak_live.max(self.live_count);
+        self.counts.peak_live = self.counts.peak_live.max(self.live_count);
         Renamed { src, dst }
     }
 
-    /// Warp `w` issued a global load, or its global load issued at `issued` came back in `now`.
+    /// Warp `w` issued a global load.
     pub fn mem_start(&mut self, w: u32) {
-        (self.inp.mem_start_valid, self.inp.mem_start_warp) = (true, w);
+        (self.events.mem_start_valid, self.events.mem_start_warp) = (true, w);
     }
 
+    /// Warp `w`'s global load came back after `latency` cycles.
     pub fn mem_done(&mut self, w: u32, latency: u64) {
-        (self.inp.mem_done_valid, self.inp.mem_done_warp) = (true, w);
+        (self.events.mem_done_valid, self.events.mem_done_warp) = (true, w);
         self.latest_load = latency.min(u64::from(u32::MAX)) as u32;
     }
 
@@ -226,15 +200,20 @@ impl<R: RenameBlock> RenameControl<R> {
         for v in &mut self.live[from..from + self.registers] {
             if let Some(p) = v.take() {
                 self.dead.push_back(p);
-                self.events.died_at_exit += 1;
+                self.counts.died_at_exit += 1;
                 self.live_count -= 1;
             }
         }
     }
 
-    /// The stage's edge at the end of cycle `now`: up to three dead registers no collector slot
-    /// reads (`reading`) are released, oldest first.
-    pub fn tick(&mut self, now: u64, reading: impl Fn(u32) -> bool) {
+    /// The stage's inputs (`into`) for the edge at the end of cycle `now`: this cycle's memory
+    /// events, the sampled latency, and up to three dead registers no collector slot reads
+    /// (`reading`), oldest first.
+    pub fn drive(&mut self, now: u64, reading: impl Fn(u32) -> bool, into: &mut RenameIn) {
+        let e = std::mem::take(&mut self.events);
+        (into.mem_start_valid, into.mem_start_warp) = (e.mem_start_valid, e.mem_start_warp);
+        (into.mem_done_valid, into.mem_done_warp) = (e.mem_done_valid, e.mem_done_warp);
+        (into.rel_valid, into.rel_phys) = ([false; SLOTS], [0; SLOTS]);
         let mut slot = 0;
         let mut k = 0;
         while k < self.dead.len() && slot < SLOTS {
@@ -244,15 +223,13 @@ impl<R: RenameBlock> RenameControl<R> {
                 continue;
             }
             self.dead.remove(k);
-            (self.inp.rel_valid[slot], self.inp.rel_phys[slot]) = (true, p);
+            (into.rel_valid[slot], into.rel_phys[slot]) = (true, p);
             slot += 1;
         }
-        self.inp.sample_acc = self.sample_acc;
-        self.stage.tick(&self.inp);
+        into.sample_acc = self.sample_acc;
         if (now + 1).is_multiple_of(SAMPLE_PERIOD) {
             self.sample_acc = self.latest_load;
         }
-        self.inp = RenameIn::default();
     }
 }
 

@@ -21,7 +21,6 @@ use rfgen_gen::Checked;
 use rfgen_gen::blocks::mrf::interface::MrfPorts;
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::{Mrf, MrfBlock, MrfIn, MrfOut, MrfStats, lane_mask};
-use rfgen_model::blocks::rename::Rename;
 use rfgen_model::blocks::sm_rf::SmRf;
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
@@ -151,7 +150,6 @@ impl RandomBlock for Mrf {
 /// In the SM, the MRF in lockstep serves every operand read and write-back of a real kernel.
 impl InSm for Mrf {
     type Rf = SmRf<Lockstep<Mrf>, Issue>;
-    type Rename = Rename;
 
     fn place<'k>(c: &Checked, k: &'k Kernel, pair: Lockstep<Mrf>) -> Result<SmWith<'k, Mrf>, SimError> {
         Sm::with_mrf(c, k, pair)

@@ -3,7 +3,7 @@
 
 use crate::layout::geometry::SLOTS_PER_COLLECTOR;
 use crate::layout::rename::{COUNTER_BITS, RenameLayout};
-use crate::verilog::{Port, packing};
+use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the rename stage, in declaration order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,9 +124,13 @@ impl<P> RenamePorts<P> {
             tfet_free: f(&self.tfet_free),
         }
     }
+}
 
-    /// Every port in declaration order.
-    pub fn list(&self) -> Vec<&P> {
+impl<P> Ports<P> for RenamePorts<P> {
+    type Of<Q> = RenamePorts<Q>;
+
+    /// Every port in declaration order (the stage has all of them in every configuration).
+    fn slots(&self) -> Vec<Option<&P>> {
         let mut v = vec![
             &self.clk,
             &self.rst,
@@ -153,6 +157,6 @@ impl<P> RenamePorts<P> {
             &self.cmos_free,
             &self.tfet_free,
         ]);
-        v
+        v.into_iter().map(Some).collect()
     }
 }

@@ -7,7 +7,7 @@ pub mod interface;
 
 use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rename::{COUNTER_BITS, RenameLayout};
-use crate::verilog::{Module, Port, Sig, Submodule, lit, onehot_mux, reg, resize, slice, vector_wire, wire};
+use crate::verilog::{Module, Port, Ports, Sig, Submodule, lit, onehot_mux, reg, resize, slice, vector_wire, wire};
 use free_list::{FreeListPorts, free_list};
 use interface::RenamePorts;
 
@@ -194,7 +194,7 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Submodule<FreeListPorts<P
                 1u32 << l.ref_shift
             ),
         ],
-        ports: ports.list().into_iter().cloned().collect(),
+        ports: ports.declared(),
         body: b,
         memory: None,
     }

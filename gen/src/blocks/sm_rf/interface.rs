@@ -1,11 +1,13 @@
-//! The ports of the composed register-file top (`<prefix>_sm_rf`): the issue stage and the MRF
-//! with the issue port between them inside. Every port of either part the top does not drive
-//! inside is a port of the top with the part's name, width and comment, so one glue binds both;
-//! the MRF's per-instruction operand fields come in per warp (`next_` + the field), like the
-//! issue stage's descriptor, and the granted warp's copy goes to the MRF with `grant_tag`.
+//! The ports of the composed register-file top (`<prefix>_sm_rf`): the issue stage, the rename
+//! stage when renaming, and the MRF, with the issue port between them inside. Every port of a
+//! part the top does not drive inside is a port of the top with the part's name, width and
+//! comment, so one glue binds them all; the MRF's and the rename stage's per-instruction fields
+//! come in per warp (`next_` + the field), like the issue stage's descriptor, and the granted
+//! warp's copy goes to the parts with `grant_tag`.
 
 use crate::blocks::issue::interface::IssuePorts;
 use crate::blocks::mrf::interface::{CompressedPorts, MrfPorts, OrfPorts, RfcPorts};
+use crate::blocks::rename::interface::RenamePorts;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{Port, Ports, packing};
 
@@ -32,10 +34,8 @@ pub struct SmRfPorts<P> {
     pub barrier: P,
     /// Two-level.
     pub hold: Option<P>,
-    /// Beside an ORF/LRF.
+    /// Beside an ORF/LRF or a rename stage.
     pub stall: Option<P>,
-    /// TRWS (`trws_first`).
-    pub first: Option<P>,
     /// GTO.
     pub launch: Option<P>,
     pub grant_last: P,
@@ -70,6 +70,32 @@ pub struct SmRfPorts<P> {
     pub rfc: Option<SmRfRfcPorts<P>>,
     /// The ORF/LRF's ports, operand encodings per warp.
     pub orf: Option<SmRfOrfPorts<P>>,
+    /// The rename stage's ports, its per-instruction inputs per warp.
+    pub rename: Option<SmRfRenamePorts<P>>,
+}
+
+/// The rename stage's ports: its per-instruction inputs per warp (the rest of its issue port is
+/// driven inside from the grant), and the write-back's architectural register, which the
+/// scoreboard releases (the MRF's `wb_reg` is then physical).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmRfRenamePorts<P> {
+    pub next_dst_new: P,
+    pub next_dst_load: P,
+    pub ren_src_phys: [P; SLOTS],
+    pub ren_dst_phys: P,
+    pub ren_dst_tfet: P,
+    pub ren_ready: P,
+    pub rel_valid: P,
+    pub rel_phys: P,
+    pub mem_start_valid: P,
+    pub mem_start_warp: P,
+    pub mem_done_valid: P,
+    pub mem_done_warp: P,
+    pub sample_acc: P,
+    pub tfet_hint: P,
+    pub cmos_free: P,
+    pub tfet_free: P,
+    pub wb_arch_reg: P,
 }
 
 /// The MRF's register-file-cache ports, its per-instruction liveness hint per warp.
@@ -100,10 +126,10 @@ pub struct SmRfOrfPorts<P> {
     pub fill_busy: P,
 }
 
-/// The per-warp copy of the MRF's per-instruction input `field` (`issue_X` → `next_X`): warp
-/// w's next instruction's value at [W*w+W-1:W*w].
+/// The per-warp copy of a part's per-instruction input `field` (`issue_X` or `ren_X` →
+/// `next_X`): warp w's next instruction's value at [W*w+W-1:W*w].
 fn per_warp(field: &Port, warps: u32) -> Port {
-    let name = field.name.strip_prefix("issue_").expect("an MRF issue-port field");
+    let name = ["issue_", "ren_"].iter().find_map(|p| field.name.strip_prefix(p)).expect("an issue-port field");
     let w = field.width;
     let at = if w == 1 { "bit w".to_string() } else { format!("[{w}w+{}:{w}w]", w - 1) };
     let comment = format!("warp w's next instruction's {} at {at} ({})", field.name, field.comment);
@@ -119,11 +145,18 @@ fn grant_tag(g: &Geometry) -> Port {
     Port::output("grant_tag", g.tag_bits, &comment)
 }
 
-/// The issue stage's `stall`; beside an ORF/LRF the MRF's fill hold is added inside.
-fn held_stall(stall: Option<Port>, orf: bool) -> Option<Port> {
-    let held = "warps with an ORF/LRF fill on its way, fill_busy, are held inside too";
+/// The issue stage's `stall`, with what the top adds inside: the MRF's fill hold beside an
+/// ORF/LRF, the rename stage's lack of registers.
+fn held_stall(stall: Option<Port>, orf: bool, rename: bool) -> Option<Port> {
+    let held = match (orf, rename) {
+        (true, _) => "warps with an ORF/LRF fill on its way, fill_busy, are held inside too",
+        (false, true) => {
+            "while no physical register is free, ren_ready low, warps whose next instruction writes a register are held inside too"
+        }
+        (false, false) => return stall,
+    };
     let comment = format!("the warp issues nothing this cycle ({held}), {}", packing("warp", 1));
-    stall.map(|p| if orf { Port { comment, ..p } } else { p })
+    stall.map(|p| Port { comment, ..p })
 }
 
 /// The MRF's cache ports, its liveness hint per warp.
@@ -155,9 +188,43 @@ fn orf_ports(o: OrfPorts<Port>, warps: u32) -> SmRfOrfPorts<Port> {
     }
 }
 
+/// The rename stage's ports, its per-instruction inputs per warp.
+fn rename_ports(r: RenamePorts<Port>, warps: u32, issue: &IssuePorts<Port>) -> SmRfRenamePorts<Port> {
+    let arch = &issue.clr_reg;
+    SmRfRenamePorts {
+        next_dst_new: per_warp(&r.ren_dst_new, warps),
+        next_dst_load: per_warp(&r.ren_dst_load, warps),
+        ren_src_phys: r.ren_src_phys,
+        ren_dst_phys: r.ren_dst_phys,
+        ren_dst_tfet: r.ren_dst_tfet,
+        ren_ready: r.ren_ready,
+        rel_valid: r.rel_valid,
+        rel_phys: r.rel_phys,
+        mem_start_valid: r.mem_start_valid,
+        mem_start_warp: r.mem_start_warp,
+        mem_done_valid: r.mem_done_valid,
+        mem_done_warp: r.mem_done_warp,
+        sample_acc: r.sample_acc,
+        tfet_hint: r.tfet_hint,
+        cmos_free: r.cmos_free,
+        tfet_free: r.tfet_free,
+        wb_arch_reg: Port::input(
+            "wb_arch_reg",
+            arch.width,
+            "the write-back's architectural register, released in the scoreboard (wb_reg is its physical register)",
+        ),
+    }
+}
+
 impl SmRfPorts<Port> {
-    /// The top's ports from its parts' (`issue`: `IssuePorts::new`, `mrf`: `MrfPorts::new`).
-    pub fn new(g: &Geometry, issue: &IssuePorts<Port>, mrf: &MrfPorts<Port>) -> Self {
+    /// The top's ports from its parts' (`issue`: `IssuePorts::new`, `mrf`: `MrfPorts::new`,
+    /// `rename`: `RenamePorts::new` with renaming).
+    pub fn new(
+        g: &Geometry,
+        issue: &IssuePorts<Port>,
+        mrf: &MrfPorts<Port>,
+        rename: Option<&RenamePorts<Port>>,
+    ) -> Self {
         let i = issue.clone();
         let m = mrf.clone();
         let w = g.warps;
@@ -177,8 +244,7 @@ impl SmRfPorts<Port> {
             next_long_consumer: i.next_long_consumer,
             barrier: i.barrier,
             hold: i.hold,
-            stall: held_stall(i.stall, m.orf.is_some()),
-            first: i.first,
+            stall: held_stall(i.stall, m.orf.is_some(), rename.is_some()),
             launch: i.launch,
             grant_last: i.grant_last,
             clr_preds: i.clr_preds,
@@ -211,6 +277,7 @@ impl SmRfPorts<Port> {
             compressed: m.compressed,
             rfc: m.rfc.map(|r| rfc_ports(r, w)),
             orf: m.orf.map(|o| orf_ports(o, w)),
+            rename: rename.map(|r| rename_ports(r.clone(), w, issue)),
         }
     }
 }
@@ -236,7 +303,6 @@ impl<P> SmRfPorts<P> {
             barrier: f(&s.barrier),
             hold: s.hold.as_ref().map(&mut f),
             stall: s.stall.as_ref().map(&mut f),
-            first: s.first.as_ref().map(&mut f),
             launch: s.launch.as_ref().map(&mut f),
             grant_last: f(&s.grant_last),
             clr_preds: f(&s.clr_preds),
@@ -288,15 +354,37 @@ impl<P> SmRfPorts<P> {
                 wb_entry: f(&o.wb_entry),
                 fill_busy: f(&o.fill_busy),
             }),
+            rename: s.rename.as_ref().map(|r| SmRfRenamePorts {
+                next_dst_new: f(&r.next_dst_new),
+                next_dst_load: f(&r.next_dst_load),
+                ren_src_phys: r.ren_src_phys.each_ref().map(&mut f),
+                ren_dst_phys: f(&r.ren_dst_phys),
+                ren_dst_tfet: f(&r.ren_dst_tfet),
+                ren_ready: f(&r.ren_ready),
+                rel_valid: f(&r.rel_valid),
+                rel_phys: f(&r.rel_phys),
+                mem_start_valid: f(&r.mem_start_valid),
+                mem_start_warp: f(&r.mem_start_warp),
+                mem_done_valid: f(&r.mem_done_valid),
+                mem_done_warp: f(&r.mem_done_warp),
+                sample_acc: f(&r.sample_acc),
+                tfet_hint: f(&r.tfet_hint),
+                cmos_free: f(&r.cmos_free),
+                tfet_free: f(&r.tfet_free),
+                wb_arch_reg: f(&r.wb_arch_reg),
+            }),
         }
     }
 
-    /// The per-warp copies of the MRF's per-instruction operand fields this configuration has,
-    /// in declaration order.
+    /// The per-warp copies of the MRF's and the rename stage's per-instruction fields this
+    /// configuration has, in declaration order.
     pub fn per_warp_fields(&self) -> Vec<&P> {
         let mut v: Vec<&P> = self.rfc.iter().filter_map(|r| r.next_src_last.as_ref()).collect();
         if let Some(o) = &self.orf {
             v.extend([&o.next_src_level, &o.next_src_entry, &o.next_src_fill, &o.next_strand]);
+        }
+        if let Some(r) = &self.rename {
+            v.extend([&r.next_dst_new, &r.next_dst_load]);
         }
         v
     }
@@ -307,7 +395,7 @@ impl<P> Ports<P> for SmRfPorts<P> {
 
     fn slots(&self) -> Vec<Option<&P>> {
         let s = self;
-        let (c, r, o) = (s.compressed.as_ref(), s.rfc.as_ref(), s.orf.as_ref());
+        let (c, r, o, n) = (s.compressed.as_ref(), s.rfc.as_ref(), s.orf.as_ref(), s.rename.as_ref());
         let mut v: Vec<Option<&P>> = [
             &s.clk,
             &s.rst,
@@ -328,16 +416,23 @@ impl<P> Ports<P> for SmRfPorts<P> {
         v.push(r.and_then(|r| r.next_src_last.as_ref()));
         v.extend([o.map(|o| &o.next_src_level), o.map(|o| &o.next_src_entry)]);
         v.extend([o.map(|o| &o.next_src_fill), o.map(|o| &o.next_strand)]);
+        v.extend([n.map(|n| &n.next_dst_new), n.map(|n| &n.next_dst_load)]);
         v.push(Some(&s.barrier));
-        v.extend([&s.hold, &s.stall, &s.first, &s.launch].map(Option::as_ref));
+        v.extend([&s.hold, &s.stall, &s.launch].map(Option::as_ref));
         v.extend([&s.grant_last, &s.clr_preds].map(Some));
         v.push(s.commit.as_ref());
         v.extend([&s.grant_valid, &s.grant_warp, &s.grant_tag].map(Some));
+        for k in 0..SLOTS {
+            v.push(n.map(|n| &n.ren_src_phys[k]));
+        }
+        v.extend([n.map(|n| &n.ren_dst_phys), n.map(|n| &n.ren_dst_tfet), n.map(|n| &n.ren_ready)]);
         v.extend([s.active.as_ref(), Some(&s.eligible), s.rows_per_warp.as_ref()]);
         v.extend([&s.disp_valid, &s.disp_ready, &s.disp_warp, &s.disp_tag, &s.disp_src_valid].map(Some));
         v.extend(s.disp_src_data.each_ref().map(Some));
         v.extend([Some(&s.wb_valid), s.wb_ready.as_ref()]);
-        v.extend([&s.wb_warp, &s.wb_reg, &s.wb_mask, &s.wb_data].map(Some));
+        v.extend([&s.wb_warp, &s.wb_reg].map(Some));
+        v.push(n.map(|n| &n.wb_arch_reg));
+        v.extend([&s.wb_mask, &s.wb_data].map(Some));
         v.extend([o.map(|o| &o.wb_mrf), o.map(|o| &o.wb_upper), o.map(|o| &o.wb_entry)]);
         v.push(s.wb_commit.as_ref());
         v.extend([c.map(|c| &c.free_valid), c.map(|c| &c.free_warp), c.map(|c| &c.bank_gated)]);
@@ -346,15 +441,20 @@ impl<P> Ports<P> for SmRfPorts<P> {
         v.extend([r.map(|r| &r.flush_valid), r.map(|r| &r.flush_warp), r.map(|r| &r.flush_ready)]);
         v.push(r.map(|r| &r.rel_mask));
         v.push(o.map(|o| &o.fill_busy));
+        v.extend([n.map(|n| &n.rel_valid), n.map(|n| &n.rel_phys)]);
+        v.extend([n.map(|n| &n.mem_start_valid), n.map(|n| &n.mem_start_warp)]);
+        v.extend([n.map(|n| &n.mem_done_valid), n.map(|n| &n.mem_done_warp), n.map(|n| &n.sample_acc)]);
+        v.extend([n.map(|n| &n.tfet_hint), n.map(|n| &n.cmos_free), n.map(|n| &n.tfet_free)]);
         v
     }
 }
 
 /// The parts' ports the top drives inside (none of them is a port of the top): the issue
-/// stage's `collector_ready`, register release and collector-leave inputs, in its declaration
-/// order.
+/// stage's `collector_ready`, TRWS priority, register release and collector-leave inputs, in
+/// its declaration order.
 pub fn inner_issue_ports<P>(issue: &IssuePorts<P>) -> Vec<&P> {
-    let mut v = vec![&issue.collector_ready, &issue.clr_valid, &issue.clr_warp, &issue.clr_reg];
+    let mut v: Vec<&P> = issue.first.iter().collect();
+    v.extend([&issue.collector_ready, &issue.clr_valid, &issue.clr_warp, &issue.clr_reg]);
     v.extend([&issue.lv_valid, &issue.lv_warp, &issue.lv_src_valid].into_iter().flatten());
     v.extend(issue.lv_src_reg.iter().flatten());
     v
@@ -371,4 +471,17 @@ pub fn inner_mrf_ports<P>(mrf: &MrfPorts<P>) -> Vec<&P> {
         v.extend([&o.issue_src_level, &o.issue_src_entry, &o.issue_src_fill, &o.issue_strand]);
     }
     v
+}
+
+/// The rename stage's issue port, which the top drives inside from the grant (none of them is a
+/// port of the top), in its declaration order.
+pub fn inner_rename_ports<P>(rename: &RenamePorts<P>) -> Vec<&P> {
+    vec![
+        &rename.ren_valid,
+        &rename.ren_warp,
+        &rename.ren_src_reg,
+        &rename.ren_dst_new,
+        &rename.ren_dst_reg,
+        &rename.ren_dst_load,
+    ]
 }

@@ -1,10 +1,12 @@
 //! The composed register-file top of one SM scheduler (`<prefix>_sm_rf`): the issue stage
 //! (`<prefix>_issue`) grants a warp each cycle, and the granted warp's next instruction enters
 //! the MRF (`<prefix>_mrf`) through its issue port, inside the top, with the lowest free
-//! collector tag. The glue: the tag pool, the granted warp's operand fields, the stall of warps
-//! with an ORF/LRF fill on its way, the collector-leave event at dispatch (with a bloomboard,
-//! the leaving instruction's sources, kept per tag since issue), and the release of a register
-//! result in the scoreboard when its write-back is taken or, compressed, stored ([`Release`]).
+//! collector tag — renamed on the way by the rename stage (`<prefix>_rename`) when the config
+//! renames. The glue: the tag pool, the granted warp's operand fields, the stall of warps with
+//! an ORF/LRF fill on its way or without a free physical register, TRWS priority, the
+//! collector-leave event at dispatch (with a bloomboard, the leaving instruction's sources, kept
+//! per tag since issue), and the release of a register result in the scoreboard when its
+//! write-back is taken or, compressed or to a TFET register, stored ([`Release`]).
 
 pub mod interface;
 
@@ -13,50 +15,48 @@ use super::mrf::{
     self,
     interface::{MrfPorts, OrfPorts, RfcPorts},
 };
+use super::rename::{self, interface::RenamePorts};
 use crate::blocks::sram::SramKind;
-use crate::config::{Checked, ConfigError};
+use crate::config::Checked;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
+use crate::layout::rename::RenameLayout;
 use crate::verilog::{
     Module, Port, Ports, Sig, Submodule, lit, onehot_index, onehot_mux, reg, resize, vector_reg, vector_wire, wire,
 };
-use interface::SmRfPorts;
+use interface::{SmRfPorts, SmRfRenamePorts};
 
-/// The typed ports of the composed top and of its two parts.
+/// The typed ports of the composed top and of its parts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Interfaces {
     pub top: SmRfPorts<Port>,
     pub issue: IssuePorts<Port>,
     pub mrf: MrfPorts<Port>,
+    /// With renaming.
+    pub rename: Option<RenamePorts<Port>>,
 }
 
 impl Interfaces {
-    /// Fails for a config the composed top cannot hold yet (renaming).
-    pub fn new(checked: &Checked) -> Result<Interfaces, ConfigError> {
-        check(checked)?;
+    pub fn new(checked: &Checked) -> Interfaces {
         let g = &checked.geometry;
         let issue = IssuePorts::new(&issue::Shape::new(g, &checked.config));
         let mrf = MrfPorts::new(g, checked.compression.as_ref(), checked.rfc.as_ref(), checked.orf.as_ref());
-        Ok(Interfaces { top: SmRfPorts::new(g, &issue, &mrf), issue, mrf })
+        let rename = rename_layout(checked).map(|l| RenamePorts::new(&l));
+        Interfaces { top: SmRfPorts::new(g, &issue, &mrf, rename.as_ref()), issue, mrf, rename }
     }
 
-    /// The parts' ports the top drives inside, by name: the issue stage's, then the MRF's.
+    /// The parts' ports the top drives inside, by name: the issue stage's, the MRF's, the
+    /// rename stage's.
     pub fn inner_names(&self) -> Vec<&str> {
-        let issue = interface::inner_issue_ports(&self.issue).into_iter();
-        issue.chain(interface::inner_mrf_ports(&self.mrf)).map(|p| p.name.as_str()).collect()
+        let mut v = interface::inner_issue_ports(&self.issue);
+        v.extend(interface::inner_mrf_ports(&self.mrf));
+        v.extend(self.rename.iter().flat_map(interface::inner_rename_ports));
+        v.into_iter().map(|p| p.name.as_str()).collect()
     }
 }
 
-/// The composed top holds no rename stage yet: a renamed config fails, naming `rename.enabled`.
-pub fn check(checked: &Checked) -> Result<(), ConfigError> {
-    if !checked.config.rename.enabled {
-        return Ok(());
-    }
-    Err(ConfigError::Rule {
-        path: "rename.enabled".into(),
-        value: "true".into(),
-        rule: "the composed top does not include the rename stage yet; generate its parts with --block".into(),
-        allowed: "false".into(),
-    })
+/// The rename stage's layout, with renaming.
+fn rename_layout(checked: &Checked) -> Option<RenameLayout> {
+    checked.config.rename.enabled.then(|| RenameLayout::new(&checked.geometry, &checked.config.rename))
 }
 
 /// When the top releases a register result in the issue stage (`clr_*`, and with
@@ -69,10 +69,19 @@ pub enum Release {
     /// When the compressed MRF stores it (`wb_commit`), in the order write-backs were taken: at
     /// most `depth` wait, one per compressor stage.
     Stored { depth: u32 },
+    /// With TFET registers (renaming): a write-back to a CMOS register at the edge it is taken;
+    /// to a TFET one (physical registers `tfet_from` on) when the MRF has written it
+    /// (`wb_commit`), the edge after, when no write-back is taken.
+    Tfet { tfet_from: u32 },
 }
 
+/// With renaming, the scoreboard's register is the write-back's architectural one
+/// (`wb_arch_reg`), the MRF's its physical one (`wb_reg`).
 impl Release {
     pub fn of(checked: &Checked) -> Release {
+        if let Some(l) = rename_layout(checked).filter(|l| l.tfet() > 0) {
+            return Release::Tfet { tfet_from: l.cmos };
+        }
         match (&checked.compression, &checked.rfc) {
             (Some(l), None) => Release::Stored { depth: l.compress_latency },
             _ => Release::Taken,
@@ -93,57 +102,74 @@ fn part<T: Ports<Port>>(modules: Vec<Module>, ports: T) -> Part<T> {
 }
 
 /// Every module of the MRF, then those of the issue stage the MRF does not already have, then
-/// the top (`<prefix>_sm_rf`).
-pub fn modules(checked: &Checked, sram: SramKind) -> Result<Vec<Module>, ConfigError> {
-    let Interfaces { top: ports, issue: issue_ports, mrf: mrf_ports } = Interfaces::new(checked)?;
+/// the rename stage's, then the top (`<prefix>_sm_rf`).
+pub fn modules(checked: &Checked, sram: SramKind) -> Vec<Module> {
+    let Interfaces { top: ports, issue: issue_ports, mrf: mrf_ports, rename: rename_ports } = Interfaces::new(checked);
     let (prefix, g) = (checked.prefix(), &checked.geometry);
     let (compression, cache, upper) = (checked.compression.as_ref(), checked.rfc.as_ref(), checked.orf.as_ref());
     let mrf = part(mrf::modules(&prefix, g, sram, compression, cache, upper), mrf_ports);
     let shape = issue::Shape::new(g, &checked.config);
     let issue = part(issue::modules(&prefix, g, &shape), issue_ports);
-    let top = top(&prefix, g, Release::of(checked), &ports, &issue.top, &mrf.top);
+    let renamer = rename_layout(checked).zip(rename_ports).map(|(l, p)| part(rename::modules(&prefix, &l), p));
+    let parts = Parts { issue: &issue.top, mrf: &mrf.top, rename: renamer.as_ref().map(|r| &r.top) };
+    let top = top(&prefix, g, Release::of(checked), &ports, &parts);
     let mut modules = mrf.modules;
-    for m in issue.modules {
+    for m in issue.modules.into_iter().chain(renamer.into_iter().flat_map(|r| r.modules)) {
         match modules.iter().find(|have| have.name == m.name) {
             Some(have) => assert_eq!(have, &m, "the MRF and the issue stage have different modules {}", m.name),
             None => modules.push(m),
         }
     }
     modules.push(top);
-    Ok(modules)
+    modules
 }
 
-/// The width of a register id on both sides of the issue port. Without a rename stage between
-/// them, the issue stage's architectural ids are the MRF's.
-fn reg_bits(issue: &IssuePorts<Port>, mrf: &MrfPorts<Port>) -> u32 {
-    let (ours, theirs) = (issue.clr_reg.width, mrf.issue_src_reg[0].width);
-    assert_eq!(
-        ours, theirs,
-        "the issue stage's register ids are {ours} bits, the MRF's {theirs}: the composed top has no rename stage to translate them"
-    );
-    ours
+/// The parts' tops inside the composed top.
+struct Parts<'a> {
+    issue: &'a Submodule<IssuePorts<Port>>,
+    mrf: &'a Submodule<MrfPorts<Port>>,
+    rename: Option<&'a Submodule<RenamePorts<Port>>>,
 }
 
-fn top(
-    prefix: &str,
-    g: &Geometry,
-    rule: Release,
-    ports: &SmRfPorts<Port>,
-    issue: &Submodule<IssuePorts<Port>>,
-    mrf: &Submodule<MrfPorts<Port>>,
-) -> Module {
+/// The width of an architectural register id (the issue stage's) and of the MRF's register
+/// id: the same without renaming; with it, the rename stage takes the first and gives the
+/// second.
+fn reg_bits(parts: &Parts) -> (u32, u32) {
+    let (arch, theirs) = (parts.issue.ports.clr_reg.width, parts.mrf.ports.issue_src_reg[0].width);
+    match parts.rename {
+        None => assert_eq!(
+            arch, theirs,
+            "the issue stage's register ids are {arch} bits, the MRF's {theirs}: without a rename stage to translate them they must agree"
+        ),
+        Some(r) => {
+            assert_eq!(arch, r.ports.ren_dst_reg.width, "the issue and rename stages number registers alike");
+            assert_eq!(
+                theirs, r.ports.ren_dst_phys.width,
+                "the rename stage and the MRF number physical registers alike"
+            );
+        }
+    }
+    (arch, theirs)
+}
+
+fn top(prefix: &str, g: &Geometry, rule: Release, ports: &SmRfPorts<Port>, parts: &Parts) -> Module {
+    let (issue, mrf) = (parts.issue, parts.mrf);
     let p = ports.map(Port::sig);
-    let rb = reg_bits(&issue.ports, &mrf.ports);
+    let (rb, pb) = reg_bits(parts);
     let bloom = issue.ports.lv_src_valid.is_some();
-    let mut b = granted(g, &p, rb);
+    let mut b = granted(g, &p, rb, parts.rename.is_none() || bloom);
     b += &tag_pool(g, &p);
     b += &leave(g, rb, bloom);
-    b += &release(g, rule, &p, &issue.ports, rb);
+    b += &release(g, rule, &p, &issue.ports, rb, pb);
     let (stall_glue, stall) = stall(&p);
     b += &stall_glue;
     b += "\n  // The issue stage, and the MRF it issues to.\n";
     b += &issue.instance("issue", &issue_conns(&p, &issue.ports, rb, stall));
     b += &mrf.instance("mrf", &mrf_conns(g, &p, rb));
+    if let (Some(r), Some(n)) = (parts.rename, &p.rename) {
+        b += &renamed(&p, rb);
+        b += &r.instance("rename", &rename_conns(&p, n, rb));
+    }
     let release = match (bloom, issue.ports.lv_valid.is_some()) {
         (true, _) => " and releases its sources in the warpboard",
         (false, true) => " and releases its warp in the warpboard",
@@ -151,16 +177,23 @@ fn top(
     };
     Module {
         name: format!("{prefix}_sm_rf"),
-        doc: vec![
+        doc: [
             format!("Register files of one SM scheduler: the issue stage `{}` grants a", issue.module.name),
             format!("warp each cycle, and its next instruction enters the MRF `{}` with the", mrf.module.name),
             format!("lowest free of {} collector tags. An instruction leaving its collector", g.collectors),
             format!("(dispatch) frees its tag{release}. A register result is released in the"),
-            match rule {
-                Release::Taken => "scoreboard at the edge its write-back is taken.".into(),
-                Release::Stored { .. } => "scoreboard when the compressed MRF stores it (wb_commit).".into(),
-            },
-        ],
+        ]
+        .into_iter()
+        .chain(match rule {
+            Release::Taken => vec!["scoreboard at the edge its write-back is taken.".into()],
+            Release::Stored { .. } => vec!["scoreboard when the compressed MRF stores it (wb_commit).".into()],
+            Release::Tfet { .. } => vec![
+                "scoreboard at the edge its write-back is taken or, to a TFET register,".into(),
+                "when the MRF has written it (wb_commit).".into(),
+            ],
+        })
+        .chain(parts.rename.map(|r| format!("The rename stage `{}` renames the granted instruction.", r.module.name)))
+        .collect(),
         ports: ports.declared(),
         body: b,
         memory: None,
@@ -169,15 +202,18 @@ fn top(
 
 /// The granted warp's next instruction as the MRF's issue port takes it (`granted_*`), offered
 /// unless it completes at issue.
-fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> String {
+/// The sources' registers, one wire each (`granted_src<s>_reg`), unless nothing reads them (a
+/// renamed top without a bloomboard: the MRF reads physical registers).
+fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32, each_source: bool) -> String {
     let (k, gw) = (SLOTS_PER_COLLECTOR, &p.grant_warp);
+    let sources = if each_source { 0..k } else { 0..0 };
     let mut b = String::from(
         "  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.\n",
     );
     b += &wire("mrf_issue_valid", 1);
     b += &wire("mrf_issue_ready", 1);
     b += &vector_wire("granted_src_valid", k);
-    for s in 0..k {
+    for s in sources.clone() {
         b += &wire(&format!("granted_src{s}_reg"), rb);
     }
     let fields: Vec<(Sig, &Sig)> = p.per_warp_fields().into_iter().map(|f| (granted_field(g, f), f)).collect();
@@ -186,7 +222,7 @@ fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> String {
     }
     b += &format!("  assign mrf_issue_valid = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
     b += &format!("  assign granted_src_valid = {}[{k}*{gw} +: {k}];\n", p.next_src_valid);
-    for s in 0..k {
+    for s in sources {
         b += &format!("  assign granted_src{s}_reg = {}[{rb}*({k}*{gw}+{s}) +: {rb}];\n", p.next_src_reg);
     }
     for (field, next) in &fields {
@@ -201,6 +237,21 @@ fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> String {
 fn granted_field(g: &Geometry, next: &Sig) -> Sig {
     let name = next.expr.strip_prefix("next_").expect("a per-warp field is named next_*");
     Sig::new(format!("granted_{name}"), next.width / g.warps)
+}
+
+/// The granted instruction's registers as the rename stage takes them: its sources (source s
+/// at [rb·s+rb−1 : rb·s]) and its destination.
+fn renamed(p: &SmRfPorts<Sig>, rb: u32) -> String {
+    let (k, gw) = (SLOTS_PER_COLLECTOR, &p.grant_warp);
+    let mut b = String::from(
+        "\n  // The rename stage renames the granted instruction: its physical source registers are the\n",
+    );
+    b += "  // MRF's (ren_src*_phys); its destination's goes out with the grant (ren_dst_phys).\n";
+    b += &wire("granted_src_reg", k * rb);
+    b += &wire("granted_dst", rb);
+    b += &format!("  assign granted_src_reg = {}[{}*{gw} +: {}];\n", p.next_src_reg, k * rb, k * rb);
+    b += &format!("  assign granted_dst = {}[{rb}*{gw} +: {rb}];\n", p.next_dst);
+    b
 }
 
 /// The collector tags: one per operand collector, taken at issue, free again at dispatch.
@@ -272,13 +323,14 @@ fn leave(g: &Geometry, rb: u32, bloom: bool) -> String {
 
 /// The register result released in the issue stage this cycle (`release_*`), by `rule`; with
 /// release-on-commit its warp joins the top's `commit` (`issue_commit`).
-fn release(g: &Geometry, rule: Release, p: &SmRfPorts<Sig>, issue: &IssuePorts<Port>, rb: u32) -> String {
+fn release(g: &Geometry, rule: Release, p: &SmRfPorts<Sig>, issue: &IssuePorts<Port>, rb: u32, pb: u32) -> String {
     let wb = issue.clr_warp.width;
     assert_eq!(wb, p.wb_warp.width, "the issue stage and the MRF number warps alike");
     let taken = match &p.wb_ready {
         Some(ready) => format!("{} & {ready}", p.wb_valid),
         None => p.wb_valid.expr.clone(),
     };
+    let arch = p.rename.as_ref().map_or(&p.wb_reg, |r| &r.wb_arch_reg);
     let mut b = String::new();
     match rule {
         Release::Taken => {
@@ -288,9 +340,10 @@ fn release(g: &Geometry, rule: Release, p: &SmRfPorts<Sig>, issue: &IssuePorts<P
             b += &wire("release_reg", rb);
             b += &format!("  assign release_valid = {taken};\n");
             b += &format!("  assign release_warp = {};\n", p.wb_warp);
-            b += &format!("  assign release_reg = {};\n", p.wb_reg);
+            b += &format!("  assign release_reg = {arch};\n");
         }
         Release::Stored { depth } => b += &stored(depth, &taken, p, wb, rb),
+        Release::Tfet { tfet_from } => b += &tfet(tfet_from, &taken, p, arch, wb, rb, pb),
     }
     if let Some(commit) = &p.commit {
         b += "\n  // The released register's warp commits.\n";
@@ -346,19 +399,51 @@ fn stored(depth: u32, taken: &str, p: &SmRfPorts<Sig>, wb: u32, rb: u32) -> Stri
     b
 }
 
-/// The issue stage's per-warp stall: the top's, and warps with an ORF/LRF fill on its way.
-/// Returns the glue and the signal the issue stage's `stall` is connected to.
+/// With renaming: a write-back to a TFET register releases its register when the MRF has
+/// written it (`wb_commit`, the edge after it is taken); the last write-back taken is kept for
+/// that (no write-back is taken in the cycle a TFET write finishes).
+fn tfet(tfet_from: u32, taken: &str, p: &SmRfPorts<Sig>, arch: &Sig, wb: u32, rb: u32, pb: u32) -> String {
+    let commit = p.wb_commit.as_ref().expect("an MRF with TFET rows has wb_commit");
+    let mut b = String::from(
+        "\n  // A register result is released in the scoreboard at the edge its write-back is taken or,\n",
+    );
+    b += &format!("  // to a TFET register (physical {tfet_from} on), when the MRF has written it (wb_commit),\n");
+    b += "  // the edge after: the write-back taken last is kept for that.\n";
+    b += &wire("release_valid", 1);
+    b += &wire("release_warp", wb);
+    b += &wire("release_reg", rb);
+    b += &wire("wb_taken", 1);
+    b += &reg("held_warp", wb);
+    b += &reg("held_reg", rb);
+    b += &format!("  assign wb_taken = {taken};\n");
+    b += &format!("  assign release_valid = {commit} | (wb_taken & ({} < {}));\n", p.wb_reg, lit(pb, tfet_from.into()));
+    b += &format!("  assign release_warp = {commit} ? held_warp : {};\n", p.wb_warp);
+    b += &format!("  assign release_reg = {commit} ? held_reg : {arch};\n");
+    b += "  always @(posedge clk) begin\n";
+    b += &format!("    if (wb_taken) begin\n      held_warp <= {};\n      held_reg <= {arch};\n    end\n", p.wb_warp);
+    b += "  end\n";
+    b
+}
+
+/// The issue stage's per-warp stall: the top's, and warps with an ORF/LRF fill on its way, or
+/// while no physical register is free, warps whose next instruction writes one. Returns the
+/// glue and the signal the issue stage's `stall` is connected to.
 fn stall(p: &SmRfPorts<Sig>) -> (String, Option<Sig>) {
-    match (&p.stall, &p.orf) {
-        (Some(stall), Some(o)) => {
-            let mut b =
-                String::from("\n  // A warp with an ORF/LRF fill on its way issues nothing (the MRF holds it).\n");
-            b += &vector_wire("issue_stall", stall.width);
-            b += &format!("  assign issue_stall = {stall} | {};\n", o.fill_busy);
-            (b, Some(Sig::new("issue_stall", stall.width)))
+    let (held, why) = match (&p.orf, &p.rename) {
+        (Some(o), _) => {
+            (o.fill_busy.expr.clone(), "A warp with an ORF/LRF fill on its way issues nothing (the MRF holds it).")
         }
-        (stall, _) => (String::new(), stall.clone()),
-    }
+        (None, Some(r)) => (
+            format!("({{{}{{~{}}}}} & {})", p.next_dst_valid.width, r.ren_ready, p.next_dst_valid),
+            "While no physical register is free, a warp whose next instruction writes one does not issue.",
+        ),
+        (None, None) => return (String::new(), p.stall.clone()),
+    };
+    let stall = p.stall.as_ref().expect("the issue stage has a stall input beside an ORF/LRF or a rename stage");
+    let mut b = format!("\n  // {why}\n");
+    b += &vector_wire("issue_stall", stall.width);
+    b += &format!("  assign issue_stall = {stall} | {held};\n");
+    (b, Some(Sig::new("issue_stall", stall.width)))
 }
 
 /// The issue stage's connections: the top's ports, but its MRF issue readiness and its
@@ -383,7 +468,7 @@ fn issue_conns(p: &SmRfPorts<Sig>, ports: &IssuePorts<Port>, rb: u32, stall: Opt
         barrier: p.barrier.clone(),
         hold: p.hold.clone(),
         stall,
-        first: p.first.clone(),
+        first: ports.first.as_ref().map(|_| p.rename.as_ref().expect("TRWS only with renaming").tfet_hint.clone()),
         collector_ready: v("mrf_issue_ready", 1),
         launch: p.launch.clone(),
         grant_last: p.grant_last.clone(),
@@ -415,7 +500,10 @@ fn mrf_conns(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> MrfPorts<Sig> {
         issue_ready: v("mrf_issue_ready", 1),
         issue_warp: p.grant_warp.clone(),
         issue_src_valid: v("granted_src_valid", k),
-        issue_src_reg: std::array::from_fn(|s| v(&format!("granted_src{s}_reg"), rb)),
+        issue_src_reg: std::array::from_fn(|s| match &p.rename {
+            Some(r) => r.ren_src_phys[s].clone(),
+            None => v(&format!("granted_src{s}_reg"), rb),
+        }),
         issue_tag: p.grant_tag.clone(),
         disp_valid: p.disp_valid.clone(),
         disp_ready: p.disp_ready.clone(),
@@ -455,6 +543,35 @@ fn mrf_conns(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> MrfPorts<Sig> {
     }
 }
 
+/// The rename stage's connections: its issue port from the grant, the top's ports otherwise.
+fn rename_conns(p: &SmRfPorts<Sig>, r: &SmRfRenamePorts<Sig>, rb: u32) -> RenamePorts<Sig> {
+    let v = |name: &str, width: u32| Sig::new(name, width);
+    RenamePorts {
+        clk: p.clk.clone(),
+        rst: p.rst.clone(),
+        ren_valid: v("mrf_issue_valid", 1),
+        ren_warp: p.grant_warp.clone(),
+        ren_src_reg: v("granted_src_reg", SLOTS_PER_COLLECTOR * rb),
+        ren_dst_new: v("granted_dst_new", 1),
+        ren_dst_reg: v("granted_dst", rb),
+        ren_dst_load: v("granted_dst_load", 1),
+        ren_src_phys: r.ren_src_phys.clone(),
+        ren_dst_phys: r.ren_dst_phys.clone(),
+        ren_dst_tfet: r.ren_dst_tfet.clone(),
+        ren_ready: r.ren_ready.clone(),
+        rel_valid: r.rel_valid.clone(),
+        rel_phys: r.rel_phys.clone(),
+        mem_start_valid: r.mem_start_valid.clone(),
+        mem_start_warp: r.mem_start_warp.clone(),
+        mem_done_valid: r.mem_done_valid.clone(),
+        mem_done_warp: r.mem_done_warp.clone(),
+        sample_acc: r.sample_acc.clone(),
+        tfet_hint: r.tfet_hint.clone(),
+        cmos_free: r.cmos_free.clone(),
+        tfet_free: r.tfet_free.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -462,12 +579,11 @@ mod tests {
     use crate::verilog::Dir;
     use std::collections::BTreeSet;
 
-    /// Presets and variations the composed top takes (none renamed).
+    /// Every preset and variations.
     fn configs() -> Vec<(String, Checked)> {
         let mut v: Vec<(String, Checked)> = crate::config::preset_names()
             .into_iter()
             .map(|n| (n.to_string(), crate::config::preset(n).unwrap()))
-            .filter(|(_, c)| !c.config.rename.enabled)
             .collect();
         for extra in [
             "[mrf]\ncollectors = 1",
@@ -476,6 +592,8 @@ mod tests {
             "[warpboard]\npolicy = \"bloom1\"\n[scheduler]\npolicy = \"two_level\"",
             "[rfc]\nenabled = true\nliveness = false\n[compression]\nenabled = true",
             "[orf]\nenabled = true\nlrf = \"unified\"\n[warpboard]\npolicy = \"bloom_unbounded\"",
+            "[rename]\nenabled = true\ntrws = true\n[warpboard]\npolicy = \"bloom2\"",
+            "[rename]\nenabled = true\ncmos_rows = 256\n[warpboard]\npolicy = \"release_on_commit\"",
         ] {
             v.push((extra.replace('\n', " "), crate::config::parse(&format!("name = \"x\"\n{extra}")).unwrap()));
         }
@@ -489,34 +607,43 @@ mod tests {
     #[test]
     fn sm_rf_top_has_the_parts_ports_but_the_inner_ones() {
         for (name, checked) in configs() {
-            let i = Interfaces::new(&checked).unwrap();
+            let i = Interfaces::new(&checked);
             let top = i.top.declared();
             let inner: BTreeSet<&str> = i.inner_names().into_iter().collect();
             let issue = i.issue.declared();
             let mrf = i.mrf.declared();
+            let rename = i.rename.as_ref().map(Ports::declared).unwrap_or_default();
+            assert_eq!(rename.is_empty(), !checked.config.rename.enabled, "{name}");
             // Every part port is either inner or a port of the top with its name, direction and width.
-            for p in issue.iter().chain(&mrf) {
+            for p in issue.iter().chain(&mrf).chain(&rename) {
                 let found = top.iter().find(|t| t.name == p.name);
                 assert_eq!(found.is_none(), inner.contains(p.name.as_str()), "{name}: {}", p.name);
                 if let Some(t) = found {
                     assert_eq!((t.dir, t.width), (p.dir, p.width), "{name}: {}", p.name);
                 }
             }
-            // The others: the grant's tag and the per-warp operand fields, one per MRF field.
-            let parts = names(issue.iter().chain(&mrf));
+            // The others: the grant's tag, the per-warp operand fields, one per MRF or rename
+            // stage field, and with renaming the write-back's architectural register.
+            let parts = names(issue.iter().chain(&mrf).chain(&rename));
             let mut new: Vec<&str> = names(&top).difference(&parts).copied().collect();
             new.sort();
             let mut expected = vec!["grant_tag".to_string()];
-            for f in ["issue_src_last", "issue_src_level", "issue_src_entry", "issue_src_fill", "issue_strand"] {
-                if let Some(p) = mrf.iter().find(|p| p.name == f) {
-                    expected.push(f.replace("issue_", "next_"));
+            if !rename.is_empty() {
+                expected.push("wb_arch_reg".into());
+            }
+            let fields = ["issue_src_last", "issue_src_level", "issue_src_entry", "issue_src_fill", "issue_strand"];
+            for f in fields.into_iter().chain(["ren_dst_new", "ren_dst_load"]) {
+                if let Some(p) = mrf.iter().chain(&rename).find(|p| p.name == f) {
+                    expected.push(f.replace("issue_", "next_").replace("ren_", "next_"));
                     let t = top.iter().find(|t| t.name == expected[expected.len() - 1]).unwrap();
                     assert_eq!((t.dir, t.width), (Dir::Input, p.width * checked.geometry.warps), "{name}: {f}");
                 }
             }
             expected.sort();
             assert_eq!(new, expected, "{name}");
-            for gone in ["collector_ready", "lv_valid", "lv_src0_reg", "issue_valid", "issue_ready", "issue_tag"] {
+            let inner_ports =
+                ["collector_ready", "trws_first", "lv_valid", "lv_src0_reg", "issue_valid", "issue_ready"];
+            for gone in inner_ports.into_iter().chain(["issue_tag", "ren_valid", "ren_src_reg", "ren_dst_reg"]) {
                 assert!(!top.iter().any(|t| t.name == gone), "{name}: {gone}");
             }
             let tag = top.iter().find(|t| t.name == "grant_tag").unwrap();
@@ -528,7 +655,7 @@ mod tests {
     #[test]
     fn sm_rf_design_holds_both_parts_and_the_top_last() {
         for (name, checked) in configs() {
-            let design = generate_sm_rf(&checked, SramKind::Behavioural).unwrap();
+            let design = generate_sm_rf(&checked, SramKind::Behavioural);
             let prefix = checked.prefix();
             assert_eq!(design.manifest.top, format!("{prefix}_sm_rf"), "{name}");
             let modules: Vec<&str> = design.manifest.modules.iter().map(|m| m.name.as_str()).collect();
@@ -536,11 +663,17 @@ mod tests {
             assert_eq!(modules.iter().collect::<BTreeSet<_>>().len(), modules.len(), "{name}: no module twice");
             let mrf = emit::generate(&checked, SramKind::Behavioural);
             let issue = emit::generate_issue(&checked);
-            for m in mrf.manifest.modules.iter().chain(&issue.manifest.modules) {
-                assert!(modules.contains(&m.name.as_str()), "{name}: {}", m.name);
+            let mut parts: BTreeSet<String> = names_of(&mrf).union(&names_of(&issue)).cloned().collect();
+            if checked.config.rename.enabled {
+                let rename = emit::generate_rename(&checked);
+                parts.extend(names_of(&rename));
+                assert!(modules.contains(&rename.manifest.top.as_str()), "{name}");
             }
-            assert_eq!(modules.len(), names_of(&mrf).union(&names_of(&issue)).count() + 1, "{name}");
-            let ports = Interfaces::new(&checked).unwrap().top.declared();
+            for m in &parts {
+                assert!(modules.contains(&m.as_str()), "{name}: {m}");
+            }
+            assert_eq!(modules.len(), parts.len() + 1, "{name}");
+            let ports = Interfaces::new(&checked).top.declared();
             assert_eq!(design.manifest.top_module().ports, ports, "{name}");
             let text = &design.files.iter().find(|(f, _)| *f == format!("{prefix}_sm_rf.v")).unwrap().1;
             assert!(text.contains(&format!("  {prefix}_issue issue (\n")), "{name}");
@@ -555,7 +688,7 @@ mod tests {
     #[test]
     fn sm_rf_glue_follows_the_parts() {
         let top = |preset: &str| {
-            let design = generate_sm_rf(&crate::config::preset(preset).unwrap(), SramKind::Behavioural).unwrap();
+            let design = generate_sm_rf(&crate::config::preset(preset).unwrap(), SramKind::Behavioural);
             let file = format!("{}.v", design.manifest.top);
             design.files.into_iter().find(|(f, _)| *f == file).unwrap().1
         };
@@ -583,22 +716,38 @@ mod tests {
         );
     }
 
+    /// With renaming, the MRF reads the rename stage's physical registers, the scoreboard is
+    /// released by architectural register (a TFET write when written), and a full stage stalls
+    /// the warps whose next instruction writes a register.
     #[test]
-    fn sm_rf_refuses_renaming() {
-        let renamed: Vec<&str> = crate::config::preset_names()
-            .into_iter()
-            .filter(|n| crate::config::preset(n).unwrap().config.rename.enabled)
-            .collect();
-        assert!(renamed.contains(&"tfet-hybrid"));
-        for name in renamed {
-            let err = generate_sm_rf(&crate::config::preset(name).unwrap(), SramKind::Behavioural).unwrap_err();
-            match &err {
-                ConfigError::Rule { path, .. } => assert_eq!(path, "rename.enabled"),
-                other => panic!("{name}: {other:?}"),
-            }
-            let text = err.to_string();
-            assert!(text.contains("does not include the rename stage yet") && text.contains("--block"), "{text}");
+    fn sm_rf_glue_renames_between_the_grant_and_the_mrf() {
+        let checked = crate::config::preset("tfet-hybrid").unwrap();
+        let design = generate_sm_rf(&checked, SramKind::Behavioural);
+        let top = &design.files.iter().find(|(f, _)| *f == "tfet_hybrid_sm_rf.v").unwrap().1;
+        assert!(top.contains("  tfet_hybrid_rename rename (\n"));
+        for s in 0..SLOTS_PER_COLLECTOR {
+            assert!(top.contains(&format!(".issue_src{s}_reg  (ren_src{s}_phys)")), "source {s}");
+            assert!(
+                !top.contains(&format!("wire [4:0] granted_src{s}_reg")),
+                "nothing reads the architectural sources"
+            );
         }
+        assert!(top.contains(".ren_valid       (mrf_issue_valid)") && top.contains(".ren_dst_reg     (granted_dst)"));
+        let cmos = RenameLayout::new(&checked.geometry, &checked.config.rename).cmos;
+        assert!(top.contains(&format!("assign release_valid = wb_commit | (wb_taken & (wb_reg < 10'd{cmos}));")));
+        assert!(top.contains("assign release_reg = wb_commit ? held_reg : wb_arch_reg;"));
+        assert!(top.contains("assign issue_stall = stall | ({32{~ren_ready}} & next_dst_valid);"));
+        // TRWS: the stage's hint is the scheduler's priority, inside the top.
+        let trws = crate::config::parse("name = \"t\"\n[rename]\nenabled = true\ntrws = true\n").unwrap();
+        let design = generate_sm_rf(&trws, SramKind::Behavioural);
+        let top = &design.files.iter().find(|(f, _)| *f == "t_sm_rf.v").unwrap().1;
+        assert!(top.contains(".trws_first      (tfet_hint)"), "{top}");
+        // Without TFET rows a write-back releases at its take, by architectural register.
+        let cmos = crate::config::parse("name = \"c\"\n[rename]\nenabled = true\ncmos_rows = 256\n").unwrap();
+        assert_eq!(Release::of(&cmos), Release::Taken);
+        let design = generate_sm_rf(&cmos, SramKind::Behavioural);
+        let top = &design.files.iter().find(|(f, _)| *f == "c_sm_rf.v").unwrap().1;
+        assert!(top.contains("assign release_reg = wb_arch_reg;"));
     }
 
     /// `slots` has one entry per field whatever the configuration, in `list`'s order; the top's
@@ -606,8 +755,8 @@ mod tests {
     #[test]
     fn sm_rf_slots_line_up() {
         for (name, checked) in configs() {
-            let i = Interfaces::new(&checked).unwrap();
-            let full = Interfaces::new(&configs()[0].1).unwrap();
+            let i = Interfaces::new(&checked);
+            let full = Interfaces::new(&configs()[0].1);
             assert_eq!(i.issue.slots().len(), full.issue.slots().len(), "{name}");
             assert_eq!(i.mrf.slots().len(), full.mrf.slots().len(), "{name}");
             assert_eq!(i.top.slots().len(), full.top.slots().len(), "{name}");

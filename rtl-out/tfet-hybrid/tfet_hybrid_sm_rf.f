@@ -5,3 +5,10 @@ tfet_hybrid_rr_arbiter_4.v
 tfet_hybrid_mrf_bank_group.v
 tfet_hybrid_operand_collector.v
 tfet_hybrid_mrf.v
+tfet_hybrid_scoreboard.v
+tfet_hybrid_scheduler.v
+tfet_hybrid_issue.v
+tfet_hybrid_free_list_cmos.v
+tfet_hybrid_free_list_tfet.v
+tfet_hybrid_rename.v
+tfet_hybrid_sm_rf.v
