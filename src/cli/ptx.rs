@@ -40,8 +40,9 @@ pub fn load(name: &str) -> anyhow::Result<(PtxKernel, String)> {
 
 /// One line on what register allocation gave.
 pub fn allocation_summary(k: &PtxKernel) -> String {
+    let plural = if k.predicates == 1 { "" } else { "s" };
     format!(
-        "{} per thread, allocated from {} PTX registers ({} predicates)",
+        "{} per thread, allocated from {} PTX registers ({} predicate{plural})",
         k.kernel.regs, k.virtual_registers, k.predicates
     )
 }

@@ -366,9 +366,9 @@ impl Warp {
 /// `srcs[2]`, zero.
 fn high_word_is_zero(high: Src, value: u32, lane: usize) -> Result<(), String> {
     match high {
-        Src::Reg(_) if value != 0 => {
-            Err(format!("64-bit address with high word 0x{value:08x} in lane {lane} is outside the 4 GiB address space"))
-        }
+        Src::Reg(_) if value != 0 => Err(format!(
+            "64-bit address with high word 0x{value:08x} in lane {lane} is outside the 4 GiB address space"
+        )),
         _ => Ok(()),
     }
 }

@@ -143,7 +143,10 @@ pub fn parse(text: &str) -> Result<Launch, LaunchError> {
     for (name, b) in f.buffers {
         words += u64::from(b.count);
         if b.count == 0 || words > u64::from(MAX_DATA_WORDS) {
-            return fail(format!("buffers.{name}.count: {} (allowed: 1 or more, {MAX_DATA_WORDS} in all buffers)", b.count));
+            return fail(format!(
+                "buffers.{name}.count: {} (allowed: 1 or more, {MAX_DATA_WORDS} in all buffers)",
+                b.count
+            ));
         }
         let data = generate(&name, &b)?;
         buffers.push(Buffer { name, ty: b.ty, addr: addr as u32, words: data });
@@ -192,7 +195,7 @@ fn generate(name: &str, b: &BufferFile) -> Result<Vec<u32>, LaunchError> {
             match b.ty {
                 Elem::F32 => {
                     let (lo, hi) = (as_f64(lo) as f32, as_f64(hi) as f32);
-                    if !(lo < hi) {
+                    if lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
                         return fail(format!("buffers.{name}: min {lo} must be below max {hi}"));
                     }
                     (0..n).map(|_| rng.random_range(lo..hi).to_bits()).collect()
@@ -281,7 +284,8 @@ mod tests {
         assert!(e.0.contains("`k` has 1 parameters, the launch file gives 2"), "{e}");
         let e = l.values("k", &[p("f32"), p("f32")]).unwrap();
         assert_eq!(e, vec![u64::from(1.5f32.to_bits()), u64::from(3.0f32.to_bits())]);
-        let e = parse("grid = 1\nblock = 32\n[buffers.a]\ntype = \"f32\"\ncount = 4\ninit = \"uniform\"\n").unwrap_err();
+        let e =
+            parse("grid = 1\nblock = 32\n[buffers.a]\ntype = \"f32\"\ncount = 4\ninit = \"uniform\"\n").unwrap_err();
         assert!(e.0.contains("buffers.a.min: needed by init = \"uniform\""), "{e}");
     }
 }

@@ -509,7 +509,10 @@ impl<'a> Lowerer<'a> {
     fn shift_left64(&mut self, ins: &Instruction) -> Result<(), PtxError> {
         let o = self.operands(ins, 3)?;
         let Operand::Int(k @ 0..=63) = o[2] else {
-            return fail(self.line, "unsupported `shl.b64` by a register or by 64 or more: only by a constant below 64");
+            return fail(
+                self.line,
+                "unsupported `shl.b64` by a register or by 64 or more: only by a constant below 64",
+            );
         };
         let d = self.dst64(&o[0])?;
         let [lo, hi] = self.src64(&o[1])?;

@@ -53,7 +53,11 @@ pub fn load(text: &str, launch: &Launch) -> Result<PtxKernel, LoadError> {
         (None, [only]) => only,
         (None, several) => {
             let names: Vec<&str> = several.iter().map(|e| e.name.as_str()).collect();
-            return Err(LaunchError(format!("entry: the module has several kernels, name one of {}", names.join(", "))).into());
+            return Err(LaunchError(format!(
+                "entry: the module has several kernels, name one of {}",
+                names.join(", ")
+            ))
+            .into());
         }
         (Some(name), entries) => entries
             .iter()
@@ -109,4 +113,47 @@ fn assign(l: &Lowered, place: &[Option<u32>]) -> Vec<Instr> {
             target: i.target,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Op;
+
+    const PTX: &str = ".version 6.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n\
+                       .reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n\
+                       ld.param.u64 %rd1, [k_param_0];\n\
+                       mov.u32 %r1, %tid.x;\n\
+                       add.s32 %r2, %r1, 1;\n\
+                       mul.wide.u32 %rd2, %r2, 4;\n\
+                       add.s64 %rd1, %rd1, %rd2;\n\
+                       st.global.u32 [%rd1], %r2;\n\
+                       ret;\n}\n";
+    const LAUNCH: &str = "grid = 1\nblock = 32\nparams = [{ buffer = \"out\" }]\n\
+                          [buffers.out]\ntype = \"u32\"\ncount = 33\ninit = \"zero\"\n";
+
+    #[test]
+    fn pairs_are_aligned_and_a_dying_source_gives_its_register_to_the_result() {
+        let k = load(PTX, &launch::parse(LAUNCH).unwrap()).unwrap();
+        let dsts: Vec<(Op, Option<u8>)> = k.kernel.code.iter().map(|i| (i.op, i.dst)).collect();
+        // %rd1 in r0:r1; %r1 in r2, and %r2, its result, too; %rd2 in the next free pair r4:r5.
+        assert_eq!(
+            dsts[..7],
+            [
+                (Op::Mov, Some(0)),
+                (Op::Mov, Some(1)),
+                (Op::Mov, Some(2)),
+                (Op::Add, Some(2)),
+                (Op::Mul, Some(4)),
+                (Op::MulHiU, Some(5)),
+                (Op::AddCc, Some(0)),
+            ]
+        );
+        assert_eq!((k.kernel.regs, k.virtual_registers, k.predicates), (6, 5, 1));
+        let memory = crate::func::run(&k.kernel, 32).unwrap().memory;
+        let out = k.buffer("out").unwrap().addr;
+        let got: Vec<u32> = (0..33).map(|i| memory.read(out + 4 * i)).collect();
+        let want: Vec<u32> = (0..33).map(|i| if i == 0 { 0 } else { i }).collect();
+        assert_eq!(got, want, "thread t writes t + 1 at word t + 1");
+    }
 }

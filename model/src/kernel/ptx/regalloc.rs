@@ -39,9 +39,10 @@ impl BitSet {
         self.0[v as usize / 64] &= !(1 << (v % 64));
     }
     fn iter(&self) -> impl Iterator<Item = VReg> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64).filter(move |b| bits >> b & 1 == 1).map(move |b| (w * 64 + b) as VReg)
-        })
+        self.0
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &bits)| (0..64).filter(move |b| bits >> b & 1 == 1).map(move |b| (w * 64 + b) as VReg))
     }
 }
 
@@ -142,7 +143,10 @@ pub fn allocate(l: &Lowered) -> Result<Allocation, PtxError> {
                 let Some(p) = busy_preds.iter().position(|b| !b) else {
                     return Err(PtxError {
                         line,
-                        message: format!("more than {PREDICATES} predicates are live here (at `{}`)", l.names[v as usize]),
+                        message: format!(
+                            "more than {PREDICATES} predicates are live here (at `{}`)",
+                            l.names[v as usize]
+                        ),
                     });
                 };
                 busy_preds[p] = true;
