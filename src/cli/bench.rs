@@ -46,7 +46,7 @@ enum BenchWhat {
         /// Cycles to run (kernel mode: the kernel is repeated until at least this many)
         #[arg(long, default_value_t = 1_000_000, value_parser = super::cycles)]
         cycles: u64,
-        /// Kernel mode: run this library kernel or .kir file on the SM model, driving the block's
+        /// Kernel mode: run this library kernel, .kir or .ptx file on the SM model, driving the block's
         /// RTL (blocks the SM holds: see rfgen cosim --list)
         #[arg(long, value_name = "NAME|FILE")]
         kernel: Option<String>,

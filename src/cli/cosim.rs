@@ -47,7 +47,8 @@ pub struct CosimArgs {
     /// (default 200000000). At most 10^10.
     #[arg(long, value_parser = super::cycles)]
     cycles: Option<u64>,
-    /// Run this library kernel or .kir file on the SM model, driving the block's RTL
+    /// Run this library kernel, .kir file or .ptx file (docs/ptx.md) on the SM model, driving
+    /// the block's RTL
     #[arg(long, value_name = "NAME|FILE")]
     kernel: Option<String>,
     /// Random-stimulus seed (default: random, printed)
@@ -172,7 +173,11 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     explain_failure(&args, &report, spec.as_deref(), seed, x_seed);
-    if report.mismatch.is_some() && kernel.is_some() && !args.no_shrink {
+    let ptx = spec.as_deref().is_some_and(super::ptx::names_ptx);
+    if ptx && report.mismatch.is_some() && !args.no_shrink {
+        eprintln!("(a PTX kernel is not reduced: the reducer works on the lines of kernel-IR files)");
+    }
+    if report.mismatch.is_some() && kernel.is_some() && !args.no_shrink && !ptx {
         eprintln!("reducing the kernel to the smallest one that still mismatches (--no-shrink skips this)");
         let reduced = session::reduce(&checked, &design, &source, &opts, &args.wave_dir, &mut events, &mut |line| {
             eprintln!("  {line}")

@@ -5,6 +5,7 @@ mod config;
 mod cosim;
 mod generate;
 mod progress;
+mod ptx;
 mod report;
 mod sim;
 mod sweep;
@@ -151,7 +152,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// A library kernel by name, or a kernel file.
+/// A library kernel by name, a kernel file, or a PTX kernel.
 pub fn kernel(name: &str) -> anyhow::Result<rfgen_model::kernel::Kernel> {
     kernel_with_source(name).map(|(k, _)| k)
 }
@@ -166,6 +167,9 @@ pub fn kernel_with_source(name: &str) -> anyhow::Result<(rfgen_model::kernel::Ke
         // Named by its knobs, so that several synthetic kernels have their own columns.
         kernel.name = format!("synthetic({})", text.replace(',', ";"));
         return Ok((kernel, source));
+    }
+    if ptx::names_ptx(name) {
+        return ptx::load(name).map(|(k, source)| (k.kernel, source));
     }
     if let Some(k) = library::find(name) {
         let kernel = k.parse().map_err(|e| anyhow::anyhow!("library kernel {name}: {e}"))?;

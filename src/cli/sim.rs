@@ -6,6 +6,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rfgen_model::kernel::alloc::{Level, Placement};
 use rfgen_model::kernel::parse::mnemonic_of;
+use rfgen_model::kernel::ptx::PtxKernel;
 use rfgen_model::kernel::{Kernel, library, synthetic};
 use rfgen_model::sim::allocation::{AllocationReport, allocation_report};
 use rfgen_model::sim::{CompressionReport, Grid, OrfReport, RenameReport, RfcReport, SimReport, simulate};
@@ -20,6 +21,7 @@ use std::process::ExitCode;
   rfgen sim --kernel matmul
   rfgen sim --preset baseline --kernel bfs --format json
   rfgen sim --kernel my_kernel.kir
+  rfgen sim --kernel workloads/sgemm.ptx           # CUDA C compiled to PTX, launch in sgemm.toml
   rfgen sim --synthetic length=2000,long_latency=0.07,seed=3
   rfgen sim --kernel matmul --show-allocation   # ORF/LRF levels of each operand (docs/orf-lrf.md)
 
@@ -28,7 +30,7 @@ Exit status: 0 when the kernel ran with no operand mismatch, 1 on mismatches or 
 pub struct SimArgs {
     #[command(flatten)]
     source: ConfigSource,
-    /// Library kernel name or .kir file
+    /// Library kernel name, .kir file, or .ptx file (launched as the .toml beside it says)
     #[arg(long, value_name = "NAME|FILE", conflicts_with = "synthetic")]
     kernel: Option<String>,
     /// Generate a synthetic kernel; KNOBS is key=value,... (see docs/sim.md)
@@ -54,17 +56,22 @@ enum Format {
     Json,
 }
 
-fn load_kernel(args: &SimArgs) -> anyhow::Result<Kernel> {
+/// The kernel to run and, for a PTX kernel, the PTX kernel (what register allocation gave).
+fn load_kernel(args: &SimArgs) -> anyhow::Result<(Kernel, Option<PtxKernel>)> {
     if let Some(knobs) = &args.synthetic {
         let knobs = synthetic::Knobs::parse(knobs).map_err(|e| bad_input(format!("--synthetic: {e}")))?;
-        return Ok(synthetic::generate(&knobs));
+        return Ok((synthetic::generate(&knobs), None));
     }
     let Some(name) = &args.kernel else {
         return Err(bad_input(
             "give --kernel NAME|FILE or --synthetic KNOBS (rfgen sim --list-kernels names the library)",
         ));
     };
-    super::kernel(name)
+    if super::ptx::names_ptx(name) {
+        let (k, _) = super::ptx::load(name)?;
+        return Ok((k.kernel.clone(), Some(k)));
+    }
+    Ok((super::kernel(name)?, None))
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
@@ -75,7 +82,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let checked = args.source.load()?;
-    let kernel = load_kernel(&args)?;
+    let (kernel, ptx) = load_kernel(&args)?;
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("valid template"));
     let report = simulate(&checked, &kernel, args.max_cycles, &mut |c| bar.set_message(format!("{c} cycles")))
@@ -94,10 +101,17 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             if let Some((_, a)) = &allocation {
                 json["allocation"] = serde_json::to_value(a)?;
             }
+            if let Some(k) = &ptx {
+                json["ptx"] = serde_json::json!({
+                    "registers": k.kernel.regs,
+                    "virtual_registers": k.virtual_registers,
+                    "predicates": k.predicates,
+                });
+            }
             println!("{}", serde_json::to_string_pretty(&json)?);
         }
         Format::Text => {
-            print_text(&report);
+            print_text(&report, ptx.as_ref().map(super::ptx::allocation_summary));
             if let Some((place, a)) = &allocation {
                 print_allocation(&kernel, place, a);
             }
@@ -145,7 +159,8 @@ pub fn scaled_launch(declared: &Grid, launched: &Grid) -> String {
     )
 }
 
-fn print_text(r: &SimReport) {
+/// The report; `registers` says what register allocation gave a PTX kernel.
+fn print_text(r: &SimReport, registers: Option<String>) {
     let s = &r.stats;
     let n = s.warp_instructions;
     let row = |k: &str, v: String| println!("  {k:<28} {v}");
@@ -155,6 +170,9 @@ fn print_text(r: &SimReport) {
     }
     if let Some(l) = &r.launch {
         row("launch", scaled_launch(&l.declared, &l.launched));
+    }
+    if let Some(registers) = registers {
+        row("registers", registers);
     }
     row("cycles", s.cycles.to_string());
     row(

@@ -56,7 +56,7 @@ pub struct SweepArgs {
     /// Cosim stimulus seed
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Run a kernel on the SM model of each point: library name, .kir file, `synthetic:KNOBS`
+    /// Run a kernel on the SM model of each point: library name, .kir or .ptx file, `synthetic:KNOBS`
     /// (as `rfgen sim --synthetic`), or `all` for every library kernel (repeat for several)
     #[arg(long = "kernel", value_name = "NAME|FILE|synthetic:KNOBS|all")]
     kernels: Vec<String>,

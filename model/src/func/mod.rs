@@ -8,6 +8,7 @@
 //! the fall-through path runs first. An entry is popped when its lanes reach its reconvergence
 //! point or when all of them have exited.
 
+pub mod arith;
 pub mod memory;
 
 use crate::kernel::cfg::NO_RECONVERGENCE;
@@ -216,6 +217,22 @@ impl Warp {
                 self.normalize();
                 return Ok(Exec { pc, mask: active, path_mask: top.mask, segments });
             }
+            Op::FSetp(_) | Op::AddCc => {
+                // Writes a predicate: the comparison, or the carry out of the add.
+                let mut result = 0u64;
+                for l in 0..lanes {
+                    let t = match ins.op {
+                        Op::FSetp(cmp) => arith::compare(cmp, a[l], b[l]),
+                        _ => {
+                            dst[l] = a[l].wrapping_add(b[l]);
+                            dst[l] < a[l]
+                        }
+                    };
+                    result |= (t as u64) << l;
+                }
+                let p = &mut self.preds[ins.pdst.unwrap() as usize];
+                *p = (*p & !active) | (result & active);
+            }
             Op::Setp(cmp) => {
                 let mut result = 0u64;
                 for l in 0..lanes {
@@ -238,9 +255,10 @@ impl Warp {
                 let p = &mut self.preds[ins.pdst.unwrap() as usize];
                 *p = (*p & !active) | (result & active);
             }
-            Op::LdGlobal | Op::LdTex | Op::StGlobal => {
+            Op::LdGlobal | Op::LdTex | Op::StGlobal | Op::AtomAdd | Op::AtomAddF => {
                 let mut segs = [u32::MAX; 64];
                 for l in (0..lanes).filter(|&l| lane_on(l)) {
+                    high_word_is_zero(ins.srcs[2], c[l], l).map_err(fault)?;
                     // Addresses do not wrap: past either end of the 4 GiB space is a fault.
                     let Ok(addr) = u32::try_from(i64::from(a[l]) + i64::from(ins.offset)) else {
                         return Err(fault(format!(
@@ -253,10 +271,18 @@ impl Warp {
                     if addr % 4 != 0 {
                         return Err(fault(format!("misaligned global address 0x{addr:08x} in lane {l}")));
                     }
-                    if ins.op == Op::StGlobal {
-                        global.write(addr, b[l]);
-                    } else {
-                        dst[l] = global.read(addr);
+                    match ins.op {
+                        Op::StGlobal => global.write(addr, b[l]),
+                        Op::AtomAdd | Op::AtomAddF => {
+                            dst[l] = global.read(addr);
+                            let sum = if ins.op == Op::AtomAdd {
+                                dst[l].wrapping_add(b[l])
+                            } else {
+                                arith::lane(Op::FAdd, dst[l], b[l], 0, false)
+                            };
+                            global.write(addr, sum);
+                        }
+                        _ => dst[l] = global.read(addr),
                     }
                     segs[segments as usize] = addr >> 7;
                     segments += 1;
@@ -270,6 +296,7 @@ impl Warp {
             }
             Op::LdShared | Op::StShared => {
                 for l in (0..lanes).filter(|&l| lane_on(l)) {
+                    high_word_is_zero(ins.srcs[2], c[l], l).map_err(fault)?;
                     let addr = a[l].wrapping_add(ins.offset as u32);
                     let word = (addr / 4) as usize;
                     if addr % 4 != 0 || word >= shared.len() {
@@ -315,7 +342,7 @@ impl Warp {
                         Op::Clz => x.leading_zeros(),
                         Op::Isqrt => x.isqrt(),
                         Op::Rcp => u32::MAX.checked_div(x).unwrap_or(u32::MAX),
-                        _ => unreachable!("handled above"),
+                        op => arith::lane(op, x, y, z, sel >> l & 1 == 1),
                     };
                 }
             }
@@ -341,6 +368,17 @@ impl Warp {
                 break;
             }
         }
+    }
+}
+
+/// A 64-bit address (PTX) must lie in the 4 GiB the model holds: its high word, a register in
+/// `srcs[2]`, zero.
+fn high_word_is_zero(high: Src, value: u32, lane: usize) -> Result<(), String> {
+    match high {
+        Src::Reg(_) if value != 0 => Err(format!(
+            "64-bit address with high word 0x{value:08x} in lane {lane} is outside the 4 GiB address space"
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -6,6 +6,7 @@ pub mod cfg;
 pub mod library;
 pub mod parse;
 pub mod passes;
+pub mod ptx;
 pub mod synthetic;
 
 pub use parse::{ParseError, parse};
@@ -27,6 +28,34 @@ pub enum Cmp {
     Leu,
     Gtu,
     Geu,
+}
+
+/// Comparison of a float `setp` (IEEE 754): the plain forms are false when either value is NaN,
+/// the `u` forms ("unordered") true.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FCmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+}
+
+/// A conversion between 32-bit integers and f32: to float rounding to nearest, to integer
+/// rounding toward zero (saturating; NaN gives 0), as PTX's `cvt.rn` and `cvt.rzi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cvt {
+    F32FromS32,
+    F32FromU32,
+    S32FromF32,
+    U32FromF32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +87,32 @@ pub enum Op {
     Bra,
     Exit,
     Bar,
+    // Reached only from PTX (docs/ptx.md); kernel files have no syntax for them.
+    /// High 32 bits of the 64-bit product, signed and unsigned.
+    MulHi,
+    MulHiU,
+    /// `d = a + b` and the carry out into `pdst`; `AddX` adds the carry in `psrc`: together a
+    /// 64-bit add over register pairs.
+    AddCc,
+    AddX,
+    FAdd,
+    FSub,
+    FMul,
+    FFma,
+    FMin,
+    FMax,
+    FSetp(FCmp),
+    Cvt(Cvt),
+    FDiv,
+    FSqrt,
+    FRcp,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    /// Atomic add to global memory (u32, f32); `d` gets the old value.
+    AtomAdd,
+    AtomAddF,
 }
 
 /// Where an instruction executes.
@@ -76,8 +131,8 @@ impl Op {
     pub fn unit(self) -> Unit {
         use Op::*;
         match self {
-            Popc | Clz | Isqrt | Rcp => Unit::Sfu,
-            LdGlobal | StGlobal => Unit::Global,
+            Popc | Clz | Isqrt | Rcp | FDiv | FSqrt | FRcp | Ex2 | Lg2 | Sin | Cos => Unit::Sfu,
+            LdGlobal | StGlobal | AtomAdd | AtomAddF => Unit::Global,
             LdShared | StShared => Unit::Shared,
             LdTex => Unit::Texture,
             Bra | Exit | Bar => Unit::Control,
@@ -87,7 +142,36 @@ impl Op {
 
     /// Results come back after a long, unpredictable latency (SPEC §1: global loads, texture).
     pub fn is_long_latency(self) -> bool {
-        matches!(self, Op::LdGlobal | Op::LdTex)
+        matches!(self, Op::LdGlobal | Op::LdTex | Op::AtomAdd | Op::AtomAddF)
+    }
+
+    /// The name of an operation only PTX reaches, for listings (`rfgen sim --show-allocation`).
+    pub fn ptx_only_name(self) -> Option<&'static str> {
+        use Op::*;
+        Some(match self {
+            MulHi => "mul.hi.s32",
+            MulHiU => "mul.hi.u32",
+            AddCc => "add.cc.u32",
+            AddX => "addc.u32",
+            FAdd => "add.f32",
+            FSub => "sub.f32",
+            FMul => "mul.f32",
+            FFma => "fma.f32",
+            FMin => "min.f32",
+            FMax => "max.f32",
+            FSetp(_) => "setp.f32",
+            Cvt(_) => "cvt",
+            FDiv => "div.f32",
+            FSqrt => "sqrt.f32",
+            FRcp => "rcp.f32",
+            Ex2 => "ex2.f32",
+            Lg2 => "lg2.f32",
+            Sin => "sin.f32",
+            Cos => "cos.f32",
+            AtomAdd => "atom.add.u32",
+            AtomAddF => "atom.add.f32",
+            _ => return None,
+        })
     }
 }
 
@@ -130,8 +214,9 @@ pub struct Guard {
     pub negate: bool,
 }
 
-/// One static instruction. Memory operands address `srcs[0] + offset` (bytes); stores write
-/// `srcs[1]`; `selp` selects by `psrc`; `setp` writes `pdst`.
+/// One static instruction. Memory operands address `srcs[0] + offset` (bytes); a register in
+/// `srcs[2]` is the high word of a 64-bit address (PTX), which must be zero; stores and atomics
+/// write `srcs[1]`; `selp` selects by `psrc`; `setp` writes `pdst`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Instr {
     pub op: Op,

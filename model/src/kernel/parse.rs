@@ -157,8 +157,12 @@ fn mnemonic(word: &str) -> Option<(Op, Shape)> {
 const MNEMONICS: &str = "add sub mul mad and or xor shl shr sra min max mov selp setp.<cmp> popc clz isqrt rcp \
                          ld.global st.global ld.shared st.shared ld.tex bra exit bar";
 
-/// The mnemonic of `op` as kernel files write it (`setp` without its comparison).
+/// The mnemonic of `op` as kernel files write it (`setp` without its comparison), or for an
+/// operation only PTX reaches, its PTX name.
 pub fn mnemonic_of(op: Op) -> &'static str {
+    if let Some(name) = op.ptx_only_name() {
+        return name;
+    }
     if matches!(op, Op::Setp(_)) {
         return "setp";
     }

@@ -1,0 +1,92 @@
+//! Lane semantics of the operations PTX brings (docs/ptx.md): f32 arithmetic with IEEE 754
+//! results on the values' bits, conversions and the high half of products. The special
+//! functions (`sin`, `cos`, `ex2`, `lg2`) return the correctly computed f32 value of the math
+//! library where the hardware's approximations differ in the last bits.
+
+use crate::kernel::{Cvt, FCmp, Op};
+
+fn f(x: u32) -> f32 {
+    f32::from_bits(x)
+}
+
+/// The result of one lane of a PTX-only operation with sources `x, y, z` and, for `AddX`, the
+/// carry in.
+pub fn lane(op: Op, x: u32, y: u32, z: u32, carry: bool) -> u32 {
+    match op {
+        Op::MulHi => ((i64::from(x as i32) * i64::from(y as i32)) >> 32) as u32,
+        Op::MulHiU => ((u64::from(x) * u64::from(y)) >> 32) as u32,
+        Op::AddCc => x.wrapping_add(y),
+        Op::AddX => x.wrapping_add(y).wrapping_add(carry as u32),
+        Op::FAdd => (f(x) + f(y)).to_bits(),
+        Op::FSub => (f(x) - f(y)).to_bits(),
+        Op::FMul => (f(x) * f(y)).to_bits(),
+        Op::FFma => f(x).mul_add(f(y), f(z)).to_bits(),
+        Op::FMin => f(x).min(f(y)).to_bits(),
+        Op::FMax => f(x).max(f(y)).to_bits(),
+        Op::FDiv => (f(x) / f(y)).to_bits(),
+        Op::FSqrt => f(x).sqrt().to_bits(),
+        Op::FRcp => (1.0 / f(x)).to_bits(),
+        Op::Ex2 => f(x).exp2().to_bits(),
+        Op::Lg2 => f(x).log2().to_bits(),
+        Op::Sin => f(x).sin().to_bits(),
+        Op::Cos => f(x).cos().to_bits(),
+        Op::Cvt(c) => match c {
+            Cvt::F32FromS32 => (x as i32 as f32).to_bits(),
+            Cvt::F32FromU32 => (x as f32).to_bits(),
+            // Rust's float-to-integer casts truncate, saturate and map NaN to 0, as cvt.rzi does.
+            Cvt::S32FromF32 => f(x) as i32 as u32,
+            Cvt::U32FromF32 => f(x) as u32,
+        },
+        other => unreachable!("{other:?} is not a lane operation"),
+    }
+}
+
+/// Whether `x CMP y` holds for f32 values.
+pub fn compare(cmp: FCmp, x: u32, y: u32) -> bool {
+    let (x, y) = (f(x), f(y));
+    let unordered = x.is_nan() || y.is_nan();
+    match cmp {
+        FCmp::Eq => x == y,
+        FCmp::Ne => !unordered && x != y,
+        FCmp::Lt => x < y,
+        FCmp::Le => x <= y,
+        FCmp::Gt => x > y,
+        FCmp::Ge => x >= y,
+        FCmp::Equ => unordered || x == y,
+        FCmp::Neu => x != y,
+        FCmp::Ltu => unordered || x < y,
+        FCmp::Leu => unordered || x <= y,
+        FCmp::Gtu => unordered || x > y,
+        FCmp::Geu => unordered || x >= y,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn high_halves_of_products_are_signed_or_unsigned() {
+        assert_eq!(lane(Op::MulHiU, 0xffff_ffff, 2, 0, false), 1);
+        assert_eq!(lane(Op::MulHi, (-1i32) as u32, 2, 0, false), u32::MAX);
+    }
+
+    #[test]
+    fn carry_chains_make_a_64_bit_add() {
+        let (a, b) = (0x1_ffff_fff0u64, 0x0_0000_0020u64);
+        let lo = lane(Op::AddCc, a as u32, b as u32, 0, false);
+        let carry = lo < a as u32;
+        let hi = lane(Op::AddX, (a >> 32) as u32, (b >> 32) as u32, 0, carry);
+        assert_eq!(u64::from(hi) << 32 | u64::from(lo), a + b);
+    }
+
+    #[test]
+    fn float_results_are_ieee() {
+        let b = |v: f32| v.to_bits();
+        assert_eq!(lane(Op::FFma, b(0.1), b(10.0), b(-1.0), false), b(0.1f32.mul_add(10.0, -1.0)));
+        assert_eq!(lane(Op::FDiv, b(1.0), b(3.0), 0, false), b(1.0 / 3.0));
+        assert_eq!(lane(Op::Cvt(Cvt::S32FromF32), b(-2.7), 0, 0, false), (-2i32) as u32);
+        assert_eq!(lane(Op::Cvt(Cvt::U32FromF32), b(f32::NAN), 0, 0, false), 0);
+        assert!(compare(FCmp::Neu, b(f32::NAN), b(1.0)) && !compare(FCmp::Ne, b(f32::NAN), b(1.0)));
+    }
+}

@@ -1,0 +1,291 @@
+//! The launch description of a PTX kernel (docs/ptx.md): a TOML file giving the grid, the
+//! block, every parameter's value and the input buffers, filled by named deterministic
+//! generators. Buffers are placed in global memory in name order from [`BUFFER_BASE`].
+
+use super::parse::Param;
+use crate::kernel::DataInit;
+use crate::kernel::parse::{MAX_BLOCKS, MAX_DATA_WORDS, MAX_THREADS};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// Global address of the first buffer; each buffer starts on a 4 KiB boundary.
+pub const BUFFER_BASE: u32 = 0x1000_0000;
+const BUFFER_ALIGN: u32 = 4096;
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct LaunchError(pub String);
+
+fn fail<T>(message: impl Into<String>) -> Result<T, LaunchError> {
+    Err(LaunchError(message.into()))
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+enum Grid {
+    X(u32),
+    XY([u32; 2]),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct ParamFile {
+    buffer: Option<String>,
+    value: Option<Number>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Elem {
+    U32,
+    S32,
+    F32,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Init {
+    Zero,
+    Iota,
+    Uniform,
+    Constant,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct BufferFile {
+    #[serde(rename = "type")]
+    ty: Elem,
+    count: u32,
+    init: Init,
+    min: Option<Number>,
+    max: Option<Number>,
+    value: Option<Number>,
+    seed: Option<u64>,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct LaunchFile {
+    ptx: Option<String>,
+    entry: Option<String>,
+    grid: Grid,
+    block: u32,
+    #[serde(default)]
+    params: Vec<ParamFile>,
+    #[serde(default)]
+    buffers: BTreeMap<String, BufferFile>,
+}
+
+/// A buffer placed in global memory with its initial contents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    pub name: String,
+    pub ty: Elem,
+    pub addr: u32,
+    pub words: Vec<u32>,
+}
+
+/// A kernel parameter's launch value: a buffer's address or a number.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamValue {
+    Buffer(String),
+    Number(Number),
+}
+
+/// A checked launch description.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    /// The PTX file, relative to the launch file (when the launch file is what was named).
+    pub ptx: Option<String>,
+    /// The entry to run; needed when the module has several.
+    pub entry: Option<String>,
+    pub blocks_x: u32,
+    pub blocks_y: u32,
+    pub threads: u32,
+    pub params: Vec<ParamValue>,
+    pub buffers: Vec<Buffer>,
+}
+
+/// Parses and checks a launch file, generating its buffers.
+pub fn parse(text: &str) -> Result<Launch, LaunchError> {
+    let f: LaunchFile = toml::from_str(text).map_err(|e| LaunchError(e.to_string().trim_end().to_string()))?;
+    let (blocks_x, blocks_y) = match f.grid {
+        Grid::X(x) => (x, 1),
+        Grid::XY([x, y]) => (x, y),
+    };
+    if blocks_x == 0 || blocks_y == 0 || u64::from(blocks_x) * u64::from(blocks_y) > u64::from(MAX_BLOCKS) {
+        return fail(format!("grid: {blocks_x} × {blocks_y} blocks (allowed: 1 to {MAX_BLOCKS} in all)"));
+    }
+    if !(1..=MAX_THREADS).contains(&f.block) {
+        return fail(format!("block: {} threads (allowed: 1 to {MAX_THREADS})", f.block));
+    }
+    let mut params = Vec::new();
+    for (i, p) in f.params.into_iter().enumerate() {
+        params.push(match (p.buffer, p.value) {
+            (Some(b), None) if f.buffers.contains_key(&b) => ParamValue::Buffer(b),
+            (Some(b), None) => return fail(format!("params[{i}]: no buffer `{b}` in [buffers]")),
+            (None, Some(v)) => ParamValue::Number(v),
+            _ => return fail(format!("params[{i}]: give either `buffer = NAME` or `value = NUMBER`")),
+        });
+    }
+    let mut buffers = Vec::new();
+    let (mut addr, mut words) = (u64::from(BUFFER_BASE), 0u64);
+    for (name, b) in f.buffers {
+        words += u64::from(b.count);
+        if b.count == 0 || words > u64::from(MAX_DATA_WORDS) {
+            return fail(format!(
+                "buffers.{name}.count: {} (allowed: 1 or more, {MAX_DATA_WORDS} in all buffers)",
+                b.count
+            ));
+        }
+        let data = generate(&name, &b)?;
+        buffers.push(Buffer { name, ty: b.ty, addr: addr as u32, words: data });
+        addr = (addr + 4 * u64::from(b.count)).next_multiple_of(u64::from(BUFFER_ALIGN));
+    }
+    Ok(Launch { ptx: f.ptx, entry: f.entry, blocks_x, blocks_y, threads: f.block, params, buffers })
+}
+
+/// FNV-1a of the name: the seed of a buffer that gives none.
+fn name_seed(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+fn as_f64(n: Number) -> f64 {
+    match n {
+        Number::Int(v) => v as f64,
+        Number::Float(v) => v,
+    }
+}
+
+/// The bits of `n` as an element of type `ty`; `None` when it does not fit.
+fn bits(n: Number, ty: Elem) -> Option<u32> {
+    match (ty, n) {
+        (Elem::F32, n) => Some((as_f64(n) as f32).to_bits()),
+        (Elem::U32, Number::Int(v)) => u32::try_from(v).ok(),
+        (Elem::S32, Number::Int(v)) => i32::try_from(v).ok().map(|v| v as u32),
+        (_, Number::Float(_)) => None,
+    }
+}
+
+fn generate(name: &str, b: &BufferFile) -> Result<Vec<u32>, LaunchError> {
+    let field = |f: &str, v: Option<Number>| match v {
+        None => fail(format!("buffers.{name}.{f}: needed by init = \"{:?}\"", b.init).to_lowercase()),
+        Some(n) => bits(n, b.ty).map(|_| n).ok_or_else(|| {
+            LaunchError(format!("buffers.{name}.{f}: {} is not a {:?} value", as_f64(n), b.ty).to_lowercase())
+        }),
+    };
+    let n = b.count as usize;
+    Ok(match b.init {
+        Init::Zero => vec![0; n],
+        Init::Iota => (0..b.count).map(|i| bits(Number::Int(i64::from(i)), b.ty).unwrap()).collect(),
+        Init::Constant => vec![bits(field("value", b.value)?, b.ty).unwrap(); n],
+        Init::Uniform => {
+            let (lo, hi) = (field("min", b.min)?, field("max", b.max)?);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(b.seed.unwrap_or_else(|| name_seed(name)));
+            match b.ty {
+                Elem::F32 => {
+                    let (lo, hi) = (as_f64(lo) as f32, as_f64(hi) as f32);
+                    if lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
+                        return fail(format!("buffers.{name}: min {lo} must be below max {hi}"));
+                    }
+                    (0..n).map(|_| rng.random_range(lo..hi).to_bits()).collect()
+                }
+                _ => {
+                    let (lo, hi) = (as_f64(lo) as i64, as_f64(hi) as i64);
+                    if lo > hi {
+                        return fail(format!("buffers.{name}: min {lo} is above max {hi}"));
+                    }
+                    (0..n).map(|_| rng.random_range(lo..=hi) as u32).collect()
+                }
+            }
+        }
+    })
+}
+
+impl Launch {
+    /// The parameters' values as `ld.param` reads them, checked against the kernel's
+    /// parameters one by one.
+    pub fn values(&self, entry: &str, params: &[Param]) -> Result<Vec<u64>, LaunchError> {
+        if params.len() != self.params.len() {
+            return fail(format!(
+                "params: `{entry}` has {} parameters, the launch file gives {}",
+                params.len(),
+                self.params.len()
+            ));
+        }
+        let mut out = Vec::new();
+        for (i, (p, v)) in params.iter().zip(&self.params).enumerate() {
+            let what = format!("params[{i}] (`{}`, .{})", p.name, p.ty);
+            out.push(match (p.ty.as_str(), v) {
+                ("u64" | "b64" | "s64", ParamValue::Buffer(b)) => {
+                    u64::from(self.buffers.iter().find(|x| &x.name == b).expect("checked when parsed").addr)
+                }
+                ("u64" | "b64" | "s64", _) => return fail(format!("{what}: a pointer, give `buffer = NAME`")),
+                (_, ParamValue::Buffer(_)) => return fail(format!("{what}: not a pointer, give `value = NUMBER`")),
+                (ty, ParamValue::Number(n)) => {
+                    let elem = match ty {
+                        "u32" | "b32" => Elem::U32,
+                        "s32" => Elem::S32,
+                        "f32" => Elem::F32,
+                        _ => return fail(format!("{what}: parameters of type .{ty} are not supported yet")),
+                    };
+                    let bits = bits(*n, elem).or_else(|| if elem == Elem::U32 { bits(*n, Elem::S32) } else { None });
+                    let Some(bits) = bits else {
+                        return fail(format!("{what}: {} does not fit", as_f64(*n)));
+                    };
+                    u64::from(bits)
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    /// Global memory the kernel starts with: the buffers.
+    pub fn data(&self) -> Vec<DataInit> {
+        self.buffers.iter().map(|b| DataInit { addr: b.addr, words: b.words.clone() }).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_placed_in_name_order_and_generated_deterministically() {
+        let text = "grid = [2, 3]\nblock = 64\nparams = [{ buffer = \"x\" }, { value = 2.5 }]\n\
+                    [buffers.y]\ntype = \"u32\"\ncount = 5000\ninit = \"iota\"\n\
+                    [buffers.x]\ntype = \"f32\"\ncount = 8\ninit = \"uniform\"\nmin = -1\nmax = 1.0\n";
+        let l = parse(text).unwrap();
+        assert_eq!((l.blocks_x, l.blocks_y, l.threads), (2, 3, 64));
+        assert_eq!((l.buffers[0].name.as_str(), l.buffers[0].addr), ("x", BUFFER_BASE));
+        assert_eq!(l.buffers[1].addr, BUFFER_BASE + BUFFER_ALIGN);
+        assert_eq!(l.buffers[1].words[4999], 4999);
+        assert!(l.buffers[0].words.iter().all(|&w| (-1.0..1.0).contains(&f32::from_bits(w))));
+        assert_eq!(parse(text).unwrap(), l, "generation is deterministic");
+    }
+
+    #[test]
+    fn a_launch_file_that_does_not_match_the_kernel_is_named_field_by_field() {
+        let l = parse("grid = 1\nblock = 32\nparams = [{ value = 1.5 }, { value = 3 }]\n").unwrap();
+        let p = |ty: &str| Param { name: format!("k_{ty}"), ty: ty.into(), line: 1 };
+        let e = l.values("k", &[p("u64"), p("u32")]).unwrap_err();
+        assert!(e.0.starts_with("params[0] (`k_u64`, .u64): a pointer"), "{e}");
+        let e = l.values("k", &[p("f32")]).unwrap_err();
+        assert!(e.0.contains("`k` has 1 parameters, the launch file gives 2"), "{e}");
+        let e = l.values("k", &[p("f32"), p("f32")]).unwrap();
+        assert_eq!(e, vec![u64::from(1.5f32.to_bits()), u64::from(3.0f32.to_bits())]);
+        let e =
+            parse("grid = 1\nblock = 32\n[buffers.a]\ntype = \"f32\"\ncount = 4\ninit = \"uniform\"\n").unwrap_err();
+        assert!(e.0.contains("buffers.a.min: needed by init = \"uniform\""), "{e}");
+    }
+}

@@ -1,0 +1,629 @@
+//! Lowering of a parsed PTX entry to the model's instruction stream over virtual registers
+//! (docs/ptx.md). A 64-bit value is a virtual register of two halves, and 64-bit arithmetic
+//! becomes 32-bit instructions on the halves, as the SM's datapath is 32 bits wide: an add is
+//! an add writing a carry predicate and an add consuming it, `mul.wide` a low and a high
+//! product. Parameters are known at launch, so `ld.param` becomes moves of immediates.
+
+use super::PtxError;
+use super::parse::{Entry, Instruction, Operand, SharedVar, Statement};
+use crate::kernel::{Cmp, Cvt, FCmp, Op, Special};
+use std::collections::HashMap;
+
+/// A virtual register: an index into [`Lowered::classes`].
+pub type VReg = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    W32,
+    /// 64 bits: an aligned pair of architectural registers.
+    W64,
+    Pred,
+}
+
+/// A virtual register's half (0 low, 1 high; always 0 for 32-bit registers).
+pub type Half = (VReg, u8);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VSrc {
+    None,
+    Reg(Half),
+    Imm(u32),
+    Special(Special),
+}
+
+/// One instruction of the model ([`crate::kernel::Instr`]) over virtual registers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VInstr {
+    pub op: Op,
+    pub guard: Option<(VReg, bool)>,
+    pub dst: Option<Half>,
+    pub pdst: Option<VReg>,
+    pub srcs: [VSrc; 3],
+    pub psrc: Option<VReg>,
+    pub offset: i32,
+    pub target: u32,
+    /// The PTX line it comes from.
+    pub line: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    pub code: Vec<VInstr>,
+    pub classes: Vec<Class>,
+    /// The PTX name of every virtual register (temporaries are named after their purpose).
+    pub names: Vec<String>,
+    pub shared_bytes: u32,
+}
+
+/// A parameter's value at launch: pointers and integers as their bits, f32 as its bits.
+pub type ParamValue = u64;
+
+/// Largest shared memory of a block (as kernel files, docs/kernel-ir.md).
+const MAX_SHARED_BYTES: u32 = crate::kernel::parse::MAX_SHARED_BYTES;
+
+struct Lowerer<'a> {
+    families: HashMap<&'a str, (&'a str, u32)>,
+    singles: HashMap<&'a str, &'a str>,
+    vregs: HashMap<String, VReg>,
+    classes: Vec<Class>,
+    names: Vec<String>,
+    shared: HashMap<&'a str, u32>,
+    params: HashMap<&'a str, (usize, &'a str)>,
+    values: &'a [ParamValue],
+    code: Vec<VInstr>,
+    line: u32,
+    guard: Option<(VReg, bool)>,
+}
+
+fn fail<T>(line: u32, message: impl Into<String>) -> Result<T, PtxError> {
+    Err(PtxError { line, message: message.into() })
+}
+
+/// Lays out the shared variables from offset 0, each at its alignment.
+pub fn shared_layout(vars: &[&SharedVar]) -> Result<(HashMap<String, u32>, u32), PtxError> {
+    let mut at = 0u64;
+    let mut offsets = HashMap::new();
+    for v in vars {
+        at = at.next_multiple_of(u64::from(v.align));
+        if offsets.insert(v.name.clone(), at as u32).is_some() {
+            return fail(v.line, format!("shared variable `{}` is declared twice", v.name));
+        }
+        at += u64::from(v.bytes);
+        if at > u64::from(MAX_SHARED_BYTES) {
+            return fail(v.line, format!("shared memory exceeds {MAX_SHARED_BYTES} bytes at `{}`", v.name));
+        }
+    }
+    Ok((offsets, at.next_multiple_of(4) as u32))
+}
+
+/// Lowers `entry` with `values[i]` for parameter `i` (checked against the parameters' types by
+/// the launch file) and the module's shared variables.
+pub fn lower(entry: &Entry, module_shared: &[SharedVar], values: &[ParamValue]) -> Result<Lowered, PtxError> {
+    let vars: Vec<&SharedVar> = module_shared.iter().chain(&entry.shared).collect();
+    let (offsets, shared_bytes) = shared_layout(&vars)?;
+    let mut l = Lowerer {
+        families: HashMap::new(),
+        singles: HashMap::new(),
+        vregs: HashMap::new(),
+        classes: Vec::new(),
+        names: Vec::new(),
+        shared: vars.iter().map(|v| (v.name.as_str(), offsets[&v.name])).collect(),
+        params: entry.params.iter().enumerate().map(|(i, p)| (p.name.as_str(), (i, p.ty.as_str()))).collect(),
+        values,
+        code: Vec::new(),
+        line: entry.line,
+        guard: None,
+    };
+    for d in &entry.regs {
+        let fresh = match d.count {
+            Some(n) => l.families.insert(&d.name, (&d.ty, n)).is_none(),
+            None => l.singles.insert(&d.name, &d.ty).is_none(),
+        };
+        if !fresh {
+            return fail(d.line, format!("register `{}` is declared twice", d.name));
+        }
+    }
+    let mut labels: HashMap<&str, u32> = HashMap::new();
+    let mut branches = Vec::new();
+    for s in &entry.body {
+        match s {
+            Statement::Label(name, line) => {
+                if labels.insert(name, l.code.len() as u32).is_some() {
+                    return fail(*line, format!("label `{name}` is defined twice"));
+                }
+            }
+            Statement::Instruction(ins) => {
+                l.line = ins.line;
+                l.guard = ins.guard.as_ref().map(|(p, negate)| l.pred(p).map(|v| (v, *negate))).transpose()?;
+                if let Some(label) = l.instruction(ins)? {
+                    branches.push((l.code.len() - 1, label, ins.line));
+                }
+            }
+        }
+    }
+    for (at, label, line) in branches {
+        let Some(&target) = labels.get(label.as_str()) else {
+            return fail(line, format!("branch to undefined label `{label}`"));
+        };
+        l.code[at].target = target;
+    }
+    match l.code.last() {
+        Some(last) if last.guard.is_none() && matches!(last.op, Op::Exit | Op::Bra) => {}
+        _ => return fail(entry.line, format!("`{}` can run past its last instruction: end it with `ret`", entry.name)),
+    }
+    Ok(Lowered { code: l.code, classes: l.classes, names: l.names, shared_bytes })
+}
+
+fn special(name: &str) -> Option<VSrc> {
+    Some(match name {
+        "%tid.x" => VSrc::Special(Special::Tid),
+        "%ntid.x" => VSrc::Special(Special::Ntid),
+        "%ctaid.x" => VSrc::Special(Special::CtaidX),
+        "%ctaid.y" => VSrc::Special(Special::CtaidY),
+        "%nctaid.x" => VSrc::Special(Special::NctaidX),
+        "%nctaid.y" => VSrc::Special(Special::NctaidY),
+        "%laneid" => VSrc::Special(Special::Lane),
+        "%warpid" => VSrc::Special(Special::Warp),
+        // Blocks are one-dimensional and grids at most two-dimensional.
+        "%tid.y" | "%tid.z" | "%ctaid.z" => VSrc::Imm(0),
+        "%ntid.y" | "%ntid.z" | "%nctaid.z" => VSrc::Imm(1),
+        _ => return None,
+    })
+}
+
+fn int_cmp(cmp: &str, signed: bool) -> Option<Cmp> {
+    Some(match (cmp, signed) {
+        ("eq", _) => Cmp::Eq,
+        ("ne", _) => Cmp::Ne,
+        ("lt", true) => Cmp::Lt,
+        ("le", true) => Cmp::Le,
+        ("gt", true) => Cmp::Gt,
+        ("ge", true) => Cmp::Ge,
+        ("lt" | "lo", false) => Cmp::Ltu,
+        ("le" | "ls", false) => Cmp::Leu,
+        ("gt" | "hi", false) => Cmp::Gtu,
+        ("ge" | "hs", false) => Cmp::Geu,
+        _ => return None,
+    })
+}
+
+fn float_cmp(cmp: &str) -> Option<FCmp> {
+    Some(match cmp {
+        "eq" => FCmp::Eq,
+        "ne" => FCmp::Ne,
+        "lt" => FCmp::Lt,
+        "le" => FCmp::Le,
+        "gt" => FCmp::Gt,
+        "ge" => FCmp::Ge,
+        "equ" => FCmp::Equ,
+        "neu" => FCmp::Neu,
+        "ltu" => FCmp::Ltu,
+        "leu" => FCmp::Leu,
+        "gtu" => FCmp::Gtu,
+        "geu" => FCmp::Geu,
+        _ => return None,
+    })
+}
+
+const INT32: &[&str] = &["b32", "u32", "s32"];
+const ANY32: &[&str] = &["b32", "u32", "s32", "f32"];
+const INT64: &[&str] = &["b64", "u64", "s64"];
+
+impl<'a> Lowerer<'a> {
+    fn unsupported<T>(&self, what: &str) -> Result<T, PtxError> {
+        fail(self.line, format!("unsupported instruction `{what}`"))
+    }
+
+    /// The virtual register of a declared register, created on first use.
+    fn vreg(&mut self, name: &str) -> Result<(VReg, Class), PtxError> {
+        if let Some(&v) = self.vregs.get(name) {
+            return Ok((v, self.classes[v as usize]));
+        }
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, index) = name.split_at(name.len() - digits);
+        let family = self.families.get(prefix).filter(|(_, n)| index.parse::<u32>().is_ok_and(|i| i < *n));
+        let Some(ty) = family.map(|f| f.0).or_else(|| self.singles.get(name).copied()) else {
+            return fail(self.line, format!("register `{name}` is not declared"));
+        };
+        let class = match ty {
+            "pred" => Class::Pred,
+            "b32" | "u32" | "s32" | "f32" => Class::W32,
+            "b64" | "u64" | "s64" => Class::W64,
+            _ => return fail(self.line, format!("unsupported register type `.{ty}` of `{name}`")),
+        };
+        Ok((self.fresh(name, class), class))
+    }
+
+    fn fresh(&mut self, name: &str, class: Class) -> VReg {
+        let v = self.classes.len() as VReg;
+        self.classes.push(class);
+        self.names.push(name.to_string());
+        if name.starts_with('%') {
+            self.vregs.insert(name.to_string(), v);
+        }
+        v
+    }
+
+    fn reg_of(&mut self, o: &Operand, class: Class, what: &str) -> Result<VReg, PtxError> {
+        let Operand::Reg(name) = o else {
+            return fail(self.line, format!("expected a register as {what}"));
+        };
+        match self.vreg(name)? {
+            (v, c) if c == class => Ok(v),
+            _ => fail(self.line, format!("`{name}` is not a {} register ({what})", class_name(class))),
+        }
+    }
+
+    fn pred(&mut self, name: &str) -> Result<VReg, PtxError> {
+        self.reg_of(&Operand::Reg(name.to_string()), Class::Pred, "a predicate")
+    }
+
+    fn dst32(&mut self, o: &Operand) -> Result<Half, PtxError> {
+        Ok((self.reg_of(o, Class::W32, "a 32-bit destination")?, 0))
+    }
+
+    fn dst64(&mut self, o: &Operand) -> Result<VReg, PtxError> {
+        self.reg_of(o, Class::W64, "a 64-bit destination")
+    }
+
+    fn src32(&mut self, o: &Operand) -> Result<VSrc, PtxError> {
+        match o {
+            Operand::Reg(name) => {
+                if let Some(s) = special(name) {
+                    return Ok(s);
+                }
+                Ok(VSrc::Reg((self.reg_of(o, Class::W32, "a 32-bit source")?, 0)))
+            }
+            Operand::Int(v) => match u32::try_from(*v).ok().or_else(|| i32::try_from(*v).ok().map(|v| v as u32)) {
+                Some(v) => Ok(VSrc::Imm(v)),
+                None => fail(self.line, format!("immediate {v} does not fit 32 bits")),
+            },
+            Operand::F32(bits) => Ok(VSrc::Imm(*bits)),
+            Operand::Symbol(s) => match self.shared.get(s.as_str()) {
+                Some(&at) => Ok(VSrc::Imm(at)),
+                None => fail(self.line, format!("`{s}` is not a shared variable")),
+            },
+            Operand::Address { .. } => fail(self.line, "expected a value, found an address `[...]`"),
+        }
+    }
+
+    /// The low and high halves of a 64-bit source.
+    fn src64(&mut self, o: &Operand) -> Result<[VSrc; 2], PtxError> {
+        match o {
+            Operand::Reg(_) => {
+                let v = self.reg_of(o, Class::W64, "a 64-bit source")?;
+                Ok([VSrc::Reg((v, 0)), VSrc::Reg((v, 1))])
+            }
+            Operand::Int(v) => Ok([VSrc::Imm(*v as u32), VSrc::Imm((*v >> 32) as u32)]),
+            _ => Ok([self.src32(o)?, VSrc::Imm(0)]),
+        }
+    }
+
+    /// An address: base in `srcs[0]` (and a 64-bit base's high word in `srcs[2]`), offset.
+    fn address(&mut self, o: &Operand) -> Result<([VSrc; 3], i32), PtxError> {
+        let Operand::Address { base, offset } = o else {
+            return fail(self.line, "expected an address `[...]`");
+        };
+        let Ok(offset) = i32::try_from(*offset) else {
+            return fail(self.line, format!("address offset {offset} does not fit 32 bits"));
+        };
+        if base.starts_with('%') {
+            let (v, class) = self.vreg(base)?;
+            return match class {
+                Class::W64 => Ok(([VSrc::Reg((v, 0)), VSrc::None, VSrc::Reg((v, 1))], offset)),
+                Class::W32 => Ok(([VSrc::Reg((v, 0)), VSrc::None, VSrc::None], offset)),
+                Class::Pred => fail(self.line, format!("predicate `{base}` used as an address")),
+            };
+        }
+        Ok(([self.src32(&Operand::Symbol(base.clone()))?, VSrc::None, VSrc::None], offset))
+    }
+
+    fn emit(&mut self, op: Op, dst: Option<Half>, srcs: [VSrc; 3]) -> &mut VInstr {
+        self.code.push(VInstr {
+            op,
+            guard: self.guard,
+            dst,
+            pdst: None,
+            srcs,
+            psrc: None,
+            offset: 0,
+            target: 0,
+            line: self.line,
+        });
+        self.code.last_mut().unwrap()
+    }
+
+    fn operands<'o>(&self, ins: &'o Instruction, n: usize) -> Result<&'o [Operand], PtxError> {
+        if ins.operands.len() != n {
+            return fail(self.line, format!("`{}` takes {n} operands, found {}", ins.opcode, ins.operands.len()));
+        }
+        Ok(&ins.operands)
+    }
+
+    /// Lowers one instruction; returns the label of a branch (patched once labels are known).
+    fn instruction(&mut self, ins: &Instruction) -> Result<Option<String>, PtxError> {
+        let parts: Vec<&str> = ins.opcode.split('.').collect();
+        let (base, ty) = (parts[0], *parts.last().unwrap());
+        // Rounding to nearest is what IEEE arithmetic does; `.approx` and `.full` are computed
+        // exactly too (docs/ptx.md); `.uni` only promises a branch does not diverge.
+        let middle = if parts.len() > 2 { &parts[1..parts.len() - 1] } else { &[] };
+        let mods: Vec<&str> = middle.iter().copied().filter(|m| !matches!(*m, "rn" | "approx" | "full")).collect();
+        let mods = mods.as_slice();
+        let binary = |op| (op, 3);
+        let simple = match (base, mods, ty) {
+            ("add", [], t) if INT32.contains(&t) => Some(binary(Op::Add)),
+            ("sub", [], t) if INT32.contains(&t) => Some(binary(Op::Sub)),
+            ("mul", ["lo"], t) if INT32.contains(&t) => Some(binary(Op::Mul)),
+            ("mul", ["hi"], "s32") => Some(binary(Op::MulHi)),
+            ("mul", ["hi"], "u32") => Some(binary(Op::MulHiU)),
+            ("mad", ["lo"], t) if INT32.contains(&t) => Some((Op::Mad, 4)),
+            ("and", [], "b32") => Some(binary(Op::And)),
+            ("or", [], "b32") => Some(binary(Op::Or)),
+            ("xor", [], "b32") => Some(binary(Op::Xor)),
+            ("shl", [], "b32") => Some(binary(Op::Shl)),
+            ("shr", [], "u32" | "b32") => Some(binary(Op::Shr)),
+            ("shr", [], "s32") => Some(binary(Op::Sra)),
+            ("min", [], "s32") => Some(binary(Op::Min)),
+            ("max", [], "s32") => Some(binary(Op::Max)),
+            ("add", [], "f32") => Some(binary(Op::FAdd)),
+            ("sub", [], "f32") => Some(binary(Op::FSub)),
+            ("mul", [], "f32") => Some(binary(Op::FMul)),
+            ("fma" | "mad", [], "f32") => Some((Op::FFma, 4)),
+            ("min", [], "f32") => Some(binary(Op::FMin)),
+            ("max", [], "f32") => Some(binary(Op::FMax)),
+            ("div", [], "f32") => Some(binary(Op::FDiv)),
+            ("sqrt", [], "f32") => Some((Op::FSqrt, 2)),
+            ("rcp", [], "f32") => Some((Op::FRcp, 2)),
+            ("ex2", [], "f32") => Some((Op::Ex2, 2)),
+            ("lg2", [], "f32") => Some((Op::Lg2, 2)),
+            ("sin", [], "f32") => Some((Op::Sin, 2)),
+            ("cos", [], "f32") => Some((Op::Cos, 2)),
+            ("mov", [], t) if ANY32.contains(&t) => Some((Op::Mov, 2)),
+            ("cvt", ["f32"], "s32") => Some((Op::Cvt(Cvt::F32FromS32), 2)),
+            ("cvt", ["f32"], "u32") => Some((Op::Cvt(Cvt::F32FromU32), 2)),
+            ("cvt", ["rzi", "s32"], "f32") => Some((Op::Cvt(Cvt::S32FromF32), 2)),
+            ("cvt", ["rzi", "u32"], "f32") => Some((Op::Cvt(Cvt::U32FromF32), 2)),
+            _ => None,
+        };
+        if let Some((op, n)) = simple {
+            let o = self.operands(ins, n)?;
+            let dst = self.dst32(&o[0])?;
+            let mut srcs = [VSrc::None; 3];
+            for (s, operand) in srcs.iter_mut().zip(&o[1..]) {
+                *s = self.src32(operand)?;
+            }
+            self.emit(op, Some(dst), srcs);
+            return Ok(None);
+        }
+        match (base, mods, ty) {
+            ("neg" | "not" | "abs", [], _) => self.bit_unary(ins, base, ty)?,
+            ("setp", [cmp], t) => {
+                let o = self.operands(ins, 3)?;
+                let op = match t {
+                    "f32" => float_cmp(cmp).map(Op::FSetp),
+                    "s32" => int_cmp(cmp, true).map(Op::Setp),
+                    "u32" | "b32" => int_cmp(cmp, false).map(Op::Setp),
+                    _ => None,
+                };
+                let Some(op) = op else { return self.unsupported(&ins.opcode) };
+                let p = self.reg_of(&o[0], Class::Pred, "the destination predicate")?;
+                let (a, b) = (self.src32(&o[1])?, self.src32(&o[2])?);
+                self.emit(op, None, [a, b, VSrc::None]).pdst = Some(p);
+            }
+            ("selp", [], t) if ANY32.contains(&t) => {
+                let o = self.operands(ins, 4)?;
+                let dst = self.dst32(&o[0])?;
+                let (a, b) = (self.src32(&o[1])?, self.src32(&o[2])?);
+                let p = self.reg_of(&o[3], Class::Pred, "the selecting predicate")?;
+                self.emit(Op::Selp, Some(dst), [a, b, VSrc::None]).psrc = Some(p);
+            }
+            ("mov" | "cvta", m, t) if INT64.contains(&t) && matches!(m, [] | ["to", "global"]) => {
+                let o = self.operands(ins, 2)?;
+                let d = self.dst64(&o[0])?;
+                let [lo, hi] = self.src64(&o[1])?;
+                self.emit(Op::Mov, Some((d, 0)), [lo, VSrc::None, VSrc::None]);
+                self.emit(Op::Mov, Some((d, 1)), [hi, VSrc::None, VSrc::None]);
+            }
+            ("add", [], t) if INT64.contains(&t) => {
+                let o = self.operands(ins, 3)?;
+                let d = self.dst64(&o[0])?;
+                let ([alo, ahi], [blo, bhi]) = (self.src64(&o[1])?, self.src64(&o[2])?);
+                let carry = self.fresh("carry", Class::Pred);
+                self.emit(Op::AddCc, Some((d, 0)), [alo, blo, VSrc::None]).pdst = Some(carry);
+                self.emit(Op::AddX, Some((d, 1)), [ahi, bhi, VSrc::None]).psrc = Some(carry);
+            }
+            ("and" | "or" | "xor", [], "b64") => {
+                let op = match base {
+                    "and" => Op::And,
+                    "or" => Op::Or,
+                    _ => Op::Xor,
+                };
+                let o = self.operands(ins, 3)?;
+                let d = self.dst64(&o[0])?;
+                let ([alo, ahi], [blo, bhi]) = (self.src64(&o[1])?, self.src64(&o[2])?);
+                self.emit(op, Some((d, 0)), [alo, blo, VSrc::None]);
+                self.emit(op, Some((d, 1)), [ahi, bhi, VSrc::None]);
+            }
+            ("shl", [], "b64") => self.shift_left64(ins)?,
+            ("mul", ["wide"], t @ ("s32" | "u32")) => {
+                let o = self.operands(ins, 3)?;
+                let d = self.dst64(&o[0])?;
+                let (a, b) = (self.src32(&o[1])?, self.src32(&o[2])?);
+                self.emit(Op::Mul, Some((d, 0)), [a, b, VSrc::None]);
+                self.emit(if t == "s32" { Op::MulHi } else { Op::MulHiU }, Some((d, 1)), [a, b, VSrc::None]);
+            }
+            ("cvt", [to @ ("u64" | "s64")], from @ ("u32" | "s32")) => {
+                let o = self.operands(ins, 2)?;
+                let d = self.dst64(&o[0])?;
+                let a = self.src32(&o[1])?;
+                self.emit(Op::Mov, Some((d, 0)), [a, VSrc::None, VSrc::None]);
+                // Sign-extends only from a signed source into a signed destination, as PTX.
+                if *to == "s64" && from == "s32" {
+                    self.emit(Op::Sra, Some((d, 1)), [a, VSrc::Imm(31), VSrc::None]);
+                } else {
+                    self.emit(Op::Mov, Some((d, 1)), [VSrc::Imm(0), VSrc::None, VSrc::None]);
+                }
+            }
+            ("cvt", [to], from) if INT32.contains(to) && INT64.contains(&from) => {
+                let o = self.operands(ins, 2)?;
+                let d = self.dst32(&o[0])?;
+                let [lo, _] = self.src64(&o[1])?;
+                self.emit(Op::Mov, Some(d), [lo, VSrc::None, VSrc::None]);
+            }
+            ("ld" | "st", [space, rest @ ..], t) if rest.is_empty() || rest == ["nc"] && base == "ld" => {
+                self.memory(ins, base == "ld", space, t)?
+            }
+            ("atom" | "red", ["global", "add"], t @ ("u32" | "s32" | "f32")) => {
+                let returns = base == "atom";
+                let o = self.operands(ins, 2 + returns as usize)?;
+                let dst = if returns { Some(self.dst32(&o[0])?) } else { None };
+                let (mut srcs, offset) = self.address(&o[returns as usize])?;
+                srcs[1] = self.src32(&o[1 + returns as usize])?;
+                let op = if t == "f32" { Op::AtomAddF } else { Op::AtomAdd };
+                self.emit(op, dst, srcs).offset = offset;
+            }
+            ("bar", [], "sync") => {
+                if !matches!(ins.operands.as_slice(), [Operand::Int(0)]) {
+                    return fail(self.line, "unsupported barrier: only `bar.sync 0`");
+                }
+                self.emit(Op::Bar, None, [VSrc::None; 3]);
+            }
+            ("bra", [], "bra" | "uni") => {
+                let o = self.operands(ins, 1)?;
+                let Operand::Symbol(label) = &o[0] else {
+                    return fail(self.line, "unsupported indirect branch: `bra` takes a label");
+                };
+                self.emit(Op::Bra, None, [VSrc::None; 3]);
+                return Ok(Some(label.clone()));
+            }
+            ("ret" | "exit", [], "ret" | "exit") => {
+                self.operands(ins, 0)?;
+                self.emit(Op::Exit, None, [VSrc::None; 3]);
+            }
+            _ => return self.unsupported(&ins.opcode),
+        }
+        Ok(None)
+    }
+
+    /// `shl.b64` by a constant: the high word takes the bits shifted out of the low word.
+    fn shift_left64(&mut self, ins: &Instruction) -> Result<(), PtxError> {
+        let o = self.operands(ins, 3)?;
+        let Operand::Int(k @ 0..=63) = o[2] else {
+            return fail(
+                self.line,
+                "unsupported `shl.b64` by a register or by 64 or more: only by a constant below 64",
+            );
+        };
+        let d = self.dst64(&o[0])?;
+        let [lo, hi] = self.src64(&o[1])?;
+        let k = k as u32;
+        if k == 0 {
+            self.emit(Op::Mov, Some((d, 0)), [lo, VSrc::None, VSrc::None]);
+            self.emit(Op::Mov, Some((d, 1)), [hi, VSrc::None, VSrc::None]);
+            return Ok(());
+        }
+        if k >= 32 {
+            self.emit(Op::Shl, Some((d, 1)), [lo, VSrc::Imm(k - 32), VSrc::None]);
+            self.emit(Op::Mov, Some((d, 0)), [VSrc::Imm(0), VSrc::None, VSrc::None]);
+            return Ok(());
+        }
+        // Both halves are written last, low then high, so the source may be the destination.
+        let carried = self.fresh("shl.b64 carry", Class::W32);
+        let high = self.fresh("shl.b64 high", Class::W32);
+        self.emit(Op::Shr, Some((carried, 0)), [lo, VSrc::Imm(32 - k), VSrc::None]);
+        self.emit(Op::Shl, Some((high, 0)), [hi, VSrc::Imm(k), VSrc::None]);
+        self.emit(Op::Shl, Some((d, 0)), [lo, VSrc::Imm(k), VSrc::None]);
+        self.emit(Op::Or, Some((d, 1)), [VSrc::Reg((high, 0)), VSrc::Reg((carried, 0)), VSrc::None]);
+        Ok(())
+    }
+
+    /// `neg`, `not`, `abs` as bit operations: negation as `0 - a` or a flipped sign bit.
+    fn bit_unary(&mut self, ins: &Instruction, base: &str, ty: &str) -> Result<(), PtxError> {
+        let (op, left, right) = match (base, ty) {
+            ("neg", "s32") => (Op::Sub, Some(0), None),
+            ("neg", "f32") => (Op::Xor, None, Some(0x8000_0000)),
+            ("abs", "f32") => (Op::And, None, Some(0x7fff_ffff)),
+            ("not", "b32") => (Op::Xor, None, Some(u32::MAX)),
+            _ => return self.unsupported(&ins.opcode),
+        };
+        let o = self.operands(ins, 2)?;
+        let d = self.dst32(&o[0])?;
+        let a = self.src32(&o[1])?;
+        let srcs = match (left, right) {
+            (Some(k), _) => [VSrc::Imm(k), a, VSrc::None],
+            (_, k) => [a, VSrc::Imm(k.unwrap_or(0)), VSrc::None],
+        };
+        self.emit(op, Some(d), srcs);
+        Ok(())
+    }
+
+    /// Loads and stores of 32- and 64-bit values (a 64-bit value as two words, low first).
+    fn memory(&mut self, ins: &Instruction, load: bool, space: &str, ty: &str) -> Result<(), PtxError> {
+        let o = self.operands(ins, 2)?;
+        let wide = INT64.contains(&ty);
+        if !wide && !ANY32.contains(&ty) {
+            return fail(self.line, format!("unsupported type `.{ty}` in `{}` (32- and 64-bit only)", ins.opcode));
+        }
+        let (value, addr) = if load { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
+        let op = match (space, load) {
+            ("param", true) => return self.param(value, addr, wide),
+            ("global", true) => Op::LdGlobal,
+            ("global", false) => Op::StGlobal,
+            ("shared", true) => Op::LdShared,
+            ("shared", false) => Op::StShared,
+            _ => return fail(self.line, format!("unsupported state space `.{space}` in `{}`", ins.opcode)),
+        };
+        let (srcs, offset) = self.address(addr)?;
+        let halves: Vec<(VSrc, Option<Half>)> = match (wide, load) {
+            (false, true) => vec![(VSrc::None, Some(self.dst32(value)?))],
+            (false, false) => vec![(self.src32(value)?, None)],
+            (true, true) => {
+                let d = self.dst64(value)?;
+                vec![(VSrc::None, Some((d, 0))), (VSrc::None, Some((d, 1)))]
+            }
+            (true, false) => self.src64(value)?.into_iter().map(|s| (s, None)).collect(),
+        };
+        for (i, (v, dst)) in halves.into_iter().enumerate() {
+            let mut s = srcs;
+            s[1] = v;
+            self.emit(op, dst, s).offset = offset + 4 * i as i32;
+        }
+        Ok(())
+    }
+
+    /// `ld.param`: the parameter's launch value as immediates.
+    fn param(&mut self, value: &Operand, addr: &Operand, wide: bool) -> Result<(), PtxError> {
+        let Operand::Address { base, offset } = addr else {
+            return fail(self.line, "expected a parameter address `[name]`");
+        };
+        let Some(&(index, ty)) = self.params.get(base.as_str()) else {
+            return fail(self.line, format!("`{base}` is not a parameter of this kernel"));
+        };
+        if *offset != 0 {
+            return fail(self.line, format!("unsupported offset into parameter `{base}` (structs passed by value)"));
+        }
+        let bytes = super::parse::type_bytes(ty).unwrap_or(0);
+        if bytes != if wide { 8 } else { 4 } {
+            return fail(self.line, format!("`{base}` is .{ty}, loaded as {} bits", if wide { 64 } else { 32 }));
+        }
+        let v = self.values[index];
+        let imm = |w: u64| [VSrc::Imm(w as u32), VSrc::None, VSrc::None];
+        if wide {
+            let d = self.dst64(value)?;
+            self.emit(Op::Mov, Some((d, 0)), imm(v));
+            self.emit(Op::Mov, Some((d, 1)), imm(v >> 32));
+        } else {
+            let d = self.dst32(value)?;
+            self.emit(Op::Mov, Some(d), imm(v));
+        }
+        Ok(())
+    }
+}
+
+fn class_name(c: Class) -> &'static str {
+    match c {
+        Class::W32 => "32-bit",
+        Class::W64 => "64-bit",
+        Class::Pred => "predicate",
+    }
+}

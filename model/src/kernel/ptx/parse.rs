@@ -1,0 +1,505 @@
+//! Lexer and parser of the PTX subset clang's NVPTX back end emits (docs/ptx.md): a module of
+//! `.entry` kernels with their parameters, register and shared-memory declarations, labels and
+//! instructions. Instructions are kept as opcode and operands; which ones are supported is
+//! decided by lowering (`lower.rs`), so the parser accepts any instruction-shaped line.
+
+use super::PtxError;
+
+/// A `.shared` variable: bytes of the block's shared memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedVar {
+    pub name: String,
+    pub align: u32,
+    pub bytes: u32,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    /// The type without its dot: `u64`, `f32`, ...
+    pub ty: String,
+    pub line: u32,
+}
+
+/// `.reg .TYPE %name<count>;` (a family `%name0 .. %name{count-1}`) or `.reg .TYPE %name;`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegDecl {
+    pub name: String,
+    pub ty: String,
+    pub count: Option<u32>,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A register (`%r1`) or special register (`%tid.x`).
+    Reg(String),
+    Int(i64),
+    /// An f32 literal's bits (`0f3F800000`).
+    F32(u32),
+    /// A label, variable or parameter name.
+    Symbol(String),
+    /// `[base]` or `[base+offset]`: base a register or symbol.
+    Address {
+        base: String,
+        offset: i64,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instruction {
+    pub line: u32,
+    /// `@%p` (false) or `@!%p` (true).
+    pub guard: Option<(String, bool)>,
+    pub opcode: String,
+    pub operands: Vec<Operand>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    Label(String, u32),
+    Instruction(Instruction),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub name: String,
+    pub line: u32,
+    pub params: Vec<Param>,
+    pub regs: Vec<RegDecl>,
+    pub shared: Vec<SharedVar>,
+    pub body: Vec<Statement>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Module {
+    pub entries: Vec<Entry>,
+    /// Module-level `.shared` variables, visible to every entry.
+    pub shared: Vec<SharedVar>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    /// Identifiers, directives, opcodes and registers: letters, digits, `_ $ % .`.
+    Word(String),
+    Int(i64),
+    F32(u32),
+    Punct(char),
+}
+
+struct Lexer {
+    toks: Vec<(Tok, u32)>,
+}
+
+fn fail<T>(line: u32, message: impl Into<String>) -> Result<T, PtxError> {
+    Err(PtxError { line, message: message.into() })
+}
+
+fn word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%' | '.')
+}
+
+impl Lexer {
+    fn new(text: &str) -> Result<Lexer, PtxError> {
+        let mut toks = Vec::new();
+        let mut line = 1u32;
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c == '\n' {
+                line += 1;
+                i += 1;
+            } else if c.is_whitespace() {
+                i += 1;
+            } else if c == '/' && chars.get(i + 1) == Some(&'/') {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            } else if c == '/' && chars.get(i + 1) == Some(&'*') {
+                let start = line;
+                i += 2;
+                while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                    line += (chars[i] == '\n') as u32;
+                    i += 1;
+                }
+                if i >= chars.len() {
+                    return fail(start, "unterminated `/*` comment");
+                }
+                i += 2;
+            } else if c.is_ascii_digit() {
+                let start = i;
+                while i < chars.len() && chars[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                // A decimal point makes a version (`.version 6.0`) or a decimal float literal.
+                if chars.get(i) == Some(&'.') && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit()) {
+                    i += 1;
+                    while i < chars.len() && chars[i].is_ascii_alphanumeric() {
+                        i += 1;
+                    }
+                    toks.push((Tok::Word(chars[start..i].iter().collect()), line));
+                    continue;
+                }
+                let s: String = chars[start..i].iter().collect();
+                toks.push((number(&s, line)?, line));
+            } else if word_char(c) {
+                let start = i;
+                while i < chars.len() && word_char(chars[i]) {
+                    i += 1;
+                }
+                toks.push((Tok::Word(chars[start..i].iter().collect()), line));
+            } else if ",;:[](){}<>@!+-=".contains(c) {
+                toks.push((Tok::Punct(c), line));
+                i += 1;
+            } else {
+                return fail(line, format!("unexpected character `{c}`"));
+            }
+        }
+        Ok(Lexer { toks })
+    }
+}
+
+fn number(s: &str, line: u32) -> Result<Tok, PtxError> {
+    let bad = || PtxError { line, message: format!("bad number `{s}`") };
+    if let Some(hex) = s.strip_prefix("0f").or_else(|| s.strip_prefix("0F")) {
+        if hex.len() != 8 {
+            return Err(bad());
+        }
+        return u32::from_str_radix(hex, 16).map(Tok::F32).map_err(|_| bad());
+    }
+    if s.starts_with("0d") || s.starts_with("0D") {
+        return fail(line, format!("unsupported f64 literal `{s}` (f64 is not supported yet)"));
+    }
+    let s = s.strip_suffix('U').unwrap_or(s);
+    let v = if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).map(|v| v as i64)
+    } else {
+        s.parse::<u64>().map(|v| v as i64)
+    };
+    v.map(Tok::Int).map_err(|_| bad())
+}
+
+struct Parser {
+    toks: Vec<(Tok, u32)>,
+    i: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.i).map(|t| &t.0)
+    }
+    fn line(&self) -> u32 {
+        self.toks.get(self.i).or(self.toks.last()).map_or(1, |t| t.1)
+    }
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.i).map(|t| t.0.clone());
+        self.i += 1;
+        t
+    }
+    fn is(&self, c: char) -> bool {
+        self.peek() == Some(&Tok::Punct(c))
+    }
+    fn eat(&mut self, c: char) -> bool {
+        let yes = self.is(c);
+        self.i += yes as usize;
+        yes
+    }
+    fn expect(&mut self, c: char) -> Result<(), PtxError> {
+        if self.eat(c) { Ok(()) } else { fail(self.line(), format!("expected `{c}`{}", self.found())) }
+    }
+    fn found(&self) -> String {
+        match self.peek() {
+            Some(Tok::Word(w)) => format!(", found `{w}`"),
+            Some(Tok::Punct(c)) => format!(", found `{c}`"),
+            Some(Tok::Int(v)) => format!(", found `{v}`"),
+            Some(Tok::F32(b)) => format!(", found `0f{b:08X}`"),
+            None => ", found the end of the file".into(),
+        }
+    }
+    fn word(&mut self, what: &str) -> Result<String, PtxError> {
+        match self.peek() {
+            Some(Tok::Word(w)) => {
+                let w = w.clone();
+                self.i += 1;
+                Ok(w)
+            }
+            _ => fail(self.line(), format!("expected {what}{}", self.found())),
+        }
+    }
+    fn int(&mut self, what: &str) -> Result<i64, PtxError> {
+        let negative = self.eat('-');
+        match self.peek() {
+            Some(&Tok::Int(v)) => {
+                self.i += 1;
+                Ok(if negative { v.wrapping_neg() } else { v })
+            }
+            _ => fail(self.line(), format!("expected {what}{}", self.found())),
+        }
+    }
+    fn size(&mut self, what: &str) -> Result<u32, PtxError> {
+        let line = self.line();
+        let v = self.int(what)?;
+        u32::try_from(v).map_err(|_| PtxError { line, message: format!("{what} {v} is out of range") })
+    }
+    /// A type directive such as `.u64`, returned without its dot.
+    fn ty(&mut self) -> Result<String, PtxError> {
+        let line = self.line();
+        let w = self.word("a type such as `.u32`")?;
+        match w.strip_prefix('.') {
+            Some(t) if !t.contains('.') && TYPES.contains(&t) => Ok(t.to_string()),
+            _ => fail(line, format!("unsupported type `{w}`")),
+        }
+    }
+    fn skip_to(&mut self, c: char) {
+        while self.peek().is_some() && !self.eat(c) {
+            self.i += 1;
+        }
+    }
+}
+
+/// Every PTX fundamental type; lowering decides which it supports.
+const TYPES: &[&str] =
+    &["pred", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "f32", "f64"];
+
+/// Parses a PTX module.
+pub fn parse(text: &str) -> Result<Module, PtxError> {
+    let mut p = Parser { toks: Lexer::new(text)?.toks, i: 0 };
+    let mut module = Module::default();
+    while let Some(tok) = p.peek().cloned() {
+        let line = p.line();
+        let Tok::Word(w) = tok else {
+            return fail(line, format!("expected a directive{}", p.found()));
+        };
+        p.i += 1;
+        match w.as_str() {
+            ".version" | ".target" | ".address_size" => {
+                let value = match p.next() {
+                    Some(Tok::Word(v)) => v,
+                    Some(Tok::Int(v)) => v.to_string(),
+                    _ => return fail(line, format!("`{w}` needs a value")),
+                };
+                if w == ".address_size" && value != "64" {
+                    return fail(line, format!("unsupported `.address_size {value}` (only 64)"));
+                }
+            }
+            ".visible" | ".weak" | ".extern" => {}
+            ".entry" => module.entries.push(entry(&mut p, line)?),
+            ".shared" => module.shared.push(shared_var(&mut p, line)?),
+            ".func" => return fail(line, "unsupported directive `.func` (calls are not supported yet)"),
+            ".global" | ".const" | ".local" | ".tex" | ".surf" | ".samplerref" | ".texref" => {
+                return fail(
+                    line,
+                    format!("unsupported module-level variable in `{w}` (state space not supported yet)"),
+                );
+            }
+            other => return fail(line, format!("unsupported directive `{other}`")),
+        }
+    }
+    Ok(module)
+}
+
+fn entry(p: &mut Parser, line: u32) -> Result<Entry, PtxError> {
+    let name = p.word("the kernel's name")?;
+    let mut e = Entry { name, line, params: Vec::new(), regs: Vec::new(), shared: Vec::new(), body: Vec::new() };
+    p.expect('(')?;
+    while !p.eat(')') {
+        let pline = p.line();
+        let w = p.word("`.param`")?;
+        if w != ".param" {
+            return fail(pline, format!("expected `.param`, found `{w}`"));
+        }
+        if matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
+            return fail(pline, "unsupported `.param .align` (structs passed by value)");
+        }
+        let ty = p.ty()?;
+        if matches!(p.peek(), Some(Tok::Word(w)) if w.starts_with(".ptr")) {
+            return fail(pline, "unsupported `.param .ptr` attributes");
+        }
+        let name = p.word("a parameter name")?;
+        if p.is('[') {
+            return fail(pline, format!("unsupported array parameter `{name}[...]` (structs passed by value)"));
+        }
+        e.params.push(Param { name, ty, line: pline });
+        if !p.eat(',') && !p.is(')') {
+            return fail(p.line(), format!("expected `,` or `)` after a parameter{}", p.found()));
+        }
+    }
+    if let Some(Tok::Word(w)) = p.peek() {
+        return fail(p.line(), format!("unsupported directive `{w}` before the body of `{}`", e.name));
+    }
+    p.expect('{')?;
+    loop {
+        let sline = p.line();
+        match p.peek().cloned() {
+            None => return fail(sline, format!("the body of `{}` is not closed by `}}`", e.name)),
+            Some(Tok::Punct('}')) => {
+                p.i += 1;
+                return Ok(e);
+            }
+            Some(Tok::Word(w)) if w == ".reg" => {
+                p.i += 1;
+                let ty = p.ty()?;
+                loop {
+                    let name = p.word("a register name")?;
+                    let count = if p.eat('<') {
+                        let n = p.size("a register count")?;
+                        p.expect('>')?;
+                        Some(n)
+                    } else {
+                        None
+                    };
+                    e.regs.push(RegDecl { name, ty: ty.clone(), count, line: sline });
+                    if !p.eat(',') {
+                        break;
+                    }
+                }
+                p.expect(';')?;
+            }
+            Some(Tok::Word(w)) if w == ".shared" => {
+                p.i += 1;
+                e.shared.push(shared_var(p, sline)?);
+            }
+            Some(Tok::Word(w)) if w.starts_with('.') => {
+                return fail(sline, format!("unsupported directive `{w}` in a kernel body"));
+            }
+            Some(Tok::Word(w)) if p.toks.get(p.i + 1).map(|t| &t.0) == Some(&Tok::Punct(':')) => {
+                p.i += 2;
+                e.body.push(Statement::Label(w, sline));
+            }
+            Some(Tok::Punct('{')) => return fail(sline, "unsupported nested `{ }` scope"),
+            Some(_) => e.body.push(Statement::Instruction(instruction(p)?)),
+        }
+    }
+}
+
+/// `[.align N] .TYPE name[N];` after `.shared` (the type's size times the count, in bytes).
+fn shared_var(p: &mut Parser, line: u32) -> Result<SharedVar, PtxError> {
+    let mut align = 1;
+    if matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
+        p.i += 1;
+        align = p.size("an alignment")?;
+        if !align.is_power_of_two() {
+            return fail(line, format!("alignment {align} is not a power of two"));
+        }
+    }
+    let ty = p.ty()?;
+    let elem = type_bytes(&ty).ok_or_else(|| PtxError { line, message: format!("unsupported shared type `.{ty}`") })?;
+    let name = p.word("a variable name")?;
+    let count = if p.eat('[') {
+        if p.is(']') {
+            return fail(
+                line,
+                format!("unsupported `.shared` array `{name}[]` of unknown size (dynamic shared memory)"),
+            );
+        }
+        let n = p.size("an array length")?;
+        p.expect(']')?;
+        n
+    } else {
+        1
+    };
+    if p.is('=') {
+        return fail(line, format!("unsupported initializer of shared variable `{name}`"));
+    }
+    p.expect(';')?;
+    let bytes = count.checked_mul(elem).ok_or_else(|| PtxError { line, message: format!("`{name}` is too large") })?;
+    Ok(SharedVar { name, align: align.max(elem), bytes, line })
+}
+
+/// Bytes of a fundamental type.
+pub fn type_bytes(ty: &str) -> Option<u32> {
+    Some(match ty {
+        "b8" | "u8" | "s8" => 1,
+        "b16" | "u16" | "s16" | "f16" => 2,
+        "b32" | "u32" | "s32" | "f32" => 4,
+        "b64" | "u64" | "s64" | "f64" => 8,
+        _ => return None,
+    })
+}
+
+fn instruction(p: &mut Parser) -> Result<Instruction, PtxError> {
+    let line = p.line();
+    let guard = if p.eat('@') {
+        let negate = p.eat('!');
+        Some((p.word("a guard predicate")?, negate))
+    } else {
+        None
+    };
+    let opcode = p.word("an instruction")?;
+    let mut operands = Vec::new();
+    if !p.eat(';') {
+        loop {
+            operands.push(operand(p, &opcode)?);
+            if p.eat(';') {
+                break;
+            }
+            if !p.eat(',') {
+                let found = p.found();
+                p.skip_to(';');
+                return fail(line, format!("expected `,` or `;` in `{opcode}`{found}"));
+            }
+        }
+    }
+    Ok(Instruction { line, guard, opcode, operands })
+}
+
+fn operand(p: &mut Parser, opcode: &str) -> Result<Operand, PtxError> {
+    let line = p.line();
+    if p.eat('[') {
+        let base = p.word("an address register or variable")?;
+        // `[%rd+4]`, `[%rd+-4]` (clang's negative offsets) or `[%rd-4]`.
+        let offset = if p.eat('+') || p.is('-') { p.int("an address offset")? } else { 0 };
+        p.expect(']')?;
+        return Ok(Operand::Address { base, offset });
+    }
+    if p.is('{') {
+        return fail(line, format!("unsupported vector operand `{{...}}` in `{opcode}`"));
+    }
+    if p.is('-') {
+        return Ok(Operand::Int(p.int("a number")?));
+    }
+    match p.next() {
+        Some(Tok::Word(w)) if w.starts_with('%') => Ok(Operand::Reg(w)),
+        Some(Tok::Word(w)) if w.starts_with(|c: char| c.is_ascii_digit()) => {
+            fail(line, format!("unsupported decimal literal `{w}` in `{opcode}` (floats as 0fXXXXXXXX)"))
+        }
+        Some(Tok::Word(w)) => Ok(Operand::Symbol(w)),
+        Some(Tok::Int(v)) => Ok(Operand::Int(v)),
+        Some(Tok::F32(b)) => Ok(Operand::F32(b)),
+        _ => fail(line, format!("expected an operand of `{opcode}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_an_entry_with_params_registers_shared_memory_and_guards() {
+        let m = parse(
+            ".version 6.0\n.target sm_70\n.address_size 64\n.visible .entry k(\n .param .u64 k_param_0,\n .param .f32 k_param_1\n)\n{\n .reg .pred %p<2>;\n .reg .b64 %rd<3>;\n .shared .align 4 .b8 buf[64];\n ld.param.u64 %rd1, [k_param_0];\n@!%p1 bra LBB0_2;\n st.shared.f32 [buf+8], 0f3F800000;\nLBB0_2:\n ret;\n}\n",
+        )
+        .unwrap();
+        let e = &m.entries[0];
+        assert_eq!((e.name.as_str(), e.params.len(), e.params[1].ty.as_str()), ("k", 2, "f32"));
+        assert_eq!(e.regs[1], RegDecl { name: "%rd".into(), ty: "b64".into(), count: Some(3), line: 10 });
+        assert_eq!(e.shared[0], SharedVar { name: "buf".into(), align: 4, bytes: 64, line: 11 });
+        let Statement::Instruction(bra) = &e.body[1] else { panic!() };
+        assert_eq!((bra.guard.clone(), bra.line), (Some(("%p1".into(), true)), 13));
+        let Statement::Instruction(st) = &e.body[2] else { panic!() };
+        assert_eq!(st.operands, vec![Operand::Address { base: "buf".into(), offset: 8 }, Operand::F32(0x3f80_0000)]);
+        assert_eq!(e.body[3], Statement::Label("LBB0_2".into(), 15));
+    }
+
+    #[test]
+    fn unsupported_constructs_name_their_line() {
+        let e = parse(".version 6.0\n\n.func foo()\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.message.contains(".func"), "{e}");
+        let e = parse(".entry k()\n{\n mov.f64 %fd1, 0d3FF0000000000000;\n}\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.message.contains("f64"), "{e}");
+    }
+}

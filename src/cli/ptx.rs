@@ -1,0 +1,48 @@
+//! `--kernel FILE.ptx` (with its launch file `FILE.toml` beside it) or `--kernel LAUNCH.toml`
+//! (naming its PTX): a kernel compiled from CUDA C (docs/ptx.md).
+
+use super::bad_input;
+use rfgen_gen::input::{Input, read_text};
+use rfgen_model::kernel::ptx::{self, LoadError, PtxKernel, launch};
+use std::path::{Path, PathBuf};
+
+/// Whether `--kernel` names a PTX kernel rather than a kernel-IR file.
+pub fn names_ptx(name: &str) -> bool {
+    name.ends_with(".ptx") || name.ends_with(".toml")
+}
+
+/// The kernel `name` names, and its source (PTX and launch file) to identify its results.
+pub fn load(name: &str) -> anyhow::Result<(PtxKernel, String)> {
+    let given = PathBuf::from(name);
+    let launch_path = if name.ends_with(".ptx") { given.with_extension("toml") } else { given.clone() };
+    let read = |path: &Path| read_text(path, Input::Kernel).map_err(|e| bad_input(e.to_string()));
+    let launch_text = read(&launch_path).map_err(|e| {
+        if name.ends_with(".ptx") && !launch_path.exists() {
+            bad_input(format!("{name}: its launch file {} is missing (docs/ptx.md)", launch_path.display()))
+        } else {
+            e
+        }
+    })?;
+    let in_launch = |e: &dyn std::fmt::Display| bad_input(format!("{}: {e}", launch_path.display()));
+    let launch = launch::parse(&launch_text).map_err(|e| in_launch(&e))?;
+    let ptx_path = match (&launch.ptx, name.ends_with(".ptx")) {
+        (_, true) => given,
+        (Some(p), false) => launch_path.parent().unwrap_or(Path::new("")).join(p),
+        (None, false) => launch_path.with_extension("ptx"),
+    };
+    let text = read(&ptx_path)?;
+    let kernel = ptx::load(&text, &launch).map_err(|e| match e {
+        LoadError::Ptx(e) => bad_input(format!("{}:{e}", ptx_path.display())),
+        LoadError::Launch(e) => in_launch(&e),
+    })?;
+    Ok((kernel, format!("{text}\n{launch_text}")))
+}
+
+/// One line on what register allocation gave.
+pub fn allocation_summary(k: &PtxKernel) -> String {
+    let plural = if k.predicates == 1 { "" } else { "s" };
+    format!(
+        "{} per thread, allocated from {} PTX registers ({} predicate{plural})",
+        k.kernel.regs, k.virtual_registers, k.predicates
+    )
+}

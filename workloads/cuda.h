@@ -1,0 +1,18 @@
+// The little of CUDA the workloads use, for clang's CUDA mode without the CUDA toolkit
+// (docs/ptx.md: clang-14 -x cuda --cuda-device-only -nocudainc -nocudalib ...).
+#pragma once
+
+// threadIdx, blockIdx, blockDim, gridDim: clang's own header, usable without the toolkit.
+#include <__clang_cuda_builtin_vars.h>
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+
+// Fast sine and cosine (sin.approx / cos.approx on the special-function unit).
+static __device__ inline float __sinf(float x) { return __nvvm_sin_approx_f(x); }
+static __device__ inline float __cosf(float x) { return __nvvm_cos_approx_f(x); }
+
+static __device__ inline unsigned atomicAdd(unsigned *address, unsigned value) {
+  return (unsigned)__nvvm_atom_add_gen_i((int *)address, (int)value);
+}
