@@ -203,7 +203,7 @@ fn gating_delay_holds_idle_banks_and_is_checked() {
         is.bank_wakeups,
         is.gated_bank_cycles()
     );
-    let short = mutated(design, "conegroup_bank_power.v", "(idle2 == 2'd3)", "(idle2 == 2'd2)", "delay one edge short");
+    let short = mutants::GATING_DELAY[0].apply(&design);
     let m = run(&delayed, &short).mismatch.expect("a gating delay one edge short is caught");
     eprintln!("delay one edge short: caught at cycle {} on {}", m.cycle, m.ports[0].port);
 }

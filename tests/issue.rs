@@ -6,19 +6,9 @@
 mod common;
 
 use common::*;
-use rfgen_gen::Checked;
 use rfgen_gen::config::{self, SchedulerPolicy, WarPolicy};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::kernel::library;
-
-const SMALL: &str = "name = \"ismall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 64\ncollectors = 3\ntag_bits = 2\n[scheduler]\nactive_warps = 3\n";
-
-fn small(scheduler: SchedulerPolicy, warpboard: WarPolicy) -> Checked {
-    let mut c = config::parse(SMALL).unwrap();
-    c.config.scheduler.policy = scheduler;
-    c.config.warpboard.policy = warpboard;
-    c
-}
 
 /// Every scheduler policy and every kind of warpboard (none, a busy bit, 1-bit and counting
 /// bins) on the small SM, and the two full-size presets of the issue stage.
@@ -26,17 +16,17 @@ fn small(scheduler: SchedulerPolicy, warpboard: WarPolicy) -> Checked {
 fn issue_stage_rtl_agrees_with_its_model() {
     use SchedulerPolicy::*;
     let mut points = vec![
-        small(Lrr, WarPolicy::None),
-        small(Gto, WarPolicy::Bloom2),
-        small(TwoLevel, WarPolicy::ReleaseOnRead),
-        small(TwoLevel, WarPolicy::Bloom1),
-        small(Gto, WarPolicy::ReleaseOnCommit),
-        small(Lrr, WarPolicy::BloomUnbounded),
+        issue_small(Lrr, WarPolicy::None),
+        issue_small(Gto, WarPolicy::Bloom2),
+        issue_small(TwoLevel, WarPolicy::ReleaseOnRead),
+        issue_small(TwoLevel, WarPolicy::Bloom1),
+        issue_small(Gto, WarPolicy::ReleaseOnCommit),
+        issue_small(Lrr, WarPolicy::BloomUnbounded),
     ];
     // Beside an ORF/LRF the stage has a per-warp stall (a fill on its way).
     points.push(upper("osmall"));
     // Beside a rename stage with TRWS: the stall (no register free) and the warps put first.
-    let mut renamed = small(Gto, WarPolicy::None);
+    let mut renamed = issue_small(Gto, WarPolicy::None);
     renamed.config.rename = config::Rename { enabled: true, trws: true, cmos_rows: 48, ..Default::default() };
     points.push(config::check(renamed.config).unwrap());
     points.push(config::preset("war-warpboard").unwrap());
@@ -96,83 +86,16 @@ fn cli_generates_and_cosimulates_the_issue_stage() {
     assert!(stdout(&out).contains("PASS"), "{}", stdout(&out));
 }
 
-/// An edit of one file of the generated issue stage, and the design point it applies to.
-struct Mutation {
-    name: &'static str,
-    scheduler: SchedulerPolicy,
-    warpboard: WarPolicy,
-    file: &'static str,
-    from: &'static str,
-    to: &'static str,
-}
-
-const MUTATIONS: &[Mutation] = &[
-    Mutation {
-        name: "greedy warp not kept",
-        scheduler: SchedulerPolicy::Gto,
-        warpboard: WarPolicy::Bloom2,
-        file: "ismall_scheduler.v",
-        from: "assign keep = last_valid & eligible[last_warp];",
-        to: "assign keep = 1'b0;",
-    },
-    Mutation {
-        name: "refill order",
-        scheduler: SchedulerPolicy::TwoLevel,
-        warpboard: WarPolicy::ReleaseOnRead,
-        file: "ismall_scheduler.v",
-        from: "refill_from <= refill_next;",
-        to: "refill_from <= 3'd0;",
-    },
-    Mutation {
-        name: "scoreboard bit cleared early (at the next edge, not at the write-back)",
-        scheduler: SchedulerPolicy::Lrr,
-        warpboard: WarPolicy::None,
-        file: "ismall_scoreboard.v",
-        from: "pending <= (pending & ~clr_regs) | set_regs;",
-        to: "pending <= set_regs;",
-    },
-    Mutation {
-        name: "bloom counter saturating early (bloom2 at 2)",
-        scheduler: SchedulerPolicy::Gto,
-        warpboard: WarPolicy::Bloom2,
-        file: "ismall_warpboard.v",
-        from: "assign capped = (up > 3'd3) ? 2'd3 : up[1:0];",
-        to: "assign capped = (up > 3'd2) ? 2'd2 : up[1:0];",
-    },
-    Mutation {
-        name: "release-on-read released at the issue instead of the leave",
-        scheduler: SchedulerPolicy::TwoLevel,
-        warpboard: WarPolicy::ReleaseOnRead,
-        file: "ismall_warpboard.v",
-        from: "assign released = {6{lv_valid}} & (6'd1 << lv_warp);",
-        to: "assign released = {6{iss_valid}} & (6'd1 << iss_warp);",
-    },
-    Mutation {
-        name: "the bloomboard check ignores the destination",
-        scheduler: SchedulerPolicy::Lrr,
-        warpboard: WarPolicy::BloomUnbounded,
-        file: "ismall_issue.v",
-        from: "assign writes = next_dst_valid[w] & (dst_group == BIN);",
-        to: "assign writes = 1'b0;",
-    },
-    Mutation {
-        name: "control instructions wait for a collector",
-        scheduler: SchedulerPolicy::Gto,
-        warpboard: WarPolicy::ReleaseOnCommit,
-        file: "ismall_issue.v",
-        from: "(collector_ready | next_control[w])",
-        to: "(collector_ready)",
-    },
-];
-
 #[test]
 fn lockstep_catches_every_issue_stage_mutation() {
-    for m in MUTATIONS {
-        let checked = small(m.scheduler, m.warpboard);
-        let design = mutated(rfgen_gen::emit::generate_issue(&checked), m.file, m.from, m.to, m.name);
-        let (mismatch, _) = random_lockstep::<Issue>(&checked, &design, 20_000, 11, 3);
-        let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
-        eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
+    for family in mutants::of_block("issue") {
+        let checked = (family.config)();
+        let design = rfgen_gen::emit::generate_issue(&checked);
+        for m in family.mutants {
+            let (mismatch, _) = random_lockstep::<Issue>(&checked, &m.apply(&design), 20_000, 11, 3);
+            let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
+            eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
+        }
     }
 }
 

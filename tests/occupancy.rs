@@ -15,9 +15,6 @@ use rfgen_model::sm::Sm;
 
 const CYCLES: u64 = 10_000;
 
-/// 6 warps of up to 8 registers in 2 bank groups of 16 rows (24 needed): 4 to 6 warps resident.
-const PLAIN: &str = "name = \"lsmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n\
-                     [mrf]\nbanks = 4\nentries = 16\ncollectors = 2\ntag_bits = 3\n";
 /// The same shape, compressed, 4 warps in 8 rows (16 needed).
 const COMPRESSED: &str = "name = \"lcomp\"\n[sm]\nwarps = 4\nlanes = 8\nclusters = 4\nregisters_per_thread = 8\n\
                           [mrf]\nbanks = 8\nentries = 8\ncollectors = 2\ntag_bits = 3\n\
@@ -46,7 +43,7 @@ impl<S: Stimulus<Mrf>> Stimulus<Mrf> for Observed<S> {
 /// Every stride from 1 to R/G, each with the warps it leaves rows for, agrees with the RTL.
 #[test]
 fn random_runs_agree_at_every_stride() {
-    for text in [PLAIN, COMPRESSED] {
+    for text in [OCCUPANCY_PLAIN, COMPRESSED] {
         let checked = rfgen_gen::config::parse(text).unwrap();
         let g = &checked.geometry;
         assert!(g.register_limited, "{text}");
@@ -74,22 +71,12 @@ fn random_runs_agree_at_every_stride() {
 /// Seeded bugs in the stride, each caught by a random run below the largest stride.
 #[test]
 fn lockstep_catches_stride_bugs() {
-    let checked = rfgen_gen::config::parse(PLAIN).unwrap();
+    let checked = rfgen_gen::config::parse(OCCUPANCY_PLAIN).unwrap();
     let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
-    let map = "lsmall_reg_map.v";
-    let bugs = [
-        (map, "{{1{1'b0}}, rows_per_warp}", "4'd4", "constant stride (the most rows per warp)"),
-        (map, "{{1{1'b0}}, rows_per_warp}", "({{1{1'b0}}, rows_per_warp} + 4'd1)", "stride one row too long"),
-        (
-            "lsmall_mrf.v",
-            "u_map_wb (\n    .rows_per_warp (rows_per_warp),",
-            "u_map_wb (\n    .rows_per_warp (3'd4),",
-            "write-back mapped at the wrong stride",
-        ),
-    ];
     // Seed 0 draws stride 1 (checked): rows of different warps overlap under every bug.
-    for (file, from, to, name) in bugs {
-        let lib = build(&mutated(design.clone(), file, from, to, name));
+    for bug in mutants::STRIDE {
+        let lib = build(&bug.apply(&design));
+        let name = bug.name;
         let inner = RandomStimulus::new(&checked.geometry, 0, Knobs::for_config(&checked));
         let mut stimulus = Observed { inner, stride: 0, top_warp: 0 };
         let r = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, CYCLES, 3);

@@ -56,35 +56,11 @@ fn every_library_kernel_passes_on_the_paper_orf_lrf() {
 fn lockstep_catches_orf_bugs() {
     let checked = upper("osmall");
     let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
-    let wrong_lanes = ("{32{wr_mask[1]}}, {32{wr_mask[0]}}}", "{32{wr_mask[0]}}, {32{wr_mask[1]}}}");
-    let bugs = [
-        ("osmall_orf.v", "(wr_entry == 2'd1);\n  always", "(wr_entry == 2'd2);\n  always", "wrong entry index"),
-        (
-            "osmall_orf.v",
-            "(rd_entry[3:2] == 2'd1) & lrf1_valid[rd_warp]}} & lrf1_data[rd_warp])",
-            "(rd_entry[3:2] == 2'd1) & lrf2_valid[rd_warp]}} & lrf2_data[rd_warp])",
-            "LRF slot swapped",
-        ),
-        (
-            "osmall_orf.v",
-            "orf0_valid <= (orf0_valid & ~inv_onehot)",
-            "orf0_valid <= (orf0_valid)",
-            "stale entry across a strand",
-        ),
-        (
-            "osmall_mrf.v",
-            "upper_wr_en = fill_valid | wb_upper_used;",
-            "upper_wr_en = fill_valid;",
-            "destination level dropped",
-        ),
-        ("osmall_orf.v", wrong_lanes.0, wrong_lanes.1, "write enable on the wrong lane"),
-        ("osmall_operand_collector.v", " & ~(|filling);", ";", "dispatched before its fill is written"),
-        ("osmall_mrf.v", "(cu0_warp == 3'd0))", "(cu0_warp == 3'd1))", "fill hold of the wrong warp"),
-    ];
-    for (file, from, to, name) in bugs {
-        let lib = build(&mutated(design.clone(), file, from, to, name));
+    for bug in mutants::ORF {
+        let lib = build(&bug.apply(&design));
         let mut stimulus = RandomStimulus::new(&checked.geometry, 3, Knobs::for_config(&checked));
         let result = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 60_000, 7);
+        let name = bug.name;
         let m = result.mismatch.unwrap_or_else(|| panic!("`{name}` was not caught"));
         assert_eq!(result.cycles, m.cycle + 1, "{name}: the run stops at the reported cycle");
         eprintln!("{name}: caught at cycle {} on {}", m.cycle, m.ports[0].port);

@@ -8,29 +8,9 @@ mod common;
 
 use common::*;
 use rfgen_cosim::session::cosim_kernel;
-use rfgen_gen::{Checked, SramKind};
+use rfgen_gen::SramKind;
 use rfgen_model::blocks::rename::Rename;
 use rfgen_model::kernel::library::KERNELS;
-
-const SMALL: &[(&str, &str)] = &[
-    (
-        "nsmall",
-        "name = \"nsmall\"\n[sm]\nwarps = 6\nlanes = 4\nclusters = 1\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 32\ncollectors = 2\n[rename]\ncmos_rows = 24\n",
-    ),
-    (
-        "ntfet",
-        "name = \"ntfet\"\n[sm]\nwarps = 4\nlanes = 4\nclusters = 1\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 16\ncollectors = 2\n[rename]\ncmos_rows = 0\nthr_acc = 0\nref_acc = 1\n",
-    ),
-    (
-        "ncmos",
-        "name = \"ncmos\"\n[sm]\nwarps = 4\nlanes = 4\nclusters = 1\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 16\ncollectors = 2\n[rename]\ncmos_rows = 16\nref_acc = 1024\n",
-    ),
-];
-
-fn small(name: &str) -> Checked {
-    let (_, text) = SMALL.iter().find(|(n, _)| *n == name).unwrap();
-    rfgen_gen::config::parse(text).unwrap()
-}
 
 /// Long random runs agree with the RTL: destinations renamed, the register file filled until
 /// renames find none free and drained again, TFET registers requested and given, the other kind
@@ -38,7 +18,8 @@ fn small(name: &str) -> Checked {
 #[test]
 fn random_runs_exercise_every_rule() {
     for name in ["nsmall", "ntfet", "ncmos", "default"] {
-        let checked = if name == "default" { rfgen_gen::config::preset("baseline").unwrap() } else { small(name) };
+        let checked =
+            if name == "default" { rfgen_gen::config::preset("baseline").unwrap() } else { rename_small(name) };
         let design = rfgen_gen::emit::generate_rename(&checked);
         let (mismatch, stats) = random_lockstep::<Rename>(&checked, &design, 40_000, 5, 2);
         assert!(mismatch.is_none(), "{name}: {}", mismatch.unwrap());
@@ -63,38 +44,12 @@ fn random_runs_exercise_every_rule() {
 /// Seeded bugs in the rename stage, each caught by a random run with its cycle.
 #[test]
 fn lockstep_catches_rename_bugs() {
-    let checked = small("nsmall");
+    let checked = rename_small("nsmall");
     let design = rfgen_gen::emit::generate_rename(&checked);
-    let top = "nsmall_rename.v";
-    let bugs = [
-        (
-            top,
-            "take_tfet = req_tfet ? tfet_valid : ~cmos_valid;",
-            "take_tfet = req_tfet ? ~cmos_valid : tfet_valid;",
-            "free-list fallback inverted",
-        ),
-        (
-            top,
-            "counters[10:0] = started[0] ? 11'd0\n      : completed[0] ? stall_cycles",
-            "counters[10:0] = completed[0] ? 11'd0\n      : started[0] ? stall_cycles",
-            "counter reset on the wrong event",
-        ),
-        (top, "wire [6:0] unused_scaled_lo;", "wire [5:0] unused_scaled_lo;", "Eq. (1) shift off by one"),
-        (top, " & ~ren_dst_load;", ";", "load given a TFET destination"),
-        (top, "cmos_push[0] = rel_valid[0] & ~(", "cmos_push[0] = rel_valid[0] & (", "release to the wrong list"),
-        (top, "counter_q[10:0] - 11'd2", "counter_q[10:0] - 11'd1", "a TFET allocation takes 1"),
-        (
-            "nsmall_free_list_cmos.v",
-            "from_fifo = count != 6'd0;",
-            "from_fifo = 1'b0;",
-            "released registers never reused",
-        ),
-    ];
-    for (file, from, to, name) in bugs {
-        let (mismatch, _) =
-            random_lockstep::<Rename>(&checked, &mutated(design.clone(), file, from, to, name), 40_000, 5, 2);
-        let m = mismatch.unwrap_or_else(|| panic!("`{name}` was not caught"));
-        eprintln!("{name}: caught at cycle {} on {}", m.cycle, m.ports[0].port);
+    for m in mutants::RENAME {
+        let (mismatch, _) = random_lockstep::<Rename>(&checked, &m.apply(&design), 40_000, 5, 2);
+        let mm = mismatch.unwrap_or_else(|| panic!("`{}` was not caught", m.name));
+        eprintln!("{}: caught at cycle {} on {}", m.name, mm.cycle, mm.ports[0].port);
     }
 }
 

@@ -146,90 +146,11 @@ fn small_caches_pass_under_a_kernel() {
     }
 }
 
-/// A named edit of one generated file: every occurrence of `from` becomes `to`.
-struct Mutation {
-    name: &'static str,
-    from: &'static str,
-    to: &'static str,
-}
-
-/// Edits of `rsmall_rfc.v` (3-entry LRU cache, liveness, two slots).
-const MUTATIONS: &[Mutation] = &[
-    Mutation {
-        name: "wrong victim: the most recent entry instead of the oldest",
-        from: "(rank_r2_0 == 2'd2)",
-        to: "(rank_r2_0 == 2'd0)",
-    },
-    Mutation {
-        name: "dirty bit lost on allocation",
-        from: "        tag0 <= wb_reg;\n        dirty[0] <= 1'b1;",
-        to: "        tag0 <= wb_reg;\n        dirty[0] <= 1'b0;",
-    },
-    Mutation {
-        name: "dead entry written back on eviction",
-        from: "assign evict_new = alloc & (|(victim & valid & dirty & ~dead_r));",
-        to: "assign evict_new = alloc & (|(victim & valid & dirty));",
-    },
-    Mutation {
-        name: "bypass rule inverted: long-latency results allocated, short ones bypassed",
-        from: "& ~wb_long & (&wb_mask)",
-        to: "& wb_long & (&wb_mask)",
-    },
-    Mutation {
-        name: "flush skips entries: the slot is freed after the first write-back",
-        from: "assign fl_done = flush_busy & ~fl_more & (~fl_any | ~evict_valid);",
-        to: "assign fl_done = flush_busy & (~fl_any | ~evict_valid);",
-    },
-    Mutation {
-        name: "read hits do not refresh the LRU order",
-        from: "assign t_r0 = ({6{rd_fire}} & rd_match0);",
-        to: "assign t_r0 = 6'd0;",
-    },
-];
-
-fn mutate(design: &Design, file: &str, m: &Mutation) -> Design {
-    let mut d = design.clone();
-    let (_, text) = d.files.iter_mut().find(|(n, _)| n == file).expect("the mutated file");
-    assert!(text.contains(m.from), "mutation `{}` does not apply", m.name);
-    *text = text.replace(m.from, m.to);
-    d
-}
-
-/// Edits of the cache in front of a compressed MRF (`rcsmall`): the write port may refuse what
-/// the cache sends, and registers on their way to the banks must not be read from them.
-const COMPRESSED_MUTATIONS: &[(&str, Mutation)] = &[
-    (
-        "rcsmall_mrf.v",
-        Mutation {
-            name: "reads of a register in the write port or eviction buffer are not held",
-            from: "slot_req & ~slot_hold &",
-            to: "slot_req &",
-        },
-    ),
-    (
-        "rcsmall_rfc.v",
-        Mutation {
-            name: "the eviction buffer empties although the write port refused it",
-            from: "end else if (evict_valid & bank_wr_ready) evict_valid <= 1'b0;",
-            to: "end else if (evict_valid) evict_valid <= 1'b0;",
-        },
-    ),
-    (
-        "rcsmall_rfc.v",
-        Mutation {
-            name: "a flush step leaves the cache although the write port refused it",
-            from: "assign fl_step = flush_busy & fl_any & ~evict_valid & bank_wr_ready;",
-            to: "assign fl_step = flush_busy & fl_any & ~evict_valid;",
-        },
-    ),
-];
-
+/// Seeded bugs of the cache (tests/common/mutants.rs), each caught by a random run with its cycle.
 #[test]
 fn lockstep_reports_every_cache_mutation_with_its_cycle() {
-    let mutants = MUTATIONS.iter().map(|m| ("rsmall", "rsmall_rfc.v", m));
-    let compressed = COMPRESSED_MUTATIONS.iter().map(|(file, m)| ("rcsmall", *file, m));
     let mut caught = Vec::new();
-    for config in ["rsmall", "rcsmall"] {
+    for (config, mutants) in [("rsmall", mutants::RFC), ("rcsmall", mutants::RFC_COMPRESSED)] {
         let checked = cached(config);
         let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
         let run = |d: &Design| {
@@ -238,14 +159,14 @@ fn lockstep_reports_every_cache_mutation_with_its_cycle() {
             mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 30_000, 1)
         };
         assert!(run(&design).mismatch.is_none(), "{config}: the unmutated cache passes");
-        for (_, file, m) in mutants.clone().chain(compressed.clone()).filter(|(c, _, _)| *c == config) {
-            let result = run(&mutate(&design, file, m));
+        for m in mutants {
+            let result = run(&m.apply(&design));
             let mismatch = result.mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
             assert_eq!(result.cycles, mismatch.cycle + 1, "{}: the run stops at the reported cycle", m.name);
             caught.push(format!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port));
         }
     }
-    assert_eq!(caught.len(), MUTATIONS.len() + COMPRESSED_MUTATIONS.len());
+    assert_eq!(caught.len(), mutants::RFC.len() + mutants::RFC_COMPRESSED.len());
     eprintln!("{}", caught.join("\n"));
 }
 

@@ -12,11 +12,9 @@ use rfgen_model::kernel::library;
 
 const POLICIES: [SchedulerPolicy; 3] = [SchedulerPolicy::Lrr, SchedulerPolicy::Gto, SchedulerPolicy::TwoLevel];
 
-const SMALL: &str = "name = \"ssmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 64\ncollectors = 3\ntag_bits = 2\n[scheduler]\nactive_warps = 3\n";
-
 /// The default SM and the small one, with `policy`.
 fn configs(policy: SchedulerPolicy) -> [Checked; 2] {
-    [config::preset("baseline").unwrap(), config::parse(SMALL).unwrap()].map(|mut c| {
+    [config::preset("baseline").unwrap(), config::parse(SCHEDULER_SMALL).unwrap()].map(|mut c| {
         c.config.scheduler.policy = policy;
         c
     })
@@ -85,55 +83,16 @@ fn cli_generates_and_cosimulates_the_scheduler() {
     assert!(stdout(&out).contains("PASS"), "{}", stdout(&out));
 }
 
-/// An edit of the generated scheduler and the policy it applies to.
-struct Mutation {
-    name: &'static str,
-    policy: SchedulerPolicy,
-    from: &'static str,
-    to: &'static str,
-}
-
-const MUTATIONS: &[Mutation] = &[
-    Mutation {
-        name: "greedy warp not kept (GTO always takes the oldest)",
-        policy: SchedulerPolicy::Gto,
-        from: "assign keep = last_valid & eligible[last_warp];",
-        to: "assign keep = 1'b0;",
-    },
-    Mutation {
-        name: "launch not learnt (GTO age stays slot order)",
-        policy: SchedulerPolicy::Gto,
-        from: "else first[b*(b-1)/2+a] <= launch[b] | (first[b*(b-1)/2+a] & ~launch[a]);",
-        to: "else first[b*(b-1)/2+a] <= first[b*(b-1)/2+a];",
-    },
-    Mutation {
-        name: "refill order (two-level refills from slot 0 every time)",
-        policy: SchedulerPolicy::TwoLevel,
-        from: "refill_from <= refill_next;",
-        to: "refill_from <= 3'd0;",
-    },
-    Mutation {
-        name: "finished warp kept in the active set",
-        policy: SchedulerPolicy::TwoLevel,
-        from: "!(grant_last && pick_valid",
-        to: "!(1'b0 && pick_valid",
-    },
-    Mutation {
-        name: "LRR starts at the last issuer instead of after it",
-        policy: SchedulerPolicy::Lrr,
-        from: "(last_warp < 3'd",
-        to: "(last_warp <= 3'd",
-    },
-];
-
 #[test]
 fn lockstep_catches_every_scheduler_mutation() {
-    for m in MUTATIONS {
-        let [_, checked] = configs(m.policy);
-        let design = mutated(rfgen_gen::emit::generate_scheduler(&checked), "ssmall_scheduler.v", m.from, m.to, m.name);
-        let (mismatch, _) = random_lockstep::<Scheduler>(&checked, &design, 20_000, 9, 3);
-        let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
-        eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
+    for family in mutants::of_block("scheduler") {
+        let checked = (family.config)();
+        let design = rfgen_gen::emit::generate_scheduler(&checked);
+        for m in family.mutants {
+            let (mismatch, _) = random_lockstep::<Scheduler>(&checked, &m.apply(&design), 20_000, 9, 3);
+            let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
+            eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
+        }
     }
 }
 
@@ -142,7 +101,7 @@ fn lockstep_catches_every_scheduler_mutation() {
 #[test]
 fn trws_schedules_marked_warps_first() {
     for policy in [SchedulerPolicy::Lrr, SchedulerPolicy::Gto] {
-        let text = format!("{SMALL}[rename]\nenabled = true\ntrws = true\ncmos_rows = 48\n");
+        let text = format!("{SCHEDULER_SMALL}[rename]\nenabled = true\ntrws = true\ncmos_rows = 48\n");
         let mut checked = config::parse(&text).unwrap();
         checked.config.scheduler.policy = policy;
         let design = rfgen_gen::emit::generate_scheduler(&checked);

@@ -10,12 +10,10 @@ use rfgen_gen::config;
 use rfgen_model::blocks::scoreboard::Scoreboard;
 use rfgen_model::kernel::library;
 
-const SMALL: &str = "name = \"ssmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 64\ncollectors = 3\ntag_bits = 2\n";
-
 #[test]
 fn scoreboard_rtl_agrees_with_its_model() {
     // isca11-rfc's RTL is also the kernel-driven test's: one Verilator build for both.
-    for checked in [isca11_rfc(), config::parse(SMALL).unwrap()] {
+    for checked in [isca11_rfc(), config::parse(SCOREBOARD_SMALL).unwrap()] {
         let design = rfgen_gen::emit::generate_scoreboard(&checked);
         let (mismatch, stats) = random_lockstep::<Scoreboard>(&checked, &design, 30_000, 9, 2);
         assert!(mismatch.is_none(), "{}: {}", checked.config.name, mismatch.unwrap());
@@ -40,39 +38,12 @@ fn every_library_kernel_drives_the_scoreboard_rtl() {
     }
 }
 
-/// A seeded bug of the generated scoreboard: every occurrence of `from` becomes `to`.
-struct Mutation {
-    name: &'static str,
-    from: &'static str,
-    to: &'static str,
-}
-
-const MUTATIONS: &[Mutation] = &[
-    Mutation {
-        name: "scoreboard bit lost: a reservation made while a release commits is dropped",
-        from: "pending <= (pending & ~clr_regs) | set_regs;",
-        to: "pending <= clr_valid ? (pending & ~clr_regs) : (pending | set_regs);",
-    },
-    Mutation { name: "a register released by another warp's write-back", from: "clr_warp} * ", to: "set_warp} * " },
-    Mutation {
-        name: "long-latency bit never released",
-        from: "long_pending <= (long_pending & ~clr_regs) | set_longs;",
-        to: "long_pending <= long_pending | set_longs;",
-    },
-    Mutation {
-        name: "predicate results never released",
-        from: "pending_preds <= (pending_preds & ~clr_preds) | set_preds;",
-        to: "pending_preds <= pending_preds | set_preds;",
-    },
-];
-
 #[test]
 fn lockstep_catches_every_scoreboard_mutation() {
-    let checked = config::parse(SMALL).unwrap();
-    for m in MUTATIONS {
-        let design =
-            mutated(rfgen_gen::emit::generate_scoreboard(&checked), "ssmall_scoreboard.v", m.from, m.to, m.name);
-        let (mismatch, _) = random_lockstep::<Scoreboard>(&checked, &design, 20_000, 9, 2);
+    let checked = config::parse(SCOREBOARD_SMALL).unwrap();
+    let design = rfgen_gen::emit::generate_scoreboard(&checked);
+    for m in mutants::SCOREBOARD {
+        let (mismatch, _) = random_lockstep::<Scoreboard>(&checked, &m.apply(&design), 20_000, 9, 2);
         let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
         eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
     }

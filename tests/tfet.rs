@@ -82,41 +82,11 @@ fn random_runs_agree_and_exercise_tfet_rows() {
 fn lockstep_catches_tfet_bugs() {
     let checked = renamed("tmixed");
     let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
-    let group = "tmixed_mrf_bank_group.v";
-    let bugs = [
-        (
-            group,
-            "deliver <= (slot_grant & {6{~tfet_rd}}) | tfet_slot;",
-            "deliver <= slot_grant;",
-            "TFET data delivered one cycle early",
-        ),
-        (
-            group,
-            "assign req = slot_req & {6{~read_busy}};",
-            "assign req = slot_req;",
-            "group not blocked after a TFET grant",
-        ),
-        (group, ".rd_en   (grant_valid)", ".rd_en   (grant_valid | read_busy)", "banks read in the busy cycle"),
-        (group, "(rd_row >= 4'd10)", "(rd_row >= 4'd11)", "TFET read threshold one row too high"),
-        (group, "(rd_row >= 4'd10)", "(rd_row >= 4'd9)", "TFET read threshold one row too low"),
-        (
-            "tmixed_mrf.v",
-            "assign wb_ready = ~wb_tfet_busy;",
-            "assign wb_ready = 1'b1;",
-            "write port not busy after a TFET write",
-        ),
-        ("tmixed_mrf.v", "(wb_row >= 4'd10)", "(wb_row >= 4'd11)", "TFET write threshold one row too high"),
-        (
-            "tmixed_mrf.v",
-            "assign wb_commit = wb_tfet_busy;",
-            "assign wb_commit = wb_take;",
-            "commit at the write, not after it",
-        ),
-    ];
-    for (file, from, to, name) in bugs {
-        let lib = build(&mutated(design.clone(), file, from, to, name));
+    for bug in mutants::TFET {
+        let lib = build(&bug.apply(&design));
         let mut stimulus = RandomStimulus::new(&checked.geometry, 5, Knobs::for_config(&checked));
         let result = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, CYCLES, 9);
+        let name = bug.name;
         let m = result.mismatch.unwrap_or_else(|| panic!("`{name}` was not caught"));
         assert_eq!(result.cycles, m.cycle + 1, "{name}: the run stops at the reported cycle");
         eprintln!("{name}: caught at cycle {} on {}", m.cycle, m.ports[0].port);

@@ -96,11 +96,8 @@ fn cli_sim_names_the_hazard_and_exits_1() {
     assert!(stdout(&out).contains("warpboard "), "the stall breakdown names the warpboard");
 }
 
-/// A small SM with one bank group and 3 collectors (bloomN counts to 9).
-const SMALL: &str = "name = \"wsmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 64\ncollectors = 3\ntag_bits = 2\n";
-
 fn configs(policy: WarPolicy) -> [Checked; 2] {
-    let mut small = config::parse(SMALL).unwrap();
+    let mut small = config::parse(WARPBOARD_SMALL).unwrap();
     small.config.warpboard.policy = policy;
     let mut default = config::preset("baseline").unwrap();
     default.config.warpboard.policy = policy;
@@ -156,55 +153,15 @@ fn cosim_of_the_warpboard_needs_a_policy() {
     assert!(stdout(&out).contains("PASS"), "{}", stdout(&out));
 }
 
-/// An edit of the generated warpboard and the policy it applies to.
-struct Mutation {
-    name: &'static str,
-    policy: WarPolicy,
-    from: &'static str,
-    to: &'static str,
-}
-
-const MUTATIONS: &[Mutation] = &[
-    Mutation {
-        name: "bloom2 counter saturating early (at 2)",
-        policy: WarPolicy::Bloom2,
-        from: "assign capped = (up > 3'd3) ? 2'd3 : up[1:0];",
-        to: "assign capped = (up > 3'd2) ? 2'd2 : up[1:0];",
-    },
-    Mutation {
-        name: "release-on-read released at the issue instead of the leave",
-        policy: WarPolicy::ReleaseOnRead,
-        from: "assign released = {6{lv_valid}} & (6'd1 << lv_warp);",
-        to: "assign released = {6{iss_valid}} & (6'd1 << iss_warp);",
-    },
-    Mutation {
-        name: "release-on-commit keeps the bit on commit",
-        policy: WarPolicy::ReleaseOnCommit,
-        from: "assign released = commit;",
-        to: "assign released = 6'd0;",
-    },
-    Mutation {
-        name: "bloom1 mark not cleared when the reader leaves",
-        policy: WarPolicy::Bloom1,
-        from: " & ~(lv_here[w] & (|lv_count[2*b +: 2]))",
-        to: "",
-    },
-    Mutation {
-        name: "bloomN drops the third source of an instruction",
-        policy: WarPolicy::BloomUnbounded,
-        from: "(iss_valid & iss_src_valid[2]",
-        to: "(1'b0 & iss_src_valid[2]",
-    },
-];
-
 #[test]
 fn lockstep_catches_every_warpboard_mutation() {
-    for m in MUTATIONS {
-        let [_, checked] = configs(m.policy);
-        let design =
-            mutated(rfgen_gen::emit::generate_warpboard(&checked).unwrap(), "wsmall_warpboard.v", m.from, m.to, m.name);
-        let (mismatch, _) = random_lockstep::<Warpboard>(&checked, &design, 20_000, 5, 3);
-        let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
-        eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
+    for family in mutants::of_block("warpboard") {
+        let checked = (family.config)();
+        let design = rfgen_gen::emit::generate_warpboard(&checked).unwrap();
+        for m in family.mutants {
+            let (mismatch, _) = random_lockstep::<Warpboard>(&checked, &m.apply(&design), 20_000, 5, 3);
+            let mismatch = mismatch.unwrap_or_else(|| panic!("mutation `{}` was not detected", m.name));
+            eprintln!("{} -> cycle {} port {}", m.name, mismatch.cycle, mismatch.ports[0].port);
+        }
     }
 }

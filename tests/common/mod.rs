@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod kernels;
+pub mod mutants;
 
 use rfgen_cosim::session::{Event, load};
 use rfgen_cosim::verilator::{RtlLib, TraceKind};
@@ -272,3 +273,48 @@ pub fn renamed(name: &str) -> Checked {
     let (_, text) = RENAMED.iter().find(|(n, _)| *n == name).expect("a renamed config of that name");
     rfgen_gen::config::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
+
+/// The issue stage's small SM (6 warps, 3 active, 4 banks, 3 collectors) with a scheduler and a
+/// warpboard.
+pub const ISSUE_SMALL: &str = "name = \"ismall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 4\nentries = 64\ncollectors = 3\ntag_bits = 2\n[scheduler]\nactive_warps = 3\n";
+
+pub fn issue_small(scheduler: rfgen_gen::config::SchedulerPolicy, warpboard: rfgen_gen::config::WarPolicy) -> Checked {
+    let mut c = rfgen_gen::config::parse(ISSUE_SMALL).unwrap();
+    c.config.scheduler.policy = scheduler;
+    c.config.warpboard.policy = warpboard;
+    c
+}
+
+/// The scheduler's small SM: 6 warps, 3 active (two-level), one bank group.
+pub const SCHEDULER_SMALL: &str = "name = \"ssmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 64\ncollectors = 3\ntag_bits = 2\n[scheduler]\nactive_warps = 3\n";
+
+/// The scoreboard's small SM.
+pub const SCOREBOARD_SMALL: &str = "name = \"ssmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 64\ncollectors = 3\ntag_bits = 2\n";
+
+/// A small SM with one bank group and 3 collectors (bloomN counts to 9).
+pub const WARPBOARD_SMALL: &str = "name = \"wsmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 64\ncollectors = 3\ntag_bits = 2\n";
+
+/// Small rename stages: mixed CMOS/TFET, all TFET, all CMOS.
+pub const RENAME_SMALL: &[(&str, &str)] = &[
+    (
+        "nsmall",
+        "name = \"nsmall\"\n[sm]\nwarps = 6\nlanes = 4\nclusters = 1\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 32\ncollectors = 2\n[rename]\nenabled = true\ncmos_rows = 24\n",
+    ),
+    (
+        "ntfet",
+        "name = \"ntfet\"\n[sm]\nwarps = 4\nlanes = 4\nclusters = 1\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 16\ncollectors = 2\n[rename]\ncmos_rows = 0\nthr_acc = 0\nref_acc = 1\n",
+    ),
+    (
+        "ncmos",
+        "name = \"ncmos\"\n[sm]\nwarps = 4\nlanes = 4\nclusters = 1\nregisters_per_thread = 8\n[mrf]\nbanks = 2\nentries = 16\ncollectors = 2\n[rename]\ncmos_rows = 16\nref_acc = 1024\n",
+    ),
+];
+
+pub fn rename_small(name: &str) -> Checked {
+    let (_, text) = RENAME_SMALL.iter().find(|(n, _)| *n == name).expect("a rename config of that name");
+    rfgen_gen::config::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// 6 warps of up to 8 registers in 2 bank groups of 16 rows (24 needed): 4 to 6 warps resident.
+pub const OCCUPANCY_PLAIN: &str = "name = \"lsmall\"\n[sm]\nwarps = 6\nlanes = 8\nclusters = 2\nregisters_per_thread = 8\n\
+                     [mrf]\nbanks = 4\nentries = 16\ncollectors = 2\ntag_bits = 3\n";
