@@ -357,6 +357,7 @@ impl<'a> Lowerer<'a> {
             ("mul", ["hi"], "s32") => Some(binary(Op::MulHi)),
             ("mul", ["hi"], "u32") => Some(binary(Op::MulHiU)),
             ("mad", ["lo"], t) if INT32.contains(&t) => Some((Op::Mad, 4)),
+            ("bfe", [], "u32") => Some((Op::Bfe, 4)),
             ("and", [], "b32") => Some(binary(Op::And)),
             ("or", [], "b32") => Some(binary(Op::Or)),
             ("xor", [], "b32") => Some(binary(Op::Xor)),
@@ -396,6 +397,7 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         }
         match (base, mods, ty) {
+            ("and" | "or" | "xor" | "not" | "mov", [], "pred") => self.predicate_logic(ins, base)?,
             ("neg" | "not" | "abs", [], _) => self.bit_unary(ins, base, ty)?,
             ("setp", [cmp], t) => {
                 let o = self.operands(ins, 3)?;
@@ -473,13 +475,18 @@ impl<'a> Lowerer<'a> {
             ("ld" | "st", [space, rest @ ..], t) if rest.is_empty() || rest == ["nc"] && base == "ld" => {
                 self.memory(ins, base == "ld", space, t)?
             }
-            ("atom" | "red", ["global", "add"], t @ ("u32" | "s32" | "f32")) => {
+            ("atom" | "red", [space @ ("global" | "shared"), "add"], t @ ("u32" | "s32" | "f32")) => {
                 let returns = base == "atom";
                 let o = self.operands(ins, 2 + returns as usize)?;
                 let dst = if returns { Some(self.dst32(&o[0])?) } else { None };
                 let (mut srcs, offset) = self.address(&o[returns as usize])?;
                 srcs[1] = self.src32(&o[1 + returns as usize])?;
-                let op = if t == "f32" { Op::AtomAddF } else { Op::AtomAdd };
+                let op = match (*space, t) {
+                    ("global", "f32") => Op::AtomAddF,
+                    ("global", _) => Op::AtomAdd,
+                    ("shared", "f32") => return self.unsupported(&ins.opcode),
+                    _ => Op::AtomAddShared,
+                };
                 self.emit(op, dst, srcs).offset = offset;
             }
             ("bar", [], "sync") => {
@@ -534,6 +541,53 @@ impl<'a> Lowerer<'a> {
         self.emit(Op::Shl, Some((high, 0)), [hi, VSrc::Imm(k), VSrc::None]);
         self.emit(Op::Shl, Some((d, 0)), [lo, VSrc::Imm(k), VSrc::None]);
         self.emit(Op::Or, Some((d, 1)), [VSrc::Reg((high, 0)), VSrc::Reg((carried, 0)), VSrc::None]);
+        Ok(())
+    }
+
+    /// Logic on predicates (`and or xor not mov .pred`), which the model has no instruction for
+    /// (SASS's PLOP3): the operands become 0 or 1 in a register (`selp`), are combined there, and
+    /// `setp.ne` turns the result back into the predicate. `and`/`or` combine the second operand
+    /// by a guarded `mov`, which keeps them to three instructions.
+    fn predicate_logic(&mut self, ins: &Instruction, base: &str) -> Result<(), PtxError> {
+        if self.guard.is_some() {
+            return fail(self.line, format!("unsupported guarded `{}`", ins.opcode));
+        }
+        let o = self.operands(ins, if matches!(base, "not" | "mov") { 2 } else { 3 })?;
+        let d = self.reg_of(&o[0], Class::Pred, "the destination predicate")?;
+        let value = self.fresh("predicate as a word", Class::W32);
+        self.predicate_as_word(value, &o[1], base == "not")?;
+        match base {
+            "and" | "or" => {
+                let b = self.reg_of(&o[2], Class::Pred, "a source predicate")?;
+                // and: a false b clears the word; or: a true b sets it.
+                let (negate, word) = if base == "and" { (true, 0) } else { (false, 1) };
+                self.guard = Some((b, negate));
+                self.emit(Op::Mov, Some((value, 0)), [VSrc::Imm(word), VSrc::None, VSrc::None]);
+                self.guard = None;
+            }
+            "xor" => {
+                let other = self.fresh("predicate as a word", Class::W32);
+                self.predicate_as_word(other, &o[2], false)?;
+                let srcs = [VSrc::Reg((value, 0)), VSrc::Reg((other, 0)), VSrc::None];
+                self.emit(Op::Xor, Some((value, 0)), srcs);
+            }
+            _ => {}
+        }
+        let srcs = [VSrc::Reg((value, 0)), VSrc::Imm(0), VSrc::None];
+        self.emit(Op::Setp(Cmp::Ne), None, srcs).pdst = Some(d);
+        Ok(())
+    }
+
+    /// `word = p ? 1 : 0` (`0 : 1` when `negate`) for a predicate register or a constant 0 or 1.
+    fn predicate_as_word(&mut self, word: VReg, p: &Operand, negate: bool) -> Result<(), PtxError> {
+        let (yes, no) = if negate { (0, 1) } else { (1, 0) };
+        if let Operand::Int(v @ (0 | 1)) = p {
+            let bit = if *v == 1 { yes } else { no };
+            self.emit(Op::Mov, Some((word, 0)), [VSrc::Imm(bit), VSrc::None, VSrc::None]);
+            return Ok(());
+        }
+        let p = self.reg_of(p, Class::Pred, "a source predicate")?;
+        self.emit(Op::Selp, Some((word, 0)), [VSrc::Imm(yes), VSrc::Imm(no), VSrc::None]).psrc = Some(p);
         Ok(())
     }
 
