@@ -9,7 +9,7 @@ use rfgen_model::kernel::ptx::{self, PtxKernel, launch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const WORKLOADS: [&str; 13] = [
+const WORKLOADS: [&str; 14] = [
     "vecadd",
     "saxpy",
     "sgemm",
@@ -23,6 +23,7 @@ const WORKLOADS: [&str; 13] = [
     "pathfinder",
     "histogram",
     "collatz",
+    "srad",
 ];
 
 fn root() -> &'static Path {
@@ -306,6 +307,42 @@ fn collatz_counts_the_steps_of_every_value_up_to_the_limit() {
     let (want, stopped): (Vec<u32>, Vec<bool>) = words(&k, "start").into_iter().map(steps).unzip();
     assert!(stopped.contains(&true) && stopped.contains(&false), "both ends are covered");
     assert_eq!(output(&k, &m, "steps"), want);
+}
+
+#[test]
+fn srad_diffuses_every_cell_by_its_and_its_neighbours_coefficients() {
+    let (k, m) = run("srad");
+    let (image, size) = (input(&k, "image"), 24i64);
+    let (q0sqr, lambda) = (0.05f32, 0.5f32);
+    let at = |r: i64, c: i64| image[(r.clamp(0, size - 1) * size + c.clamp(0, size - 1)) as usize];
+    // The differences to north, south, west and east.
+    let differences = |r: i64, c: i64| {
+        let j = at(r, c);
+        (j, [at(r - 1, c) - j, at(r + 1, c) - j, at(r, c - 1) - j, at(r, c + 1) - j])
+    };
+    // In the order clang's contractions leave the kernel's arithmetic.
+    let coefficient = |r: i64, c: i64| {
+        let (j, [dn, ds, dw, de]) = differences(r, c);
+        let g2 = de.mul_add(de, dw.mul_add(dw, dn.mul_add(dn, ds * ds))) / (j * j);
+        let l = (dn + ds + dw + de) / j;
+        let num = g2.mul_add(0.5, l * (l * -0.0625));
+        let den = l.mul_add(0.25, 1.0);
+        let qsqr = num / (den * den);
+        let coefficient = 1.0 / ((qsqr - q0sqr) / ((q0sqr + 1.0) * q0sqr) + 1.0);
+        // The kernel's two selects; a NaN stays NaN either way.
+        coefficient.clamp(0.0, 1.0)
+    };
+    let mut want = Vec::new();
+    for r in 0..size {
+        for c in 0..size {
+            let (j, [dn, ds, dw, de]) = differences(r, c);
+            let here = coefficient(r, c);
+            let (south, east) = (coefficient((r + 1).min(size - 1), c), coefficient(r, (c + 1).min(size - 1)));
+            let d = de.mul_add(east, here.mul_add(dw, here.mul_add(dn, ds * south)));
+            want.push((lambda * 0.25).mul_add(d, j));
+        }
+    }
+    assert_eq!(output(&k, &m, "out"), bits(&want));
 }
 
 #[test]
