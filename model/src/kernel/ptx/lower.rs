@@ -681,3 +681,56 @@ fn class_name(c: Class) -> &'static str {
         Class::Pred => "predicate",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::kernel::ptx::{launch, load};
+
+    /// Thread t holds a = bit 0 and b = bit 1 of t; it stores a & b, a | b, a ^ b, !a, b and
+    /// the constant 1, each as 0 or 1, in the 6 words from `out + 32 t`.
+    const PTX: &str = ".version 6.0\n.target sm_70\n.address_size 64\n\
+                       .visible .entry k(.param .u64 k_param_0)\n{\n\
+                       .reg .pred %p<9>;\n.reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n\
+                       ld.param.u64 %rd1, [k_param_0];\n\
+                       mov.u32 %r1, %tid.x;\n\
+                       and.b32 %r2, %r1, 1;\n\
+                       and.b32 %r3, %r1, 2;\n\
+                       setp.ne.s32 %p1, %r2, 0;\n\
+                       setp.ne.s32 %p2, %r3, 0;\n\
+                       and.pred %p3, %p1, %p2;\n\
+                       or.pred %p4, %p1, %p2;\n\
+                       xor.pred %p5, %p1, %p2;\n\
+                       not.pred %p6, %p1;\n\
+                       mov.pred %p7, %p2;\n\
+                       mov.pred %p8, 1;\n\
+                       mul.wide.u32 %rd2, %r1, 32;\n\
+                       add.s64 %rd3, %rd1, %rd2;\n\
+                       selp.u32 %r4, 1, 0, %p3;\nst.global.u32 [%rd3], %r4;\n\
+                       selp.u32 %r5, 1, 0, %p4;\nst.global.u32 [%rd3+4], %r5;\n\
+                       selp.u32 %r6, 1, 0, %p5;\nst.global.u32 [%rd3+8], %r6;\n\
+                       selp.u32 %r7, 1, 0, %p6;\nst.global.u32 [%rd3+12], %r7;\n\
+                       selp.u32 %r8, 1, 0, %p7;\nst.global.u32 [%rd3+16], %r8;\n\
+                       selp.u32 %r9, 1, 0, %p8;\nst.global.u32 [%rd3+20], %r9;\n\
+                       ret;\n}\n";
+    const LAUNCH: &str = "grid = 1\nblock = 4\nparams = [{ buffer = \"out\" }]\n\
+                          [buffers.out]\ntype = \"u32\"\ncount = 32\ninit = \"constant\"\nvalue = 7\n";
+
+    #[test]
+    fn predicate_logic_follows_its_truth_tables() {
+        let k = load(PTX, &launch::parse(LAUNCH).unwrap()).unwrap();
+        let memory = crate::func::run(&k.kernel, 32).unwrap().memory;
+        let out = k.buffer("out").unwrap().addr;
+        for t in 0..4u32 {
+            let (a, b) = (t & 1, t >> 1);
+            let got: Vec<u32> = (0..6).map(|i| memory.read(out + 32 * t + 4 * i)).collect();
+            assert_eq!(got, [a & b, a | b, a ^ b, 1 - a, b, 1], "a = {a}, b = {b}");
+        }
+    }
+
+    #[test]
+    fn guarded_predicate_logic_is_refused() {
+        let ptx = PTX.replace("and.pred %p3", "@%p1 and.pred %p3");
+        let e = load(&ptx, &launch::parse(LAUNCH).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("unsupported guarded `and.pred`"), "{e}");
+    }
+}
