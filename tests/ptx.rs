@@ -360,10 +360,14 @@ fn rfgen_sim_runs_every_workload_on_the_sm_model_and_reports_its_registers() {
 }
 
 #[test]
-fn the_kernel_driven_cosim_runs_a_ptx_kernel() {
-    let out = rfgen(&["cosim", "--preset", "small", "--kernel", "tests/data/ptx/reduction.toml"]);
-    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
-    assert!(stdout(&out).contains("PASS"), "{}", stdout(&out));
+fn the_kernel_driven_cosim_runs_ptx_kernels() {
+    // Global atomics, shared atomics, divergent loops on lowered predicate logic.
+    for name in ["reduction", "histogram", "collatz"] {
+        let launch = format!("tests/data/ptx/{name}.toml");
+        let out = rfgen(&["cosim", "--preset", "small", "--kernel", &launch]);
+        assert!(out.status.success(), "{name}: {}{}", stdout(&out), stderr(&out));
+        assert!(stdout(&out).contains("PASS"), "{name}: {}", stdout(&out));
+    }
 }
 
 /// Exit 2 with one error line holding `what`.
