@@ -30,6 +30,7 @@ pub fn lane(op: Op, x: u32, y: u32, z: u32, carry: bool) -> u32 {
         Op::Lg2 => f(x).log2().to_bits(),
         Op::Sin => f(x).sin().to_bits(),
         Op::Cos => f(x).cos().to_bits(),
+        Op::Bfe => bit_field(x, y, z),
         Op::Cvt(c) => match c {
             Cvt::F32FromS32 => (x as i32 as f32).to_bits(),
             Cvt::F32FromU32 => (x as f32).to_bits(),
@@ -39,6 +40,17 @@ pub fn lane(op: Op, x: u32, y: u32, z: u32, carry: bool) -> u32 {
         },
         other => unreachable!("{other:?} is not a lane operation"),
     }
+}
+
+/// PTX's `bfe.u32`: `len` bits of `x` from bit `pos` (each taken from its operand's low byte),
+/// bits past bit 31 and past `len` read as zero.
+pub fn bit_field(x: u32, pos: u32, len: u32) -> u32 {
+    let (pos, len) = (pos & 0xff, len & 0xff);
+    if pos >= 32 || len == 0 {
+        return 0;
+    }
+    let shifted = x >> pos;
+    if len >= 32 { shifted } else { shifted & ((1 << len) - 1) }
 }
 
 /// Whether `x CMP y` holds for f32 values.
@@ -78,6 +90,15 @@ mod tests {
         let carry = lo < a as u32;
         let hi = lane(Op::AddX, (a >> 32) as u32, (b >> 32) as u32, 0, carry);
         assert_eq!(u64::from(hi) << 32 | u64::from(lo), a + b);
+    }
+
+    #[test]
+    fn bit_fields_past_bit_31_or_of_length_zero_read_zero() {
+        assert_eq!(lane(Op::Bfe, 0xa1b2_c3d4, 8, 8, false), 0xc3);
+        assert_eq!(bit_field(0xa1b2_c3d4, 28, 8), 0xa);
+        assert_eq!(bit_field(0xa1b2_c3d4, 0, 40), 0xa1b2_c3d4);
+        assert_eq!(bit_field(0xa1b2_c3d4, 32, 8), 0);
+        assert_eq!(bit_field(0xa1b2_c3d4, 4, 0x100), 0, "only the low byte of len counts");
     }
 
     #[test]

@@ -294,7 +294,7 @@ impl Warp {
                     segments = 0;
                 }
             }
-            Op::LdShared | Op::StShared => {
+            Op::LdShared | Op::StShared | Op::AtomAddShared => {
                 for l in (0..lanes).filter(|&l| lane_on(l)) {
                     high_word_is_zero(ins.srcs[2], c[l], l).map_err(fault)?;
                     let addr = a[l].wrapping_add(ins.offset as u32);
@@ -305,10 +305,14 @@ impl Warp {
                             shared.len() * 4
                         )));
                     }
-                    if ins.op == Op::StShared {
-                        shared[word] = b[l];
-                    } else {
-                        dst[l] = shared[word];
+                    match ins.op {
+                        Op::StShared => shared[word] = b[l],
+                        // Lanes in ascending order, as atom.global.add.
+                        Op::AtomAddShared => {
+                            dst[l] = shared[word];
+                            shared[word] = dst[l].wrapping_add(b[l]);
+                        }
+                        _ => dst[l] = shared[word],
                     }
                 }
             }

@@ -113,6 +113,10 @@ pub enum Op {
     /// Atomic add to global memory (u32, f32); `d` gets the old value.
     AtomAdd,
     AtomAddF,
+    /// Atomic add to shared memory (u32); `d` gets the old value.
+    AtomAddShared,
+    /// Unsigned bit-field extract: `len` (c) bits of `a` from bit `pos` (b), zero-filled.
+    Bfe,
 }
 
 /// Where an instruction executes.
@@ -133,7 +137,7 @@ impl Op {
         match self {
             Popc | Clz | Isqrt | Rcp | FDiv | FSqrt | FRcp | Ex2 | Lg2 | Sin | Cos => Unit::Sfu,
             LdGlobal | StGlobal | AtomAdd | AtomAddF => Unit::Global,
-            LdShared | StShared => Unit::Shared,
+            LdShared | StShared | AtomAddShared => Unit::Shared,
             LdTex => Unit::Texture,
             Bra | Exit | Bar => Unit::Control,
             _ => Unit::Alu,
@@ -170,6 +174,8 @@ impl Op {
             Cos => "cos.f32",
             AtomAdd => "atom.add.u32",
             AtomAddF => "atom.add.f32",
+            AtomAddShared => "atom.shared.add.u32",
+            Bfe => "bfe.u32",
             _ => return None,
         })
     }

@@ -58,6 +58,7 @@ enum Init {
     Iota,
     Uniform,
     Constant,
+    Offsets,
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -189,9 +190,10 @@ fn generate(name: &str, b: &BufferFile) -> Result<Vec<u32>, LaunchError> {
         Init::Zero => vec![0; n],
         Init::Iota => (0..b.count).map(|i| bits(Number::Int(i64::from(i)), b.ty).unwrap()).collect(),
         Init::Constant => vec![bits(field("value", b.value)?, b.ty).unwrap(); n],
+        Init::Offsets => offsets(name, b, field("min", b.min)?, field("max", b.max)?)?,
         Init::Uniform => {
             let (lo, hi) = (field("min", b.min)?, field("max", b.max)?);
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(b.seed.unwrap_or_else(|| name_seed(name)));
+            let mut rng = rng(name, b);
             match b.ty {
                 Elem::F32 => {
                     let (lo, hi) = (as_f64(lo) as f32, as_f64(hi) as f32);
@@ -210,6 +212,34 @@ fn generate(name: &str, b: &BufferFile) -> Result<Vec<u32>, LaunchError> {
             }
         }
     })
+}
+
+fn rng(name: &str, b: &BufferFile) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(b.seed.unwrap_or_else(|| name_seed(name)))
+}
+
+/// The start offsets of rows of random lengths (compressed sparse rows, a graph's adjacency
+/// lists): element 0 is 0, every next one adds a uniform integer in [min, max].
+fn offsets(name: &str, b: &BufferFile, lo: Number, hi: Number) -> Result<Vec<u32>, LaunchError> {
+    if b.ty == Elem::F32 {
+        return fail(format!("buffers.{name}.type: init = \"offsets\" makes integers (allowed: u32, s32)"));
+    }
+    let (lo, hi) = (as_f64(lo) as i64, as_f64(hi) as i64);
+    if lo < 0 || lo > hi {
+        return fail(format!("buffers.{name}: offsets need 0 <= min <= max, found min {lo}, max {hi}"));
+    }
+    let limit = if b.ty == Elem::U32 { i64::from(u32::MAX) } else { i64::from(i32::MAX) };
+    let mut rng = rng(name, b);
+    let mut at = 0i64;
+    let mut out = vec![0u32];
+    for _ in 1..b.count {
+        at += rng.random_range(lo..=hi);
+        if at > limit {
+            return fail(format!("buffers.{name}: offset {at} does not fit a {:?}", b.ty).to_lowercase());
+        }
+        out.push(at as u32);
+    }
+    Ok(out)
 }
 
 impl Launch {
@@ -287,5 +317,22 @@ mod tests {
         let e =
             parse("grid = 1\nblock = 32\n[buffers.a]\ntype = \"f32\"\ncount = 4\ninit = \"uniform\"\n").unwrap_err();
         assert!(e.0.contains("buffers.a.min: needed by init = \"uniform\""), "{e}");
+    }
+
+    #[test]
+    fn offsets_start_at_zero_and_grow_by_min_to_max() {
+        let text = |ty: &str, min: i64| {
+            format!(
+                "grid = 1\nblock = 32\n[buffers.o]\ntype = \"{ty}\"\ncount = 500\ninit = \"offsets\"\nmin = {min}\nmax = 3\n"
+            )
+        };
+        let o = &parse(&text("u32", 1)).unwrap().buffers[0].words;
+        assert_eq!(o[0], 0);
+        assert!(o.windows(2).all(|w| (1..=3).contains(&(w[1] - w[0]))));
+        assert!(o.windows(3).any(|w| w[1] - w[0] != w[2] - w[1]), "lengths vary");
+        let e = parse(&text("f32", 1)).unwrap_err();
+        assert!(e.0.contains("buffers.o.type: init = \"offsets\" makes integers"), "{e}");
+        let e = parse(&text("s32", -1)).unwrap_err();
+        assert!(e.0.contains("buffers.o: offsets need 0 <= min <= max, found min -1"), "{e}");
     }
 }

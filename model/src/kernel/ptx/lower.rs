@@ -357,6 +357,7 @@ impl<'a> Lowerer<'a> {
             ("mul", ["hi"], "s32") => Some(binary(Op::MulHi)),
             ("mul", ["hi"], "u32") => Some(binary(Op::MulHiU)),
             ("mad", ["lo"], t) if INT32.contains(&t) => Some((Op::Mad, 4)),
+            ("bfe", [], "u32") => Some((Op::Bfe, 4)),
             ("and", [], "b32") => Some(binary(Op::And)),
             ("or", [], "b32") => Some(binary(Op::Or)),
             ("xor", [], "b32") => Some(binary(Op::Xor)),
@@ -396,6 +397,7 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         }
         match (base, mods, ty) {
+            ("and" | "or" | "xor" | "not" | "mov", [], "pred") => self.predicate_logic(ins, base)?,
             ("neg" | "not" | "abs", [], _) => self.bit_unary(ins, base, ty)?,
             ("setp", [cmp], t) => {
                 let o = self.operands(ins, 3)?;
@@ -473,13 +475,18 @@ impl<'a> Lowerer<'a> {
             ("ld" | "st", [space, rest @ ..], t) if rest.is_empty() || rest == ["nc"] && base == "ld" => {
                 self.memory(ins, base == "ld", space, t)?
             }
-            ("atom" | "red", ["global", "add"], t @ ("u32" | "s32" | "f32")) => {
+            ("atom" | "red", [space @ ("global" | "shared"), "add"], t @ ("u32" | "s32" | "f32")) => {
                 let returns = base == "atom";
                 let o = self.operands(ins, 2 + returns as usize)?;
                 let dst = if returns { Some(self.dst32(&o[0])?) } else { None };
                 let (mut srcs, offset) = self.address(&o[returns as usize])?;
                 srcs[1] = self.src32(&o[1 + returns as usize])?;
-                let op = if t == "f32" { Op::AtomAddF } else { Op::AtomAdd };
+                let op = match (*space, t) {
+                    ("global", "f32") => Op::AtomAddF,
+                    ("global", _) => Op::AtomAdd,
+                    ("shared", "f32") => return self.unsupported(&ins.opcode),
+                    _ => Op::AtomAddShared,
+                };
                 self.emit(op, dst, srcs).offset = offset;
             }
             ("bar", [], "sync") => {
@@ -534,6 +541,53 @@ impl<'a> Lowerer<'a> {
         self.emit(Op::Shl, Some((high, 0)), [hi, VSrc::Imm(k), VSrc::None]);
         self.emit(Op::Shl, Some((d, 0)), [lo, VSrc::Imm(k), VSrc::None]);
         self.emit(Op::Or, Some((d, 1)), [VSrc::Reg((high, 0)), VSrc::Reg((carried, 0)), VSrc::None]);
+        Ok(())
+    }
+
+    /// Logic on predicates (`and or xor not mov .pred`), which the model has no instruction for
+    /// (SASS's PLOP3): the operands become 0 or 1 in a register (`selp`), are combined there, and
+    /// `setp.ne` turns the result back into the predicate. `and`/`or` combine the second operand
+    /// by a guarded `mov`, which keeps them to three instructions.
+    fn predicate_logic(&mut self, ins: &Instruction, base: &str) -> Result<(), PtxError> {
+        if self.guard.is_some() {
+            return fail(self.line, format!("unsupported guarded `{}`", ins.opcode));
+        }
+        let o = self.operands(ins, if matches!(base, "not" | "mov") { 2 } else { 3 })?;
+        let d = self.reg_of(&o[0], Class::Pred, "the destination predicate")?;
+        let value = self.fresh("predicate as a word", Class::W32);
+        self.predicate_as_word(value, &o[1], base == "not")?;
+        match base {
+            "and" | "or" => {
+                let b = self.reg_of(&o[2], Class::Pred, "a source predicate")?;
+                // and: a false b clears the word; or: a true b sets it.
+                let (negate, word) = if base == "and" { (true, 0) } else { (false, 1) };
+                self.guard = Some((b, negate));
+                self.emit(Op::Mov, Some((value, 0)), [VSrc::Imm(word), VSrc::None, VSrc::None]);
+                self.guard = None;
+            }
+            "xor" => {
+                let other = self.fresh("predicate as a word", Class::W32);
+                self.predicate_as_word(other, &o[2], false)?;
+                let srcs = [VSrc::Reg((value, 0)), VSrc::Reg((other, 0)), VSrc::None];
+                self.emit(Op::Xor, Some((value, 0)), srcs);
+            }
+            _ => {}
+        }
+        let srcs = [VSrc::Reg((value, 0)), VSrc::Imm(0), VSrc::None];
+        self.emit(Op::Setp(Cmp::Ne), None, srcs).pdst = Some(d);
+        Ok(())
+    }
+
+    /// `word = p ? 1 : 0` (`0 : 1` when `negate`) for a predicate register or a constant 0 or 1.
+    fn predicate_as_word(&mut self, word: VReg, p: &Operand, negate: bool) -> Result<(), PtxError> {
+        let (yes, no) = if negate { (0, 1) } else { (1, 0) };
+        if let Operand::Int(v @ (0 | 1)) = p {
+            let bit = if *v == 1 { yes } else { no };
+            self.emit(Op::Mov, Some((word, 0)), [VSrc::Imm(bit), VSrc::None, VSrc::None]);
+            return Ok(());
+        }
+        let p = self.reg_of(p, Class::Pred, "a source predicate")?;
+        self.emit(Op::Selp, Some((word, 0)), [VSrc::Imm(yes), VSrc::Imm(no), VSrc::None]).psrc = Some(p);
         Ok(())
     }
 
@@ -625,5 +679,58 @@ fn class_name(c: Class) -> &'static str {
         Class::W32 => "32-bit",
         Class::W64 => "64-bit",
         Class::Pred => "predicate",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::kernel::ptx::{launch, load};
+
+    /// Thread t holds a = bit 0 and b = bit 1 of t; it stores a & b, a | b, a ^ b, !a, b and
+    /// the constant 1, each as 0 or 1, in the 6 words from `out + 32 t`.
+    const PTX: &str = ".version 6.0\n.target sm_70\n.address_size 64\n\
+                       .visible .entry k(.param .u64 k_param_0)\n{\n\
+                       .reg .pred %p<9>;\n.reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n\
+                       ld.param.u64 %rd1, [k_param_0];\n\
+                       mov.u32 %r1, %tid.x;\n\
+                       and.b32 %r2, %r1, 1;\n\
+                       and.b32 %r3, %r1, 2;\n\
+                       setp.ne.s32 %p1, %r2, 0;\n\
+                       setp.ne.s32 %p2, %r3, 0;\n\
+                       and.pred %p3, %p1, %p2;\n\
+                       or.pred %p4, %p1, %p2;\n\
+                       xor.pred %p5, %p1, %p2;\n\
+                       not.pred %p6, %p1;\n\
+                       mov.pred %p7, %p2;\n\
+                       mov.pred %p8, 1;\n\
+                       mul.wide.u32 %rd2, %r1, 32;\n\
+                       add.s64 %rd3, %rd1, %rd2;\n\
+                       selp.u32 %r4, 1, 0, %p3;\nst.global.u32 [%rd3], %r4;\n\
+                       selp.u32 %r5, 1, 0, %p4;\nst.global.u32 [%rd3+4], %r5;\n\
+                       selp.u32 %r6, 1, 0, %p5;\nst.global.u32 [%rd3+8], %r6;\n\
+                       selp.u32 %r7, 1, 0, %p6;\nst.global.u32 [%rd3+12], %r7;\n\
+                       selp.u32 %r8, 1, 0, %p7;\nst.global.u32 [%rd3+16], %r8;\n\
+                       selp.u32 %r9, 1, 0, %p8;\nst.global.u32 [%rd3+20], %r9;\n\
+                       ret;\n}\n";
+    const LAUNCH: &str = "grid = 1\nblock = 4\nparams = [{ buffer = \"out\" }]\n\
+                          [buffers.out]\ntype = \"u32\"\ncount = 32\ninit = \"constant\"\nvalue = 7\n";
+
+    #[test]
+    fn predicate_logic_follows_its_truth_tables() {
+        let k = load(PTX, &launch::parse(LAUNCH).unwrap()).unwrap();
+        let memory = crate::func::run(&k.kernel, 32).unwrap().memory;
+        let out = k.buffer("out").unwrap().addr;
+        for t in 0..4u32 {
+            let (a, b) = (t & 1, t >> 1);
+            let got: Vec<u32> = (0..6).map(|i| memory.read(out + 32 * t + 4 * i)).collect();
+            assert_eq!(got, [a & b, a | b, a ^ b, 1 - a, b, 1], "a = {a}, b = {b}");
+        }
+    }
+
+    #[test]
+    fn guarded_predicate_logic_is_refused() {
+        let ptx = PTX.replace("and.pred %p3", "@%p1 and.pred %p3");
+        let e = load(&ptx, &launch::parse(LAUNCH).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("unsupported guarded `and.pred`"), "{e}");
     }
 }
