@@ -45,8 +45,23 @@ impl PtxKernel {
     }
 }
 
+/// How virtual registers get their architectural numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numbering {
+    /// The register allocator ([`regalloc::allocate`]): what rfgen runs.
+    Allocated,
+    /// One register per virtual register in their order ([`regalloc::virtual_order`]): the
+    /// reference the allocator's bank conflicts are measured against.
+    VirtualOrder,
+}
+
 /// Lowers the launch's entry of the PTX module `text` and allocates its registers.
 pub fn load(text: &str, launch: &Launch) -> Result<PtxKernel, LoadError> {
+    load_numbered(text, launch, Numbering::Allocated)
+}
+
+/// [`load`] with the registers numbered as `numbering` says.
+pub fn load_numbered(text: &str, launch: &Launch, numbering: Numbering) -> Result<PtxKernel, LoadError> {
     let module = parse::parse(text)?;
     let entry = match (&launch.entry, module.entries.as_slice()) {
         (_, []) => return Err(PtxError { line: 1, message: "the module has no `.entry` kernel".into() }.into()),
@@ -66,7 +81,10 @@ pub fn load(text: &str, launch: &Launch) -> Result<PtxKernel, LoadError> {
     };
     let values = launch.values(&entry.name, &entry.params)?;
     let lowered = lower::lower(entry, &module.shared, &values)?;
-    let alloc = regalloc::allocate(&lowered)?;
+    let alloc = match numbering {
+        Numbering::Allocated => regalloc::allocate(&lowered)?,
+        Numbering::VirtualOrder => regalloc::virtual_order(&lowered)?,
+    };
     let code = assign(&lowered, &alloc.place);
     let pos = lowered.code.iter().map(|i| Pos { line: i.line, col: 1 }).collect();
     let mut kernel = Kernel {
