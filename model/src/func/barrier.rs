@@ -75,3 +75,35 @@ pub fn partial_warp(block: u32, warp: u32, active: u64, threads: u64) -> String 
         threads.count_ones()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::kernel::parse;
+
+    fn fault(body: &str) -> String {
+        let k = parse(&format!(".kernel b\n.grid 2 64\n  mov r0, %tid\n{body}  exit\n")).unwrap();
+        match crate::func::run(&k, 32) {
+            Ok(_) => "no fault".into(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_functional_run_faults_on_a_barrier_some_threads_of_the_block_miss() {
+        let part_of_a_warp = fault("  setp.lt p0, r0, 8\n@!p0 bra SKIP\n  bar\nSKIP:\n");
+        assert!(
+            part_of_a_warp.starts_with("line 6: a barrier reached by 8 of the 32 threads of warp 0 of block 0"),
+            "{part_of_a_warp}"
+        );
+        let one_warp = fault("  setp.lt p0, r0, 32\n@!p0 bra SKIP\n  bar\nSKIP:\n");
+        assert!(
+            one_warp.starts_with(
+                "line 6: warp 0 of block 0 waits at this barrier, which warp 1 never reaches: it exited at line 8"
+            ),
+            "{one_warp}"
+        );
+        let two = fault("  setp.lt p0, r0, 32\n@p0 bra LOW\n  bar\n  bra JOIN\nLOW:\n  bar\nJOIN:\n");
+        assert!(two.contains("waits at the one at line"), "{two}");
+        assert_eq!(fault("  bar\n  add r0, r0, 1\n  bar\n"), "no fault", "every thread at each barrier");
+    }
+}
