@@ -167,7 +167,7 @@ impl Lexer {
                 toks.push((Tok::Punct(c), line));
                 i += 1;
             } else {
-                return fail(line, format!("unexpected character `{c}`"));
+                return fail(line, format!("unexpected character `{}`", c.escape_debug()));
             }
         }
         Ok(Lexer { toks })
@@ -254,7 +254,8 @@ impl Parser {
     fn size(&mut self, what: &str) -> Result<u32, PtxError> {
         let line = self.line();
         let v = self.int(what)?;
-        u32::try_from(v).map_err(|_| PtxError { line, message: format!("{what} {v} is out of range") })
+        u32::try_from(v)
+            .map_err(|_| PtxError { line, message: format!("{what} {v} is out of range (allowed: 0 to {})", u32::MAX) })
     }
     /// A type directive such as `.u64`, returned without its dot.
     fn ty(&mut self) -> Result<String, PtxError> {
