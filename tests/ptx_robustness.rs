@@ -591,7 +591,8 @@ fn load_and_run(ptx: &str, launch_text: &str) -> Result<Outcome, TestCaseError> 
             return Ok(Outcome::LaunchRefused);
         }
     };
-    let k = match ptx::load(ptx, &launch) {
+    // Within 16 registers, so that spilling runs on the mutants too.
+    let k = match ptx::load_within(ptx, &launch, 16) {
         Ok(k) => k,
         Err(LoadError::Ptx(e)) => {
             let lines = ptx.lines().count().max(1) as u32;
