@@ -38,7 +38,7 @@ pub struct PtxKernel {
     /// adds included).
     pub virtual_registers: u32,
     pub predicates: u32,
-    /// 32-bit values spilled to local memory to fit the SM's registers per thread.
+    /// Values spilled to local memory to fit the SM's registers per thread.
     pub spilled: u32,
 }
 
