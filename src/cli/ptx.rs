@@ -13,6 +13,11 @@ pub fn names_ptx(name: &str) -> bool {
 
 /// The kernel `name` names, and its source (PTX and launch file) to identify its results.
 pub fn load(name: &str) -> anyhow::Result<(PtxKernel, String)> {
+    load_within(name, ptx::regalloc::MAX_REGISTERS)
+}
+
+/// [`load`], spilling to local memory beyond `max_registers` per thread.
+pub fn load_within(name: &str, max_registers: u32) -> anyhow::Result<(PtxKernel, String)> {
     let given = PathBuf::from(name);
     let launch_path = if name.ends_with(".ptx") { given.with_extension("toml") } else { given.clone() };
     let read = |path: &Path| read_text(path, Input::Kernel).map_err(|e| bad_input(e.to_string()));
@@ -31,7 +36,7 @@ pub fn load(name: &str) -> anyhow::Result<(PtxKernel, String)> {
         (None, false) => launch_path.with_extension("ptx"),
     };
     let text = read(&ptx_path)?;
-    let kernel = ptx::load(&text, &launch).map_err(|e| match e {
+    let kernel = ptx::load_within(&text, &launch, max_registers).map_err(|e| match e {
         LoadError::Ptx(e) => bad_input(format!("{}:{e}", ptx_path.display())),
         LoadError::Launch(e) => in_launch(&e),
     })?;
@@ -41,8 +46,9 @@ pub fn load(name: &str) -> anyhow::Result<(PtxKernel, String)> {
 /// One line on what register allocation gave.
 pub fn allocation_summary(k: &PtxKernel) -> String {
     let plural = if k.predicates == 1 { "" } else { "s" };
+    let spilled = if k.spilled > 0 { format!(", {} spilled to local memory", k.spilled) } else { String::new() };
     format!(
-        "{} per thread, allocated from {} PTX registers ({} predicate{plural})",
+        "{} per thread, allocated from {} PTX registers ({} predicate{plural}){spilled}",
         k.kernel.regs, k.virtual_registers, k.predicates
     )
 }

@@ -57,7 +57,7 @@ enum Format {
 }
 
 /// The kernel to run and, for a PTX kernel, the PTX kernel (what register allocation gave).
-fn load_kernel(args: &SimArgs) -> anyhow::Result<(Kernel, Option<PtxKernel>)> {
+fn load_kernel(args: &SimArgs, registers_per_thread: u32) -> anyhow::Result<(Kernel, Option<PtxKernel>)> {
     if let Some(knobs) = &args.synthetic {
         let knobs = synthetic::Knobs::parse(knobs).map_err(|e| bad_input(format!("--synthetic: {e}")))?;
         return Ok((synthetic::generate(&knobs), None));
@@ -68,7 +68,7 @@ fn load_kernel(args: &SimArgs) -> anyhow::Result<(Kernel, Option<PtxKernel>)> {
         ));
     };
     if super::ptx::names_ptx(name) {
-        let (k, _) = super::ptx::load(name)?;
+        let (k, _) = super::ptx::load_within(name, registers_per_thread)?;
         return Ok((k.kernel.clone(), Some(k)));
     }
     Ok((super::kernel(name)?, None))
@@ -82,7 +82,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let checked = args.source.load()?;
-    let (kernel, ptx) = load_kernel(&args)?;
+    let (kernel, ptx) = load_kernel(&args, checked.config.sm.registers_per_thread)?;
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("valid template"));
     let report = simulate(&checked, &kernel, args.max_cycles, &mut |c| bar.set_message(format!("{c} cycles")))
@@ -106,6 +106,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
                     "registers": k.kernel.regs,
                     "virtual_registers": k.virtual_registers,
                     "predicates": k.predicates,
+                    "spilled": k.spilled,
                 });
             }
             println!("{}", serde_json::to_string_pretty(&json)?);

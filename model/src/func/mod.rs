@@ -9,6 +9,7 @@
 //! point or when all of them have exited.
 
 pub mod arith;
+pub mod barrier;
 pub mod memory;
 
 use crate::kernel::cfg::NO_RECONVERGENCE;
@@ -80,6 +81,8 @@ pub struct Warp {
     pub block: u32,
     pub warp_in_block: u32,
     lanes: usize,
+    /// The lanes that hold a thread of the block.
+    threads: u64,
     regs: Vec<u32>,
     /// Per register: lanes written since the warp started.
     defined: Vec<u64>,
@@ -98,6 +101,7 @@ impl Warp {
             block,
             warp_in_block,
             lanes: lanes as usize,
+            threads: mask,
             regs,
             defined: vec![0; k.regs.max(1) as usize],
             preds: [0; 8],
@@ -316,6 +320,9 @@ impl Warp {
                     }
                 }
             }
+            Op::Bar if active != self.threads => {
+                return Err(fault(barrier::partial_warp(self.block, self.warp_in_block, active, self.threads)));
+            }
             Op::Bar => {}
             op => {
                 let sel = ins.psrc.map(|p| self.preds[p as usize]).unwrap_or(0);
@@ -406,7 +413,7 @@ pub fn initial_memory(k: &Kernel) -> GlobalMemory {
 }
 
 /// Runs every block to completion, one block at a time; inside a block each warp runs until it
-/// reaches a barrier or exits, and a barrier releases once every live warp has reached it.
+/// reaches a barrier or exits, and a barrier releases once every warp has reached it.
 pub fn run(k: &Kernel, lanes: u32) -> Result<FunctionalRun, ExecError> {
     let mut memory = initial_memory(k);
     let mut vals = Values::new(lanes as usize);
@@ -414,17 +421,23 @@ pub fn run(k: &Kernel, lanes: u32) -> Result<FunctionalRun, ExecError> {
     for block in 0..k.blocks {
         let mut shared = vec![0u32; k.shared_bytes as usize / 4];
         let mut warps: Vec<Warp> = (0..k.warps_per_block(lanes)).map(|w| Warp::new(k, block, w, lanes)).collect();
+        let mut barrier = barrier::BlockBarrier::default();
         while warps.iter().any(|w| !w.done()) {
             for w in warps.iter_mut() {
                 while let Some((pc, _)) = w.next() {
                     let e = w.execute(k, &mut memory, &mut shared, &mut vals)?;
                     warp_instructions += 1;
                     thread_instructions += e.mask.count_ones() as u64;
+                    if w.done() {
+                        barrier.exit(k, block, w.warp_in_block, pc)?;
+                    }
                     if k.code[pc as usize].op == Op::Bar {
+                        barrier.arrive(k, block, w.warp_in_block, pc)?;
                         break;
                     }
                 }
             }
+            barrier.release();
         }
     }
     Ok(FunctionalRun { warp_instructions, thread_instructions, memory })

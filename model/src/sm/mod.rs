@@ -31,6 +31,7 @@ use crate::blocks::issue::{Issue, IssueBlock, Next, NextFields};
 use crate::blocks::mrf::{Mrf, MrfBlock};
 use crate::blocks::rename::RenameBlock;
 use crate::blocks::sm_rf::{NextRead, SmRf, SmRfBlock, SmRfIn};
+use crate::func::barrier::BlockBarrier;
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
 use cache_control::CacheControl;
@@ -89,6 +90,8 @@ struct Block {
     /// Warps not finished / waiting at the barrier.
     live: u32,
     arrived: u32,
+    /// Whether every warp reaches the barrier (docs/ptx.md, *Faults*).
+    barrier: BlockBarrier,
 }
 
 /// What the SMs of one run share: global memory, the DRAM channel (free from this cycle on) and
@@ -543,6 +546,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 shared: vec![0; self.k.shared_bytes as usize / 4],
                 live: free.len() as u32,
                 arrived: 0,
+                barrier: BlockBarrier::default(),
                 slots: free,
             });
         }
@@ -818,6 +822,12 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         let e = warp
             .execute(self.k, &mut self.shared.global.borrow_mut(), &mut block.shared, &mut f.vals)
             .map_err(SimError::Exec)?;
+        if self.k.code[e.pc as usize].op == Op::Bar {
+            block.barrier.arrive(self.k, warp.block, warp.warp_in_block, e.pc).map_err(SimError::Exec)?;
+        }
+        if warp.done() {
+            block.barrier.exit(self.k, warp.block, warp.warp_in_block, e.pc).map_err(SimError::Exec)?;
+        }
         if let Some(log) = &mut self.issues {
             log.push((self.cycle, w as u32, e.pc));
         }
@@ -915,6 +925,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     fn release_barrier(&mut self, b: usize) {
         let block = self.blocks[b].as_mut().unwrap();
         block.arrived = 0;
+        block.barrier.release();
         for w in block.slots.clone() {
             self.slots[w].at_barrier = false;
             self.refresh(w);

@@ -200,6 +200,13 @@ fn generate(name: &str, b: &BufferFile) -> Result<Vec<u32>, LaunchError> {
                     if lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
                         return fail(format!("buffers.{name}: min {lo} must be below max {hi}"));
                     }
+                    // The generator draws lo + (hi - lo) * u: the span must be a finite f32.
+                    if !(hi - lo).is_finite() {
+                        return fail(format!(
+                            "buffers.{name}: min {lo:e} to max {hi:e} spans more than the largest f32 (allowed: max - min up to {:e})",
+                            f32::MAX
+                        ));
+                    }
                     (0..n).map(|_| rng.random_range(lo..hi).to_bits()).collect()
                 }
                 _ => {

@@ -145,6 +145,12 @@ pub fn lower(entry: &Entry, module_shared: &[SharedVar], values: &[ParamValue]) 
         let Some(&target) = labels.get(label.as_str()) else {
             return fail(line, format!("branch to undefined label `{label}`"));
         };
+        if target as usize == l.code.len() {
+            return fail(
+                line,
+                format!("branch to `{label}`, which follows the last instruction: end the kernel with `ret`"),
+            );
+        }
         l.code[at].target = target;
     }
     match l.code.last() {

@@ -7,6 +7,7 @@ pub mod launch;
 pub mod lower;
 pub mod parse;
 pub mod regalloc;
+pub mod spill;
 
 use super::{Guard, Instr, Kernel, Pos, Src, cfg, passes};
 use launch::{Buffer, Launch, LaunchError};
@@ -37,6 +38,8 @@ pub struct PtxKernel {
     /// adds included).
     pub virtual_registers: u32,
     pub predicates: u32,
+    /// Values spilled to local memory to fit the SM's registers per thread.
+    pub spilled: u32,
 }
 
 impl PtxKernel {
@@ -45,8 +48,33 @@ impl PtxKernel {
     }
 }
 
+/// How virtual registers get their architectural numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numbering {
+    /// The register allocator ([`regalloc::allocate`]): what rfgen runs.
+    Allocated,
+    /// One register per virtual register in their order ([`regalloc::virtual_order`]): the
+    /// reference the allocator's bank conflicts are measured against.
+    VirtualOrder,
+}
+
 /// Lowers the launch's entry of the PTX module `text` and allocates its registers.
 pub fn load(text: &str, launch: &Launch) -> Result<PtxKernel, LoadError> {
+    build(text, launch, Numbering::Allocated, regalloc::MAX_REGISTERS)
+}
+
+/// [`load`], spilling values to local memory until at most `max_registers` are used per thread
+/// (an SM's `sm.registers_per_thread`).
+pub fn load_within(text: &str, launch: &Launch, max_registers: u32) -> Result<PtxKernel, LoadError> {
+    build(text, launch, Numbering::Allocated, max_registers)
+}
+
+/// [`load`] with the registers numbered as `numbering` says.
+pub fn load_numbered(text: &str, launch: &Launch, numbering: Numbering) -> Result<PtxKernel, LoadError> {
+    build(text, launch, numbering, regalloc::MAX_REGISTERS)
+}
+
+fn build(text: &str, launch: &Launch, numbering: Numbering, max_registers: u32) -> Result<PtxKernel, LoadError> {
     let module = parse::parse(text)?;
     let entry = match (&launch.entry, module.entries.as_slice()) {
         (_, []) => return Err(PtxError { line: 1, message: "the module has no `.entry` kernel".into() }.into()),
@@ -66,7 +94,18 @@ pub fn load(text: &str, launch: &Launch) -> Result<PtxKernel, LoadError> {
     };
     let values = launch.values(&entry.name, &entry.params)?;
     let lowered = lower::lower(entry, &module.shared, &values)?;
-    let alloc = regalloc::allocate(&lowered)?;
+    let virtual_registers = used_registers(&lowered);
+    let (lowered, alloc, spilled) = match numbering {
+        Numbering::Allocated => {
+            let threads_in_grid = launch.blocks_x * launch.blocks_y * launch.threads;
+            let s = spill::allocate_within(&lowered, max_registers, threads_in_grid)?;
+            (s.code, s.alloc, s.spilled)
+        }
+        Numbering::VirtualOrder => {
+            let alloc = regalloc::virtual_order(&lowered)?;
+            (lowered, alloc, 0)
+        }
+    };
     let code = assign(&lowered, &alloc.place);
     let pos = lowered.code.iter().map(|i| Pos { line: i.line, col: 1 }).collect();
     let mut kernel = Kernel {
@@ -86,8 +125,21 @@ pub fn load(text: &str, launch: &Launch) -> Result<PtxKernel, LoadError> {
         notes: Vec::new(),
     };
     kernel.notes = passes::annotate(&kernel);
-    let virtual_registers = alloc.place.iter().filter(|p| p.is_some()).count() as u32;
-    Ok(PtxKernel { kernel, buffers: launch.buffers.clone(), virtual_registers, predicates: alloc.predicates })
+    Ok(PtxKernel { kernel, buffers: launch.buffers.clone(), virtual_registers, predicates: alloc.predicates, spilled })
+}
+
+/// Virtual registers the code names (spilling's temporaries aside: counted before it).
+fn used_registers(l: &Lowered) -> u32 {
+    let mut used = vec![false; l.classes.len()];
+    for i in &l.code {
+        let regs = i.srcs.iter().filter_map(|s| if let VSrc::Reg((v, _)) = s { Some(*v) } else { None });
+        regs.chain(i.dst.map(|d| d.0))
+            .chain(i.guard.map(|g| g.0))
+            .chain(i.pdst)
+            .chain(i.psrc)
+            .for_each(|v| used[v as usize] = true);
+    }
+    used.iter().filter(|&&u| u).count() as u32
 }
 
 /// The lowered code with every virtual register replaced by its place.

@@ -150,11 +150,24 @@ impl Lexer {
                     i += 1;
                 }
                 toks.push((Tok::Word(chars[start..i].iter().collect()), line));
+            } else if c == '"' {
+                // A string (`.pragma "nounroll";`, `.file 1 "k.cu"`): one word, so the directive
+                // it belongs to is what gets refused.
+                let start = i;
+                i += 1;
+                while i < chars.len() && chars[i] != '"' && chars[i] != '\n' {
+                    i += 1;
+                }
+                if chars.get(i) != Some(&'"') {
+                    return fail(line, "unterminated string");
+                }
+                i += 1;
+                toks.push((Tok::Word(chars[start..i].iter().collect()), line));
             } else if ",;:[](){}<>@!+-=".contains(c) {
                 toks.push((Tok::Punct(c), line));
                 i += 1;
             } else {
-                return fail(line, format!("unexpected character `{c}`"));
+                return fail(line, format!("unexpected character `{}`", c.escape_debug()));
             }
         }
         Ok(Lexer { toks })
@@ -241,7 +254,8 @@ impl Parser {
     fn size(&mut self, what: &str) -> Result<u32, PtxError> {
         let line = self.line();
         let v = self.int(what)?;
-        u32::try_from(v).map_err(|_| PtxError { line, message: format!("{what} {v} is out of range") })
+        u32::try_from(v)
+            .map_err(|_| PtxError { line, message: format!("{what} {v} is out of range (allowed: 0 to {})", u32::MAX) })
     }
     /// A type directive such as `.u64`, returned without its dot.
     fn ty(&mut self) -> Result<String, PtxError> {
@@ -428,6 +442,21 @@ fn instruction(p: &mut Parser) -> Result<Instruction, PtxError> {
         None
     };
     let opcode = p.word("an instruction")?;
+    let base = opcode.split('.').next().unwrap_or_default();
+    if base == "call" {
+        let callee = p.callee();
+        p.skip_to(';');
+        return fail(
+            line,
+            format!(
+                "unsupported `{opcode}` of `{callee}`: the module defines no function `{callee}` (calls are not supported yet)"
+            ),
+        );
+    }
+    if TEXTURE_OPCODES.contains(&base) {
+        p.skip_to(';');
+        return fail(line, format!("unsupported instruction `{opcode}` (textures and surfaces are not supported)"));
+    }
     let mut operands = Vec::new();
     if !p.eat(';') {
         loop {
@@ -443,6 +472,26 @@ fn instruction(p: &mut Parser) -> Result<Instruction, PtxError> {
         }
     }
     Ok(Instruction { line, guard, opcode, operands })
+}
+
+/// Texture and surface instructions: refused by name before their `{...}` operands are.
+const TEXTURE_OPCODES: &[&str] = &["tex", "tld4", "txq", "suld", "sust", "sured", "suq"];
+
+impl Parser {
+    /// The function a `call` names: its first word outside parentheses (`call (ret), f, (a);`).
+    fn callee(&self) -> String {
+        let mut depth = 0;
+        for (t, _) in &self.toks[self.i.min(self.toks.len())..] {
+            match t {
+                Tok::Punct('(') => depth += 1,
+                Tok::Punct(')') => depth -= 1,
+                Tok::Punct(';') => break,
+                Tok::Word(w) if depth == 0 => return w.clone(),
+                _ => {}
+            }
+        }
+        "?".into()
+    }
 }
 
 fn operand(p: &mut Parser, opcode: &str) -> Result<Operand, PtxError> {

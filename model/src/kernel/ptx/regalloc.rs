@@ -175,3 +175,33 @@ pub fn allocate(l: &Lowered) -> Result<Allocation, PtxError> {
     }
     Ok(Allocation { place, registers, predicates })
 }
+
+/// The numbering an allocator without liveness would give, to compare bank conflicts against
+/// (tests/ptx_regalloc.rs): every 32-bit value its own register and every 64-bit value its own
+/// aligned pair, in virtual-register order; predicates as [`allocate`] places them (the
+/// predicate file holds only 8).
+pub fn virtual_order(l: &Lowered) -> Result<Allocation, PtxError> {
+    let mut alloc = allocate(l)?;
+    let mut next = 0u32;
+    for (v, class) in l.classes.iter().enumerate() {
+        let width = match class {
+            Class::Pred => continue,
+            Class::W32 => 1,
+            Class::W64 => 2,
+        };
+        if alloc.place[v].is_none() {
+            continue;
+        }
+        next = next.next_multiple_of(width);
+        if next + width > MAX_REGISTERS {
+            return Err(PtxError {
+                line: 1,
+                message: format!("more than {MAX_REGISTERS} registers in virtual-register order"),
+            });
+        }
+        alloc.place[v] = Some(next);
+        next += width;
+    }
+    alloc.registers = next;
+    Ok(alloc)
+}
