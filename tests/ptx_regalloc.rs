@@ -94,13 +94,13 @@ fn every_workload_needs_within_one_and_a_half_times_the_registers_ptxas_uses() {
 }
 
 /// Bank conflicts per register read of the workload's small launch (its default one when the
-/// tests have none) on a config whose 128 registers per thread hold either numbering (so both
+/// tests have none) on a config whose 256 registers per thread hold either numbering (so both
 /// run with the same warps resident).
 fn conflict_rate(name: &str, numbering: Numbering) -> (f64, u64, u64, u32) {
     let small = format!("tests/data/ptx/{name}.toml");
     let launch = if root().join(&small).exists() { small } else { format!("workloads/{name}.toml") };
     let k = load(name, &launch, numbering);
-    let config = "name = \"regalloc\"\n[sm]\nregisters_per_thread = 128\n[mrf]\nentries = 1024\n";
+    let config = "name = \"regalloc\"\n[sm]\nregisters_per_thread = 256\n[mrf]\nentries = 2048\n";
     let checked = rfgen_gen::config::parse(config).expect("a valid config");
     let stats = rfgen_model::sim::run(&checked, &k.kernel, 50_000_000, &mut |_| {})
         .unwrap_or_else(|e| panic!("{name} ({numbering:?}): {e}"))
