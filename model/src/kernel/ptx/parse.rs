@@ -14,6 +14,15 @@ pub struct SharedVar {
     pub line: u32,
 }
 
+/// A module-level `.const` variable: its bytes (the initializer, zero-filled to its size).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstVar {
+    pub name: String,
+    pub align: u32,
+    pub bytes: Vec<u8>,
+    pub line: u32,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
     pub name: String,
@@ -77,6 +86,8 @@ pub struct Module {
     pub entries: Vec<Entry>,
     /// Module-level `.shared` variables, visible to every entry.
     pub shared: Vec<SharedVar>,
+    /// Module-level `.const` variables, in declaration order.
+    pub consts: Vec<ConstVar>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -302,7 +313,8 @@ pub fn parse(text: &str) -> Result<Module, PtxError> {
             ".entry" => module.entries.push(entry(&mut p, line)?),
             ".shared" => module.shared.push(shared_var(&mut p, line)?),
             ".func" => return fail(line, "unsupported directive `.func` (calls are not supported yet)"),
-            ".global" | ".const" | ".local" | ".tex" | ".surf" | ".samplerref" | ".texref" => {
+            ".const" => module.consts.push(const_var(&mut p, line)?),
+            ".global" | ".local" | ".tex" | ".surf" | ".samplerref" | ".texref" => {
                 return fail(
                     line,
                     format!("unsupported module-level variable in `{w}` (state space not supported yet)"),
@@ -420,6 +432,83 @@ fn shared_var(p: &mut Parser, line: u32) -> Result<SharedVar, PtxError> {
     p.expect(';')?;
     let bytes = count.checked_mul(elem).ok_or_else(|| PtxError { line, message: format!("`{name}` is too large") })?;
     Ok(SharedVar { name, align: align.max(elem), bytes, line })
+}
+
+/// Largest constant data of a module: the 64 KiB of CUDA's `__constant__` memory.
+pub const MAX_CONST_BYTES: u32 = 64 * 1024;
+
+/// `[.align N] .TYPE name[[N]] [= VALUE | = {VALUE, ...}];` after `.const`: integer or f32
+/// values, each stored little-endian in the type's size; missing ones are zero.
+fn const_var(p: &mut Parser, line: u32) -> Result<ConstVar, PtxError> {
+    let mut align = 1;
+    if matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
+        p.i += 1;
+        align = p.size("an alignment")?;
+        if !align.is_power_of_two() {
+            return fail(line, format!("alignment {align} is not a power of two"));
+        }
+    }
+    let ty = p.ty()?;
+    let elem = match type_bytes(&ty) {
+        Some(n) if ty != "f16" && ty != "f64" => n,
+        _ => return fail(line, format!("unsupported `.const` type `.{ty}` (integers of 8 to 64 bits, f32)")),
+    };
+    let name = p.word("a variable name")?;
+    let count = if p.eat('[') {
+        let n = if p.is(']') { None } else { Some(p.size("an array length")?) };
+        p.expect(']')?;
+        n
+    } else {
+        Some(1)
+    };
+    let mut values = Vec::new();
+    if p.eat('=') {
+        let braced = p.eat('{');
+        loop {
+            let vline = p.line();
+            let negative = p.eat('-');
+            let v = match p.next() {
+                Some(Tok::Int(v)) => {
+                    if negative {
+                        v.wrapping_neg()
+                    } else {
+                        v
+                    }
+                }
+                Some(Tok::F32(bits)) if ty == "f32" && !negative => i64::from(bits),
+                _ => {
+                    p.i -= 1;
+                    return fail(
+                        vline,
+                        format!("expected an integer or f32 value in `{name}`'s initializer{}", p.found()),
+                    );
+                }
+            };
+            let bits = 8 * elem;
+            if bits < 64 && !(-(1i64 << (bits - 1))..1i64 << bits).contains(&v) {
+                return fail(vline, format!("value {v} in `{name}`'s initializer does not fit `.{ty}`"));
+            }
+            values.push(v);
+            if !braced || !p.eat(',') {
+                break;
+            }
+        }
+        if braced {
+            p.expect('}')?;
+        }
+    }
+    p.expect(';')?;
+    let count = count.unwrap_or(values.len() as u32);
+    if values.len() as u64 > u64::from(count) {
+        return fail(line, format!("`{name}` has {count} elements, its initializer gives {}", values.len()));
+    }
+    let size = u64::from(count) * u64::from(elem);
+    if size > u64::from(MAX_CONST_BYTES) {
+        return fail(line, format!("`{name}` is {size} bytes; constant data holds at most {MAX_CONST_BYTES}"));
+    }
+    let mut bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()[..elem as usize].to_vec()).collect();
+    bytes.resize(size as usize, 0);
+    Ok(ConstVar { name, align: align.max(elem), bytes, line })
 }
 
 /// Bytes of a fundamental type.
