@@ -42,7 +42,7 @@ fn clang(source: &Path, out: &Path) -> std::process::Output {
 }
 
 /// Small kernels in tests/data/ptx/ exercising one PTX feature each, with their CUDA C beside them.
-const FEATURE_KERNELS: [&str; 1] = ["constants"];
+const FEATURE_KERNELS: [&str; 2] = ["constants", "calls"];
 
 #[test]
 fn the_committed_ptx_is_what_clang_makes_of_the_cuda_sources() {
@@ -363,6 +363,32 @@ fn constant_data_is_read_through_ld_const() {
     }
     assert_eq!(output(&k, &m, "y"), bits(&y));
     assert_eq!(output(&k, &m, "z"), z);
+}
+
+#[test]
+fn device_functions_are_inlined_at_every_call() {
+    let (k, m) = run("calls");
+    let (x, y) = (input(&k, "x"), input(&k, "y"));
+    let halved = |v: f32, limit: f32| {
+        if v < 0.0 {
+            return 0.0;
+        }
+        let mut v = v;
+        for _ in 0..8 {
+            if v <= limit {
+                break;
+            }
+            v *= 0.5;
+        }
+        v
+    };
+    // clang contracts `v * (float)k + 1.0f` into one fma.
+    let scale = |v: f32, k: i32| (k as f32).mul_add(v, 1.0);
+    let mut want = input(&k, "out");
+    for i in 0..x.len() {
+        want[i] = (halved(scale(x[i], i as i32 & 7), 2.0) + y[i]) - halved(y[i], 0.5);
+    }
+    assert_eq!(output(&k, &m, "out"), bits(&want));
 }
 
 #[test]

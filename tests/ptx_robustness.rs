@@ -138,10 +138,9 @@ fn unsupported_ptx_is_refused_before_the_run_with_file_line_and_construct() {
         let line = line_of(&ptx, marker);
         fails(&file, 2, &[&format!("{name}.ptx:{line}: {what}")]);
     }
-    // Module-level constructs: a function, a texture reference, a global variable, a directive,
+    // Module-level constructs: a texture reference, a global variable, a directive,
     // constant data that does not fit its declaration.
     let module_cases = [
-        (".func helper()\n{\n\tret;\n}\n", ".func", "unsupported directive `.func`"),
         (".global .texref tex0;\n", ".texref", "unsupported module-level variable in `.global`"),
         (".global .align 4 .u32 counter;\n", "counter", "unsupported module-level variable in `.global`"),
         (".maxnreg 16\n", ".maxnreg", "unsupported directive `.maxnreg`"),
@@ -155,6 +154,12 @@ fn unsupported_ptx_is_refused_before_the_run_with_file_line_and_construct() {
         let line = line_of(&ptx, marker);
         fails(&file, 2, &[&format!("module{i}.ptx:{line}: {what}")]);
     }
+    // Calls are inlined: a function calling itself is refused at its call.
+    let recursive = ".func helper()\n{\n\tcall.uni \thelper, ();\n\tret;\n}\n.visible .entry";
+    let ptx = kernel("", "\tcall.uni \thelper, ();\n").replace(".visible .entry", recursive);
+    let file = write_kernel(dir.path(), "recursive", &ptx, LAUNCH);
+    let what = "recursive call of `helper` (k → helper → helper): calls are inlined, so recursion is not supported";
+    fails(&file, 2, &[&format!("recursive.ptx:{}: {what}", line_of(&ptx, "call.uni"))]);
     // A branch past the last instruction would run off the end of the kernel.
     let ptx = kernel("", "\tbra.uni \tEND;\n").replace("\tret;\n}", "\tret;\nEND:\n}");
     let file = write_kernel(dir.path(), "past_end", &ptx, LAUNCH);

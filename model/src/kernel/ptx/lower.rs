@@ -167,6 +167,9 @@ pub fn lower(
                     return fail(*line, format!("label `{name}` is defined twice"));
                 }
             }
+            Statement::Param(_) | Statement::Call(_) => {
+                return fail(s.line(), "a call left after inlining (calls are inlined before lowering)");
+            }
             Statement::Instruction(ins) => {
                 l.line = ins.line;
                 l.guard = ins.guard.as_ref().map(|(p, negate)| l.pred(p).map(|v| (v, *negate))).transpose()?;

@@ -3,6 +3,7 @@
 //! and allocates its virtual registers to architectural ones, giving a [`Kernel`] the SM model,
 //! its blocks and the kernel-driven cosim run like any other.
 
+pub mod inline;
 pub mod launch;
 pub mod lower;
 pub mod parse;
@@ -99,6 +100,7 @@ fn build(text: &str, launch: &Launch, numbering: Numbering, max_registers: u32) 
         let message = format!("`{}` is declared both `.shared` and `.const`", v.name);
         return Err(PtxError { line: v.line, message }.into());
     }
+    let entry = &inline::inline_calls(entry, &module.funcs)?;
     let lowered = lower::lower(entry, &module.shared, &consts, &values)?;
     let virtual_registers = used_registers(&lowered);
     let (lowered, alloc, spilled) = match numbering {
