@@ -41,15 +41,20 @@ fn clang(source: &Path, out: &Path) -> std::process::Output {
         .expect("clang-14 is installed (.ci/run installs it)")
 }
 
+/// Small kernels in tests/data/ptx/ exercising one PTX feature each, with their CUDA C beside them.
+const FEATURE_KERNELS: [&str; 2] = ["constants", "calls"];
+
 #[test]
 fn the_committed_ptx_is_what_clang_makes_of_the_cuda_sources() {
     let dir = tempfile::tempdir().unwrap();
-    for name in WORKLOADS {
-        let out = dir.path().join(format!("{name}.ptx"));
-        let run = clang(&root().join(format!("workloads/{name}.cu")), &out);
-        assert!(run.status.success(), "{name}: {}", String::from_utf8_lossy(&run.stderr));
-        let committed = std::fs::read_to_string(root().join(format!("workloads/{name}.ptx"))).unwrap();
-        assert_eq!(std::fs::read_to_string(&out).unwrap(), committed, "workloads/{name}.ptx is stale: regenerate it");
+    let workloads = WORKLOADS.map(|name| format!("workloads/{name}"));
+    let features = FEATURE_KERNELS.map(|name| format!("tests/data/ptx/{name}"));
+    for stem in workloads.iter().chain(&features) {
+        let out = dir.path().join("out.ptx");
+        let run = clang(&root().join(format!("{stem}.cu")), &out);
+        assert!(run.status.success(), "{stem}: {}", String::from_utf8_lossy(&run.stderr));
+        let committed = std::fs::read_to_string(root().join(format!("{stem}.ptx"))).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), committed, "{stem}.ptx is stale: regenerate it");
     }
 }
 
@@ -346,8 +351,49 @@ fn srad_diffuses_every_cell_by_its_and_its_neighbours_coefficients() {
 }
 
 #[test]
+fn constant_data_is_read_through_ld_const() {
+    let (k, m) = run("constants");
+    let x = input(&k, "x");
+    let (weights, table) = ([0.25f32, 0.5, -1.0, 2.0], [3u32, 1, 4, 1, 5]);
+    let (mut y, mut z) = (input(&k, "y"), words(&k, "z"));
+    for (i, x) in x.iter().enumerate() {
+        // clang contracts `x[i] * weights[i & 3] + weights[2]` into one fma.
+        y[i] = x.mul_add(weights[i & 3], weights[2]);
+        z[i] = table[i % 5] * 7;
+    }
+    assert_eq!(output(&k, &m, "y"), bits(&y));
+    assert_eq!(output(&k, &m, "z"), z);
+}
+
+#[test]
+fn device_functions_are_inlined_at_every_call() {
+    let (k, m) = run("calls");
+    let (x, y) = (input(&k, "x"), input(&k, "y"));
+    let halved = |v: f32, limit: f32| {
+        if v < 0.0 {
+            return 0.0;
+        }
+        let mut v = v;
+        for _ in 0..8 {
+            if v <= limit {
+                break;
+            }
+            v *= 0.5;
+        }
+        v
+    };
+    // clang contracts `v * (float)k + 1.0f` into one fma.
+    let scale = |v: f32, k: i32| (k as f32).mul_add(v, 1.0);
+    let mut want = input(&k, "out");
+    for i in 0..x.len() {
+        want[i] = (halved(scale(x[i], i as i32 & 7), 2.0) + y[i]) - halved(y[i], 0.5);
+    }
+    assert_eq!(output(&k, &m, "out"), bits(&want));
+}
+
+#[test]
 fn rfgen_sim_runs_every_workload_on_the_sm_model_and_reports_its_registers() {
-    for name in WORKLOADS {
+    for name in WORKLOADS.iter().chain(&FEATURE_KERNELS) {
         let launch = format!("tests/data/ptx/{name}.toml");
         let out = rfgen(&["sim", "--preset", "small", "--kernel", &launch, "--format", "json"]);
         assert!(out.status.success(), "{name}: {}", stderr(&out));

@@ -104,7 +104,13 @@ fn unsupported_ptx_is_refused_before_the_run_with_file_line_and_construct() {
             "ld.local",
             "unsupported state space `.local` in `ld.local.u32`",
         ),
-        ("const", "", "\tld.const.u32 \t%r2, [%rd2];\n", "ld.const", "unsupported state space `.const`"),
+        (
+            "const_store",
+            "",
+            "\tst.const.u32 \t[%rd2], %r1;\n",
+            "st.const",
+            "`st.const.u32` stores to `.const`, which kernels can only read",
+        ),
         ("pragma", "", "\t.pragma \"nounroll\";\n", ".pragma", "unsupported directive `.pragma` in a kernel body"),
         ("local_var", "\t.local .align 4 .b8 \tstack[16];\n", "", ".local", "unsupported directive `.local`"),
         (
@@ -132,12 +138,15 @@ fn unsupported_ptx_is_refused_before_the_run_with_file_line_and_construct() {
         let line = line_of(&ptx, marker);
         fails(&file, 2, &[&format!("{name}.ptx:{line}: {what}")]);
     }
-    // Module-level constructs: a function, a texture reference, a global variable, a directive.
+    // Module-level constructs: a texture reference, a global variable, a directive,
+    // constant data that does not fit its declaration.
     let module_cases = [
-        (".func helper()\n{\n\tret;\n}\n", ".func", "unsupported directive `.func`"),
         (".global .texref tex0;\n", ".texref", "unsupported module-level variable in `.global`"),
         (".global .align 4 .u32 counter;\n", "counter", "unsupported module-level variable in `.global`"),
         (".maxnreg 16\n", ".maxnreg", "unsupported directive `.maxnreg`"),
+        (".const .b8 t[2] = {1, 2, 3};\n", ".const", "`t` has 2 elements, its initializer gives 3"),
+        (".const .b8 t[2] = {1, 256};\n", ".const", "value 256 in `t`'s initializer does not fit `.b8`"),
+        (".const .f64 t = 1;\n", ".const", "unsupported `.const` type `.f64`"),
     ];
     for (i, (text, marker, what)) in module_cases.into_iter().enumerate() {
         let ptx = kernel("", "").replace(".visible .entry", &format!("{text}.visible .entry"));
@@ -145,6 +154,12 @@ fn unsupported_ptx_is_refused_before_the_run_with_file_line_and_construct() {
         let line = line_of(&ptx, marker);
         fails(&file, 2, &[&format!("module{i}.ptx:{line}: {what}")]);
     }
+    // Calls are inlined: a function calling itself is refused at its call.
+    let recursive = ".func helper()\n{\n\tcall.uni \thelper, ();\n\tret;\n}\n.visible .entry";
+    let ptx = kernel("", "\tcall.uni \thelper, ();\n").replace(".visible .entry", recursive);
+    let file = write_kernel(dir.path(), "recursive", &ptx, LAUNCH);
+    let what = "recursive call of `helper` (k → helper → helper): calls are inlined, so recursion is not supported";
+    fails(&file, 2, &[&format!("recursive.ptx:{}: {what}", line_of(&ptx, "call.uni"))]);
     // A branch past the last instruction would run off the end of the kernel.
     let ptx = kernel("", "\tbra.uni \tEND;\n").replace("\tret;\n}", "\tret;\nEND:\n}");
     let file = write_kernel(dir.path(), "past_end", &ptx, LAUNCH);

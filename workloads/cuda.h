@@ -8,6 +8,7 @@
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 #define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
 
 // Fast sine and cosine (sin.approx / cos.approx on the special-function unit).
 static __device__ inline float __sinf(float x) { return __nvvm_sin_approx_f(x); }

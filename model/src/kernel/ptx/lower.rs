@@ -5,8 +5,8 @@
 //! product. Parameters are known at launch, so `ld.param` becomes moves of immediates.
 
 use super::PtxError;
-use super::parse::{Entry, Instruction, Operand, SharedVar, Statement};
-use crate::kernel::{Cmp, Cvt, FCmp, Op, Special};
+use super::parse::{ConstVar, Entry, Instruction, Operand, SharedVar, Statement};
+use crate::kernel::{Cmp, Cvt, DataInit, FCmp, Op, Special};
 use std::collections::HashMap;
 
 /// A virtual register: an index into [`Lowered::classes`].
@@ -68,6 +68,7 @@ struct Lowerer<'a> {
     classes: Vec<Class>,
     names: Vec<String>,
     shared: HashMap<&'a str, u32>,
+    consts: &'a HashMap<String, u32>,
     params: HashMap<&'a str, (usize, &'a str)>,
     values: &'a [ParamValue],
     code: Vec<VInstr>,
@@ -96,9 +97,42 @@ pub fn shared_layout(vars: &[&SharedVar]) -> Result<(HashMap<String, u32>, u32),
     Ok((offsets, at.next_multiple_of(4) as u32))
 }
 
+/// Global address of the module's constant data: the 64 KiB below the launch's buffers
+/// (docs/ptx.md). The model serves `ld.const` from global memory, as the constant bank lives
+/// there on a GPU (its constant cache is not modelled).
+pub const CONST_BASE: u32 = super::launch::BUFFER_BASE - super::parse::MAX_CONST_BYTES;
+
+/// Lays out the `.const` variables from [`CONST_BASE`] in declaration order, each at its
+/// alignment: their addresses and the words global memory starts with.
+pub fn const_layout(vars: &[ConstVar]) -> Result<(HashMap<String, u32>, Vec<DataInit>), PtxError> {
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut addresses = HashMap::new();
+    for v in vars {
+        let at = bytes.len().next_multiple_of(v.align as usize);
+        if at + v.bytes.len() > super::parse::MAX_CONST_BYTES as usize {
+            let most = super::parse::MAX_CONST_BYTES;
+            return fail(v.line, format!("constant data exceeds {most} bytes at `{}`", v.name));
+        }
+        if addresses.insert(v.name.clone(), CONST_BASE + at as u32).is_some() {
+            return fail(v.line, format!("constant variable `{}` is declared twice", v.name));
+        }
+        bytes.resize(at, 0);
+        bytes.extend_from_slice(&v.bytes);
+    }
+    bytes.resize(bytes.len().next_multiple_of(4), 0);
+    let words: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let data = if words.is_empty() { Vec::new() } else { vec![DataInit { addr: CONST_BASE, words }] };
+    Ok((addresses, data))
+}
+
 /// Lowers `entry` with `values[i]` for parameter `i` (checked against the parameters' types by
-/// the launch file) and the module's shared variables.
-pub fn lower(entry: &Entry, module_shared: &[SharedVar], values: &[ParamValue]) -> Result<Lowered, PtxError> {
+/// the launch file), the module's shared variables and the addresses of its constant data.
+pub fn lower(
+    entry: &Entry,
+    module_shared: &[SharedVar],
+    consts: &HashMap<String, u32>,
+    values: &[ParamValue],
+) -> Result<Lowered, PtxError> {
     let vars: Vec<&SharedVar> = module_shared.iter().chain(&entry.shared).collect();
     let (offsets, shared_bytes) = shared_layout(&vars)?;
     let mut l = Lowerer {
@@ -108,6 +142,7 @@ pub fn lower(entry: &Entry, module_shared: &[SharedVar], values: &[ParamValue]) 
         classes: Vec::new(),
         names: Vec::new(),
         shared: vars.iter().map(|v| (v.name.as_str(), offsets[&v.name])).collect(),
+        consts,
         params: entry.params.iter().enumerate().map(|(i, p)| (p.name.as_str(), (i, p.ty.as_str()))).collect(),
         values,
         code: Vec::new(),
@@ -131,6 +166,9 @@ pub fn lower(entry: &Entry, module_shared: &[SharedVar], values: &[ParamValue]) 
                 if labels.insert(name, l.code.len() as u32).is_some() {
                     return fail(*line, format!("label `{name}` is defined twice"));
                 }
+            }
+            Statement::Param(_) | Statement::Call(_) => {
+                return fail(s.line(), "a call left after inlining (calls are inlined before lowering)");
             }
             Statement::Instruction(ins) => {
                 l.line = ins.line;
@@ -285,9 +323,9 @@ impl<'a> Lowerer<'a> {
                 None => fail(self.line, format!("immediate {v} does not fit 32 bits")),
             },
             Operand::F32(bits) => Ok(VSrc::Imm(*bits)),
-            Operand::Symbol(s) => match self.shared.get(s.as_str()) {
+            Operand::Symbol(s) => match self.shared.get(s.as_str()).or_else(|| self.consts.get(s)) {
                 Some(&at) => Ok(VSrc::Imm(at)),
-                None => fail(self.line, format!("`{s}` is not a shared variable")),
+                None => fail(self.line, format!("`{s}` is not a shared or constant variable")),
             },
             Operand::Address { .. } => fail(self.line, "expected a value, found an address `[...]`"),
         }
@@ -631,6 +669,11 @@ impl<'a> Lowerer<'a> {
             ("global", false) => Op::StGlobal,
             ("shared", true) => Op::LdShared,
             ("shared", false) => Op::StShared,
+            // The constant bank is global memory the kernel only reads.
+            ("const", true) => Op::LdGlobal,
+            ("const", false) => {
+                return fail(self.line, format!("`{}` stores to `.const`, which kernels can only read", ins.opcode));
+            }
             _ => return fail(self.line, format!("unsupported state space `.{space}` in `{}`", ins.opcode)),
         };
         let (srcs, offset) = self.address(addr)?;
@@ -731,6 +774,21 @@ mod tests {
             let got: Vec<u32> = (0..6).map(|i| memory.read(out + 32 * t + 4 * i)).collect();
             assert_eq!(got, [a & b, a | b, a ^ b, 1 - a, b, 1], "a = {a}, b = {b}");
         }
+    }
+
+    #[test]
+    fn constant_data_is_laid_out_in_order_at_its_alignment_little_endian() {
+        let text = ".version 6.0\n.target sm_70\n.address_size 64\n\
+                    .const .b8 bytes[3] = {1, 2, 3};\n\
+                    .const .align 8 .u16 halves[3] = {0x1234, -1};\n\
+                    .const .f32 one = 0f3F800000;\n";
+        let module = crate::kernel::ptx::parse::parse(text).unwrap();
+        let (addresses, data) = super::const_layout(&module.consts).unwrap();
+        let at = |name: &str| addresses[name] - super::CONST_BASE;
+        assert_eq!((at("bytes"), at("halves"), at("one")), (0, 8, 16));
+        assert_eq!(data.len(), 1);
+        assert_eq!(data[0].addr, super::CONST_BASE);
+        assert_eq!(data[0].words, [0x0003_0201, 0, 0xffff_1234, 0, 1f32.to_bits()]);
     }
 
     #[test]

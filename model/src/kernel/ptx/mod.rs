@@ -3,6 +3,7 @@
 //! and allocates its virtual registers to architectural ones, giving a [`Kernel`] the SM model,
 //! its blocks and the kernel-driven cosim run like any other.
 
+pub mod inline;
 pub mod launch;
 pub mod lower;
 pub mod parse;
@@ -93,7 +94,14 @@ fn build(text: &str, launch: &Launch, numbering: Numbering, max_registers: u32) 
             .ok_or_else(|| LaunchError(format!("entry: the module has no kernel `{name}`")))?,
     };
     let values = launch.values(&entry.name, &entry.params)?;
-    let lowered = lower::lower(entry, &module.shared, &values)?;
+    let (consts, const_data) = lower::const_layout(&module.consts)?;
+    if let Some(v) = module.consts.iter().find(|v| module.shared.iter().chain(&entry.shared).any(|s| s.name == v.name))
+    {
+        let message = format!("`{}` is declared both `.shared` and `.const`", v.name);
+        return Err(PtxError { line: v.line, message }.into());
+    }
+    let entry = &inline::inline_calls(entry, &module.funcs)?;
+    let lowered = lower::lower(entry, &module.shared, &consts, &values)?;
     let virtual_registers = used_registers(&lowered);
     let (lowered, alloc, spilled) = match numbering {
         Numbering::Allocated => {
@@ -117,7 +125,7 @@ fn build(text: &str, launch: &Launch, numbering: Numbering, max_registers: u32) 
         min_threads: launch.threads,
         derived: Default::default(),
         shared_bytes: lowered.shared_bytes,
-        data: launch.data(),
+        data: launch.data().into_iter().chain(const_data).collect(),
         reconverge: cfg::reconvergence(&code),
         code,
         pos,

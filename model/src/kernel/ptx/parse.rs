@@ -14,6 +14,15 @@ pub struct SharedVar {
     pub line: u32,
 }
 
+/// A module-level `.const` variable: its bytes (the initializer, zero-filled to its size).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstVar {
+    pub name: String,
+    pub align: u32,
+    pub bytes: Vec<u8>,
+    pub line: u32,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
     pub name: String,
@@ -56,10 +65,42 @@ pub struct Instruction {
     pub operands: Vec<Operand>,
 }
 
+/// `call (ret), callee, (args);`: the result and arguments are the call's `.param` variables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub line: u32,
+    pub guard: Option<(String, bool)>,
+    pub opcode: String,
+    pub callee: String,
+    pub ret: Option<String>,
+    pub args: Vec<String>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Statement {
     Label(String, u32),
     Instruction(Instruction),
+    /// `.param .TYPE name;` in a body: a parameter variable of a call.
+    Param(RegDecl),
+    Call(Call),
+}
+
+impl Statement {
+    pub fn line(&self) -> u32 {
+        match self {
+            Statement::Label(_, line) => *line,
+            Statement::Instruction(i) => i.line,
+            Statement::Param(d) => d.line,
+            Statement::Call(c) => c.line,
+        }
+    }
+}
+
+/// A `.func` defined in the module: its body as an entry's, and its result parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Func {
+    pub entry: Entry,
+    pub ret: Option<Param>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -77,6 +118,10 @@ pub struct Module {
     pub entries: Vec<Entry>,
     /// Module-level `.shared` variables, visible to every entry.
     pub shared: Vec<SharedVar>,
+    /// Module-level `.const` variables, in declaration order.
+    pub consts: Vec<ConstVar>,
+    /// Functions with a body (declarations without one are skipped).
+    pub funcs: Vec<Func>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -299,10 +344,28 @@ pub fn parse(text: &str) -> Result<Module, PtxError> {
                 }
             }
             ".visible" | ".weak" | ".extern" => {}
-            ".entry" => module.entries.push(entry(&mut p, line)?),
+            ".entry" => {
+                let mut e = header(&mut p, line)?;
+                body(&mut p, &mut e)?;
+                module.entries.push(e);
+            }
+            ".func" => {
+                let ret = if p.eat('(') {
+                    let r = param(&mut p)?;
+                    p.expect(')')?;
+                    Some(r)
+                } else {
+                    None
+                };
+                let mut e = header(&mut p, line)?;
+                if !p.eat(';') {
+                    body(&mut p, &mut e)?;
+                    module.funcs.push(Func { entry: e, ret });
+                }
+            }
             ".shared" => module.shared.push(shared_var(&mut p, line)?),
-            ".func" => return fail(line, "unsupported directive `.func` (calls are not supported yet)"),
-            ".global" | ".const" | ".local" | ".tex" | ".surf" | ".samplerref" | ".texref" => {
+            ".const" => module.consts.push(const_var(&mut p, line)?),
+            ".global" | ".local" | ".tex" | ".surf" | ".samplerref" | ".texref" => {
                 return fail(
                     line,
                     format!("unsupported module-level variable in `{w}` (state space not supported yet)"),
@@ -314,43 +377,68 @@ pub fn parse(text: &str) -> Result<Module, PtxError> {
     Ok(module)
 }
 
-fn entry(p: &mut Parser, line: u32) -> Result<Entry, PtxError> {
+/// `.param .TYPE name` (scalars only).
+fn param(p: &mut Parser) -> Result<Param, PtxError> {
+    let pline = p.line();
+    let w = p.word("`.param`")?;
+    if w != ".param" {
+        return fail(pline, format!("expected `.param`, found `{w}`"));
+    }
+    if matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
+        return fail(pline, "unsupported `.param .align` (structs passed by value)");
+    }
+    let ty = p.ty()?;
+    if matches!(p.peek(), Some(Tok::Word(w)) if w.starts_with(".ptr")) {
+        return fail(pline, "unsupported `.param .ptr` attributes");
+    }
+    let name = p.word("a parameter name")?;
+    if p.is('[') {
+        return fail(pline, format!("unsupported array parameter `{name}[...]` (structs passed by value)"));
+    }
+    Ok(Param { name, ty, line: pline })
+}
+
+/// A kernel's or function's name and parameter list.
+fn header(p: &mut Parser, line: u32) -> Result<Entry, PtxError> {
     let name = p.word("the kernel's name")?;
     let mut e = Entry { name, line, params: Vec::new(), regs: Vec::new(), shared: Vec::new(), body: Vec::new() };
     p.expect('(')?;
     while !p.eat(')') {
-        let pline = p.line();
-        let w = p.word("`.param`")?;
-        if w != ".param" {
-            return fail(pline, format!("expected `.param`, found `{w}`"));
-        }
-        if matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
-            return fail(pline, "unsupported `.param .align` (structs passed by value)");
-        }
-        let ty = p.ty()?;
-        if matches!(p.peek(), Some(Tok::Word(w)) if w.starts_with(".ptr")) {
-            return fail(pline, "unsupported `.param .ptr` attributes");
-        }
-        let name = p.word("a parameter name")?;
-        if p.is('[') {
-            return fail(pline, format!("unsupported array parameter `{name}[...]` (structs passed by value)"));
-        }
-        e.params.push(Param { name, ty, line: pline });
+        e.params.push(param(p)?);
         if !p.eat(',') && !p.is(')') {
             return fail(p.line(), format!("expected `,` or `)` after a parameter{}", p.found()));
         }
     }
+    Ok(e)
+}
+
+/// `{ declarations, labels and instructions }`; nested scopes (clang's call sequences) are
+/// flattened.
+fn body(p: &mut Parser, e: &mut Entry) -> Result<(), PtxError> {
     if let Some(Tok::Word(w)) = p.peek() {
         return fail(p.line(), format!("unsupported directive `{w}` before the body of `{}`", e.name));
     }
     p.expect('{')?;
+    let mut depth = 0u32;
     loop {
         let sline = p.line();
         match p.peek().cloned() {
             None => return fail(sline, format!("the body of `{}` is not closed by `}}`", e.name)),
             Some(Tok::Punct('}')) => {
                 p.i += 1;
-                return Ok(e);
+                if depth == 0 {
+                    return Ok(());
+                }
+                depth -= 1;
+            }
+            Some(Tok::Punct('{')) => {
+                p.i += 1;
+                depth += 1;
+            }
+            Some(Tok::Word(w)) if w == ".param" => {
+                let d = param(p)?;
+                p.expect(';')?;
+                e.body.push(Statement::Param(RegDecl { name: d.name, ty: d.ty, count: None, line: d.line }));
             }
             Some(Tok::Word(w)) if w == ".reg" => {
                 p.i += 1;
@@ -364,7 +452,11 @@ fn entry(p: &mut Parser, line: u32) -> Result<Entry, PtxError> {
                     } else {
                         None
                     };
-                    e.regs.push(RegDecl { name, ty: ty.clone(), count, line: sline });
+                    let decl = RegDecl { name, ty: ty.clone(), count, line: sline };
+                    // clang declares the same register in every call's scope.
+                    if !e.regs.iter().any(|r| (&r.name, &r.ty, r.count) == (&decl.name, &decl.ty, decl.count)) {
+                        e.regs.push(decl);
+                    }
                     if !p.eat(',') {
                         break;
                     }
@@ -382,8 +474,7 @@ fn entry(p: &mut Parser, line: u32) -> Result<Entry, PtxError> {
                 p.i += 2;
                 e.body.push(Statement::Label(w, sline));
             }
-            Some(Tok::Punct('{')) => return fail(sline, "unsupported nested `{ }` scope"),
-            Some(_) => e.body.push(Statement::Instruction(instruction(p)?)),
+            Some(_) => e.body.push(instruction(p)?),
         }
     }
 }
@@ -422,6 +513,83 @@ fn shared_var(p: &mut Parser, line: u32) -> Result<SharedVar, PtxError> {
     Ok(SharedVar { name, align: align.max(elem), bytes, line })
 }
 
+/// Largest constant data of a module: the 64 KiB of CUDA's `__constant__` memory.
+pub const MAX_CONST_BYTES: u32 = 64 * 1024;
+
+/// `[.align N] .TYPE name[[N]] [= VALUE | = {VALUE, ...}];` after `.const`: integer or f32
+/// values, each stored little-endian in the type's size; missing ones are zero.
+fn const_var(p: &mut Parser, line: u32) -> Result<ConstVar, PtxError> {
+    let mut align = 1;
+    if matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
+        p.i += 1;
+        align = p.size("an alignment")?;
+        if !align.is_power_of_two() {
+            return fail(line, format!("alignment {align} is not a power of two"));
+        }
+    }
+    let ty = p.ty()?;
+    let elem = match type_bytes(&ty) {
+        Some(n) if ty != "f16" && ty != "f64" => n,
+        _ => return fail(line, format!("unsupported `.const` type `.{ty}` (integers of 8 to 64 bits, f32)")),
+    };
+    let name = p.word("a variable name")?;
+    let count = if p.eat('[') {
+        let n = if p.is(']') { None } else { Some(p.size("an array length")?) };
+        p.expect(']')?;
+        n
+    } else {
+        Some(1)
+    };
+    let mut values = Vec::new();
+    if p.eat('=') {
+        let braced = p.eat('{');
+        loop {
+            let vline = p.line();
+            let negative = p.eat('-');
+            let v = match p.next() {
+                Some(Tok::Int(v)) => {
+                    if negative {
+                        v.wrapping_neg()
+                    } else {
+                        v
+                    }
+                }
+                Some(Tok::F32(bits)) if ty == "f32" && !negative => i64::from(bits),
+                _ => {
+                    p.i -= 1;
+                    return fail(
+                        vline,
+                        format!("expected an integer or f32 value in `{name}`'s initializer{}", p.found()),
+                    );
+                }
+            };
+            let bits = 8 * elem;
+            if bits < 64 && !(-(1i64 << (bits - 1))..1i64 << bits).contains(&v) {
+                return fail(vline, format!("value {v} in `{name}`'s initializer does not fit `.{ty}`"));
+            }
+            values.push(v);
+            if !braced || !p.eat(',') {
+                break;
+            }
+        }
+        if braced {
+            p.expect('}')?;
+        }
+    }
+    p.expect(';')?;
+    let count = count.unwrap_or(values.len() as u32);
+    if values.len() as u64 > u64::from(count) {
+        return fail(line, format!("`{name}` has {count} elements, its initializer gives {}", values.len()));
+    }
+    let size = u64::from(count) * u64::from(elem);
+    if size > u64::from(MAX_CONST_BYTES) {
+        return fail(line, format!("`{name}` is {size} bytes; constant data holds at most {MAX_CONST_BYTES}"));
+    }
+    let mut bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()[..elem as usize].to_vec()).collect();
+    bytes.resize(size as usize, 0);
+    Ok(ConstVar { name, align: align.max(elem), bytes, line })
+}
+
 /// Bytes of a fundamental type.
 pub fn type_bytes(ty: &str) -> Option<u32> {
     Some(match ty {
@@ -433,7 +601,7 @@ pub fn type_bytes(ty: &str) -> Option<u32> {
     })
 }
 
-fn instruction(p: &mut Parser) -> Result<Instruction, PtxError> {
+fn instruction(p: &mut Parser) -> Result<Statement, PtxError> {
     let line = p.line();
     let guard = if p.eat('@') {
         let negate = p.eat('!');
@@ -444,14 +612,7 @@ fn instruction(p: &mut Parser) -> Result<Instruction, PtxError> {
     let opcode = p.word("an instruction")?;
     let base = opcode.split('.').next().unwrap_or_default();
     if base == "call" {
-        let callee = p.callee();
-        p.skip_to(';');
-        return fail(
-            line,
-            format!(
-                "unsupported `{opcode}` of `{callee}`: the module defines no function `{callee}` (calls are not supported yet)"
-            ),
-        );
+        return call(p, line, guard, opcode);
     }
     if TEXTURE_OPCODES.contains(&base) {
         p.skip_to(';');
@@ -471,28 +632,47 @@ fn instruction(p: &mut Parser) -> Result<Instruction, PtxError> {
             }
         }
     }
-    Ok(Instruction { line, guard, opcode, operands })
+    Ok(Statement::Instruction(Instruction { line, guard, opcode, operands }))
+}
+
+/// `call (ret), callee, (arg, ...);` with the result and the arguments optional.
+fn call(p: &mut Parser, line: u32, guard: Option<(String, bool)>, opcode: String) -> Result<Statement, PtxError> {
+    let ret = if p.eat('(') {
+        let r = p.word("the call's result parameter")?;
+        p.expect(')')?;
+        p.expect(',')?;
+        Some(r)
+    } else {
+        None
+    };
+    let callee = p.word("the called function")?;
+    if callee.starts_with('%') {
+        p.skip_to(';');
+        return fail(
+            line,
+            format!("unsupported indirect `{opcode}` through `{callee}`: only calls of a named `.func`"),
+        );
+    }
+    let mut args = Vec::new();
+    if p.eat(',') {
+        p.expect('(')?;
+        while !p.eat(')') {
+            args.push(p.word("a parameter of the call")?);
+            if !p.eat(',') && !p.is(')') {
+                return fail(p.line(), format!("expected `,` or `)` in the call of `{callee}`{}", p.found()));
+            }
+        }
+    }
+    if !p.eat(';') {
+        let found = p.found();
+        p.skip_to(';');
+        return fail(line, format!("expected `;` after the call of `{callee}`{found}"));
+    }
+    Ok(Statement::Call(Call { line, guard, opcode, callee, ret, args }))
 }
 
 /// Texture and surface instructions: refused by name before their `{...}` operands are.
 const TEXTURE_OPCODES: &[&str] = &["tex", "tld4", "txq", "suld", "sust", "sured", "suq"];
-
-impl Parser {
-    /// The function a `call` names: its first word outside parentheses (`call (ret), f, (a);`).
-    fn callee(&self) -> String {
-        let mut depth = 0;
-        for (t, _) in &self.toks[self.i.min(self.toks.len())..] {
-            match t {
-                Tok::Punct('(') => depth += 1,
-                Tok::Punct(')') => depth -= 1,
-                Tok::Punct(';') => break,
-                Tok::Word(w) if depth == 0 => return w.clone(),
-                _ => {}
-            }
-        }
-        "?".into()
-    }
-}
 
 fn operand(p: &mut Parser, opcode: &str) -> Result<Operand, PtxError> {
     let line = p.line();
@@ -544,9 +724,9 @@ mod tests {
 
     #[test]
     fn unsupported_constructs_name_their_line() {
-        let e = parse(".version 6.0\n\n.func foo()\n").unwrap_err();
+        let e = parse(".version 6.0\n\n.global .u32 counter;\n").unwrap_err();
         assert_eq!(e.line, 3);
-        assert!(e.message.contains(".func"), "{e}");
+        assert!(e.message.contains(".global"), "{e}");
         let e = parse(".entry k()\n{\n mov.f64 %fd1, 0d3FF0000000000000;\n}\n").unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.message.contains("f64"), "{e}");
