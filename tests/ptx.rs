@@ -26,10 +26,6 @@ const WORKLOADS: [&str; 14] = [
     "srad",
 ];
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The command line docs/ptx.md gives, from `NAME.cu` to `out`.
 fn clang(source: &Path, out: &Path) -> std::process::Output {
     Command::new("clang-14")

@@ -3,13 +3,12 @@
 //! kernels added later are covered) needs within 1.5 times the registers `ptxas -arch=sm_70`
 //! uses, and the allocator's numbering is compared with one register per virtual register.
 
+mod common;
+
+use common::{root, workload_names};
 use rfgen_model::kernel::ptx::{self, Numbering, launch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 const INSTALL: &str = "install it with `python3 -m pip install nvidia-cuda-nvcc-cu12` (the PyPI wheel holding \
                        CUDA's ptxas; .ci/run installs it) or put a CUDA toolkit's ptxas on PATH";
@@ -41,18 +40,6 @@ fn ptxas() -> PathBuf {
     }
 }
 
-/// Every committed PTX workload, by name, in name order.
-fn workloads() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root().join("workloads"))
-        .unwrap()
-        .filter_map(|e| e.unwrap().file_name().into_string().ok())
-        .filter_map(|f| f.strip_suffix(".ptx").map(str::to_string))
-        .collect();
-    names.sort();
-    assert!(!names.is_empty(), "no workloads/*.ptx");
-    names
-}
-
 /// "Used N registers" of `ptxas -v` for `file`.
 fn ptxas_registers(ptxas: &Path, file: &Path) -> u32 {
     let out = Command::new(ptxas)
@@ -80,7 +67,7 @@ fn every_workload_needs_within_one_and_a_half_times_the_registers_ptxas_uses() {
     let ptxas = ptxas();
     let mut report = Vec::new();
     let mut outside = Vec::new();
-    for name in workloads() {
+    for name in workload_names() {
         let theirs = ptxas_registers(&ptxas, &root().join(format!("workloads/{name}.ptx")));
         let ours = load(&name, &format!("workloads/{name}.toml"), Numbering::Allocated).kernel.regs;
         let line = format!("{name}: rfgen {ours} registers, ptxas {theirs}");
@@ -114,7 +101,7 @@ fn conflict_rate(name: &str, numbering: Numbering) -> (f64, u64, u64, u32) {
 fn the_allocators_numbering_conflicts_on_banks_no_more_than_virtual_register_order() {
     let (mut ours_total, mut naive_total, mut reads_total) = (0, 0, 0);
     let mut report = Vec::new();
-    for name in workloads() {
+    for name in workload_names() {
         let (ours, ours_conflicts, reads, ours_regs) = conflict_rate(&name, Numbering::Allocated);
         let (naive, naive_conflicts, naive_reads, naive_regs) = conflict_rate(&name, Numbering::VirtualOrder);
         assert_eq!(reads, naive_reads, "{name}: both numberings run the same instructions");

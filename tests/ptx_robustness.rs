@@ -8,16 +8,12 @@
 
 mod common;
 
+use common::fuzz::runner;
 use common::*;
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
 use rfgen_model::kernel::ptx::{self, LoadError, launch};
 use rfgen_model::sm::SimError;
 use std::path::Path;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// A kernel writing its thread index to `out[tid]`, with `BODY` before the store and `DECL`
 /// among the declarations.
@@ -354,33 +350,9 @@ fn a_barrier_not_reached_by_every_thread_of_a_block_is_a_fault() {
 // ---------------------------------------------------------------------------------------------
 // The fuzzer.
 
-/// Cases of a campaign whose CI sample is `ci`, scaled by `RFGEN_FUZZ_CASES` as tests/robustness.rs.
-fn cases(ci: u32) -> u32 {
-    match std::env::var("RFGEN_FUZZ_CASES").ok().and_then(|v| v.parse::<u64>().ok()) {
-        Some(n) => (n * u64::from(ci) / 300).clamp(1, u64::from(u32::MAX)) as u32,
-        None => ci,
-    }
-}
-
-/// CI's sample is the same every run; a longer campaign draws a new one each time.
-fn runner(ci: u32) -> TestRunner {
-    let config = ProptestConfig { cases: cases(ci), failure_persistence: None, ..Default::default() };
-    if std::env::var_os("RFGEN_FUZZ_CASES").is_some() {
-        TestRunner::new(config)
-    } else {
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
-    }
-}
-
 /// Every workload: its PTX and the tests' small launch of it (their `ptx` field dropped).
 fn workloads() -> Vec<(String, String, String)> {
-    let mut names: Vec<String> = std::fs::read_dir(root().join("workloads"))
-        .unwrap()
-        .filter_map(|e| e.unwrap().file_name().into_string().ok())
-        .filter_map(|f| f.strip_suffix(".ptx").map(str::to_string))
-        .collect();
-    names.sort();
-    names
+    workload_names()
         .into_iter()
         .map(|name| {
             let ptx = std::fs::read_to_string(root().join(format!("workloads/{name}.ptx"))).unwrap();

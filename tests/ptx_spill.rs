@@ -6,21 +6,13 @@ mod common;
 
 use common::*;
 use rfgen_model::kernel::ptx::{self, PtxKernel, launch, regalloc};
-use std::path::Path;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Every committed workload that has a small test launch, by name.
 fn workloads() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root().join("workloads"))
-        .unwrap()
-        .filter_map(|e| e.unwrap().file_name().into_string().ok())
-        .filter_map(|f| f.strip_suffix(".ptx").map(str::to_string))
+    let names: Vec<String> = workload_names()
+        .into_iter()
         .filter(|name| root().join(format!("tests/data/ptx/{name}.toml")).exists())
         .collect();
-    names.sort();
     assert!(!names.is_empty(), "no workload with a launch in tests/data/ptx");
     names
 }

@@ -14,9 +14,9 @@
 
 mod common;
 
+use common::fuzz::{cases, runner};
 use common::*;
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
 use rfgen_cosim::session::{CosimOptions, cosim};
 use rfgen_gen::config::WarPolicy;
 use rfgen_gen::registry::BLOCKS;
@@ -24,25 +24,6 @@ use rfgen_gen::{Checked, SramKind};
 use rfgen_model::kernel::{self, Kernel, library, synthetic};
 use rfgen_model::sim::simulate;
 use rfgen_model::sm::SimError;
-
-/// Cases of a campaign whose CI sample is `ci`: scaled by `RFGEN_FUZZ_CASES` (the number of
-/// random configs; the other campaigns in proportion).
-fn cases(ci: u32) -> u32 {
-    match std::env::var("RFGEN_FUZZ_CASES").ok().and_then(|v| v.parse::<u64>().ok()) {
-        Some(n) => (n * u64::from(ci) / 300).clamp(1, u64::from(u32::MAX)) as u32,
-        None => ci,
-    }
-}
-
-/// CI's sample is the same every run; a longer campaign draws a new one each time.
-fn runner(ci: u32) -> TestRunner {
-    let config = ProptestConfig { cases: cases(ci), failure_persistence: None, ..Default::default() };
-    if std::env::var_os("RFGEN_FUZZ_CASES").is_some() {
-        TestRunner::new(config)
-    } else {
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
-    }
-}
 
 /// A section's text, or nothing (its defaults) half the time.
 fn maybe(section: impl Strategy<Value = String>) -> impl Strategy<Value = String> {

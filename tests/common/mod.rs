@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod fuzz;
 pub mod kernels;
 pub mod mutants;
 
@@ -10,6 +11,23 @@ use rfgen_gen::{Checked, Design};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::Arc;
+
+/// The workspace's root folder.
+pub fn root() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every committed PTX workload (`workloads/*.ptx`), by name, in name order.
+pub fn workload_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("workloads"))
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().into_string().ok())
+        .filter_map(|f| f.strip_suffix(".ptx").map(str::to_string))
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "no workloads/*.ptx");
+    names
+}
 
 /// Verilator build cache shared by every test binary of this workspace.
 pub fn cache_dir() -> PathBuf {
