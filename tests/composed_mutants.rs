@@ -73,18 +73,16 @@ fn caught_by(checked: &Checked, design: &Design, kernels: &[Kernel]) -> Option<S
 /// `SAMPLE` mutants evenly spread; with `RFGEN_MUTANTS=all` every one, with
 /// `RFGEN_MUTANTS=NAME` those of design point NAME. Those in `NOT_RUN` are left out.
 fn chosen(families: &[Family]) -> Vec<(usize, &Mutant)> {
-    let runnable = |m: &Mutant| !NOT_RUN.iter().any(|(n, _)| *n == m.name);
-    let all: Vec<(usize, &Mutant)> = families
-        .iter()
-        .enumerate()
-        .flat_map(|(i, f)| f.mutants.iter().filter(|m| runnable(m)).map(move |m| (i, m)))
-        .collect();
+    let all: Vec<(usize, &Mutant)> =
+        families.iter().enumerate().flat_map(|(i, f)| f.mutants.iter().map(move |m| (i, m))).collect();
     let n = all.len();
     let chosen: Vec<(usize, &Mutant)> = match std::env::var("RFGEN_MUTANTS").ok().as_deref() {
         None => (0..SAMPLE).map(|k| all[k * n / SAMPLE]).collect(),
         Some("all") => all.clone(),
         Some(point) => all.iter().copied().filter(|(i, _)| (families[*i].config)().config.name == point).collect(),
     };
+    let runnable = |m: &Mutant| !NOT_RUN.iter().any(|(name, _)| *name == m.name);
+    let chosen: Vec<(usize, &Mutant)> = chosen.into_iter().filter(|(_, m)| runnable(m)).collect();
     assert!(!chosen.is_empty(), "RFGEN_MUTANTS: `all` or a design point of tests/common/mutants.rs");
     eprintln!("{} of {n} mutants (RFGEN_MUTANTS=all runs every one); not run: {NOT_RUN:?}", chosen.len());
     chosen
