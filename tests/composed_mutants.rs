@@ -73,6 +73,26 @@ const KERNEL_ESCAPES: &[(&str, &str)] = &[
          stalled stage); the kernels here never made one",
     ),
     (
+        "Eq. (1) shift off by one",
+        "it moves the stall threshold at which a warp's destinations ask for TFET registers; no \
+         warp's counters on this design point's kernels fall between the two thresholds",
+    ),
+    (
+        "a TFET allocation takes 1",
+        "it changes how far a TFET allocation lowers a warp's MEM_RA counter; with these kernels \
+         no counter crosses the threshold either way",
+    ),
+    (
+        "stale entry across a strand",
+        "the compiler's allocation never places a read of an ORF value across a strand boundary, \
+         so only random stimulus of the ORF/LRF reads a stale entry",
+    ),
+    (
+        "constant stride (the most rows per warp)",
+        "it differs only for kernels needing fewer rows per warp than the most; every kernel that \
+         launches on this design point needs the most",
+    ),
+    (
         "wrong mode priority: <8,0> no longer wins over <4,1>",
         "only a register whose lanes alternate between two values less than 128 apart fits both \
          modes; no kernel writes one",
