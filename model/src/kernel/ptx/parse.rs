@@ -479,16 +479,22 @@ fn body(p: &mut Parser, e: &mut Entry) -> Result<(), PtxError> {
     }
 }
 
+/// An optional `.align N` (a power of two) before a variable's type; 1 without it.
+fn alignment(p: &mut Parser, line: u32) -> Result<u32, PtxError> {
+    if !matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
+        return Ok(1);
+    }
+    p.i += 1;
+    let align = p.size("an alignment")?;
+    if !align.is_power_of_two() {
+        return fail(line, format!("alignment {align} is not a power of two"));
+    }
+    Ok(align)
+}
+
 /// `[.align N] .TYPE name[N];` after `.shared` (the type's size times the count, in bytes).
 fn shared_var(p: &mut Parser, line: u32) -> Result<SharedVar, PtxError> {
-    let mut align = 1;
-    if matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
-        p.i += 1;
-        align = p.size("an alignment")?;
-        if !align.is_power_of_two() {
-            return fail(line, format!("alignment {align} is not a power of two"));
-        }
-    }
+    let align = alignment(p, line)?;
     let ty = p.ty()?;
     let elem = type_bytes(&ty).ok_or_else(|| PtxError { line, message: format!("unsupported shared type `.{ty}`") })?;
     let name = p.word("a variable name")?;
@@ -519,14 +525,7 @@ pub const MAX_CONST_BYTES: u32 = 64 * 1024;
 /// `[.align N] .TYPE name[[N]] [= VALUE | = {VALUE, ...}];` after `.const`: integer or f32
 /// values, each stored little-endian in the type's size; missing ones are zero.
 fn const_var(p: &mut Parser, line: u32) -> Result<ConstVar, PtxError> {
-    let mut align = 1;
-    if matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
-        p.i += 1;
-        align = p.size("an alignment")?;
-        if !align.is_power_of_two() {
-            return fail(line, format!("alignment {align} is not a power of two"));
-        }
-    }
+    let align = alignment(p, line)?;
     let ty = p.ty()?;
     let elem = match type_bytes(&ty) {
         Some(n) if ty != "f16" && ty != "f64" => n,
