@@ -121,8 +121,14 @@ impl<'a> BuildPlan<'a> {
         fs::write(work.path().join("shim.cpp"), &self.shim)?;
         let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).to_string();
         let mut cmd = Command::new("verilator");
-        cmd.current_dir(work.path())
-            .args(["--cc", "--exe", "--build", "-j", &jobs])
+        cmd.current_dir(work.path());
+        // Every build compiles Verilator's runtime (verilated.cpp, most of a small block's build
+        // time) from the same source: with ccache on PATH, Verilator's makefile reuses it.
+        // `OBJCACHE=` (empty) in the environment turns this off.
+        if std::env::var_os("OBJCACHE").is_none() && Command::new("ccache").arg("--version").output().is_ok() {
+            cmd.env("OBJCACHE", "ccache");
+        }
+        cmd.args(["--cc", "--exe", "--build", "-j", &jobs])
             .args(["--top-module", &self.design.manifest.top, "--prefix", "Vtop"])
             .args(FLAGS)
             .args(["-CFLAGS", &format!("{CFLAGS} -DRFGEN_TRACE={}", self.trace.define())])
