@@ -2,6 +2,7 @@
 
 mod cli;
 mod report;
+mod slurm;
 mod sweep;
 mod synth;
 

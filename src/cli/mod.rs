@@ -1,5 +1,6 @@
 //! Command-line interface: argument definitions and one module per subcommand.
 
+mod backend;
 mod bench;
 mod config;
 mod cosim;

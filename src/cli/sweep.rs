@@ -1,7 +1,9 @@
 //! `rfgen sweep`: measure every point of a cross product of config parameters.
 
+use super::backend::{BackendFlags, task_args};
 use super::synth::{PnrFlags, SynthFlags, pool, table};
 use super::{ConfigSource, bad_input, claim_folder};
+use crate::slurm::Task;
 use crate::sweep::{CosimSettings, Job, KernelSettings, Param, Row, Status, points, show, write_results};
 use crate::synth::Target;
 use clap::Args;
@@ -22,6 +24,7 @@ use std::process::ExitCode;
   rfgen sweep --preset isca11-rfc --param rfc.entries=1,2,4,6,8 --kernel all --out rfc/
   rfgen sweep --preset small --param mrf.collectors=2,4 --synth --target ecp5 --pnr --out fmax/
   rfgen sweep --param sm.warps=16,32,64 --out check/     # only validate and list the points
+  rfgen sweep --preset small --param mrf.entries=32,64 --kernel all --backend slurm --partition short --out shared/s/
 
 PATH is a key of the configuration (docs/config.md), LIST its comma-separated values; several
 --param give their cross product. Invalid points are reported in the results, not fatal. Each
@@ -32,6 +35,11 @@ file cache also what it saves), `<kernel>.<figure>`, and with several kernels th
 and mean ratios, `all.<figure>`. Writes DIR/results.csv, DIR/results.json and, with --synth or
 --kernel, DIR/<PATH>.svg per varied parameter; each point is named <base name>-<config hash>
 (its first 8 digits), and its Yosys logs are in DIR/work/<config hash>/.
+
+--backend slurm measures the points as one Slurm job array (sbatch), each task one point run by
+this rfgen binary on DIR, which every node must share; it follows them with squeue, retries a
+task that ended without its record once (its log is in DIR/slurm/), cancels the array on Ctrl-C,
+and writes the same results as the local backend. Rerunning resumes: finished points are kept.
 
 Exit status: 0 when every valid point was measured, 1 when a tool failed or cosim found a
 mismatch, 2 on bad input.")]
@@ -69,6 +77,11 @@ pub struct SweepArgs {
     /// Verilator build cache (default: $RFGEN_CACHE_DIR or ~/.cache/rfgen)
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendFlags,
+    /// Measure only the point of this index and store its record (one task of the Slurm backend)
+    #[arg(long, hide = true, value_name = "INDEX")]
+    point: Option<usize>,
 }
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
@@ -99,10 +112,19 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         cache: args.cache_dir.clone().unwrap_or_else(default_cache_dir),
     };
     let pool = pool(args.jobs)?;
+    let slurm = args.backend.slurm()?;
     let out = &args.out;
     claim_folder(out, "sweep", "points/ and work/ are reused by later sweeps")?;
 
     let points = points(&base, &params);
+    if let Some(i) = args.point {
+        let checked = points.get(i).and_then(|p| p.config.as_ref().ok());
+        let checked = checked.ok_or_else(|| bad_input(format!("--point {i}: not a valid point of this sweep")))?;
+        if job.done(out, checked).is_none() {
+            job.measure(out, checked)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let describe = |values: &[toml::Value]| {
         params.iter().zip(values).map(|(p, v)| format!("{}={}", p.path, show(v))).collect::<Vec<_>>().join(" ")
     };
@@ -127,26 +149,52 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         out.display()
     );
 
-    let bar = ProgressBar::new(todo.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} points {elapsed} eta {eta}").expect("valid template"),
-    );
-    let measured: Vec<(usize, anyhow::Result<_>)> = pool.install(|| {
-        todo.par_iter()
-            .map(|&i| {
-                let checked = points[i].config.as_ref().expect("only valid points are measured");
-                let result = job.measure(out, checked);
-                let outcome = match &result {
-                    Ok(_) => "done".to_string(),
-                    Err(e) => format!("FAILED: {e:#}"),
-                };
-                bar.suspend(|| eprintln!("  {} ({}): {outcome}", describe(&points[i].values), checked.config.name));
-                bar.inc(1);
-                (i, result)
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
+    let config = |i: usize| points[i].config.as_ref().expect("only valid points are measured");
+    let measured: Vec<(usize, anyhow::Result<_>)> = match slurm {
+        Some(settings) => {
+            let tasks: Vec<Task> = todo
+                .iter()
+                .map(|&i| Task {
+                    label: describe(&points[i].values),
+                    args: task_args(&["--point".into(), i.to_string()]),
+                })
+                .collect();
+            let done = |k: usize| job.done(out, config(todo[k])).is_some();
+            let failures = crate::slurm::run_array("sweep", &out.join("slurm"), &settings, &tasks, &done)?;
+            todo.iter()
+                .enumerate()
+                .map(|(k, &i)| match failures.iter().find(|f| f.index == k) {
+                    Some(f) => (i, Err(anyhow::anyhow!("{}", f.message))),
+                    None => (i, job.done(out, config(i)).ok_or_else(|| anyhow::anyhow!("no record was stored"))),
+                })
+                .collect()
+        }
+        None => {
+            let bar = ProgressBar::new(todo.len() as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} points {elapsed} eta {eta}")
+                    .expect("valid template"),
+            );
+            let measured = pool.install(|| {
+                todo.par_iter()
+                    .map(|&i| {
+                        let result = job.measure(out, config(i));
+                        let outcome = match &result {
+                            Ok(_) => "done".to_string(),
+                            Err(e) => format!("FAILED: {e:#}"),
+                        };
+                        bar.suspend(|| {
+                            eprintln!("  {} ({}): {outcome}", describe(&points[i].values), config(i).config.name)
+                        });
+                        bar.inc(1);
+                        (i, result)
+                    })
+                    .collect()
+            });
+            bar.finish_and_clear();
+            measured
+        }
+    };
     for (i, result) in measured {
         match result {
             Ok(record) => rows[i].record = Some(record),

@@ -4,6 +4,7 @@
 pub mod fuzz;
 pub mod kernels;
 pub mod mutants;
+pub mod slurm;
 
 use rfgen_cosim::session::{Event, load};
 use rfgen_cosim::verilator::{RtlLib, TraceKind};
