@@ -239,8 +239,11 @@ fn a_seeded_bug_in_the_users_rtl_fails_and_the_report_names_the_case() {
     args.extend(["--wave-dir", tmp.path().to_str().unwrap()]);
     let again = rfgen(&args);
     assert_eq!(again.status.code(), Some(1), "{}", stdout(&again));
-    let first = failure.attribute("message").unwrap();
-    assert!(stdout(&again).contains(first), "{}", stdout(&again));
+    let message = failure.attribute("message").unwrap();
+    let at_cycle = message.split(" on ").next().unwrap();
+    let port = message.split(" on ").nth(1).unwrap().split(", ").next().unwrap();
+    assert!(body.contains(&format!("port {port}:")), "{message}\n{body}");
+    assert!(stdout(&again).contains(&format!("{at_cycle}\n")), "{}", stdout(&again));
 }
 
 #[test]

@@ -382,7 +382,14 @@ fn run_case(
         Ok(r) if r.passed() => (Verdict::Pass, r.cycles, None),
         Ok(r) => {
             let details = failure_details(&r);
-            let summary = details.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("failed").to_string();
+            // One line for a CI's list of failures: where and on which ports.
+            let summary = match &r.mismatch {
+                Some(m) => {
+                    let ports: Vec<&str> = m.ports.iter().map(|p| p.port.as_str()).collect();
+                    format!("MISMATCH at cycle {} on {}", m.cycle, ports.join(", "))
+                }
+                None => details.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("failed").to_string(),
+            };
             (
                 Verdict::Fail { mismatch: r.mismatch.is_some() || r.operand_mismatches > 0, summary, details },
                 r.cycles,
