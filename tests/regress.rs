@@ -20,10 +20,11 @@ fn kernel_file() -> String {
     root().join("tests/data/operand_stress.kir").display().to_string()
 }
 
-/// The XML, checked against the structure of the JUnit schema (Jenkins' `junit-10.xsd`, which
-/// GitLab and GitHub reporters also follow): elements, required and allowed attributes, the
-/// order of children, numeric counts that add up.
+/// The XML, checked against the JUnit schema (Jenkins', which GitLab and GitHub reporters also
+/// follow) by xmllint, and here: elements, required and allowed attributes, the order of
+/// children, and counts that add up (which a schema cannot say).
 fn check_junit(xml: &str) -> Document<'_> {
+    validate_with_xmllint(xml);
     let doc = Document::parse(xml).expect("well-formed XML");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
@@ -97,6 +98,20 @@ fn check_junit(xml: &str) -> Document<'_> {
     assert_eq!(number(root, "failures"), failures as f64);
     assert_eq!(number(root, "errors"), errors as f64);
     doc
+}
+
+/// The XML against `tests/data/junit.xsd`, the schema written out, by libxml2's validator.
+fn validate_with_xmllint(xml: &str) {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), xml).unwrap();
+    let out = std::process::Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(root().join("tests/data/junit.xsd"))
+        .arg(file.path())
+        .output()
+        .unwrap_or_else(|e| panic!("xmllint must be installed (scripts/test installs it): {e}"));
+    assert!(out.status.success(), "the report does not validate:\n{}", stderr(&out));
 }
 
 fn elements<'a, 'i>(n: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>> {
