@@ -274,8 +274,11 @@ fn bad_input_exits_2_before_anything_runs() {
         (&["--config", bad.to_str().unwrap()], "`mrf.banks` = 24"),
         (&["--config", config, "--rtl", "/no/such/rtl"], "--rtl /no/such/rtl: no such folder"),
         (&["--config", config, "--rtl", empty.to_str().unwrap()], "no Verilog sources in"),
-        (&["--config", config, "--kernel", "nope"], "--kernel nope: `nope` is neither a library kernel"),
-        (&["--config", config, "--kernel", "ptx:nope"], "no such PTX workload (built in: bfs, blackscholes"),
+        (&["--config", config, "--kernel", "nope"], "`nope` is neither a library kernel"),
+        (
+            &["--config", config, "--kernel", "ptx:nope"],
+            "error: --kernel ptx:nope: no such PTX workload (built in: bfs, blackscholes",
+        ),
         (&["--config", config, "--kernel", "none", "--kernel", "matmul"], "cannot be given with others"),
         (&["--config", config, "--junit", "/no/such/dir/r.xml"], "--junit: folder /no/such/dir does not exist"),
         (&["--config", config, "--junit", "/tmp"], "--junit /tmp: is a folder"),

@@ -106,7 +106,8 @@ pub fn run(args: RegressArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.rtl
         && !dir.is_dir()
     {
-        return Err(bad_input(format!("--rtl {}: no such folder", dir.display())));
+        let why = if dir.exists() { "not a folder" } else { "no such folder" };
+        return Err(bad_input(format!("--rtl {}: {why}", dir.display())));
     }
     let checked = args.source.load()?;
     let kernels = kernel_specs(&args.kernels)?;
@@ -209,7 +210,8 @@ fn kernel_specs(given: &[String]) -> anyhow::Result<Vec<String>> {
     }
     let mut specs: Vec<String> = Vec::new();
     for spec in given {
-        super::kernel_with_source(spec).map_err(|e| bad_input(format!("--kernel {spec}: {e}")))?;
+        super::kernel_with_source(spec)?; // its errors name the kernel
+
         if !specs.contains(spec) {
             specs.push(spec.clone());
         }
