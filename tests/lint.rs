@@ -25,7 +25,7 @@ fn run(dir: &Path, program: &str, args: &[String]) -> (bool, String) {
         .current_dir(dir)
         .args(args)
         .output()
-        .unwrap_or_else(|e| panic!("{program} must be installed (.ci/run installs it): {e}"));
+        .unwrap_or_else(|e| panic!("{program} must be installed (scripts/test installs it): {e}"));
     (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 

@@ -34,7 +34,7 @@ fn clang(source: &Path, out: &Path) -> std::process::Output {
         .arg("-o")
         .arg(out)
         .output()
-        .expect("clang-14 is installed (.ci/run installs it)")
+        .expect("clang-14 is installed (scripts/test installs it)")
 }
 
 /// Small kernels in tests/data/ptx/ exercising one PTX feature each, with their CUDA C beside them.

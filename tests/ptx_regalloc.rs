@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const INSTALL: &str = "install it with `python3 -m pip install nvidia-cuda-nvcc-cu12` (the PyPI wheel holding \
-                       CUDA's ptxas; .ci/run installs it) or put a CUDA toolkit's ptxas on PATH";
+                       CUDA's ptxas; scripts/test installs it) or put a CUDA toolkit's ptxas on PATH";
 
 /// ptxas: on PATH, else inside the PyPI wheel `nvidia-cuda-nvcc-cu12`.
 fn ptxas() -> PathBuf {

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use std::process::Command;
 
-/// The headless browser the test opens the page in (`.ci/run` installs it).
+/// The headless browser the test opens the page in (`scripts/test` installs it).
 const BROWSER: &str = "chromium-headless-shell";
 
 fn browser(args: &[&str]) -> std::process::Output {
@@ -14,7 +14,7 @@ fn browser(args: &[&str]) -> std::process::Output {
         .args(["--no-sandbox", "--disable-gpu", "--headless"])
         .args(args)
         .output()
-        .unwrap_or_else(|e| panic!("{BROWSER} must be installed for this test (.ci/run installs it): {e}"))
+        .unwrap_or_else(|e| panic!("{BROWSER} must be installed for this test (scripts/test installs it): {e}"))
 }
 
 #[test]

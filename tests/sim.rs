@@ -289,7 +289,9 @@ fn kernels_that_do_not_fit_or_fault_are_reported() {
 fn cli_sim_text_json_and_errors() {
     let out = rfgen(&["sim", "--list-kernels"]);
     let names: Vec<String> = stdout(&out).lines().map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
-    assert_eq!(names, KERNELS.iter().map(|k| k.name).collect::<Vec<_>>());
+    let mut want: Vec<String> = KERNELS.iter().map(|k| k.name.to_string()).collect();
+    want.extend(workload_names().into_iter().map(|w| format!("ptx:{w}")));
+    assert_eq!(names, want);
 
     let out = rfgen(&["sim", "--kernel", "matmul"]);
     let text = stdout(&out);

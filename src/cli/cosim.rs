@@ -47,8 +47,8 @@ pub struct CosimArgs {
     /// (default 200000000). At most 10^10.
     #[arg(long, value_parser = super::cycles)]
     cycles: Option<u64>,
-    /// Run this library kernel, .kir file or .ptx file (docs/ptx.md) on the SM model, driving
-    /// the block's RTL
+    /// Run this library kernel, .kir file, .ptx file or built-in PTX workload ptx:NAME
+    /// (docs/ptx.md) on the SM model, driving the block's RTL
     #[arg(long, value_name = "NAME|FILE")]
     kernel: Option<String>,
     /// Random-stimulus seed (default: random, printed)
@@ -93,26 +93,18 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
     }
     writable_folder("--wave-dir", &args.wave_dir)?;
     let checked = args.source.load()?;
-    let mut scaled = None;
     let seed = args.seed.unwrap_or_else(random_seed);
-    // The composed top's random stimulus is a random program: a kernel, run and shrunk as one.
-    let spec = match (&args.kernel, args.block) {
-        (None, Block::Sm) => Some(blocks::sm::random_program_spec(&checked, seed)),
-        (spec, _) => spec.clone(),
+    let stimulus = match &args.kernel {
+        Some(spec) => Stimulus::Kernel(spec.clone()),
+        None => Stimulus::Random { seed },
     };
-    let (kernel, source) = match &spec {
-        Some(name) => {
-            let (mut declared, source) = super::kernel_with_source(name)?;
-            if args.kernel.is_none() {
-                declared.name = format!("random-program-{seed}");
-            }
-            let (_, k) = kernel_mode(args.block, &checked, &declared, &args.source)?;
-            if Grid::of(&k) != Grid::of(&declared) {
-                scaled = Some(super::sim::scaled_launch(&Grid::of(&declared), &Grid::of(&k)));
-            }
-            (Some(k), source)
+    let spec = stimulus.kernel_spec(args.block, &checked);
+    let (kernel, source, scaled) = match &spec {
+        Some(spec) => {
+            let k = launched_kernel(args.block, &checked, spec, &stimulus, &args.source)?;
+            (Some(k.kernel), k.source, k.scaled)
         }
-        None => (None, String::new()),
+        None => (None, String::new(), None),
     };
     // A config the block cannot be built from is bad input, like any other config error.
     let generated = args
@@ -124,10 +116,10 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => user_rtl::load(dir, &generated)
             .map_err(|e| if e.is_input_error() { bad_input(e.to_string()) } else { anyhow::anyhow!(e) })?,
     };
-    let x_seed = args.x_seed.unwrap_or(if args.kernel.is_some() { 1 } else { seed as u32 });
+    let x_seed = args.x_seed.unwrap_or(stimulus.default_x_seed());
     let opts = CosimOptions {
         block: args.block,
-        cycles: args.cycles.unwrap_or(if kernel.is_some() { 200_000_000 } else { 100_000 }),
+        cycles: args.cycles.unwrap_or(stimulus.default_cycles(args.block)),
         seed,
         x_seed,
         trace: args.trace.clone(),
@@ -157,10 +149,7 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
             None => format!("cycle {c} of {total}"),
         }),
     };
-    let report = match &kernel {
-        Some(k) => session::cosim_kernel(&checked, &design, k, &opts, &mut events)?,
-        None => session::cosim_design(&checked, &design, &opts, &mut events)?,
-    };
+    let report = run_session(&checked, &design, kernel.as_ref(), &opts, &mut events)?;
     progress.finish();
     if let Some(t) = &args.trace
         && !t.is_file()
@@ -172,7 +161,7 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         println!("PASS: RTL and model agree on every compared output in {} cycles", report.cycles);
         return Ok(ExitCode::SUCCESS);
     }
-    explain_failure(&args, &report, spec.as_deref(), seed, x_seed);
+    explain_failure(&args, &report, &stimulus);
     let ptx = spec.as_deref().is_some_and(super::ptx::names_ptx);
     if ptx && report.mismatch.is_some() && !args.no_shrink {
         eprintln!("(a PTX kernel is not reduced: the reducer works on the lines of kernel-IR files)");
@@ -192,16 +181,9 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
             for line in r.text.lines() {
                 println!("    {line}");
             }
-            let mut x = format!(" --x-seed {x_seed}");
-            if let Some(dir) = &args.rtl {
-                x += &format!(" --rtl {}", dir.display());
-            }
-            println!(
-                "  reproduce: rfgen cosim {} --block {} --kernel {}{x}",
-                args.source.flags(),
-                args.block,
-                r.file.display()
-            );
+            let reduced = Stimulus::Kernel(r.file.display().to_string());
+            let command = reproducer(&args.source, args.block, &reduced, None, Some(x_seed), args.rtl.as_deref());
+            println!("  reproduce: {command}");
             println!(
                 "  waveform: {} (the RTL beside the model's expected outputs, scope rfgen_model)",
                 r.waveform.display()
@@ -224,41 +206,154 @@ fn print_report(report: &CosimReport, kernel: Option<&Kernel>) {
     }
 }
 
-fn explain_failure(args: &CosimArgs, report: &CosimReport, kernel: Option<&str>, seed: u64, x_seed: u32) {
+fn explain_failure(args: &CosimArgs, report: &CosimReport, stimulus: &Stimulus) {
+    print!("{}", failure_details(report));
+    // A random run stops at its mismatch: repeating it needs no more cycles than that.
+    let cycles = match stimulus {
+        Stimulus::Random { seed } if args.block != Block::Sm => {
+            println!("  seed: {seed}");
+            Some(report.mismatch.as_ref().map_or(report.cycles, |m| m.cycle + 1))
+        }
+        _ => args.cycles,
+    };
+    let command = reproducer(&args.source, args.block, stimulus, cycles, args.x_seed, args.rtl.as_deref());
+    println!("  reproduce: {command}");
+    if let Some(w) = &report.waveform {
+        println!("  waveform: {}", w.display());
+    }
+}
+
+/// What went wrong in a failed run, one indented line each: the mismatch report, operands that
+/// differ, the kernel's fault or cycle limit.
+pub fn failure_details(report: &CosimReport) -> String {
+    let mut text = String::new();
     if let Some(m) = &report.mismatch {
-        print!("{m}");
+        text += &m.to_string();
     }
     if report.operand_mismatches > 0 {
-        println!(
-            "  {} operands differ from the kernel's functional values (rfgen sim shows them)",
+        text += &format!(
+            "  {} operands differ from the kernel's functional values (rfgen sim shows them)\n",
             report.operand_mismatches
         );
     }
     match &report.kernel_error {
-        Some(SimError::CycleLimit(c)) => println!("  the kernel did not finish within {c} cycles (raise --cycles)"),
-        Some(e) => println!("  {e}"),
+        Some(SimError::CycleLimit(c)) => {
+            text += &format!("  the kernel did not finish within {c} cycles (raise --cycles)\n")
+        }
+        Some(e) => text += &format!("  {e}\n"),
         None => {}
     }
-    let mut x = if args.x_seed.is_some() { format!(" --x-seed {x_seed}") } else { String::new() };
-    if let Some(dir) = &args.rtl {
-        x += &format!(" --rtl {}", dir.display());
+    text
+}
+
+/// What drives a block in one cosim run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stimulus {
+    /// The block's protocol-respecting random stimulus from a seed; for the composed top, whose
+    /// random stimulus is a random program, that program run as a kernel.
+    Random { seed: u64 },
+    /// A kernel on the SM model, as `--kernel` names it.
+    Kernel(String),
+}
+
+/// Random stimulus runs this many cycles unless told otherwise.
+pub const RANDOM_CYCLES: u64 = 100_000;
+/// A kernel's cycle limit unless told otherwise.
+pub const KERNEL_CYCLE_LIMIT: u64 = 200_000_000;
+
+impl Stimulus {
+    /// The `--kernel` that drives `block`: the named one, or the composed top's random program.
+    pub fn kernel_spec(&self, block: Block, checked: &Checked) -> Option<String> {
+        match (self, block) {
+            (Stimulus::Kernel(spec), _) => Some(spec.clone()),
+            (Stimulus::Random { seed }, Block::Sm) => Some(blocks::sm::random_program_spec(checked, *seed)),
+            (Stimulus::Random { .. }, _) => None,
+        }
     }
+
+    /// Cycles to run (random) or the cycle limit (a kernel, the composed top's random program).
+    pub fn default_cycles(&self, block: Block) -> u64 {
+        match (self, block) {
+            (Stimulus::Random { .. }, b) if b != Block::Sm => RANDOM_CYCLES,
+            _ => KERNEL_CYCLE_LIMIT,
+        }
+    }
+
+    /// Verilator's x-seed: the stimulus seed, or 1 under a named kernel.
+    pub fn default_x_seed(&self) -> u32 {
+        match self {
+            Stimulus::Random { seed } => *seed as u32,
+            Stimulus::Kernel(_) => 1,
+        }
+    }
+}
+
+/// The command line that repeats a run: cycles and x-seed when they are not the defaults the
+/// stimulus implies, `--rtl` for a user's RTL.
+pub fn reproducer(
+    source: &ConfigSource,
+    block: Block,
+    stimulus: &Stimulus,
+    cycles: Option<u64>,
+    x_seed: Option<u32>,
+    rtl: Option<&Path>,
+) -> String {
+    let mut command = format!("rfgen cosim {} --block {block}", source.flags());
+    match stimulus {
+        Stimulus::Random { seed } => command += &format!(" --seed {seed}"),
+        Stimulus::Kernel(spec) => command += &format!(" --kernel {spec}"),
+    }
+    if let Some(c) = cycles {
+        command += &format!(" --cycles {c}");
+    }
+    if let Some(x) = x_seed {
+        command += &format!(" --x-seed {x}");
+    }
+    if let Some(dir) = rtl {
+        command += &format!(" --rtl {}", dir.display());
+    }
+    command
+}
+
+/// A kernel ready to drive a block's RTL: as launched on the config's SM, its source text, and
+/// the note on a launch scaled to fit.
+pub struct LaunchedKernel {
+    pub kernel: Kernel,
+    pub source: String,
+    pub scaled: Option<String>,
+}
+
+/// The kernel `spec` (a `--kernel` argument, or the composed top's random program) as it drives
+/// `block` on the SM of `checked`; bad input when the block or config has no kernel mode or the
+/// kernel does not fit the SM.
+pub fn launched_kernel(
+    block: Block,
+    checked: &Checked,
+    spec: &str,
+    stimulus: &Stimulus,
+    config: &ConfigSource,
+) -> anyhow::Result<LaunchedKernel> {
+    let (mut declared, source) = super::kernel_with_source(spec)?;
+    if let Stimulus::Random { seed } = stimulus {
+        declared.name = format!("random-program-{seed}");
+    }
+    let (_, kernel) = kernel_mode(block, checked, &declared, config)?;
+    let scaled = (Grid::of(&kernel) != Grid::of(&declared))
+        .then(|| super::sim::scaled_launch(&Grid::of(&declared), &Grid::of(&kernel)));
+    Ok(LaunchedKernel { kernel, source, scaled })
+}
+
+/// One lockstep session: under `kernel` on the SM model, else under random stimulus.
+pub fn run_session(
+    checked: &Checked,
+    design: &rfgen_gen::Design,
+    kernel: Option<&Kernel>,
+    opts: &CosimOptions,
+    events: &mut dyn FnMut(Event),
+) -> anyhow::Result<CosimReport> {
     match kernel {
-        Some(spec) => {
-            println!("  reproduce: rfgen cosim {} --block {} --kernel {spec}{x}", args.source.flags(), args.block)
-        }
-        None => {
-            let cycles = report.mismatch.as_ref().map_or(report.cycles, |m| m.cycle + 1);
-            println!("  seed: {seed}");
-            println!(
-                "  reproduce: rfgen cosim {} --block {} --seed {seed}{x} --cycles {cycles}",
-                args.source.flags(),
-                args.block
-            );
-        }
-    }
-    if let Some(w) = &report.waveform {
-        println!("  waveform: {}", w.display());
+        Some(k) => session::cosim_kernel(checked, design, k, opts, events),
+        None => session::cosim_design(checked, design, opts, events),
     }
 }
 

@@ -3,10 +3,11 @@
 mod backend;
 mod bench;
 mod config;
-mod cosim;
+pub mod cosim;
 mod generate;
 mod progress;
 mod ptx;
+mod regress;
 mod report;
 mod sim;
 mod sweep;
@@ -97,6 +98,7 @@ enum Command {
     Synth(synth::SynthArgs),
     Sweep(sweep::SweepArgs),
     Sim(sim::SimArgs),
+    Regress(regress::RegressArgs),
     Report(report::ReportArgs),
 }
 
@@ -149,6 +151,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Synth(a) => synth::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Sim(a) => sim::run(a),
+        Command::Regress(a) => regress::run(a),
         Command::Report(a) => report::run(a),
     }
 }
@@ -180,7 +183,7 @@ pub fn kernel_with_source(name: &str) -> anyhow::Result<(rfgen_model::kernel::Ke
     if !path.exists() {
         let names: Vec<&str> = library::KERNELS.iter().map(|k| k.name).collect();
         return Err(bad_input(format!(
-            "`{name}` is neither a library kernel ({}), `synthetic:KNOBS` nor a file",
+            "`{name}` is neither a library kernel ({}), `ptx:WORKLOAD` (rfgen sim --list-kernels), `synthetic:KNOBS` nor a file",
             names.join(", ")
         )));
     }

@@ -30,13 +30,14 @@ Exit status: 0 when the kernel ran with no operand mismatch, 1 on mismatches or 
 pub struct SimArgs {
     #[command(flatten)]
     source: ConfigSource,
-    /// Library kernel name, .kir file, or .ptx file (launched as the .toml beside it says)
+    /// Library kernel name, .kir file, .ptx file (launched as the .toml beside it says) or
+    /// ptx:NAME (a PTX workload built in, see --list-kernels)
     #[arg(long, value_name = "NAME|FILE", conflicts_with = "synthetic")]
     kernel: Option<String>,
     /// Generate a synthetic kernel; KNOBS is key=value,... (see docs/sim.md)
     #[arg(long, value_name = "KNOBS")]
     synthetic: Option<String>,
-    /// List the library kernels and exit
+    /// List the library kernels and the built-in PTX workloads, and exit
     #[arg(long)]
     list_kernels: bool,
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -77,7 +78,11 @@ fn load_kernel(args: &SimArgs, registers_per_thread: u32) -> anyhow::Result<(Ker
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if args.list_kernels {
         for k in library::KERNELS {
-            println!("{:<12} {}", k.name, k.about);
+            println!("{:<16} {}", k.name, k.about);
+        }
+        for spec in super::ptx::workload_specs() {
+            let file = format!("workloads/{}.ptx", &spec[super::ptx::WORKLOAD_PREFIX.len()..]);
+            println!("{spec:<16} CUDA C compiled to PTX ({file}, built in)");
         }
         return Ok(ExitCode::SUCCESS);
     }

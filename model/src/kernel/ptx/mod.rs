@@ -9,6 +9,7 @@ pub mod lower;
 pub mod parse;
 pub mod regalloc;
 pub mod spill;
+pub mod suite;
 
 use super::{Guard, Instr, Kernel, Pos, Src, cfg, passes};
 use launch::{Buffer, Launch, LaunchError};
