@@ -1,6 +1,7 @@
 //! The Slurm backend against a real one-node cluster started here (tests/common/slurm.rs): a
 //! sweep's results equal the local backend's byte for byte, a rerun resumes without submitting,
-//! a task cancelled mid-run is reported and retried once, and Ctrl-C cancels the array.
+//! a task cancelled mid-run is reported and retried once, Ctrl-C cancels the array, and a
+//! regression gives the local backend's verdicts.
 
 mod common;
 
@@ -101,6 +102,44 @@ fn slurm_backend_on_a_one_node_cluster() {
         assert!(start.elapsed() < Duration::from_secs(30), "the array was not cancelled");
         std::thread::sleep(Duration::from_millis(100));
     }
+
+    // A small regression on both backends: the same cases, verdicts and cycles; the JUnit
+    // report is written by the command, not by its tasks.
+    let regress = |extra: &[&str]| {
+        let (k, v) = cluster.conf();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rfgen"));
+        cmd.args(["regress", "--preset", "small", "--block", "scoreboard", "--block", "scheduler"])
+            .args(["--kernel", "vecadd", "--seeds", "1", "--cycles", "2000"])
+            .args(extra)
+            .env(k, v)
+            .env("RFGEN_CACHE_DIR", cache_dir());
+        run(cmd)
+    };
+    // Block, stimulus, result and cycles of every case: the table without its times.
+    let cases = |o: &Output| -> Vec<String> {
+        let text = stdout(o);
+        // Case lines end in their time (`0.4 s`); without it.
+        let timed = text.lines().filter(|l| l.ends_with(" s") && !l.starts_with("  "));
+        timed.map(|l| l.rsplitn(3, ' ').nth(2).unwrap().trim_end().to_string()).collect()
+    };
+    let junit = work.path().join("r.xml");
+    let dir = work.path().join("regress");
+    let on_slurm = regress(&["--backend", "slurm", "--out", dir.to_str().unwrap(), "--junit", junit.to_str().unwrap()]);
+    assert_eq!(on_slurm.status.code(), Some(0), "{}{}", stdout(&on_slurm), stderr(&on_slurm));
+    let on_local = regress(&[]);
+    assert_eq!(on_local.status.code(), Some(0), "{}", stderr(&on_local));
+    assert_eq!(cases(&on_slurm), cases(&on_local));
+    assert_eq!(cases(&on_local).len(), 4, "{}", stdout(&on_local));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<testcase ").count(), 4, "{xml}");
+    // Rerun: both blocks' results are found, nothing is submitted.
+    let again = regress(&["--backend", "slurm", "--out", dir.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(!stderr(&again).contains("submitted"), "{}", stderr(&again));
+    assert_eq!(cases(&again), cases(&on_local));
+    let no_out = regress(&["--backend", "slurm"]);
+    assert_eq!(no_out.status.code(), Some(2), "{}", stderr(&no_out));
+    assert!(stderr(&no_out).contains("needs --out DIR"), "{}", stderr(&no_out));
 
     // Bad Slurm flags are bad input.
     let bad = run(sweep(&cluster, &work.path().join("bad"), &[&POINTS[..], &["--time", "1h"]].concat()));

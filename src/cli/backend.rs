@@ -57,9 +57,10 @@ impl BackendFlags {
     }
 }
 
-/// This process's arguments without the backend flags, followed by `extra`: the command line of
-/// one task.
-pub fn task_args(extra: &[String]) -> Vec<OsString> {
+/// This process's arguments without the backend flags and the flags in `drop` (each with its
+/// value), followed by `extra`: the command line of one task.
+pub fn task_args(drop: &[&str], extra: &[String]) -> Vec<OsString> {
+    let dropped: Vec<&str> = FLAGS.iter().chain(drop).copied().collect();
     let mut out = Vec::new();
     let mut skip_value = false;
     for arg in std::env::args_os().skip(1) {
@@ -67,9 +68,9 @@ pub fn task_args(extra: &[String]) -> Vec<OsString> {
             continue;
         }
         let text = arg.to_string_lossy();
-        if FLAGS.contains(&text.as_ref()) {
+        if dropped.contains(&text.as_ref()) {
             skip_value = true;
-        } else if !FLAGS.iter().any(|f| text.starts_with(&format!("{f}="))) {
+        } else if !dropped.iter().any(|f| text.starts_with(&format!("{f}="))) {
             out.push(arg);
         }
     }

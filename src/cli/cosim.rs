@@ -247,7 +247,7 @@ pub fn failure_details(report: &CosimReport) -> String {
 }
 
 /// What drives a block in one cosim run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Stimulus {
     /// The block's protocol-respecting random stimulus from a seed; for the composed top, whose
     /// random stimulus is a random program, that program run as a kernel.

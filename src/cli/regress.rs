@@ -2,13 +2,15 @@
 //! random stimulus with several seeds and under every library kernel and PTX workload, in
 //! parallel, each case run by `rfgen cosim`'s own code; one summary table, a JUnit report.
 
+use super::backend::{BackendFlags, task_args};
 use super::cosim::{
     KERNEL_CYCLE_LIMIT, Stimulus, failure_details, launched_kernel, reproducer, run_session, writable_file,
     writable_folder,
 };
 use super::progress::Progress;
-use super::{BadInput, ConfigSource, bad_input};
+use super::{BadInput, ConfigSource, bad_input, claim_folder};
 use crate::regress::{self, Case, CaseResult, Totals, Verdict, junit};
+use crate::slurm::{self, Task};
 use clap::Args;
 use rayon::prelude::*;
 use rfgen_cosim::blocks;
@@ -17,6 +19,7 @@ use rfgen_cosim::user_rtl::{self, UserRtlError};
 use rfgen_cosim::verilator::{TraceKind, default_cache_dir};
 use rfgen_gen::{Block, Checked, Design, SramKind};
 use rfgen_model::kernel::Kernel;
+use sha2::Digest as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -74,6 +77,15 @@ pub struct RegressArgs {
     /// Verilator build cache (default: $RFGEN_CACHE_DIR or ~/.cache/rfgen)
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendFlags,
+    /// With --backend slurm: a folder every node shares, for the tasks' results and logs (new,
+    /// empty, or one an earlier regress wrote: a rerun of the same command keeps what finished)
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Write the cases' results as JSON to FILE (one task of the Slurm backend)
+    #[arg(long, hide = true, value_name = "FILE")]
+    case_results: Option<PathBuf>,
 }
 
 /// One block's RTL, or why its cases do not run.
@@ -97,6 +109,16 @@ struct Job {
 pub fn run(args: RegressArgs) -> anyhow::Result<ExitCode> {
     // Every input is checked before anything runs.
     let pool = super::synth::pool(args.jobs)?;
+    let slurm = args.backend.slurm()?;
+    match (&slurm, &args.out) {
+        (Some(_), None) => {
+            return Err(bad_input(
+                "--backend slurm needs --out DIR, a folder every node shares, for the tasks' results",
+            ));
+        }
+        (None, Some(_)) => return Err(bad_input("--out is the Slurm backend's folder: it needs --backend slurm")),
+        _ => {}
+    }
     if let Some(path) = &args.junit {
         writable_file("--junit", path)?;
     }
@@ -136,33 +158,14 @@ pub fn run(args: RegressArgs) -> anyhow::Result<ExitCode> {
         jobs.len() - to_run,
         pool.current_num_threads()
     );
-    let progress = Progress::new(Some(jobs.len() as u64), "{bar:40} {pos}/{len} cases {elapsed} eta {eta}");
-    let built = build_all(&rtls, &cache, &progress);
-    let results: Vec<CaseResult> = pool.install(|| {
-        jobs.par_iter()
-            .map(|job| {
-                let result = match (&job.settled, &built[job.rtl]) {
-                    (Some(_), _) => settled(job),
-                    (None, Err(e)) => {
-                        CaseResult { verdict: Verdict::Error(e.clone()), ..CaseResult::skipped(job.case.clone()) }
-                    }
-                    (None, Ok(design)) => run_case(&checked, design, job, &cache, args.wave_dir.as_deref(), &progress),
-                };
-                progress.line(&format!(
-                    "  {} {}: {}",
-                    result.case.block,
-                    result.case.name(),
-                    match &result.verdict {
-                        Verdict::Skipped(why) => format!("skipped ({why})"),
-                        v => format!("{} ({} cycles, {:.1} s)", v.word(), result.cycles, result.seconds),
-                    }
-                ));
-                progress.bar().inc(1);
-                result
-            })
-            .collect()
-    });
-    progress.finish();
+    let results = match (&slurm, &args.out) {
+        (Some(settings), Some(out)) => on_slurm(settings, out, &rtls, &jobs)?,
+        _ => run_here(&args, &checked, &rtls, &jobs, &cache, &pool),
+    };
+    if let Some(path) = &args.case_results {
+        let json = serde_json::to_vec_pretty(&results)?;
+        crate::sweep::write_atomic(path, &json)?;
+    }
 
     print!("{}", regress::table(&results));
     let failures = regress::failures(&results);
@@ -195,6 +198,119 @@ pub fn run(args: RegressArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Flags a task does not repeat: the controller writes the JUnit report, and a task runs one
+/// block on this machine.
+const DROPPED: &[&str] = &["--junit", "--block", "--out"];
+
+/// Runs the cases as a Slurm job array, one task per block with cases to run (each builds its
+/// block once, as here), and merges the tasks' results in the order of `jobs`.
+fn on_slurm(
+    settings: &slurm::Settings,
+    out: &Path,
+    rtls: &[BlockRtl],
+    jobs: &[Job],
+) -> anyhow::Result<Vec<CaseResult>> {
+    claim_folder(out, "regress", "results/ and slurm/ are reused by a rerun of the same command")?;
+    let runs = |rtl: usize| jobs.iter().any(|j| j.rtl == rtl && j.settled.is_none());
+    let blocks: Vec<usize> = (0..rtls.len()).filter(|&i| runs(i)).collect();
+    // A task's results are named by its whole command line, so a rerun of the same command
+    // finds them and any other command does not.
+    let files: Vec<PathBuf> = blocks
+        .iter()
+        .map(|&i| {
+            let args = task_args(DROPPED, &["--block".into(), rtls[i].block.name().into()]);
+            let mut h = sha2::Sha256::new();
+            for a in &args {
+                h.update(a.as_encoded_bytes());
+                h.update([0]);
+            }
+            let key: String = h.finalize()[..6].iter().map(|b| format!("{b:02x}")).collect();
+            out.join("results").join(format!("{}-{key}.json", rtls[i].block.name()))
+        })
+        .collect();
+    std::fs::create_dir_all(out.join("results"))?;
+    let tasks: Vec<Task> = blocks
+        .iter()
+        .zip(&files)
+        .map(|(&i, file)| {
+            let extra =
+                ["--block".into(), rtls[i].block.name().into(), "--case-results".into(), file.display().to_string()];
+            Task { label: format!("block {}", rtls[i].block), args: task_args(DROPPED, &extra) }
+        })
+        .collect();
+    let failures = slurm::run_array("regress", &out.join("slurm"), settings, &tasks, &|k| files[k].is_file())?;
+    let mut finished: std::collections::HashMap<(usize, String), CaseResult> = Default::default();
+    for (k, &i) in blocks.iter().enumerate() {
+        if failures.iter().any(|f| f.index == k) {
+            continue;
+        }
+        let text = std::fs::read(&files[k])?;
+        let results: Vec<CaseResult> = serde_json::from_slice(&text)
+            .map_err(|e| anyhow::anyhow!("{}: not the results of a regress task: {e}", files[k].display()))?;
+        finished.extend(results.into_iter().map(|r| ((i, r.case.name()), r)));
+    }
+    let failed_task = |rtl: usize| {
+        let k = blocks.iter().position(|&i| i == rtl)?;
+        failures.iter().find(|f| f.index == k).map(|f| f.message.clone())
+    };
+    Ok(jobs
+        .iter()
+        .map(|job| {
+            if job.settled.is_some() {
+                return settled(job);
+            }
+            if let Some(why) = failed_task(job.rtl) {
+                return CaseResult { verdict: Verdict::Error(why), ..CaseResult::skipped(job.case.clone()) };
+            }
+            match finished.remove(&(job.rtl, job.case.name())) {
+                Some(r) => r,
+                None => {
+                    let why = "the Slurm task's results do not list this case".to_string();
+                    CaseResult { verdict: Verdict::Error(why), ..CaseResult::skipped(job.case.clone()) }
+                }
+            }
+        })
+        .collect())
+}
+
+/// Runs the cases on this machine's cores.
+fn run_here(
+    args: &RegressArgs,
+    checked: &Checked,
+    rtls: &[BlockRtl],
+    jobs: &[Job],
+    cache: &Path,
+    pool: &rayon::ThreadPool,
+) -> Vec<CaseResult> {
+    let progress = Progress::new(Some(jobs.len() as u64), "{bar:40} {pos}/{len} cases {elapsed} eta {eta}");
+    let built = build_all(rtls, cache, &progress);
+    let results: Vec<CaseResult> = pool.install(|| {
+        jobs.par_iter()
+            .map(|job| {
+                let result = match (&job.settled, &built[job.rtl]) {
+                    (Some(_), _) => settled(job),
+                    (None, Err(e)) => {
+                        CaseResult { verdict: Verdict::Error(e.clone()), ..CaseResult::skipped(job.case.clone()) }
+                    }
+                    (None, Ok(design)) => run_case(&checked, design, job, &cache, args.wave_dir.as_deref(), &progress),
+                };
+                progress.line(&format!(
+                    "  {} {}: {}",
+                    result.case.block,
+                    result.case.name(),
+                    match &result.verdict {
+                        Verdict::Skipped(why) => format!("skipped ({why})"),
+                        v => format!("{} ({} cycles, {:.1} s)", v.word(), result.cycles, result.seconds),
+                    }
+                ));
+                progress.bar().inc(1);
+                result
+            })
+            .collect()
+    });
+    progress.finish();
+    results
+}
 /// The `--kernel` arguments, each checked to load; by default every library kernel and PTX
 /// workload. `none` alone: no kernel.
 fn kernel_specs(given: &[String]) -> anyhow::Result<Vec<String>> {

@@ -156,7 +156,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|&i| Task {
                     label: describe(&points[i].values),
-                    args: task_args(&["--point".into(), i.to_string()]),
+                    args: task_args(&[], &["--point".into(), i.to_string()]),
                 })
                 .collect();
             let done = |k: usize| job.done(out, config(todo[k])).is_some();

@@ -9,7 +9,7 @@ use rfgen_gen::Block;
 use std::fmt::Write as _;
 
 /// One block under one stimulus.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Case {
     pub block: Block,
     pub stimulus: Stimulus,
@@ -34,7 +34,7 @@ impl Case {
 }
 
 /// How a case ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Verdict {
     Pass,
     /// RTL and model differ or an operand is wrong (`mismatch`), or the kernel faulted or ran
@@ -61,7 +61,7 @@ impl Verdict {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CaseResult {
     pub case: Case,
     pub verdict: Verdict,
