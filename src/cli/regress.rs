@@ -292,7 +292,7 @@ fn run_here(
                     (None, Err(e)) => {
                         CaseResult { verdict: Verdict::Error(e.clone()), ..CaseResult::skipped(job.case.clone()) }
                     }
-                    (None, Ok(design)) => run_case(&checked, design, job, &cache, args.wave_dir.as_deref(), &progress),
+                    (None, Ok(design)) => run_case(checked, design, job, cache, args.wave_dir.as_deref(), &progress),
                 };
                 progress.line(&format!(
                     "  {} {}: {}",
