@@ -5,6 +5,7 @@ mod config;
 mod cosim;
 mod generate;
 mod progress;
+mod prove;
 mod ptx;
 mod report;
 mod sim;
@@ -97,6 +98,7 @@ enum Command {
     Sweep(sweep::SweepArgs),
     Sim(sim::SimArgs),
     Report(report::ReportArgs),
+    Prove(prove::ProveArgs),
 }
 
 /// Which configuration to use: a TOML file or a named preset (default: `baseline`).
@@ -149,6 +151,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sweep(a) => sweep::run(a),
         Command::Sim(a) => sim::run(a),
         Command::Report(a) => report::run(a),
+        Command::Prove(a) => prove::run(a),
     }
 }
 
