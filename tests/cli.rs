@@ -257,6 +257,7 @@ fn the_readme_opens_with_its_two_setup_commands() {
         "verilator",
         "yosys",
         "iverilog",
+        "z3",
         "g++",
         "zlib1g-dev",
         "chromium-headless-shell",

@@ -4,6 +4,7 @@
 pub mod blocks;
 pub mod config;
 pub mod emit;
+pub mod formal;
 pub mod input;
 pub mod layout;
 pub mod output;

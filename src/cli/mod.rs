@@ -6,6 +6,7 @@ mod config;
 pub mod cosim;
 mod generate;
 mod progress;
+mod prove;
 mod ptx;
 mod regress;
 mod report;
@@ -100,6 +101,7 @@ enum Command {
     Sim(sim::SimArgs),
     Regress(regress::RegressArgs),
     Report(report::ReportArgs),
+    Prove(prove::ProveArgs),
 }
 
 /// Which configuration to use: a TOML file or a named preset (default: `baseline`).
@@ -153,6 +155,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sim(a) => sim::run(a),
         Command::Regress(a) => regress::run(a),
         Command::Report(a) => report::run(a),
+        Command::Prove(a) => prove::run(a),
     }
 }
 

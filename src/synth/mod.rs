@@ -10,7 +10,7 @@ mod report;
 mod sram;
 mod stat;
 mod target;
-mod yosys;
+pub mod yosys;
 
 pub use liberty::Liberty;
 pub use pnr::Pnr;

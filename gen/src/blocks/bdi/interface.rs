@@ -2,7 +2,7 @@
 //! golden model's `CodecIn`/`CodecOut` and the cosim glue (see `blocks::mrf::interface`).
 
 use crate::layout::bdi::Layout;
-use crate::verilog::{Port, packing};
+use crate::verilog::{Port, Ports, packing};
 
 /// Every port of the codec, in declaration order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,5 +106,13 @@ impl<P> CodecPorts<P> {
             &p.out_valid,
             &p.out_data,
         ]
+    }
+}
+
+impl<P> Ports<P> for CodecPorts<P> {
+    type Of<Q> = CodecPorts<Q>;
+
+    fn slots(&self) -> Vec<Option<&P>> {
+        self.list().into_iter().map(Some).collect()
     }
 }
