@@ -215,29 +215,23 @@ fn on_slurm(
     let blocks: Vec<usize> = (0..rtls.len()).filter(|&i| runs(i)).collect();
     // A task's results are named by its whole command line, so a rerun of the same command
     // finds them and any other command does not.
-    let files: Vec<PathBuf> = blocks
+    std::fs::create_dir_all(out.join("results"))?;
+    let (tasks, files): (Vec<Task>, Vec<PathBuf>) = blocks
         .iter()
         .map(|&i| {
-            let args = task_args(DROPPED, &["--block".into(), rtls[i].block.name().into()]);
+            let block = rtls[i].block;
+            let mut args = task_args(DROPPED, &["--block".into(), block.name().into()]);
             let mut h = sha2::Sha256::new();
             for a in &args {
                 h.update(a.as_encoded_bytes());
                 h.update([0]);
             }
             let key: String = h.finalize()[..6].iter().map(|b| format!("{b:02x}")).collect();
-            out.join("results").join(format!("{}-{key}.json", rtls[i].block.name()))
+            let file = out.join("results").join(format!("{}-{key}.json", block.name()));
+            args.extend(["--case-results".into(), file.clone().into_os_string()]);
+            (Task { label: format!("block {block}"), args }, file)
         })
-        .collect();
-    std::fs::create_dir_all(out.join("results"))?;
-    let tasks: Vec<Task> = blocks
-        .iter()
-        .zip(&files)
-        .map(|(&i, file)| {
-            let extra =
-                ["--block".into(), rtls[i].block.name().into(), "--case-results".into(), file.display().to_string()];
-            Task { label: format!("block {}", rtls[i].block), args: task_args(DROPPED, &extra) }
-        })
-        .collect();
+        .unzip();
     let failures = slurm::run_array("regress", &out.join("slurm"), settings, &tasks, &|k| files[k].is_file())?;
     let mut finished: std::collections::HashMap<(usize, String), CaseResult> = Default::default();
     for (k, &i) in blocks.iter().enumerate() {
