@@ -252,7 +252,7 @@ fn the_readme_opens_with_its_two_setup_commands() {
     let commands: Vec<&str> = opening.lines().map(|l| l.split('#').next().unwrap().trim()).collect();
     assert_eq!(commands, ["cargo run --release -- gen", "scripts/test"]);
 
-    let script = std::fs::read_to_string(root().join("scripts/test")).unwrap();
+    let install = std::fs::read_to_string(root().join("scripts/install-tools")).unwrap();
     for tool in [
         "verilator",
         "yosys",
@@ -272,18 +272,30 @@ fn the_readme_opens_with_its_two_setup_commands() {
         "nvidia-cuda-nvcc-cu12",
     ] {
         assert!(
-            script.contains(&format!("missing+=({tool})")) || script.contains(&format!("install --quiet {tool}")),
+            install.contains(&format!("missing+=({tool})")) || install.contains(&format!("install --quiet {tool}")),
             "{tool}"
         );
     }
-    assert!(script.lines().any(|l| l.starts_with("cargo test --workspace")));
+    let script = std::fs::read_to_string(root().join("scripts/test")).unwrap();
+    let steps = |text: &str| -> Vec<String> {
+        text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).map(str::to_string).collect()
+    };
+    assert_eq!(
+        steps(&script),
+        ["set -euo pipefail", "cd \"$(dirname \"$0\")/..\"", "scripts/install-tools", "cargo test --workspace \"$@\""]
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(root().join("scripts/test")).unwrap().permissions().mode();
-        assert!(mode & 0o111 != 0, "scripts/test is executable");
+        for file in ["scripts/test", "scripts/install-tools", ".ci/run"] {
+            let mode = std::fs::metadata(root().join(file)).unwrap().permissions().mode();
+            assert!(mode & 0o111 != 0, "{file} is executable");
+        }
     }
+    // CI installs the tools itself, then runs the README's command.
     let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
-    let steps: Vec<&str> = ci.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).collect();
-    assert_eq!(steps, ["exec \"$(dirname \"$0\")/../scripts/test\""]);
+    assert_eq!(
+        steps(&ci),
+        ["set -euo pipefail", "cd \"$(dirname \"$0\")/..\"", "scripts/install-tools", "exec scripts/test"]
+    );
 }
