@@ -1,5 +1,6 @@
 //! `rfgen report`: the page of every seed's claims, written as Markdown and HTML with its plots,
-//! opened in a headless browser where every plot must render; bad input refused.
+//! opened in a headless browser where every plot must render; the same page, byte for byte, from
+//! its runs as a Slurm job array on a one-node cluster started here; bad input refused.
 
 mod common;
 
@@ -60,6 +61,29 @@ fn report_writes_every_claim_and_every_plot_renders() {
     let o = browser(&[&format!("--screenshot={}", shot.display()), "--window-size=1200,4000", &page]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(std::fs::metadata(&shot).unwrap().len() > 50_000, "the screenshot is nearly empty");
+
+    // The same report with every run a Slurm task: the same files, byte for byte.
+    let cluster = common::slurm::Cluster::start();
+    let on_slurm = dir.path().join("on-slurm");
+    let report_on_slurm = || {
+        let (k, v) = cluster.conf();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rfgen"));
+        cmd.args(["report", "--kernel", "vecadd", "--backend", "slurm", "--out"]).arg(&on_slurm).env(k, v);
+        cmd.output().unwrap()
+    };
+    let o = report_on_slurm();
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("submitted Slurm job"), "{}", stderr(&o));
+    let files = ["report.md", "report.html"].into_iter().map(String::from);
+    for file in files.chain(plots.iter().map(|p| format!("{p}.svg"))) {
+        let (a, b) = (std::fs::read(out.join(&file)).unwrap(), std::fs::read(on_slurm.join(&file)).unwrap());
+        assert!(a == b, "{file} differs between the backends");
+    }
+    // A rerun of the same command finds every run's measurement and submits nothing.
+    let again = report_on_slurm();
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(!stderr(&again).contains("submitted"), "{}", stderr(&again));
+    assert_eq!(std::fs::read(on_slurm.join("report.md")).unwrap(), md.as_bytes());
 }
 
 #[test]

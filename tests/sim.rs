@@ -520,7 +520,7 @@ fn compressed_mrf_runs_the_library_and_reports_seed_004_figures() {
     assert!((sum - t.total_pj).abs() < 1e-6);
     assert!(z.reduction > 0.0, "compression saves energy on stencil: {}", z.reduction);
     // Each accounting names its terms; SPEC section 6's has no leakage, so it saves more here.
-    assert!(z.table3_terms.contains(&"leakage") && !z.spec6_terms.contains(&"leakage"));
+    assert!(z.table3_terms.contains(&"leakage".to_string()) && !z.spec6_terms.contains(&"leakage".to_string()));
     assert!(z.spec6_reduction > z.reduction, "{} vs {}", z.spec6_reduction, z.reduction);
     // The reference is the same config without compression.
     let plain = run(&baseline(), &k);

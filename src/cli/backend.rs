@@ -77,3 +77,15 @@ pub fn task_args(drop: &[&str], extra: &[String]) -> Vec<OsString> {
     out.extend(extra.iter().map(OsString::from));
     out
 }
+
+/// A short hash of a task's command line: its results' name, so a rerun of the same command finds
+/// them and any other command does not.
+pub fn task_key(args: &[OsString]) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for a in args {
+        h.update(a.as_encoded_bytes());
+        h.update([0]);
+    }
+    h.finalize()[..6].iter().map(|b| format!("{b:02x}")).collect()
+}

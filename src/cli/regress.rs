@@ -2,7 +2,7 @@
 //! random stimulus with several seeds and under every library kernel and PTX workload, in
 //! parallel, each case run by `rfgen cosim`'s own code; one summary table, a JUnit report.
 
-use super::backend::{BackendFlags, task_args};
+use super::backend::{BackendFlags, task_args, task_key};
 use super::cosim::{
     KERNEL_CYCLE_LIMIT, Stimulus, failure_details, launched_kernel, reproducer, run_session, writable_file,
     writable_folder,
@@ -19,7 +19,6 @@ use rfgen_cosim::user_rtl::{self, UserRtlError};
 use rfgen_cosim::verilator::{TraceKind, default_cache_dir};
 use rfgen_gen::{Block, Checked, Design, SramKind};
 use rfgen_model::kernel::Kernel;
-use sha2::Digest as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -213,21 +212,13 @@ fn on_slurm(
     claim_folder(out, "regress", "results/ and slurm/ are reused by a rerun of the same command")?;
     let runs = |rtl: usize| jobs.iter().any(|j| j.rtl == rtl && j.settled.is_none());
     let blocks: Vec<usize> = (0..rtls.len()).filter(|&i| runs(i)).collect();
-    // A task's results are named by its whole command line, so a rerun of the same command
-    // finds them and any other command does not.
     std::fs::create_dir_all(out.join("results"))?;
     let (tasks, files): (Vec<Task>, Vec<PathBuf>) = blocks
         .iter()
         .map(|&i| {
             let block = rtls[i].block;
             let mut args = task_args(DROPPED, &["--block".into(), block.name().into()]);
-            let mut h = sha2::Sha256::new();
-            for a in &args {
-                h.update(a.as_encoded_bytes());
-                h.update([0]);
-            }
-            let key: String = h.finalize()[..6].iter().map(|b| format!("{b:02x}")).collect();
-            let file = out.join("results").join(format!("{}-{key}.json", block.name()));
+            let file = out.join("results").join(format!("{}-{}.json", block.name(), task_key(&args)));
             args.extend(["--case-results".into(), file.clone().into_os_string()]);
             (Task { label: format!("block {block}"), args }, file)
         })

@@ -1,14 +1,16 @@
 //! `rfgen report`: every seed's headline experiment, ours beside the paper's, as Markdown and a
 //! self-contained HTML page with SVG plots.
 
+use super::backend::{BackendFlags, task_args, task_key};
 use super::progress::Progress;
 use super::synth::pool;
 use super::{bad_input, claim_folder};
-use crate::report::{self, page};
+use crate::report::{self, Measurement, Plan, Report, page};
+use crate::slurm::{self, Task};
 use crate::sweep::write_atomic;
 use clap::Args;
 use rfgen_model::kernel::{Kernel, library};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Run every paper's headline experiment rfgen models and write the comparison page
@@ -17,6 +19,7 @@ use std::process::ExitCode;
   rfgen report                         # all application kernels into report/
   rfgen report --out paper-check/ --jobs 2
   rfgen report --kernel vecadd --kernel bfs --out quick/
+  rfgen report --backend slurm --partition short --out shared/report/
 
 Runs, on the SM model, seed 000's register file cache (isca11-rfc, 1 to 8 entries), seed 001's
 ORF/LRF (micro11-orf-lrf, 1 to 8 entries), seed 002's warpboards, seed 003's hybrid CMOS/TFET
@@ -26,6 +29,11 @@ small preset's MRF with 1, 2 and 4 register file cache entries (Yosys logs in DI
 DIR/report.md with one SVG per plot beside it, and DIR/report.html with the plots inline; each
 claim names the command that reproduces it.
 
+--backend slurm runs each simulation and synthesis as one task of a Slurm job array (sbatch) on
+DIR, which every node must share; each task stores its measurement in DIR/runs/, a task that
+ended without it is retried once (its log is in DIR/slurm/), Ctrl-C cancels the array, and the
+page is the one the local backend writes. Rerunning the same command resumes: stored runs are kept.
+
 Exit status: 0 when every run finished with every operand right, 1 otherwise, 2 on bad input.")]
 pub struct ReportArgs {
     /// Output folder: new, empty, or one an earlier report wrote
@@ -34,9 +42,16 @@ pub struct ReportArgs {
     /// Kernel to run (library name; repeat; default: every application kernel)
     #[arg(long = "kernel")]
     kernels: Vec<String>,
-    /// Runs at once (default: one per core)
+    /// Runs at once on this machine (default: one per core)
     #[arg(long)]
     jobs: Option<usize>,
+    #[command(flatten)]
+    backend: BackendFlags,
+    /// Measure only the run of this index and store it in FILE (one task of the Slurm backend)
+    #[arg(long, hide = true, requires = "run_result")]
+    run: Option<usize>,
+    #[arg(long, hide = true, value_name = "FILE", requires = "run")]
+    run_result: Option<PathBuf>,
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
@@ -56,17 +71,34 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         })
         .collect::<anyhow::Result<_>>()?;
     let pool = pool(args.jobs)?;
-    claim_folder(&args.out, "report", "a later report replaces its files")?;
-    let progress = Progress::new(Some(0), "{bar:40} {pos}/{len} runs {elapsed} eta {eta}");
-    progress.line(&format!("report: {} kernels, on {} threads", kernels.len(), pool.current_num_threads()));
-    let report = pool.install(|| {
-        report::run(&kernels, &args.out.join("work"), &|done, total| {
-            progress.bar().set_length(total as u64);
-            progress.set_position(done as u64, |d| format!("{d} of {total} runs"));
-        })
-    });
-    progress.finish();
-    let report = report?;
+    let slurm = args.backend.slurm()?;
+    let plan = Plan::new(kernels);
+    let work = args.out.join("work");
+    if let (Some(i), Some(file)) = (args.run, &args.run_result) {
+        if i >= plan.runs() {
+            return Err(bad_input(format!("--run {i}: this report has {} runs", plan.runs())));
+        }
+        let m = pool.install(|| plan.measure(i, &work))?;
+        write_atomic(file, &serde_json::to_vec(&m)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    claim_folder(&args.out, "report", "a later report replaces its files; runs/ is reused by the same command")?;
+    let report = match slurm {
+        Some(settings) => on_slurm(&settings, &args.out, &plan)?,
+        None => {
+            let progress = Progress::new(Some(0), "{bar:40} {pos}/{len} runs {elapsed} eta {eta}");
+            let threads = pool.current_num_threads();
+            progress.line(&format!("report: {} runs over {} kernels, on {threads} threads", plan.runs(), plan.kernels()));
+            let report = pool.install(|| {
+                report::run(&plan, &work, &|done, total| {
+                    progress.bar().set_length(total as u64);
+                    progress.set_position(done as u64, |d| format!("{d} of {total} runs"));
+                })
+            });
+            progress.finish();
+            report?
+        }
+    };
     for p in &report.plots {
         write_atomic(&args.out.join(format!("{}.svg", p.name)), p.svg.as_bytes())?;
     }
@@ -76,4 +108,32 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     print!("{}", page::markdown(&report).split("## Plots").next().unwrap_or_default());
     println!("\nwrote {}/report.md, report.html and {} plots", args.out.display(), report.plots.len());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Measures the runs as a Slurm job array, one task per run, each storing its measurement in
+/// `out/runs/`, and assembles the report from them.
+fn on_slurm(settings: &slurm::Settings, out: &Path, plan: &Plan) -> anyhow::Result<Report> {
+    std::fs::create_dir_all(out.join("runs"))?;
+    let (tasks, files): (Vec<Task>, Vec<PathBuf>) = (0..plan.runs())
+        .map(|i| {
+            let mut args = task_args(&[], &["--run".into(), i.to_string()]);
+            let file = out.join("runs").join(format!("{i}-{}.json", task_key(&args)));
+            args.extend(["--run-result".into(), file.clone().into_os_string()]);
+            (Task { label: plan.label(i), args }, file)
+        })
+        .unzip();
+    let failures = slurm::run_array("report", &out.join("slurm"), settings, &tasks, &|i| files[i].is_file())?;
+    if !failures.is_empty() {
+        let lines: Vec<String> = failures.iter().map(|f| format!("  {}: {}", tasks[f.index].label, f.message)).collect();
+        anyhow::bail!("{} of {} runs failed twice on Slurm:\n{}", failures.len(), plan.runs(), lines.join("\n"));
+    }
+    let measured = files
+        .iter()
+        .map(|file| {
+            let text = std::fs::read(file)?;
+            serde_json::from_slice::<Measurement>(&text)
+                .map_err(|e| anyhow::anyhow!("{}: not the measurement of a report task: {e}", file.display()))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    plan.assemble(measured)
 }

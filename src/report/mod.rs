@@ -6,13 +6,15 @@
 mod chart;
 pub mod page;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use rayon::prelude::*;
 use rfgen_gen::Checked;
 use rfgen_gen::config::{self, Config, WarPolicy};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sim::{self, SimReport};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::path::Path;
 
 const MAX_CYCLES: u64 = 200_000_000;
 
@@ -90,48 +92,11 @@ fn points() -> Vec<Point> {
     v
 }
 
-/// Runs every point on every kernel and the area sweep (Yosys, scripts and logs in `work`), on
-/// the current rayon pool; `done` is called after each run with the runs finished and the total.
-pub fn run(kernels: &[Kernel], work: &std::path::Path, done: &(dyn Fn(usize, usize) + Sync)) -> Result<Report> {
-    let points = points();
-    let runs: Vec<(&Point, &Kernel)> = points.iter().flat_map(|p| kernels.iter().map(move |k| (p, k))).collect();
-    let finished = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<((String, String), SimReport)> = runs
-        .par_iter()
-        .map(|(p, k)| {
-            let r = sim::simulate(&p.checked, k, MAX_CYCLES, &mut |_| {})
-                .map_err(|e| anyhow!("{} on {}: {e}", k.name, p.key))?;
-            if r.stats.operand_mismatches > 0 {
-                return Err(anyhow!("{} on {}: {} wrong operands", k.name, p.key, r.stats.operand_mismatches));
-            }
-            done(finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, runs.len());
-            Ok(((p.key.clone(), k.name.clone()), r))
-        })
-        .collect::<Result<_>>()?;
-    let at: HashMap<(String, String), SimReport> = results.into_iter().collect();
-    let names: Vec<String> = kernels.iter().map(|k| k.name.clone()).collect();
-    let m = Measured { at, kernels: &names };
-    let mut plots = Vec::new();
-    let kf: String = names.iter().map(|k| format!(" --kernel {k}")).collect();
-    let groups = vec![
-        bdi(&m, &kf, &mut plots)?,
-        rfc(&m, &kf, &mut plots)?,
-        orf(&m, &kf, &mut plots)?,
-        warpboards(&m, &kf, &mut plots)?,
-        tfet(&m, &kf, &mut plots)?,
-        area(work, &mut plots)?,
-    ];
-    Ok(Report { kernels: names, groups, plots })
-}
-
 /// Register file cache sizes the area sweep synthesizes, on the `small` preset (Yosys takes
 /// minutes per full-size design; `rfgen sweep --synth` measures those, README "Area").
 const AREA_RFC_ENTRIES: [u32; 3] = [1, 2, 4];
 
-fn area(work: &std::path::Path, plots: &mut Vec<Plot>) -> Result<Group> {
-    use crate::synth::{FAKERAM45_UM2_PER_BIT, Options, SramModel, Synth, Target};
-    let sram = SramModel { um2_per_bit: FAKERAM45_UM2_PER_BIT, um2_per_macro: 0.0 };
-    let opts = Options { target: Target::Generic, liberty: None, sram, flow: crate::synth::flow()? };
+fn area_points() -> Vec<Point> {
     let mut points = vec![point("area-plain", "small", |_| {})];
     points.extend(AREA_RFC_ENTRIES.map(|n| {
         point(format!("area-rfc-{n}"), "small", |c| {
@@ -139,15 +104,125 @@ fn area(work: &std::path::Path, plots: &mut Vec<Plot>) -> Result<Group> {
             c.rfc.entries = n;
         })
     }));
-    let transistors: Vec<f64> = points
-        .par_iter()
-        .map(|p| {
-            let design = rfgen_gen::generate(&p.checked, rfgen_gen::SramKind::Behavioural);
-            let top = design.manifest.top.clone();
-            let synth = Synth::new(&design, &opts, &work.join(&p.key))?;
-            Ok(synth.module(&top)?.transistors.unwrap_or(0) as f64)
+    points
+}
+
+/// What one run measured: a kernel on the SM model of a point, or the logic of one design.
+#[derive(Serialize, Deserialize)]
+pub enum Measurement {
+    Sim(Box<SimReport>),
+    Area { transistors: f64 },
+}
+
+/// Every run the report needs, numbered: each point on each kernel, then each area design. The
+/// runs are independent, so any backend may measure them in any order and place.
+pub struct Plan {
+    kernels: Vec<Kernel>,
+    points: Vec<Point>,
+    area: Vec<Point>,
+}
+
+impl Plan {
+    pub fn new(kernels: Vec<Kernel>) -> Plan {
+        Plan { kernels, points: points(), area: area_points() }
+    }
+
+    pub fn kernels(&self) -> usize {
+        self.kernels.len()
+    }
+
+    pub fn runs(&self) -> usize {
+        self.points.len() * self.kernels.len() + self.area.len()
+    }
+
+    /// Run `i` as a point and, for a simulation, a kernel.
+    fn run(&self, i: usize) -> (&Point, Option<&Kernel>) {
+        let sims = self.points.len() * self.kernels.len();
+        match i.checked_sub(sims) {
+            None => (&self.points[i / self.kernels.len()], Some(&self.kernels[i % self.kernels.len()])),
+            Some(a) => (&self.area[a], None),
+        }
+    }
+
+    pub fn label(&self, i: usize) -> String {
+        match self.run(i) {
+            (p, Some(k)) => format!("{} on {}", p.key, k.name),
+            (p, None) => format!("{} synthesis", p.key),
+        }
+    }
+
+    /// Measures run `i` (Yosys scripts and logs of an area run in `work/<point>`).
+    pub fn measure(&self, i: usize, work: &Path) -> Result<Measurement> {
+        match self.run(i) {
+            (p, Some(k)) => {
+                let r = sim::simulate(&p.checked, k, MAX_CYCLES, &mut |_| {})
+                    .map_err(|e| anyhow!("{} on {}: {e}", k.name, p.key))?;
+                if r.stats.operand_mismatches > 0 {
+                    bail!("{} on {}: {} wrong operands", k.name, p.key, r.stats.operand_mismatches);
+                }
+                Ok(Measurement::Sim(Box::new(r)))
+            }
+            (p, None) => {
+                use crate::synth::{FAKERAM45_UM2_PER_BIT, Options, SramModel, Synth, Target};
+                let sram = SramModel { um2_per_bit: FAKERAM45_UM2_PER_BIT, um2_per_macro: 0.0 };
+                let opts = Options { target: Target::Generic, liberty: None, sram, flow: crate::synth::flow()? };
+                let design = rfgen_gen::generate(&p.checked, rfgen_gen::SramKind::Behavioural);
+                let top = design.manifest.top.clone();
+                let synth = Synth::new(&design, &opts, &work.join(&p.key))?;
+                Ok(Measurement::Area { transistors: synth.module(&top)?.transistors.unwrap_or(0) as f64 })
+            }
+        }
+    }
+
+    /// The report from every run's measurement, in run order.
+    pub fn assemble(&self, measured: Vec<Measurement>) -> Result<Report> {
+        if measured.len() != self.runs() {
+            bail!("{} measurements for {} runs", measured.len(), self.runs());
+        }
+        let mut at = HashMap::new();
+        let mut transistors = Vec::new();
+        for (i, m) in measured.into_iter().enumerate() {
+            match (self.run(i), m) {
+                ((p, Some(k)), Measurement::Sim(r)) => {
+                    at.insert((p.key.clone(), k.name.clone()), *r);
+                }
+                ((_, None), Measurement::Area { transistors: t }) => transistors.push(t),
+                _ => bail!("run {} ({}) holds the other kind of measurement", i, self.label(i)),
+            }
+        }
+        let names: Vec<String> = self.kernels.iter().map(|k| k.name.clone()).collect();
+        let m = Measured { at, kernels: &names };
+        let mut plots = Vec::new();
+        let kf: String = names.iter().map(|k| format!(" --kernel {k}")).collect();
+        let groups = vec![
+            bdi(&m, &kf, &mut plots)?,
+            rfc(&m, &kf, &mut plots)?,
+            orf(&m, &kf, &mut plots)?,
+            warpboards(&m, &kf, &mut plots)?,
+            tfet(&m, &kf, &mut plots)?,
+            area(&transistors, &mut plots)?,
+        ];
+        Ok(Report { kernels: names, groups, plots })
+    }
+}
+
+/// Measures every run of `plan` on the current rayon pool and assembles the report; `done` is
+/// called after each run with the runs finished and the total.
+pub fn run(plan: &Plan, work: &Path, done: &(dyn Fn(usize, usize) + Sync)) -> Result<Report> {
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let measured = (0..plan.runs())
+        .into_par_iter()
+        .map(|i| {
+            let m = plan.measure(i, work)?;
+            done(finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, plan.runs());
+            Ok(m)
         })
         .collect::<Result<_>>()?;
+    plan.assemble(measured)
+}
+
+/// The area group from the transistors of [`area_points`], in their order.
+fn area(transistors: &[f64], plots: &mut Vec<Plot>) -> Result<Group> {
     let plain = transistors[0];
     let series: Vec<(u32, f64)> = AREA_RFC_ENTRIES.iter().zip(&transistors[1..]).map(|(&n, &t)| (n, t / 1e3)).collect();
     plots.push(plot(

@@ -96,6 +96,9 @@ impl Figure {
 
 /// A kernel's figures, `<kernel>.<figure>`; with several kernels the headline is their total
 /// energy and mean ratios (`all.*`).
+/// One per-kernel measure averaged over the kernels.
+type Measure<'a> = &'a dyn Fn(&SimOutcome) -> Option<f64>;
+
 fn kernel_figures(sims: &[SimOutcome]) -> Vec<Figure> {
     let ran: Vec<&SimOutcome> = sims.iter().filter(|s| s.error.is_none()).collect();
     let single = sims.len() == 1;
@@ -154,7 +157,7 @@ fn kernel_figures(sims: &[SimOutcome]) -> Vec<Figure> {
         let total = ran.iter().map(|s| s.energy_pj).sum::<f64>() / 1000.0;
         figs.push(Figure::new("all.energy_nj".into(), "RF energy nJ, all kernels".into(), total, 1, true));
         let rename = |f: fn(&RenameOutcome) -> f64| move |s: &SimOutcome| s.rename.as_ref().map(f);
-        let means: [(&str, &str, &dyn Fn(&SimOutcome) -> Option<f64>); 12] = [
+        let means: [(&str, &str, Measure); 12] = [
             ("ipc", "mean IPC", &|s| Some(s.ipc)),
             ("mrf_read_reduction", "mean MRF read reduction", &|s| s.rfc.as_ref().map(|r| r.read_reduction)),
             ("mrf_write_reduction", "mean MRF write reduction", &|s| s.rfc.as_ref().map(|r| r.write_reduction)),

@@ -253,9 +253,9 @@ fn candidates(k: &Kernel) -> Vec<Candidate> {
                 let mut v =
                     Candidate { start: t, fill_slot: Some(slot), reads: Vec::new(), live_beyond: true, private: false };
                 // Other slots of the first reading instruction read the MRF copy too.
-                for u in t + 1..end {
+                for (u, later) in code.iter().enumerate().take(end).skip(t + 1) {
                     v.reads.extend(reads_of(u, r));
-                    if code[u].dst == Some(r) {
+                    if later.dst == Some(r) {
                         break;
                     }
                 }

@@ -8,9 +8,9 @@ use crate::kernel::Kernel;
 use crate::kernel::alloc::{Accesses, Costs, Placement, allocate};
 use rfgen_gen::Checked;
 use rfgen_gen::config::LrfKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AllocationReport {
     pub orf_entries: u32,
     pub lrf: LrfKind,
@@ -22,7 +22,7 @@ pub struct AllocationReport {
     pub baseline_writes_per_instruction: f64,
     /// Register-file energy with the allocation over the energy with every operand in the MRF.
     pub energy_ratio: f64,
-    pub terms: Vec<&'static str>,
+    pub terms: Vec<String>,
 }
 
 /// The placements of `k` under the config's `[orf]` section, and their effect given the
@@ -58,7 +58,7 @@ pub fn allocation_report(c: &Checked, k: &Kernel, executed: &[u64]) -> (Vec<Plac
         baseline_reads_per_instruction: per(base_reads),
         baseline_writes_per_instruction: per(base_writes),
         energy_ratio: energy(reads, writes) / base.max(f64::MIN_POSITIVE),
-        terms: vec!["mrf access", "mrf wire", "orf access", "orf wire (private)", "lrf access", "lrf wire"],
+        terms: ["mrf access", "mrf wire", "orf access", "orf wire (private)", "lrf access", "lrf wire"].map(String::from).to_vec(),
     };
     (place, report)
 }

@@ -10,9 +10,9 @@
 
 use crate::sm::SimStats;
 use rfgen_gen::config::Energy as EnergyTable;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Energy {
     pub mrf_access_pj: f64,
     pub mrf_wire_pj: f64,
@@ -24,11 +24,11 @@ pub struct Energy {
     pub lrf_wire_pj: f64,
     pub total_pj: f64,
     /// Terms included in `total_pj`.
-    pub terms: Vec<&'static str>,
+    pub terms: Vec<String>,
 }
 
 /// Wire distances from the units, for the comparisons that vary them (seed 000 Table 5).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Distances {
     pub mrf_mm: f64,
     pub rfc_mm: f64,
@@ -49,13 +49,13 @@ pub fn energy_at(s: &SimStats, e: &EnergyTable, entries: Option<u32>, d: Distanc
     let m = &s.mrf;
     let mrf_access_pj = m.bank_reads as f64 * e.mrf_read_pj + m.bank_writes as f64 * e.mrf_write_pj;
     let mrf_wire_pj = (m.read_values + m.written_values) as f64 * e.wire_pj_per_mm * d.mrf_mm;
-    let mut t = Energy { mrf_access_pj, mrf_wire_pj, terms: vec!["mrf access", "mrf wire"], ..Energy::default() };
+    let mut t = Energy { mrf_access_pj, mrf_wire_pj, terms: vec!["mrf access".into(), "mrf wire".into()], ..Energy::default() };
     if let (Some(r), Some(entries)) = (&s.rfc, entries) {
         let i = entries as usize - 1;
         t.rfc_access_pj =
             (r.read_values as f64 * e.small_rf_read_pj[i] + r.written_values as f64 * e.small_rf_write_pj[i]) / 4.0;
         t.rfc_wire_pj = (r.delivered_values + r.written_values) as f64 * e.wire_pj_per_mm * d.rfc_mm;
-        t.terms.extend(["rfc access", "rfc wire"]);
+        t.terms.extend(["rfc access", "rfc wire"].map(String::from));
     }
     if let Some(o) = &s.orf {
         let i = (o.entries as usize).clamp(1, e.small_rf_read_pj.len()) - 1;
@@ -66,7 +66,7 @@ pub fn energy_at(s: &SimStats, e: &EnergyTable, entries: Option<u32>, d: Distanc
         t.orf_wire_pj = orf * e.wire_pj_per_mm * e.orf_private_wire_mm;
         t.lrf_access_pj = (values(o.lrf_reads) * e.lrf_read_pj + values(o.lrf_writes) * e.lrf_write_pj) / 4.0;
         t.lrf_wire_pj = lrf * e.wire_pj_per_mm * e.lrf_wire_mm;
-        t.terms.extend(["orf access", "orf wire (private)", "lrf access", "lrf wire"]);
+        t.terms.extend(["orf access", "orf wire (private)", "lrf access", "lrf wire"].map(String::from));
     }
     t.total_pj = t.mrf_access_pj
         + t.mrf_wire_pj
@@ -81,7 +81,7 @@ pub fn energy_at(s: &SimStats, e: &EnergyTable, entries: Option<u32>, d: Distanc
 /// Register-file energy per seed 004 Table 3, the model of the compression report: dynamic bank
 /// accesses and their 128-bit wires, leakage of every powered bank-cycle, compressor and
 /// decompressor activations. Without compression no bank is ever gated.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Table3 {
     pub dynamic_pj: f64,
     pub wire_pj: f64,
@@ -114,7 +114,7 @@ pub fn table3(s: &SimStats, banks: u64, e: &EnergyTable) -> Table3 {
 /// can use are gated for the whole run — without renaming all but the registers of the most
 /// warps resident at once, with renaming all but those ever handed out — and TFET rows are
 /// never gated.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Hybrid {
     pub cmos_access_pj: f64,
     pub tfet_access_pj: f64,

@@ -10,9 +10,9 @@ use crate::sm::gpu::Gpu;
 use crate::sm::{SimError, SimStats, launch};
 use energy::Energy;
 use rfgen_gen::Checked;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SimReport {
     pub kernel: String,
     pub config: String,
@@ -41,22 +41,22 @@ pub struct SimReport {
 }
 
 /// Seed 003's measures of renaming with a hybrid CMOS/TFET register file, beside the paper's.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RenameReport {
     /// Share of renamed destinations given a TFET register.
     pub tfet_share: f64,
     /// Issue cycles lost because no physical register was free.
     pub no_register_stalls: u64,
     pub energy: energy::Hybrid,
-    pub terms: Vec<&'static str>,
+    pub terms: Vec<String>,
     /// This config and the designs seed 003 compares it with, first the reference.
     pub designs: Vec<Design>,
 }
 
 /// One of seed 003 Fig. 9's designs on this kernel.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Design {
-    pub name: &'static str,
+    pub name: String,
     /// How it differs from this config.
     pub config: String,
     pub cycles: u64,
@@ -97,8 +97,8 @@ fn rename_report(
         Ok((s, h))
     };
     let (cmos, reference) = variant(&|c| c.rename.enabled = false)?;
-    let design = |name, config: String, (s, h): (SimStats, energy::Hybrid), paper: (Option<f64>, Option<f64>)| Design {
-        name,
+    let design = |name: &str, config: String, (s, h): (SimStats, energy::Hybrid), paper: (Option<f64>, Option<f64>)| Design {
+        name: name.to_string(),
         config,
         cycles: s.cycles,
         energy_reduction: 1.0 - h.total_pj / reference.total_pj,
@@ -150,13 +150,13 @@ fn rename_report(
         tfet_share: r.tfet_given as f64 / r.renames.max(1) as f64,
         no_register_stalls: stats.stalls.no_register,
         energy: mine,
-        terms: energy::HYBRID_TERMS.to_vec(),
+        terms: energy::HYBRID_TERMS.map(String::from).to_vec(),
         designs,
     }))
 }
 
 /// Seed 001 ch. 6's measures of the ORF/LRF, beside the paper's numbers.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OrfReport {
     pub entries: u32,
     pub lrf: rfgen_gen::config::LrfKind,
@@ -214,7 +214,7 @@ fn orf_report(
 }
 
 /// Seed 000's measures of the register file cache, beside the paper's numbers.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RfcReport {
     pub entries: u32,
     /// Warp slots holding entries (the active set under two-level scheduling).
@@ -237,7 +237,7 @@ pub struct RfcReport {
     pub table5: Vec<Table5Row>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Table5Row {
     pub mrf_mm: f64,
     pub rfc_mm: f64,
@@ -294,7 +294,7 @@ fn rfc_report(
 }
 
 /// Seed 004's measures, beside the paper's numbers.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CompressionReport {
     /// Compression ratios by banks (uncompressed banks over the banks the registers occupy)
     /// and by bits (original size over compressed size, seed 004's definition); absent without
@@ -320,11 +320,11 @@ pub struct CompressionReport {
     pub reduction: f64,
     pub dynamic_reduction: f64,
     pub leakage_reduction: f64,
-    pub table3_terms: Vec<&'static str>,
+    pub table3_terms: Vec<String>,
     /// SPEC §6's accounting (the report's energy section, terms in `spec6_terms`), against the
     /// same SM without compression.
     pub spec6_reduction: f64,
-    pub spec6_terms: Vec<&'static str>,
+    pub spec6_terms: Vec<String>,
 }
 
 /// Seed 004's headline figures.
@@ -364,7 +364,7 @@ fn compression_report(
         reduction: 1.0 - mine.total_pj / theirs.total_pj,
         dynamic_reduction: 1.0 - dynamic(&mine) / dynamic(&theirs),
         leakage_reduction: 1.0 - mine.leakage_pj / theirs.leakage_pj,
-        table3_terms: vec!["bank accesses", "128-bit wires", "leakage", "compressors", "decompressors"],
+        table3_terms: ["bank accesses", "128-bit wires", "leakage", "compressors", "decompressors"].map(String::from).to_vec(),
         spec6_reduction: 1.0 - spec6.total_pj / plain_energy.total_pj,
         spec6_terms: spec6.terms.clone(),
         energy: mine,
@@ -374,13 +374,13 @@ fn compression_report(
 }
 
 /// A scaled launch: the grid the kernel declares and the one it ran with.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Launch {
     pub declared: Grid,
     pub launched: Grid,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grid {
     /// Blocks in all, `blocks_y` of them along y.
     pub blocks: u32,
@@ -394,7 +394,7 @@ impl Grid {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Baseline {
     pub cycles: u64,
     pub energy_pj: f64,

@@ -1,10 +1,10 @@
 //! What a simulation counts: instructions, stall causes, register-file accesses, operand
 //! mismatches and the operand-value statistics of SPEC §7 and seed 004 §3.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How many warps the SM could hold for the kernel, and did (summed over SMs).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Occupancy {
     pub warp_slots: u32,
     /// Warp slots whose registers have rows at the kernel's registers per thread (all of them
@@ -17,7 +17,7 @@ pub struct Occupancy {
 }
 
 /// Why the issue slot was used or lost in a cycle; exactly one per cycle, the first that applies.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stalls {
     /// An instruction issued.
     pub issued: u64,
@@ -38,7 +38,7 @@ pub struct Stalls {
 }
 
 /// Main-register-file traffic.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MrfTraffic {
     /// Warp-register reads and writes.
     pub reads: u64,
@@ -55,7 +55,7 @@ pub struct MrfTraffic {
 }
 
 /// A source operand whose delivered value differs from the functional value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OperandMismatch {
     pub cycle: u64,
     pub warp: u32,
@@ -70,15 +70,15 @@ pub struct OperandMismatch {
 }
 
 /// Histogram with named bins.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Histogram {
-    pub bins: Vec<&'static str>,
+    pub bins: Vec<String>,
     pub counts: Vec<u64>,
 }
 
 impl Histogram {
     fn new(bins: &[&'static str]) -> Self {
-        Histogram { bins: bins.to_vec(), counts: vec![0; bins.len()] }
+        Histogram { bins: bins.iter().map(|b| b.to_string()).collect(), counts: vec![0; bins.len()] }
     }
     pub fn total(&self) -> u64 {
         self.counts.iter().sum()
@@ -93,7 +93,7 @@ impl Histogram {
 const LIFETIME_BINS: &[&str] = &["1", "2", "3", "4-7", "8-15", "16-31", "32+"];
 
 /// Operand-value statistics.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ValueStats {
     /// Reads of each written value before it is overwritten or the warp ends: 0, 1, 2, 3+.
     pub reads_per_value: Histogram,
@@ -134,7 +134,7 @@ impl Default for ValueStats {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SimStats {
     /// SMs that ran the kernel (their counts are added up).
     pub sms: u32,
@@ -181,14 +181,14 @@ pub struct SimStats {
     pub tuba: Option<TubaMoves>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TubaMoves {
     pub lowered: u64,
     pub raised: u64,
 }
 
 /// Renaming and the hybrid CMOS/TFET register file (seed 003).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RenameTraffic {
     /// Physical warp registers, and the CMOS ones among them.
     pub physical: u32,
@@ -219,7 +219,7 @@ pub struct RenameTraffic {
 }
 
 /// ORF/LRF traffic, in warp registers.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrfTraffic {
     /// ORF entries per thread (its per-access energy depends on them).
     pub entries: u32,
@@ -240,7 +240,7 @@ pub struct OrfTraffic {
 }
 
 /// Register-file-cache traffic, in warp registers.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RfcTraffic {
     /// Source operands found in the RFC.
     pub read_hits: u64,
@@ -321,7 +321,7 @@ impl ValueStats {
 }
 
 /// The compressed MRF's counters (seed 004), with the banks each range indicator occupies.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompressionStats {
     /// Banks per warp register uncompressed (the clusters).
     pub clusters: u32,

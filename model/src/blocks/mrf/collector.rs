@@ -114,8 +114,8 @@ impl OperandCollector {
         self.pending = src_valid.iter().enumerate().fold(0, |m, (s, &v)| m | (v as u8) << s);
         self.arriving = [0; SLOTS];
         self.filling = 0;
-        for s in 0..SLOTS {
-            (self.group[s], self.row[s]) = addr[s];
+        for (s, &(group, row)) in addr.iter().enumerate() {
+            (self.group[s], self.row[s]) = (group, row);
         }
     }
 

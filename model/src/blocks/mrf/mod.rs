@@ -314,7 +314,7 @@ pub enum WritePath {
     /// Straight into the bank group holding the register, at the edge it is offered.
     Direct(Vec<BankGroup>),
     /// Through the write port's compressor into compressed bank groups.
-    Compressed { layout: Layout, groups: Vec<CompressedBankGroup>, port: WritePort },
+    Compressed { layout: Layout, groups: Vec<CompressedBankGroup>, port: Box<WritePort> },
 }
 
 /// The MRF subsystem model.
@@ -370,7 +370,7 @@ impl Mrf {
                     groups: (0..g.groups)
                         .map(|_| CompressedBankGroup::new(g.slots(), g.entries, lanes, l, &occupancy))
                         .collect(),
-                    port: WritePort::new(l),
+                    port: Box::new(WritePort::new(l)),
                 }
             }
         };
