@@ -1,6 +1,7 @@
 //! `rfgen`: generate GPU register-file RTL, cosimulate it against the golden model, measure it.
 
 mod cli;
+mod mutate;
 mod prove;
 mod regress;
 mod report;

@@ -63,7 +63,21 @@ impl CosimReport {
 
 /// Builds (or finds in the cache) and loads the library of a design's top module.
 pub fn load(design: &Design, trace: TraceKind, cache: &Path, events: &mut dyn FnMut(Event)) -> Result<Arc<RtlLib>> {
-    let plan = BuildPlan::new(design, trace, cache)?;
+    load_plan(design, BuildPlan::new(design, trace, cache)?, events)
+}
+
+/// [`load`] of a design holding several variants of the block, selected by the input
+/// `variant_port` ([`RtlLib::with_variant`]).
+pub fn load_variants(
+    design: &Design,
+    variant_port: &str,
+    cache: &Path,
+    events: &mut dyn FnMut(Event),
+) -> Result<Arc<RtlLib>> {
+    load_plan(design, BuildPlan::with_variant_port(design, cache, variant_port)?, events)
+}
+
+fn load_plan(design: &Design, plan: BuildPlan, events: &mut dyn FnMut(Event)) -> Result<Arc<RtlLib>> {
     if !plan.is_built() {
         events(Event::Building { top: &design.manifest.top, key: plan.key() });
     }

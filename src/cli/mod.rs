@@ -5,6 +5,7 @@ mod bench;
 mod config;
 pub mod cosim;
 mod generate;
+mod mutate;
 mod progress;
 mod prove;
 mod ptx;
@@ -102,6 +103,7 @@ enum Command {
     Regress(regress::RegressArgs),
     Report(report::ReportArgs),
     Prove(prove::ProveArgs),
+    Mutate(mutate::MutateArgs),
 }
 
 /// Which configuration to use: a TOML file or a named preset (default: `baseline`).
@@ -156,6 +158,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Regress(a) => regress::run(a),
         Command::Report(a) => report::run(a),
         Command::Prove(a) => prove::run(a),
+        Command::Mutate(a) => mutate::run(a),
     }
 }
 

@@ -20,6 +20,7 @@ use std::process::ExitCode;
   rfgen report --out paper-check/ --jobs 2
   rfgen report --kernel vecadd --kernel bfs --out quick/
   rfgen report --backend slurm --partition short --out shared/report/
+  rfgen report --no-synth                  # without the area sweep: no Yosys needed
 
 Runs, on the SM model, seed 000's register file cache (isca11-rfc, 1 to 8 entries), seed 001's
 ORF/LRF (micro11-orf-lrf, 1 to 8 entries), seed 002's warpboards, seed 003's hybrid CMOS/TFET
@@ -42,6 +43,9 @@ pub struct ReportArgs {
     /// Kernel to run (library name; repeat; default: every application kernel)
     #[arg(long = "kernel")]
     kernels: Vec<String>,
+    /// Leave out the area sweep (the only part that runs Yosys)
+    #[arg(long)]
+    no_synth: bool,
     /// Runs at once on this machine (default: one per core)
     #[arg(long)]
     jobs: Option<usize>,
@@ -72,7 +76,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         .collect::<anyhow::Result<_>>()?;
     let pool = pool(args.jobs)?;
     let slurm = args.backend.slurm()?;
-    let plan = Plan::new(kernels);
+    let plan = Plan::new(kernels, !args.no_synth);
     let work = args.out.join("work");
     if let (Some(i), Some(file)) = (args.run, &args.run_result) {
         if i >= plan.runs() {
@@ -88,7 +92,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         None => {
             let progress = Progress::new(Some(0), "{bar:40} {pos}/{len} runs {elapsed} eta {eta}");
             let threads = pool.current_num_threads();
-            progress.line(&format!("report: {} runs over {} kernels, on {threads} threads", plan.runs(), plan.kernels()));
+            progress.line(&format!(
+                "report: {} runs over {} kernels, on {threads} threads",
+                plan.runs(),
+                plan.kernels()
+            ));
             let report = pool.install(|| {
                 report::run(&plan, &work, &|done, total| {
                     progress.bar().set_length(total as u64);
@@ -124,7 +132,8 @@ fn on_slurm(settings: &slurm::Settings, out: &Path, plan: &Plan) -> anyhow::Resu
         .unzip();
     let failures = slurm::run_array("report", &out.join("slurm"), settings, &tasks, &|i| files[i].is_file())?;
     if !failures.is_empty() {
-        let lines: Vec<String> = failures.iter().map(|f| format!("  {}: {}", tasks[f.index].label, f.message)).collect();
+        let lines: Vec<String> =
+            failures.iter().map(|f| format!("  {}: {}", tasks[f.index].label, f.message)).collect();
         anyhow::bail!("{} of {} runs failed twice on Slurm:\n{}", failures.len(), plan.runs(), lines.join("\n"));
     }
     let measured = files

@@ -123,8 +123,9 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub fn new(kernels: Vec<Kernel>) -> Plan {
-        Plan { kernels, points: points(), area: area_points() }
+    /// Without `synth`, the area sweep (the only runs that need Yosys) is left out.
+    pub fn new(kernels: Vec<Kernel>, synth: bool) -> Plan {
+        Plan { kernels, points: points(), area: if synth { area_points() } else { Vec::new() } }
     }
 
     pub fn kernels(&self) -> usize {
@@ -194,14 +195,16 @@ impl Plan {
         let m = Measured { at, kernels: &names };
         let mut plots = Vec::new();
         let kf: String = names.iter().map(|k| format!(" --kernel {k}")).collect();
-        let groups = vec![
+        let mut groups = vec![
             bdi(&m, &kf, &mut plots)?,
             rfc(&m, &kf, &mut plots)?,
             orf(&m, &kf, &mut plots)?,
             warpboards(&m, &kf, &mut plots)?,
             tfet(&m, &kf, &mut plots)?,
-            area(&transistors, &mut plots)?,
         ];
+        if !transistors.is_empty() {
+            groups.push(area(&transistors, &mut plots)?);
+        }
         Ok(Report { kernels: names, groups, plots })
     }
 }

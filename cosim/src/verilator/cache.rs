@@ -71,8 +71,18 @@ pub struct BuildPlan<'a> {
 
 impl<'a> BuildPlan<'a> {
     pub fn new(design: &'a Design, trace: TraceKind, cache: &Path) -> Result<Self> {
+        Self::with_shim(design, trace, cache, None)
+    }
+
+    /// A library of a design whose top has, besides the block's interface, the input
+    /// `variant_port` selecting one of the designs built into it ([`super::rtl::RtlLib::with_variant`]).
+    pub fn with_variant_port(design: &'a Design, cache: &Path, variant_port: &str) -> Result<Self> {
+        Self::with_shim(design, TraceKind::None, cache, Some(variant_port))
+    }
+
+    fn with_shim(design: &'a Design, trace: TraceKind, cache: &Path, variant_port: Option<&str>) -> Result<Self> {
         let top = design.manifest.top_module();
-        let shim = shim_cpp(top, &Layout::new(top));
+        let shim = shim_cpp(top, &Layout::new(top), variant_port);
         let mut h = Sha256::new();
         for part in [verilator_version()?.as_str(), &FLAGS.join(" "), CFLAGS, &format!("{trace:?}"), &shim, &top.name] {
             h.update(part.as_bytes());

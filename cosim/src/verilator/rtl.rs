@@ -8,7 +8,7 @@ use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::Path;
 use std::sync::Arc;
 
-type NewFn = unsafe extern "C" fn(u32, c_int) -> *mut c_void;
+type NewFn = unsafe extern "C" fn(u32, c_int, u32) -> *mut c_void;
 type FreeFn = unsafe extern "C" fn(*mut c_void);
 type EvalFn = unsafe extern "C" fn(*mut c_void, *const u32, *mut u32);
 type TickFn = unsafe extern "C" fn(*mut c_void);
@@ -19,7 +19,7 @@ type CountFn = unsafe extern "C" fn() -> u32;
 
 /// A shared library built by [`super::cache::BuildPlan`].
 pub struct RtlLib {
-    _lib: Library,
+    _lib: Arc<Library>,
     new: NewFn,
     free: FreeFn,
     eval: EvalFn,
@@ -28,6 +28,8 @@ pub struct RtlLib {
     trace_enable: TraceEnableFn,
     trace_close: TraceCloseFn,
     layout: Layout,
+    /// The design the instances simulate, of those built in (0 when there is one).
+    variant: u32,
 }
 
 impl RtlLib {
@@ -54,14 +56,21 @@ impl RtlLib {
                 trace_open: *lib.get(b"rfgen_trace_open")?,
                 trace_enable: *lib.get(b"rfgen_trace_enable")?,
                 trace_close: *lib.get(b"rfgen_trace_close")?,
-                _lib: lib,
+                _lib: Arc::new(lib),
                 layout,
+                variant: 0,
             }))
         }
     }
 
     pub fn layout(&self) -> &Layout {
         &self.layout
+    }
+
+    /// The same library, its instances simulating built-in design `variant` (a library built
+    /// with a variant port, [`super::cache::BuildPlan::with_variant_port`]).
+    pub fn with_variant(&self, variant: u32) -> Arc<RtlLib> {
+        Arc::new(RtlLib { _lib: self._lib.clone(), layout: self.layout.clone(), variant, ..*self })
     }
 }
 
@@ -74,7 +83,7 @@ pub struct Rtl {
 impl Rtl {
     pub fn new(lib: &Arc<RtlLib>, x_seed: u32) -> Rtl {
         // SAFETY: `new` returns a fresh instance owned by this value until `Drop`.
-        let handle = unsafe { (lib.new)(x_seed, 1) };
+        let handle = unsafe { (lib.new)(x_seed, 1, lib.variant) };
         Rtl { lib: lib.clone(), handle }
     }
 

@@ -6,9 +6,15 @@ use rfgen_gen::emit::ManifestModule;
 use std::fmt::Write;
 
 /// Version of the C ABI below; checked when a library is loaded.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
-pub fn shim_cpp(top: &ManifestModule, layout: &Layout) -> String {
+/// `variant_port`: an input outside the interface that selects one of several designs built into
+/// the library (a mutation campaign's mutant), set once when an instance is created.
+pub fn shim_cpp(top: &ManifestModule, layout: &Layout, variant_port: Option<&str>) -> String {
+    let variant = match variant_port {
+        Some(port) => format!("  s->top->{port} = variant;"),
+        None => "  (void)variant;".to_string(),
+    };
     let mut set = String::new();
     for p in &layout.inputs {
         match p.words {
@@ -72,8 +78,9 @@ uint32_t rfgen_in_words() {{ return {in_words}; }}
 uint32_t rfgen_out_words() {{ return {out_words}; }}
 int rfgen_trace_kind() {{ return RFGEN_TRACE; }}
 
-// randomize != 0: uninitialized state gets values from x_seed; else zeros.
-void* rfgen_new(uint32_t x_seed, int randomize) {{
+// randomize != 0: uninitialized state gets values from x_seed; else zeros. `variant` selects
+// one of the designs built in, when there are several.
+void* rfgen_new(uint32_t x_seed, int randomize, uint32_t variant) {{
   Sim* s = new Sim;
   s->ctx = new VerilatedContext;
   s->ctx->randReset(randomize ? 2 : 0);
@@ -83,6 +90,7 @@ void* rfgen_new(uint32_t x_seed, int randomize) {{
 #endif
   s->top = new Vtop(s->ctx, "top");
   s->top->clk = 0;
+{variant}
   return s;
 }}
 

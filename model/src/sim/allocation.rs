@@ -58,7 +58,9 @@ pub fn allocation_report(c: &Checked, k: &Kernel, executed: &[u64]) -> (Vec<Plac
         baseline_reads_per_instruction: per(base_reads),
         baseline_writes_per_instruction: per(base_writes),
         energy_ratio: energy(reads, writes) / base.max(f64::MIN_POSITIVE),
-        terms: ["mrf access", "mrf wire", "orf access", "orf wire (private)", "lrf access", "lrf wire"].map(String::from).to_vec(),
+        terms: ["mrf access", "mrf wire", "orf access", "orf wire (private)", "lrf access", "lrf wire"]
+            .map(String::from)
+            .to_vec(),
     };
     (place, report)
 }

@@ -49,7 +49,8 @@ pub fn energy_at(s: &SimStats, e: &EnergyTable, entries: Option<u32>, d: Distanc
     let m = &s.mrf;
     let mrf_access_pj = m.bank_reads as f64 * e.mrf_read_pj + m.bank_writes as f64 * e.mrf_write_pj;
     let mrf_wire_pj = (m.read_values + m.written_values) as f64 * e.wire_pj_per_mm * d.mrf_mm;
-    let mut t = Energy { mrf_access_pj, mrf_wire_pj, terms: vec!["mrf access".into(), "mrf wire".into()], ..Energy::default() };
+    let mut t =
+        Energy { mrf_access_pj, mrf_wire_pj, terms: vec!["mrf access".into(), "mrf wire".into()], ..Energy::default() };
     if let (Some(r), Some(entries)) = (&s.rfc, entries) {
         let i = entries as usize - 1;
         t.rfc_access_pj =

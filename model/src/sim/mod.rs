@@ -97,16 +97,17 @@ fn rename_report(
         Ok((s, h))
     };
     let (cmos, reference) = variant(&|c| c.rename.enabled = false)?;
-    let design = |name: &str, config: String, (s, h): (SimStats, energy::Hybrid), paper: (Option<f64>, Option<f64>)| Design {
-        name: name.to_string(),
-        config,
-        cycles: s.cycles,
-        energy_reduction: 1.0 - h.total_pj / reference.total_pj,
-        slowdown: s.cycles as f64 / cmos.cycles.max(1) as f64 - 1.0,
-        energy: h,
-        paper_energy_reduction: paper.0,
-        paper_slowdown: paper.1,
-    };
+    let design =
+        |name: &str, config: String, (s, h): (SimStats, energy::Hybrid), paper: (Option<f64>, Option<f64>)| Design {
+            name: name.to_string(),
+            config,
+            cycles: s.cycles,
+            energy_reduction: 1.0 - h.total_pj / reference.total_pj,
+            slowdown: s.cycles as f64 / cmos.cycles.max(1) as f64 - 1.0,
+            energy: h,
+            paper_energy_reduction: paper.0,
+            paper_slowdown: paper.1,
+        };
     let rc = &checked.config.rename;
     let max = rfgen_gen::layout::rename::COUNTER_MAX;
     let mut designs = vec![
@@ -364,7 +365,9 @@ fn compression_report(
         reduction: 1.0 - mine.total_pj / theirs.total_pj,
         dynamic_reduction: 1.0 - dynamic(&mine) / dynamic(&theirs),
         leakage_reduction: 1.0 - mine.leakage_pj / theirs.leakage_pj,
-        table3_terms: ["bank accesses", "128-bit wires", "leakage", "compressors", "decompressors"].map(String::from).to_vec(),
+        table3_terms: ["bank accesses", "128-bit wires", "leakage", "compressors", "decompressors"]
+            .map(String::from)
+            .to_vec(),
         spec6_reduction: 1.0 - spec6.total_pj / plain_energy.total_pj,
         spec6_terms: spec6.terms.clone(),
         energy: mine,

@@ -1,0 +1,265 @@
+//! `rfgen mutate`: a mutation campaign on a block's generated RTL — how much of its behaviour the
+//! lockstep's stimulus checks (docs/mutate.md).
+
+use super::cosim::writable_file;
+use super::progress::Progress;
+use super::synth::pool;
+use super::{ConfigSource, bad_input, claim_folder};
+use crate::mutate::{self, MAX_MUTANTS, Mutant, Stimulus, Verdict};
+use crate::sweep::write_atomic;
+use clap::Args;
+use rayon::prelude::*;
+use rfgen_cosim::blocks;
+use rfgen_cosim::session::{self, Event};
+use rfgen_cosim::verilator::default_cache_dir;
+use rfgen_gen::{Block, SramKind};
+use rfgen_model::kernel::Kernel;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Measure how many RTL mutants of a block the lockstep catches (a mutation score)
+#[derive(Args)]
+#[command(after_help = "Examples:
+  rfgen mutate --preset small                          # 20 mutants of the MRF
+  rfgen mutate --preset small --block scheduler --count 200 --json scheduler.json
+  rfgen mutate --preset small --count 50 --kernel none --min-score 95   # a CI gate
+
+Yosys draws COUNT mutants of the block's flattened netlist (`mutate -list`: a bit of a cell's
+port inverted, stuck at 0 or 1, or tied to another bit) and builds them all into one netlist
+with a selector input, so one Verilator build serves the campaign. Each mutant runs in lockstep
+against the block's model: random stimulus with --seeds seeds of --cycles cycles, then, for the
+blocks the SM model drives, every --kernel; the first run whose outputs differ catches it. The
+unmutated netlist must pass the same runs first. A mutant no run catches survived: an escape of
+the stimulus, or an edit that changes nothing the block's ports show (an equivalent mutant;
+this campaign does not prove which). The score is caught / (caught + survived).
+
+Exit status: 0 when the campaign ran (and the score reached --min-score), 1 below it or when
+the unmutated netlist fails, 2 on bad input.")]
+pub struct MutateArgs {
+    #[command(flatten)]
+    source: ConfigSource,
+    /// The block to mutate (rfgen cosim --list)
+    #[arg(long, default_value = "mrf", value_parser = Block::parse)]
+    block: Block,
+    /// Mutants to draw
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=MAX_MUTANTS as i64))]
+    count: u32,
+    /// Seed of Yosys' choice of mutants
+    #[arg(long, default_value_t = 1)]
+    seed: u32,
+    /// Random-stimulus runs per mutant (seeds 1 to K), 0 to 100
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(0..=100))]
+    seeds: u64,
+    /// Cycles of each random-stimulus run
+    #[arg(long, default_value_t = 5_000, value_parser = super::cycles)]
+    cycles: u64,
+    /// Kernel traffic after the random runs (repeat): a library kernel, ptx:NAME or a file;
+    /// `none` for random stimulus only (default: every library kernel the SM holds)
+    #[arg(long = "kernel", value_name = "NAME|FILE")]
+    kernels: Vec<String>,
+    /// Exit 1 when the score is below PERCENT
+    #[arg(long, value_name = "PERCENT")]
+    min_score: Option<f64>,
+    /// Write the campaign as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Keep the Yosys scripts, logs and the mutants' netlist in DIR (default: a temporary folder)
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Mutants run in parallel (default: number of cores)
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Verilator build cache (default: $RFGEN_CACHE_DIR or ~/.cache/rfgen)
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+}
+
+/// The campaign as `--json` writes it.
+#[derive(Serialize)]
+struct Campaign<'a> {
+    config: &'a str,
+    config_hash: String,
+    block: String,
+    top: &'a str,
+    seed: u32,
+    random_seeds: &'a [u64],
+    cycles: u64,
+    kernels: Vec<&'a str>,
+    caught: usize,
+    survived: usize,
+    score_percent: f64,
+    seconds: f64,
+    mutants: Vec<Outcome<'a>>,
+}
+
+#[derive(Serialize)]
+struct Outcome<'a> {
+    #[serde(flatten)]
+    mutant: &'a Mutant,
+    #[serde(flatten)]
+    verdict: &'a Verdict,
+}
+
+pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
+    let start = Instant::now();
+    if let Some(p) = args.min_score
+        && !(0.0..=100.0).contains(&p)
+    {
+        return Err(bad_input(format!("--min-score {p}: a percentage from 0 to 100")));
+    }
+    if let Some(path) = &args.json {
+        writable_file("--json", path)?;
+    }
+    let pool = pool(args.jobs)?;
+    let checked = args.source.load()?;
+    let design = args.block.generate(&checked, SramKind::Behavioural).map_err(|e| bad_input(e.to_string()))?;
+    let (kernels, skipped) = kernels(&args, &checked)?;
+    for why in &skipped {
+        eprintln!("note: {why}");
+    }
+    let seeds: Vec<u64> = (1..=args.seeds).collect();
+    if seeds.is_empty() && kernels.is_empty() {
+        return Err(bad_input("--seeds 0 and no kernel: nothing would run the mutants"));
+    }
+    let temp;
+    let dir = match &args.out {
+        Some(dir) => {
+            claim_folder(dir, "mutate", "a later campaign replaces its files")?;
+            dir.clone()
+        }
+        None => {
+            temp = tempfile::tempdir()?;
+            temp.path().to_path_buf()
+        }
+    };
+
+    let top = &design.manifest.top;
+    let progress = Progress::new(Some(0), "{bar:40} {pos}/{len} mutants {elapsed} eta {eta}");
+    progress.line(&format!(
+        "mutate {top} of {} (hash {}): drawing {} mutants",
+        checked.config.name,
+        checked.hash(),
+        args.count
+    ));
+    let drawn = mutate::draw(&design, args.count, args.seed, &dir)?;
+    let cache = args.cache_dir.clone().unwrap_or_else(default_cache_dir);
+    let lib = session::load_variants(&drawn.netlist, mutate::SELECT, &cache, &mut |e| {
+        if let Event::Building { top, key } = e {
+            progress.line(&format!("building {top} with {} mutants ({key})", drawn.mutants.len()));
+        }
+    })?;
+    let stimulus =
+        Stimulus { seeds: &seeds, cycles: args.cycles, kernels: &kernels, max_cycles: 50_000_000, x_seed: 1 };
+    if let Verdict::Caught { by, cycle, output } = mutate::run(args.block, &checked, &lib, 0, &stimulus)? {
+        progress.finish();
+        eprintln!(
+            "error: the unmutated netlist of {top} differs from the model ({by}, cycle {cycle}, {output}): Yosys' netlist is not the generated RTL's behaviour; see {}",
+            dir.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    progress.bar().set_length(drawn.mutants.len() as u64);
+    let verdicts: Vec<Verdict> = pool.install(|| {
+        drawn
+            .mutants
+            .par_iter()
+            .map(|m| {
+                let v = mutate::run(args.block, &checked, &lib, m.index, &stimulus);
+                progress.bar().inc(1);
+                v
+            })
+            .collect::<anyhow::Result<_>>()
+    })?;
+    progress.finish();
+
+    let caught = verdicts.iter().filter(|v| matches!(v, Verdict::Caught { .. })).count();
+    let survived = verdicts.len() - caught;
+    let score = 100.0 * caught as f64 / verdicts.len() as f64;
+    println!("{:>5}  {:<7} {:<44} verdict", "#", "edit", "where");
+    for (m, v) in drawn.mutants.iter().zip(&verdicts) {
+        let verdict = match v {
+            Verdict::Caught { by, cycle, output } => format!("caught by {by} at cycle {cycle} ({output})"),
+            Verdict::Survived => "SURVIVED".to_string(),
+        };
+        println!("{:>5}  {:<7} {:<44} {verdict}", m.index, m.mode, m.location());
+    }
+    let stimulus_text = {
+        let mut parts = vec![format!("{} random seeds × {} cycles", seeds.len(), args.cycles)];
+        if !kernels.is_empty() {
+            parts.push(format!("{} kernels", kernels.len()));
+        }
+        parts.join(", ")
+    };
+    println!(
+        "\n{top}: {caught} of {} mutants caught ({score:.1} %), {survived} survived; stimulus: {stimulus_text}; {:.0} s",
+        verdicts.len(),
+        start.elapsed().as_secs_f64()
+    );
+    if survived > 0 {
+        println!(
+            "a survivor is an escape or an equivalent mutant; the edit is in the netlist {}",
+            drawn.netlist.files[0].0
+        );
+    }
+    if let Some(path) = &args.json {
+        let campaign = Campaign {
+            config: &checked.config.name,
+            config_hash: checked.hash().to_string(),
+            block: args.block.name().to_string(),
+            top,
+            seed: args.seed,
+            random_seeds: &seeds,
+            cycles: args.cycles,
+            kernels: kernels.iter().map(|k| k.name.as_str()).collect(),
+            caught,
+            survived,
+            score_percent: score,
+            seconds: start.elapsed().as_secs_f64(),
+            mutants: drawn.mutants.iter().zip(&verdicts).map(|(mutant, verdict)| Outcome { mutant, verdict }).collect(),
+        };
+        write_atomic(path, &serde_json::to_vec_pretty(&campaign)?)?;
+    }
+    match args.min_score {
+        Some(min) if score < min => {
+            eprintln!("error: score {score:.1} % is below --min-score {min}");
+            Ok(ExitCode::from(1))
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The kernels to run as launched on the SM, and notes on those it cannot hold.
+fn kernels(args: &MutateArgs, checked: &rfgen_gen::Checked) -> anyhow::Result<(Vec<Kernel>, Vec<String>)> {
+    if args.kernels.iter().any(|k| k == "none") {
+        if args.kernels.len() > 1 {
+            return Err(bad_input("--kernel none: means no kernel at all, so it cannot be given with others"));
+        }
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let Ok(mode) = blocks::kernel_mode(args.block) else {
+        if args.kernels.is_empty() {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        return Err(bad_input(blocks::kernel_mode(args.block).err().unwrap_or_default()));
+    };
+    if let Some(missing) = (mode.missing)(checked) {
+        return Err(bad_input(format!("--kernel with {}: {missing}", args.source.flags())));
+    }
+    let names: Vec<String> = if args.kernels.is_empty() {
+        rfgen_model::kernel::library::KERNELS.iter().map(|k| k.name.to_string()).collect()
+    } else {
+        args.kernels.clone()
+    };
+    let (mut launched, mut skipped) = (Vec::new(), Vec::new());
+    for name in &names {
+        let k = super::kernel(name)?;
+        match rfgen_model::sm::launch(checked, &k) {
+            Ok(l) => launched.push(l.into_owned()),
+            Err(e) if args.kernels.is_empty() => skipped.push(format!("kernel {name} left out: {e}")),
+            Err(e) => return Err(bad_input(format!("--kernel {name}: {e}"))),
+        }
+    }
+    Ok((launched, skipped))
+}

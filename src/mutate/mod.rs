@@ -1,0 +1,147 @@
+//! `rfgen mutate`'s engine, in the manner of YosysHQ mcy: Yosys draws mutants of a block's
+//! flattened netlist and builds all of them into one netlist, mutant `k` active when the extra
+//! input [`SELECT`] is `k` (0: none). One Verilator build then serves the whole campaign; each
+//! mutant runs in lockstep against the block's model, random stimulus first and then kernel
+//! traffic, until a run tells it from the model (docs/mutate.md).
+
+use crate::synth::yosys;
+use anyhow::{Context, Result, bail};
+use rfgen_cosim::blocks;
+use rfgen_cosim::kernel::KernelOptions;
+use rfgen_cosim::random::RunOptions;
+use rfgen_cosim::verilator::rtl::RtlLib;
+use rfgen_gen::{Block, Checked, Design};
+use rfgen_model::kernel::Kernel;
+use serde::Serialize;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The input selecting the active mutant: 16 bits, so a campaign holds up to 65,535.
+pub const SELECT: &str = "rfgen_mutant";
+const SELECT_BITS: u32 = 16;
+pub const MAX_MUTANTS: u32 = (1 << SELECT_BITS) - 1;
+
+/// One edit Yosys drew: what it does and where, as `mutate -list` describes it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mutant {
+    /// Its value of [`SELECT`], from 1.
+    pub index: u32,
+    /// `inv` (a bit inverted), `const0` / `const1` (a bit stuck), `cnot0` / `cnot1` (a bit
+    /// replaced by the inverse of another bit of the same signal, or its value).
+    pub mode: String,
+    /// The netlist cell, its port and bit.
+    pub cell: String,
+    pub port: String,
+    pub bit: u32,
+    /// The generated Verilog it comes from, `file:line.column-line.column`, outermost first.
+    pub src: Vec<String>,
+}
+
+impl Mutant {
+    /// Parses one line of `mutate -list … -ctrl`.
+    fn parse(line: &str) -> Option<Mutant> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let value = |flag: &str| words.iter().position(|w| *w == flag).and_then(|i| words.get(i + 1)).copied();
+        let index = words.iter().position(|w| *w == "-ctrl").and_then(|i| words.get(i + 3))?.parse().ok()?;
+        let src = words.windows(2).filter(|w| w[0] == "-src").map(|w| w[1].to_string()).collect();
+        Some(Mutant {
+            index,
+            mode: value("-mode")?.into(),
+            cell: value("-cell")?.into(),
+            port: value("-port")?.into(),
+            bit: value("-portbit")?.parse().ok()?,
+            src,
+        })
+    }
+
+    /// The innermost source location: the expression the edit is in.
+    pub fn location(&self) -> &str {
+        self.src.last().map_or("?", String::as_str)
+    }
+}
+
+/// The mutants of a design and the one netlist holding them all.
+pub struct Mutants {
+    pub mutants: Vec<Mutant>,
+    /// The block's interface plus [`SELECT`], one flattened module named as the block's top.
+    pub netlist: Design,
+}
+
+/// Draws `count` mutants of `design`'s top with `seed` in `dir` (scripts and logs kept there).
+pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutants> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut read = String::new();
+    for (name, text) in design.sources() {
+        std::fs::write(dir.join(name), text).with_context(|| format!("cannot write into {}", dir.display()))?;
+        read += &format!("read_verilog -sv {name}\n");
+    }
+    let top = &design.manifest.top;
+    // `opt_clean` only: a stronger optimization would fold away logic a mutant may edit.
+    let flat = format!("{read}hierarchy -top {top}\nproc\nflatten\nopt_clean\n");
+    let list = format!("{flat}mutate -list {count} -seed {seed} -ctrl {SELECT} {SELECT_BITS} 1 -o mutants.ys\n");
+    std::fs::write(dir.join("list.ys"), list)?;
+    yosys::run(dir, "list.ys", "list.log")?;
+    let text = std::fs::read_to_string(dir.join("mutants.ys")).context("Yosys wrote no mutants.ys")?;
+    let mutants: Vec<Mutant> = text.lines().filter(|l| l.starts_with("mutate ")).filter_map(Mutant::parse).collect();
+    if mutants.is_empty() {
+        bail!("Yosys drew no mutants of {top} (see {})", dir.join("list.log").display());
+    }
+    let apply = format!("{flat}script mutants.ys\nopt_clean\nwrite_verilog -noattr {top}_mutants.v\n");
+    std::fs::write(dir.join("apply.ys"), apply)?;
+    yosys::run(dir, "apply.ys", "apply.log")?;
+    let file = format!("{top}_mutants.v");
+    let text = std::fs::read_to_string(dir.join(&file)).with_context(|| format!("Yosys wrote no {file}"))?;
+    Ok(Mutants { mutants, netlist: Design { manifest: design.manifest.clone(), files: vec![(file, text)] } })
+}
+
+/// What the campaign runs on each mutant.
+pub struct Stimulus<'a> {
+    /// Random-stimulus runs: seeds and cycles.
+    pub seeds: &'a [u64],
+    pub cycles: u64,
+    /// Then these kernels on the SM model (blocks the SM drives), each to at most `max_cycles`.
+    pub kernels: &'a [Kernel],
+    pub max_cycles: u64,
+    pub x_seed: u32,
+}
+
+/// Which run told a mutant from the model, and at which cycle.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "snake_case", tag = "verdict")]
+pub enum Verdict {
+    Caught {
+        by: String,
+        cycle: u64,
+        output: String,
+    },
+    /// No run told it from the model: an escape, or an edit that changes nothing observable.
+    Survived,
+}
+
+/// Runs `variant` of `lib` (0: the unmutated netlist) under `stimulus` until a run mismatches.
+pub fn run(block: Block, checked: &Checked, lib: &Arc<RtlLib>, variant: u32, stimulus: &Stimulus) -> Result<Verdict> {
+    let lib = lib.with_variant(variant);
+    let info = blocks::find(block);
+    for &seed in stimulus.seeds {
+        let opts = RunOptions { cycles: stimulus.cycles, x_seed: stimulus.x_seed, waveform: None };
+        let o = (info.random)(checked, &lib, seed, &opts, &mut |_| {})?;
+        if let Some(m) = o.mismatch {
+            return Ok(Verdict::Caught { by: format!("random seed {seed}"), cycle: m.cycle, output: outputs(&m) });
+        }
+    }
+    if let Some(mode) = &info.kernel {
+        for k in stimulus.kernels {
+            let opts = KernelOptions { x_seed: stimulus.x_seed, max_cycles: stimulus.max_cycles, waveform: None };
+            let o = (mode.run)(checked, &lib, k, &opts, &mut |_| {})?;
+            if let Some(m) = o.mismatch {
+                return Ok(Verdict::Caught { by: format!("kernel {}", k.name), cycle: m.cycle, output: outputs(&m) });
+            }
+        }
+    }
+    Ok(Verdict::Survived)
+}
+
+/// The outputs that differ, by name.
+fn outputs(m: &rfgen_cosim::lockstep::Mismatch) -> String {
+    m.ports.iter().map(|p| p.port.to_string()).collect::<Vec<_>>().join(", ")
+}
