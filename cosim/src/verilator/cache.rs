@@ -59,12 +59,16 @@ pub fn verilator_version() -> Result<String> {
 
 const FLAGS: &[&str] = &["-O3", "--x-assign", "unique", "--x-initial", "unique", "-Wno-fatal"];
 const CFLAGS: &str = "-fPIC -O2";
+/// For a library of many variants: a flattened netlist compiles for minutes at -O2, and a
+/// campaign's runs are short, so compile time dominates.
+const VARIANT_CFLAGS: &str = "-fPIC -O1";
 
 /// One library to build: the top module of a design, with a trace kind.
 pub struct BuildPlan<'a> {
     design: &'a Design,
     trace: TraceKind,
     shim: String,
+    cflags: &'static str,
     key: String,
     dir: PathBuf,
 }
@@ -83,8 +87,9 @@ impl<'a> BuildPlan<'a> {
     fn with_shim(design: &'a Design, trace: TraceKind, cache: &Path, variant_port: Option<&str>) -> Result<Self> {
         let top = design.manifest.top_module();
         let shim = shim_cpp(top, &Layout::new(top), variant_port);
+        let cflags = if variant_port.is_some() { VARIANT_CFLAGS } else { CFLAGS };
         let mut h = Sha256::new();
-        for part in [verilator_version()?.as_str(), &FLAGS.join(" "), CFLAGS, &format!("{trace:?}"), &shim, &top.name] {
+        for part in [verilator_version()?.as_str(), &FLAGS.join(" "), cflags, &format!("{trace:?}"), &shim, &top.name] {
             h.update(part.as_bytes());
             h.update([0]);
         }
@@ -96,7 +101,7 @@ impl<'a> BuildPlan<'a> {
         }
         let key: String = h.finalize()[..10].iter().map(|b| format!("{b:02x}")).collect();
         let dir = cache.join(format!("{}-{key}", top.name));
-        Ok(BuildPlan { design, trace, shim, key, dir })
+        Ok(BuildPlan { design, trace, shim, cflags, key, dir })
     }
 
     pub fn key(&self) -> &str {
@@ -141,7 +146,7 @@ impl<'a> BuildPlan<'a> {
         cmd.args(["--cc", "--exe", "--build", "-j", &jobs])
             .args(["--top-module", &self.design.manifest.top, "--prefix", "Vtop"])
             .args(FLAGS)
-            .args(["-CFLAGS", &format!("{CFLAGS} -DRFGEN_TRACE={}", self.trace.define())])
+            .args(["-CFLAGS", &format!("{} -DRFGEN_TRACE={}", self.cflags, self.trace.define())])
             .args(["-LDFLAGS", "-shared", "-o", "librtl.so", "--Mdir", "obj"]);
         match self.trace {
             TraceKind::None => {}

@@ -1,0 +1,72 @@
+//! `rfgen mutate`: a sampled campaign on the `small` warp scheduler catches most of its mutants, names each
+//! mutant's edit and where it came from, and writes the same as JSON; a weakened stimulus scores
+//! lower and fails `--min-score`; bad input is refused. Needs Yosys and Verilator.
+
+mod common;
+
+use common::*;
+use std::process::Command;
+
+fn mutate(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rfgen"))
+        .args(["mutate", "--preset", "small", "--block", "scheduler", "--count", "12", "--seed", "3", "--kernel", "none"])
+        .args(args)
+        .env("RFGEN_CACHE_DIR", cache_dir())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_sampled_campaign_on_the_small_scheduler_scores_and_a_weak_stimulus_fails_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("campaign.json");
+    let o = mutate(&["--json", json.to_str().unwrap(), "--min-score", "70"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let mutants = c["mutants"].as_array().unwrap();
+    assert_eq!(mutants.len(), 12);
+    let caught = mutants.iter().filter(|m| m["verdict"] == "caught").count();
+    assert_eq!(c["caught"].as_u64().unwrap() as usize, caught);
+    assert_eq!(c["survived"].as_u64().unwrap() as usize, 12 - caught);
+    let score = c["score_percent"].as_f64().unwrap();
+    assert!((score - 100.0 * caught as f64 / 12.0).abs() < 1e-9 && score >= 70.0, "{c}");
+    for m in mutants {
+        // Every edit is one of Yosys' modes, at a line of the generated Verilog.
+        assert!(["inv", "const0", "const1", "cnot0", "cnot1"].contains(&m["mode"].as_str().unwrap()), "{m}");
+        assert!(m["src"].as_array().unwrap().iter().any(|s| s.as_str().unwrap().starts_with("small_")), "{m}");
+        if m["verdict"] == "caught" {
+            assert!(m["by"].as_str().unwrap().starts_with("random seed "), "{m}");
+            assert!(!m["output"].as_str().unwrap().is_empty(), "{m}");
+        }
+    }
+    // The table: one line per mutant, its verdict, and the score.
+    let out = stdout(&o);
+    assert_eq!(out.lines().filter(|l| l.contains("caught by random seed")).count(), caught, "{out}");
+    assert!(out.contains(&format!("small_scheduler: {caught} of 12 mutants caught")), "{out}");
+
+    // Three cycles of stimulus reach almost nothing: the score drops and the gate fails.
+    let weak = mutate(&["--seeds", "1", "--cycles", "3", "--min-score", "70"]);
+    assert_eq!(weak.status.code(), Some(1), "{}{}", stdout(&weak), stderr(&weak));
+    assert!(stderr(&weak).contains("is below --min-score 70"), "{}", stderr(&weak));
+    let weak_caught = stdout(&weak).lines().filter(|l| l.contains("caught by")).count();
+    assert!(weak_caught < caught, "{}", stdout(&weak));
+}
+
+#[test]
+fn bad_input_is_refused_before_anything_runs() {
+    for (args, message) in [
+        (&["--min-score", "150"][..], "--min-score 150: a percentage from 0 to 100"),
+        (&["--seeds", "0"][..], "nothing would run the mutants"),
+        (&["--count", "0"][..], "--count"),
+    ] {
+        let o = mutate(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+    let o = rfgen(&["mutate", "--block", "nope"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
+    let o = rfgen(&["mutate", "--preset", "isca15-bdi", "--block", "bdi", "--kernel", "vecadd"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the SM model does not drive block"), "{}", stderr(&o));
+}
