@@ -1,6 +1,7 @@
 //! `rfgen mutate`: a sampled campaign on the `small` warp scheduler catches most of its mutants, names each
 //! mutant's edit and where it came from, and writes the same as JSON; a weakened stimulus scores
-//! lower and fails `--min-score`; bad input is refused. Needs Yosys and Verilator.
+//! lower and fails `--min-score`; the scoreboard's stimulus keeps the score it gained from a
+//! campaign's escapes; bad input is refused. Needs Yosys and Verilator.
 
 mod common;
 
@@ -50,6 +51,20 @@ fn a_sampled_campaign_on_the_small_scheduler_scores_and_a_weak_stimulus_fails_th
     assert!(stderr(&weak).contains("is below --min-score 70"), "{}", stderr(&weak));
     let weak_caught = stdout(&weak).lines().filter(|l| l.contains("caught by")).count();
     assert!(weak_caught < caught, "{}", stdout(&weak));
+}
+
+/// The scoreboard's random stimulus once aimed at the first four warps and eight registers only;
+/// this campaign scored 60 % then (12 of 20), its survivors edits of one-hot decode bits of the
+/// other warps and registers. With the moving window it must stay at 80 % or more.
+#[test]
+fn the_scoreboards_random_stimulus_reaches_every_warp_and_register() {
+    let o = Command::new(env!("CARGO_BIN_EXE_rfgen"))
+        .args(["mutate", "--preset", "small", "--block", "scoreboard", "--count", "20", "--seed", "1"])
+        .args(["--kernel", "none", "--min-score", "80"])
+        .env("RFGEN_CACHE_DIR", cache_dir())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
 }
 
 #[test]
