@@ -149,7 +149,14 @@ pub struct RandomRenames {
 impl RandomRenames {
     pub fn new(l: RenameLayout, seed: u64) -> Self {
         let window = Window::new(l.warps, l.registers);
-        RandomRenames { rng: Xoshiro256PlusPlus::seed_from_u64(seed), window, l, live: Vec::new(), waiting: 0, sample: 100 }
+        RandomRenames {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            window,
+            l,
+            live: Vec::new(),
+            waiting: 0,
+            sample: 100,
+        }
     }
 }
 
