@@ -50,7 +50,7 @@ pub fn check(netlist: &Design, index: u32, cycles: u32, dir: &Path) -> Result<Eq
             let text = std::fs::read_to_string(dir.join(&log)).unwrap_or_default();
             if text.contains("model found: FAIL") {
                 Ok(Equivalence::Differs)
-            } else if text.contains("timeout") || text.contains("Timeout") {
+            } else if text.contains("TIMEOUT") {
                 Ok(Equivalence::Unknown { why: format!("no answer within {TIMEOUT_S} s") })
             } else {
                 Ok(Equivalence::Unknown { why: format!("{e:#}").lines().next().unwrap_or_default().to_string() })
