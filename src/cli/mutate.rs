@@ -5,6 +5,7 @@ use super::cosim::writable_file;
 use super::progress::Progress;
 use super::synth::pool;
 use super::{ConfigSource, bad_input, claim_folder};
+use crate::mutate::equiv::{self, Equivalence};
 use crate::mutate::{self, MAX_MUTANTS, Mutant, Stimulus, Verdict};
 use crate::sweep::write_atomic;
 use clap::Args;
@@ -59,6 +60,10 @@ pub struct MutateArgs {
     /// `none` for random stimulus only (default: every library kernel the SM holds)
     #[arg(long = "kernel", value_name = "NAME|FILE")]
     kernels: Vec<String>,
+    /// Check each survivor for equivalence over this many cycles from reset (Yosys' SAT
+    /// solver); 0 to skip
+    #[arg(long, value_name = "CYCLES", default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=200))]
+    equiv_depth: u32,
     /// Exit 1 when the score is below PERCENT
     #[arg(long, value_name = "PERCENT")]
     min_score: Option<f64>,
@@ -89,6 +94,10 @@ struct Campaign<'a> {
     kernels: Vec<&'a str>,
     caught: usize,
     survived: usize,
+    /// Survivors no input sequence of `equiv_depth` cycles tells from the unmutated netlist.
+    equivalent: usize,
+    equiv_depth: u32,
+    /// caught / (mutants - equivalent).
     score_percent: f64,
     seconds: f64,
     mutants: Vec<Outcome<'a>>,
@@ -100,6 +109,8 @@ struct Outcome<'a> {
     mutant: &'a Mutant,
     #[serde(flatten)]
     verdict: &'a Verdict,
+    #[serde(flatten)]
+    equivalence: &'a Option<Equivalence>,
 }
 
 pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
@@ -174,14 +185,39 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
     })?;
     progress.finish();
 
+    let checking = verdicts.iter().filter(|v| matches!(v, Verdict::Survived)).count();
+    if args.equiv_depth > 0 && checking > 0 {
+        eprintln!("checking {checking} survivors for equivalence over {} cycles", args.equiv_depth);
+    }
+    let equivalence: Vec<Option<Equivalence>> = pool.install(|| {
+        drawn
+            .mutants
+            .par_iter()
+            .zip(&verdicts)
+            .map(|(m, v)| match v {
+                Verdict::Survived if args.equiv_depth > 0 => {
+                    equiv::check(&drawn.netlist, m.index, args.equiv_depth, &dir).map(Some)
+                }
+                _ => Ok(None),
+            })
+            .collect::<anyhow::Result<_>>()
+    })?;
     let caught = verdicts.iter().filter(|v| matches!(v, Verdict::Caught { .. })).count();
     let survived = verdicts.len() - caught;
-    let score = 100.0 * caught as f64 / verdicts.len() as f64;
+    let equivalent = equivalence.iter().filter(|e| matches!(e, Some(Equivalence::Equivalent { .. }))).count();
+    let score = 100.0 * caught as f64 / (verdicts.len() - equivalent).max(1) as f64;
     println!("{:>5}  {:<7} {:<44} verdict", "#", "edit", "where");
-    for (m, v) in drawn.mutants.iter().zip(&verdicts) {
-        let verdict = match v {
-            Verdict::Caught { by, cycle, output } => format!("caught by {by} at cycle {cycle} ({output})"),
-            Verdict::Survived => "SURVIVED".to_string(),
+    for ((m, v), e) in drawn.mutants.iter().zip(&verdicts).zip(&equivalence) {
+        let verdict = match (v, e) {
+            (Verdict::Caught { by, cycle, output }, _) => format!("caught by {by} at cycle {cycle} ({output})"),
+            (Verdict::Survived, None) => "SURVIVED".to_string(),
+            (Verdict::Survived, Some(Equivalence::Equivalent { cycles })) => {
+                format!("survived: equivalent (no difference within {cycles} cycles)")
+            }
+            (Verdict::Survived, Some(Equivalence::Differs)) => {
+                "SURVIVED: an ESCAPE (an input sequence shows it at the ports)".to_string()
+            }
+            (Verdict::Survived, Some(Equivalence::Unknown { why })) => format!("SURVIVED (equivalence unknown: {why})"),
         };
         println!("{:>5}  {:<7} {:<44} {verdict}", m.index, m.mode, m.location());
     }
@@ -193,13 +229,14 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         parts.join(", ")
     };
     println!(
-        "\n{top}: {caught} of {} mutants caught ({score:.1} %), {survived} survived; stimulus: {stimulus_text}; {:.0} s",
+        "\n{top}: {caught} of {} non-equivalent mutants caught ({score:.1} %); {survived} of {} survived, {equivalent} of them equivalent; stimulus: {stimulus_text}; {:.0} s",
+        verdicts.len() - equivalent,
         verdicts.len(),
         start.elapsed().as_secs_f64()
     );
-    if survived > 0 {
+    if survived > equivalent {
         println!(
-            "a survivor is an escape or an equivalent mutant; the edit is in the netlist {}",
+            "a survivor not shown equivalent is an escape, or equivalent beyond the bound; the edit is in the netlist {}",
             drawn.netlist.files[0].0
         );
     }
@@ -215,9 +252,17 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             kernels: kernels.iter().map(|k| k.name.as_str()).collect(),
             caught,
             survived,
+            equivalent,
+            equiv_depth: args.equiv_depth,
             score_percent: score,
             seconds: start.elapsed().as_secs_f64(),
-            mutants: drawn.mutants.iter().zip(&verdicts).map(|(mutant, verdict)| Outcome { mutant, verdict }).collect(),
+            mutants: drawn
+                .mutants
+                .iter()
+                .zip(&verdicts)
+                .zip(&equivalence)
+                .map(|((mutant, verdict), equivalence)| Outcome { mutant, verdict, equivalence })
+                .collect(),
         };
         write_atomic(path, &serde_json::to_vec_pretty(&campaign)?)?;
     }

@@ -4,6 +4,8 @@
 //! mutant runs in lockstep against the block's model, random stimulus first and then kernel
 //! traffic, until a run tells it from the model (docs/mutate.md).
 
+pub mod equiv;
+
 use crate::synth::yosys;
 use anyhow::{Context, Result, bail};
 use rfgen_cosim::blocks;
@@ -18,7 +20,7 @@ use std::sync::Arc;
 
 /// The input selecting the active mutant: 16 bits, so a campaign holds up to 65,535.
 pub const SELECT: &str = "rfgen_mutant";
-const SELECT_BITS: u32 = 16;
+pub const SELECT_BITS: u32 = 16;
 pub const MAX_MUTANTS: u32 = (1 << SELECT_BITS) - 1;
 
 /// One edit Yosys drew: what it does and where, as `mutate -list` describes it.

@@ -5,6 +5,7 @@
 //! instruction for a while over few registers (conflicts are common), moves the last issuer on,
 //! and releases what is pending; kernel mode is the real protocol.
 
+use super::window::Window;
 use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all, pack};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
@@ -155,6 +156,8 @@ impl RandomBlock for Issue {
 /// Random issue-stage traffic over few registers and warps.
 pub struct RandomStage {
     rng: Xoshiro256PlusPlus,
+    /// Registers only: every warp has a next instruction.
+    window: Window,
     g: Geometry,
     policy: SchedulerPolicy,
     granted: u64,
@@ -167,6 +170,7 @@ impl RandomStage {
     pub fn new(checked: &Checked, seed: u64) -> Self {
         RandomStage {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            window: Window::new(checked.geometry.warps, checked.geometry.registers),
             g: checked.geometry.clone(),
             policy: checked.config.scheduler.policy,
             granted: 0,
@@ -177,9 +181,8 @@ impl RandomStage {
     }
 
     fn next_instruction(&mut self) -> Next {
-        let rng = &mut self.rng;
-        let regs = self.g.registers.min(8);
-        let mut reg = |p: f64| rng.random_bool(p).then(|| rng.random_range(0..regs));
+        let (rng, window) = (&mut self.rng, &self.window);
+        let mut reg = |p: f64| rng.random_bool(p).then(|| window.register(rng));
         let f = NextFields {
             src: [reg(0.7), reg(0.5), reg(0.2)],
             dst: reg(0.7),
@@ -196,6 +199,7 @@ impl RandomStage {
 impl Stimulus<Issue> for RandomStage {
     fn next(&mut self, _cycle: u64, out: &IssueOut<'_>, i: &mut IssueIn) {
         i.clear_events();
+        self.window.step(&mut self.rng);
         let warps = self.g.warps;
         // The last issuer moves on to its next instruction; others change now and then.
         let last = out.scheduler.last;
@@ -229,10 +233,10 @@ impl Stimulus<Issue> for RandomStage {
         i.clr_preds[w] = out.scoreboard.pending_preds[w] & rng.random::<u8>();
         // Leaves and commits of earlier instructions (counters never go below 0).
         if rng.random_bool(0.4) {
-            let regs = self.g.registers.min(8);
+            let window = &self.window;
             (i.lv_valid, i.lv_warp) = (true, rng.random_range(0..warps));
             i.lv_src_valid = [rng.random_bool(0.7), rng.random_bool(0.5), rng.random_bool(0.2)];
-            i.lv_src_reg = [rng.random_range(0..regs), rng.random_range(0..regs), rng.random_range(0..regs)];
+            i.lv_src_reg = [window.register(rng), window.register(rng), window.register(rng)];
             self.leaves += 1;
         }
         i.commit = if rng.random_bool(0.3) { 1 << rng.random_range(0..warps) } else { 0 };

@@ -11,6 +11,7 @@ pub mod scheduler;
 pub mod scoreboard;
 pub mod sm;
 pub mod warpboard;
+mod window;
 
 use crate::bench::{BenchReport, bench_kernel, bench_random};
 use crate::glue::RandomBlock;

@@ -4,6 +4,7 @@
 //! ready and TRWS hints every cycle. The random stimulus follows the protocol: only registers
 //! handed out and not yet released are released, memory accesses start and complete per warp.
 
+use super::window::Window;
 use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
@@ -135,6 +136,8 @@ impl RandomBlock for Rename {
 /// register file (few releases) and drain it (many).
 pub struct RandomRenames {
     rng: Xoshiro256PlusPlus,
+    /// Registers only: every warp renames.
+    window: Window,
     l: RenameLayout,
     /// Registers handed out and not released.
     live: Vec<u32>,
@@ -145,19 +148,27 @@ pub struct RandomRenames {
 
 impl RandomRenames {
     pub fn new(l: RenameLayout, seed: u64) -> Self {
-        RandomRenames { rng: Xoshiro256PlusPlus::seed_from_u64(seed), l, live: Vec::new(), waiting: 0, sample: 100 }
+        let window = Window::new(l.warps, l.registers);
+        RandomRenames {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            window,
+            l,
+            live: Vec::new(),
+            waiting: 0,
+            sample: 100,
+        }
     }
 }
 
 impl Stimulus<Rename> for RandomRenames {
     fn next(&mut self, cycle: u64, out: &RenameOut, i: &mut RenameIn) {
-        let (rng, l) = (&mut self.rng, &self.l);
+        let (rng, l, window) = (&mut self.rng, &self.l, &mut self.window);
+        window.step(rng);
         let filling = (cycle / 2_000).is_multiple_of(2);
         i.ren_valid = rng.random_bool(0.8);
         i.ren_warp = rng.random_range(0..l.warps);
-        let regs = l.registers.min(8);
-        i.ren_src_reg = std::array::from_fn(|_| rng.random_range(0..regs));
-        i.ren_dst_reg = rng.random_range(0..regs);
+        i.ren_src_reg = std::array::from_fn(|_| window.register(rng));
+        i.ren_dst_reg = window.register(rng);
         i.ren_dst_load = rng.random_bool(0.3);
         // New destinations mostly when a register is free (the SM's protocol), sometimes not.
         i.ren_dst_new = rng.random_bool(0.7) && (out.ren_ready || rng.random_bool(0.1));

@@ -4,6 +4,7 @@
 //! instruction issues only when none of its registers or predicates is pending, and its results
 //! commit later, one register per cycle.
 
+use super::window::Window;
 use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
@@ -135,10 +136,11 @@ struct InFlight {
     pred: Option<u32>,
 }
 
-/// Random issue traffic over few warps, registers and predicates, so conflicts are common.
+/// Random issue traffic over few warps, registers and predicates at a time, so conflicts are
+/// common, the warps and registers moving over the whole block ([`Window`]).
 pub struct RandomResults {
     rng: Xoshiro256PlusPlus,
-    g: Geometry,
+    window: Window,
     flying: Vec<InFlight>,
     issued: u64,
     stalled: u64,
@@ -149,7 +151,7 @@ impl RandomResults {
     pub fn new(g: &Geometry, seed: u64) -> Self {
         RandomResults {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
-            g: g.clone(),
+            window: Window::new(g.warps, g.registers),
             flying: Vec::new(),
             issued: 0,
             stalled: 0,
@@ -162,6 +164,7 @@ impl Stimulus<Scoreboard> for RandomResults {
     fn next(&mut self, _cycle: u64, out: &ScoreboardOut<'_>, i: &mut ScoreboardIn) {
         i.clear();
         let rng = &mut self.rng;
+        self.window.step(rng);
         // Results complete: predicates freely, one register per cycle (the one write port).
         let mut reg_done = false;
         let mut still = Vec::new();
@@ -182,13 +185,13 @@ impl Stimulus<Scoreboard> for RandomResults {
         if !rng.random_bool(0.8) {
             return;
         }
-        let (warps, regs) = (self.g.warps.min(4), self.g.registers.min(8));
-        let warp = rng.random_range(0..warps);
+        let window = &self.window;
+        let warp = window.warp(rng);
         let mut touched = RegSet::default();
         for _ in 0..rng.random_range(0..=3) {
-            touched.insert(rng.random_range(0..regs));
+            touched.insert(window.register(rng));
         }
-        let reg = rng.random_bool(0.7).then(|| rng.random_range(0..regs));
+        let reg = rng.random_bool(0.7).then(|| window.register(rng));
         let pred = rng.random_bool(0.3).then(|| rng.random_range(0..PREDICATES));
         reg.into_iter().for_each(|r| touched.insert(r));
         let read_pred = rng.random_bool(0.3).then(|| rng.random_range(0..PREDICATES));

@@ -4,6 +4,7 @@
 //! only when the check on this cycle's outputs lets it and a collector is free; it leaves its
 //! collector later, and commits after leaving.
 
+use super::window::Window;
 use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
@@ -140,6 +141,7 @@ struct Pending {
 /// registers, so bins fill), issued when the check passes and one of the `collectors` is free.
 pub struct RandomIssue {
     rng: Xoshiro256PlusPlus,
+    window: Window,
     g: Geometry,
     shape: Shape,
     collecting: Vec<Pending>,
@@ -157,6 +159,7 @@ impl RandomIssue {
             Shape::new(&g, checked.config.warpboard.policy).expect("the block exists, so the policy is not none");
         RandomIssue {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            window: Window::new(g.warps, g.registers),
             g,
             shape,
             collecting: Vec::new(),
@@ -173,6 +176,7 @@ impl Stimulus<Warpboard> for RandomIssue {
     fn next(&mut self, _cycle: u64, out: &WarpboardOut<'_>, i: &mut WarpboardIn) {
         *i = WarpboardIn::default();
         let rng = &mut self.rng;
+        self.window.step(rng);
         // Commits of instructions that left earlier.
         let mut still = Vec::new();
         for p in self.executing.drain(..) {
@@ -194,14 +198,13 @@ impl Stimulus<Warpboard> for RandomIssue {
         if full || !rng.random_bool(0.8) {
             return;
         }
-        let regs = self.g.registers.min(8);
-        let warps = self.g.warps.min(4);
-        let warp = rng.random_range(0..warps);
+        let window = &self.window;
+        let warp = window.warp(rng);
         let mut p = Pending { warp, src_valid: [false; 3], src_reg: [0; 3] };
         for k in 0..3 {
-            (p.src_valid[k], p.src_reg[k]) = (rng.random_bool(0.7), rng.random_range(0..regs));
+            (p.src_valid[k], p.src_reg[k]) = (rng.random_bool(0.7), window.register(rng));
         }
-        let dst = rng.random_bool(0.8).then(|| rng.random_range(0..regs));
+        let dst = rng.random_bool(0.8).then(|| window.register(rng));
         let srcs = (0..3).filter(|&k| p.src_valid[k]).map(|k| p.src_reg[k]);
         if out.stalls(&self.shape, warp as usize, &touch(&self.g, warp, srcs, dst)) {
             self.stalled += 1;
