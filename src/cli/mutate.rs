@@ -134,15 +134,18 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
     if seeds.is_empty() && kernels.is_empty() {
         return Err(bad_input("--seeds 0 and no kernel: nothing would run the mutants"));
     }
-    let temp;
+    // Without --out, a temporary folder, kept only when the campaign cannot run.
+    let mut temp = None;
     let dir = match &args.out {
         Some(dir) => {
             claim_folder(dir, "mutate", "a later campaign replaces its files")?;
             dir.clone()
         }
         None => {
-            temp = tempfile::tempdir()?;
-            temp.path().to_path_buf()
+            let t = tempfile::tempdir()?;
+            let path = t.path().to_path_buf();
+            temp = Some(t);
+            path
         }
     };
 
@@ -165,6 +168,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         Stimulus { seeds: &seeds, cycles: args.cycles, kernels: &kernels, max_cycles: 50_000_000, x_seed: 1 };
     if let Verdict::Caught { by, cycle, output } = mutate::run(args.block, &checked, &lib, 0, &stimulus)? {
         progress.finish();
+        temp.map(tempfile::TempDir::keep);
         eprintln!(
             "error: the unmutated netlist of {top} differs from the model ({by}, cycle {cycle}, {output}): Yosys' netlist is not the generated RTL's behaviour; see {}",
             dir.display()
