@@ -63,6 +63,12 @@ pub struct Waveform {
 /// that depends only on where the mismatch is, not on how fast either side ran.
 const BATCH: usize = 256;
 
+/// The cycles a run has when it stops on a mismatch at `cycle` (unless it ended before): the
+/// model side learns of it once the batch two after the mismatch's is full.
+pub fn stops_after(cycle: u64) -> u64 {
+    (cycle / BATCH as u64 + 3) * BATCH as u64
+}
+
 /// A block model and its RTL in lockstep; or, for benchmarks, the model side alone (its model
 /// and port encoding, keeping the input frames it drove when asked to). The RTL runs on a thread
 /// of its own ([`Checker`]), so the model and the RTL share the work of a cycle.
@@ -352,37 +358,35 @@ impl CheckerThread {
         let (to, inbox) = sync_channel(2);
         let (outbox, from) = channel();
         let lib = lib.clone();
-        let handle = std::thread::Builder::new()
-            .name("rtl-checker".into())
-            .spawn(move || -> Result<Verdict> {
-                let mut c = match Checker::new(&lib, x_seed, waveform) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        let _ = outbox.send(FromChecker::Started(Err(e)));
-                        bail!("the RTL checker did not start");
-                    }
-                };
-                let _ = outbox.send(FromChecker::Started(Ok(())));
-                let layout = lib.layout();
-                let (i, o) = (layout.in_words, layout.out_words);
-                while let Ok(msg) = inbox.recv() {
-                    match msg {
-                        ToChecker::Reset => c.reset(),
-                        ToChecker::Cycles { first, n, words } => {
-                            for (k, frame) in words.chunks_exact(i + 2 * o).take(n).enumerate() {
-                                let (inp, rest) = frame.split_at(i);
-                                c.check(first + k as u64, inp, &rest[..o], &rest[o..]);
-                            }
-                            let mismatch = c.mismatch.is_some();
-                            if outbox.send(FromChecker::Checked { words, mismatch }).is_err() {
-                                break;
-                            }
-                        }
-                        ToChecker::Finish => break,
-                    }
+        let handle = std::thread::Builder::new().name("rtl-checker".into()).spawn(move || -> Result<Verdict> {
+            let mut c = match Checker::new(&lib, x_seed, waveform) {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = outbox.send(FromChecker::Started(Err(e)));
+                    bail!("the RTL checker did not start");
                 }
-                c.finish()
-            })?;
+            };
+            let _ = outbox.send(FromChecker::Started(Ok(())));
+            let layout = lib.layout();
+            let (i, o) = (layout.in_words, layout.out_words);
+            while let Ok(msg) = inbox.recv() {
+                match msg {
+                    ToChecker::Reset => c.reset(),
+                    ToChecker::Cycles { first, n, words } => {
+                        for (k, frame) in words.chunks_exact(i + 2 * o).take(n).enumerate() {
+                            let (inp, rest) = frame.split_at(i);
+                            c.check(first + k as u64, inp, &rest[..o], &rest[o..]);
+                        }
+                        let mismatch = c.mismatch.is_some();
+                        if outbox.send(FromChecker::Checked { words, mismatch }).is_err() {
+                            break;
+                        }
+                    }
+                    ToChecker::Finish => break,
+                }
+            }
+            c.finish()
+        })?;
         match from.recv() {
             Ok(FromChecker::Started(Ok(()))) => {}
             Ok(FromChecker::Started(Err(e))) => return Err(e),

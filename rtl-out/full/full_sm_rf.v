@@ -225,7 +225,8 @@ module full_sm_rf (
       rfc_releasing <= 32'd0;
       rfc_sent_valid <= 1'b0;
     end else begin
-      rfc_activating <= ((rfc_activating & ~rfc_act_take & ~rfc_left) | rfc_joined) & ~warp_exit;
+      // A slot's warp may finish and a new one launch into it at the same edge.
+      rfc_activating <= (rfc_activating & ~rfc_act_take & ~rfc_left & ~warp_exit) | rfc_joined;
       rfc_owns <= rfc_owned & ~warp_exit;
       rfc_flush_queue <= (rfc_flush_queue & ~rfc_flush_take) | rfc_flushed;
       rfc_flushing <= (rfc_flushing & ~rfc_done) | rfc_flushed;

@@ -186,7 +186,6 @@ pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>> {
 
 use stats::MISMATCH_EXAMPLES_KEPT as MISMATCH_EXAMPLES;
 
-
 /// Whether kernel `k` fits the SM of `c` (registers per thread, warps per block, rows for a
 /// block); [`SimError::DoesNotFit`] names what does not. Cheap: builds nothing.
 pub fn fits(c: &Checked, k: &Kernel) -> Result<(), SimError> {
@@ -406,9 +405,10 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         Ok(sm)
     }
 
-    /// After the first launches: the scheduler's reset order is theirs (slot order).
+    /// After the first launches: their descriptors. The launches reach the pipeline at the first
+    /// edge (the register file cache activates those warps; GTO's age order among launched
+    /// warps stays slot order).
     pub fn start(&mut self) {
-        self.rf_in.issue.launch = 0;
         self.refresh_dirty();
     }
 

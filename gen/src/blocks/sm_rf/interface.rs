@@ -191,7 +191,10 @@ fn compressed_ports(c: CompressedPorts<Port>, warps: u32) -> SmRfCompressedPorts
 fn warp_events(g: &Geometry, issue: &IssuePorts<Port>, mrf: &MrfPorts<Port>) -> (Option<Port>, Option<Port>) {
     let (rfc, two_level) = (mrf.rfc.is_some(), issue.active.is_some());
     let launch = issue.launch.clone().or_else(|| {
-        let comment = format!("warps launched at this edge: each is activated in the register file cache, {}", packing("warp", 1));
+        let comment = format!(
+            "warps launched at this edge: each is activated in the register file cache, {}",
+            packing("warp", 1)
+        );
         (rfc && !two_level).then(|| Port::input("launch", g.warps, &comment).vector())
     });
     let exit = (rfc || mrf.compressed.is_some()).then(|| {
@@ -365,10 +368,10 @@ impl<P> SmRfPorts<P> {
                 bank_rd_en: f(&c.bank_rd_en),
                 bank_wr_en: f(&c.bank_wr_en),
             }),
-            rfc: s.rfc.as_ref().map(|r| SmRfRfcPorts {
-                next_src_last: r.next_src_last.as_ref().map(&mut f),
-                wb_long: f(&r.wb_long),
-            }),
+            rfc: s
+                .rfc
+                .as_ref()
+                .map(|r| SmRfRfcPorts { next_src_last: r.next_src_last.as_ref().map(&mut f), wb_long: f(&r.wb_long) }),
             orf: s.orf.as_ref().map(|o| SmRfOrfPorts {
                 next_src_level: f(&o.next_src_level),
                 next_src_entry: f(&o.next_src_entry),

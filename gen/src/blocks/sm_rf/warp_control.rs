@@ -16,9 +16,8 @@ pub fn rfc(p: &SmRfPorts<Sig>, warps: u32, wb: u32) -> String {
     let one = lit(w, 1);
     let first = |name: &str, of: &str| format!("  assign {name} = {of} & (~{of} + {one});  // lowest, one-hot\n");
     let index = |v: &str| resize(&onehot_index(v, w), index_bits(w), wb);
-    let mut b = String::from(
-        "\n  // Register file cache slots: a warp is activated when it joins the active set (launched,\n",
-    );
+    let mut b =
+        String::from("\n  // Register file cache slots: a warp is activated when it joins the active set (launched,\n");
     b += "  // beside a scheduler without one), flushed when it leaves it without finishing, and its slot\n";
     b += "  // released when it finishes; lowest-numbered first. A flushing warp is not activated and\n";
     b += "  // is held out of the active set until the cache is ready again.\n";
@@ -85,7 +84,8 @@ pub fn rfc(p: &SmRfPorts<Sig>, warps: u32, wb: u32) -> String {
     }
     b += "      rfc_sent_valid <= 1'b0;\n";
     b += "    end else begin\n";
-    b += &format!("      rfc_activating <= ((rfc_activating & ~rfc_act_take & ~rfc_left) | rfc_joined) & ~{exit};\n");
+    b += "      // A slot's warp may finish and a new one launch into it at the same edge.\n";
+    b += &format!("      rfc_activating <= (rfc_activating & ~rfc_act_take & ~rfc_left & ~{exit}) | rfc_joined;\n");
     b += &format!("      rfc_owns <= rfc_owned & ~{exit};\n");
     b += "      rfc_flush_queue <= (rfc_flush_queue & ~rfc_flush_take) | rfc_flushed;\n";
     b += "      rfc_flushing <= (rfc_flushing & ~rfc_done) | rfc_flushed;\n";
@@ -102,7 +102,8 @@ pub fn free(p: &SmRfPorts<Sig>, warps: u32, wb: u32) -> String {
     let w = warps;
     let exit = p.exit.as_ref().expect("a compressed MRF has exit");
     let freeing = &p.compressed.as_ref().expect("a compressed MRF").freeing;
-    let mut b = String::from("\n  // Finished warps' compressed registers are invalidated one per cycle, lowest first.\n");
+    let mut b =
+        String::from("\n  // Finished warps' compressed registers are invalidated one per cycle, lowest first.\n");
     b += &vector_reg("free_pending", w);
     b += &vector_wire("free_first", w);
     b += &wire("free_valid", 1);

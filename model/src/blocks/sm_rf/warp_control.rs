@@ -103,7 +103,8 @@ impl RfcControl {
         let flushed = left & self.owns;
         self.flush_queue |= flushed;
         self.flushing |= flushed;
-        self.activating = (self.activating & !left | joined) & !ev.exit;
+        // A slot's warp may finish and a new one launch into it at the same edge.
+        self.activating = (self.activating & !left & !ev.exit) | joined;
         self.releasing = ev.exit & self.owns;
         self.owns &= !ev.exit;
     }
@@ -191,6 +192,15 @@ mod tests {
         assert_eq!(c.offer(), RfcOffer::default());
         c.tick(true, true, &WarpEvents { exit: 0b10, ..Default::default() });
         assert_eq!(c.offer(), RfcOffer { rel_mask: 0b10, ..Default::default() });
+    }
+
+    #[test]
+    fn a_warp_launched_into_a_slot_as_it_finishes_is_activated() {
+        let mut c = RfcControl::new(false);
+        c.tick(true, true, &WarpEvents { launch: 0b1, ..Default::default() });
+        c.tick(true, true, &WarpEvents::default());
+        c.tick(true, true, &WarpEvents { launch: 0b1, exit: 0b1, ..Default::default() });
+        assert_eq!(c.offer(), RfcOffer { act: Some(0), flush: None, rel_mask: 0b1 });
     }
 
     #[test]
