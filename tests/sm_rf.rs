@@ -110,6 +110,38 @@ fn a_store_that_does_not_release_the_scoreboard_is_caught_and_reduced() {
     cut(dir.path(), &cfg, "narrow_bdi", wire, &["--kernel", "saxpy"], "grant");
 }
 
+/// The `small` SM with a register file cache beside the two-level scheduler (4 active warps).
+const SMALL_RFC: &str = "name = \"small_rfc\"\n[sm]\nwarps = 8\nlanes = 8\nclusters = 2\n[mrf]\nbanks = 8\nentries = 64\ncollectors = 2\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 4\n[rfc]\nenabled = true\nentries = 4\n";
+
+/// The register file cache's protocol inside the top: a descheduled warp is never flushed, so
+/// the cache's write port never pauses for the flush (`wb_ready`) and the slot is never freed
+/// for the next warp. Caught under a kernel with long-latency loads and reduced.
+#[test]
+fn a_descheduled_warp_never_flushed_is_caught_and_reduced() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small_rfc.toml");
+    std::fs::write(&path, SMALL_RFC).unwrap();
+    let cfg = path.to_str().unwrap().to_string();
+    let out = rfgen(&["cosim", "--block", "sm", "--config", &cfg, "--kernel", "saxpy"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert!(text.contains("PASS") && text.contains("operand mismatches         0"), "{text}");
+    let wire = ("assign rfc_flushed = rfc_left & rfc_owned;", "assign rfc_flushed = 8'd0;");
+    cut(dir.path(), &cfg, "small_rfc", wire, &["--kernel", "saxpy"], "wb_ready");
+}
+
+/// A finished warp's compressed registers are never invalidated (the top never offers the
+/// free): the banks holding only them stay powered.
+#[test]
+fn a_finished_warp_never_freed_is_caught_and_reduced() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("narrow_bdi.toml");
+    std::fs::write(&path, NARROW_BDI).unwrap();
+    let cfg = path.to_str().unwrap().to_string();
+    let wire = ("assign free_valid = |free_pending;", "assign free_valid = 1'b0;");
+    cut(dir.path(), &cfg, "narrow_bdi", wire, &["--kernel", "reduction"], "bank_gated");
+}
+
 /// Generates the composed top of `cfg` (named `name`), replaces `from` by `to` in it, and checks
 /// that the lockstep under `stimulus` (a kernel, or a random program's seed) fails on a port
 /// whose name contains `port`, reduced to at most ten instructions with the reduced program

@@ -84,7 +84,7 @@ pub fn run_block<B: InSm>(
     let mut pair = B::take(sm);
     let stats = pair.model().kernel_stats(&sim);
     pair.check_glue()?;
-    pair.finish_waveform()?;
+    pair.finish()?;
     Ok(KernelOutcome { cycles: sim.cycles, mismatch: pair.mismatch().cloned(), sim, error, stats })
 }
 

@@ -49,6 +49,6 @@ pub fn run<B: Glue, S: Stimulus<B>>(
         }
     }
     block.check_glue()?;
-    block.finish_waveform()?;
+    block.finish()?;
     Ok(RunResult { cycles: block.cycle(), mismatch: block.mismatch().cloned(), raw_digest: block.raw_digest(), block })
 }

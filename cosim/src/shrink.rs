@@ -166,12 +166,15 @@ impl Shrinker<'_> {
         self.tries += 1;
         match self.run(&text)? {
             Some((kernel, outcome)) => {
+                let at = match &outcome.mismatch {
+                    Some(m) => format!("mismatch at cycle {}", m.cycle),
+                    None => format!("fails after {} cycles", outcome.cycles),
+                };
                 (self.progress)(&format!(
-                    "{what}: {} instructions, grid {}x{}, fails after {} cycles",
+                    "{what}: {} instructions, grid {}x{}, {at}",
                     instruction_count(&kernel),
                     kernel.blocks,
-                    kernel.threads,
-                    outcome.cycles
+                    kernel.threads
                 ));
                 self.best = Best { lines, kernel, outcome };
                 Ok(true)

@@ -25,6 +25,7 @@ module isca11_rfc_sm_rf (
   input  wire   [95:0] next_src_last,       // warp w's next instruction's issue_src_last at [3w+2:3w] (the source register is read for the last time (liveness), source i at bit i)
   input  wire   [31:0] barrier,             // the warp waits at a barrier, warp i at bit i
   input  wire   [31:0] hold,                // the warp may not join the active set (its cache entries are flushing), warp i at bit i
+  input  wire   [31:0] warp_exit,           // warps that finished at this edge (every instruction issued and completed): the cache slot is released, compressed registers invalidated, warp i at bit i
   input  wire          grant_last,          // the granted instruction is its warp's last: the warp leaves the scheduler at this edge
   input  wire  [255:0] clr_preds,           // predicate results completing, warp w predicate p at bit 8w+p
   output wire          grant_valid,         // a warp is granted the issue slot this cycle
@@ -46,14 +47,7 @@ module isca11_rfc_sm_rf (
   input  wire    [4:0] wb_reg,              // register id
   input  wire   [31:0] wb_mask,             // per-lane write enable (active mask), lane i at bit i; partial: kept in the RFC only if it holds the register
   input  wire [1023:0] wb_data,             // value, lane i at [32i+31:32i]
-  input  wire          wb_long,             // the write-back is a long-latency result: it bypasses the RFC
-  input  wire          act_valid,           // warp act_warp becomes active (hold until act_ready)
-  input  wire    [4:0] act_warp,            // warp id
-  output wire          act_ready,           // a cache slot is free: the activation is taken this cycle
-  input  wire          flush_valid,         // warp flush_warp was descheduled (hold until flush_ready)
-  input  wire    [4:0] flush_warp,          // warp id
-  output wire          flush_ready,         // no flush is under way: the request is taken this cycle
-  input  wire   [31:0] rel_mask             // warps that finished: their slots are freed without write-backs, warp i at bit i
+  input  wire          wb_long              // the write-back is a long-latency result: it bypasses the RFC
 );
   // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.
   wire mrf_issue_valid;
@@ -100,6 +94,80 @@ module isca11_rfc_sm_rf (
   assign release_warp = wb_warp;
   assign release_reg = wb_reg;
 
+  // Register file cache slots: a warp is activated when it joins the active set (launched,
+  // beside a scheduler without one), flushed when it leaves it without finishing, and its slot
+  // released when it finishes; lowest-numbered first. A flushing warp is not activated and
+  // is held out of the active set until the cache is ready again.
+  reg  [31:0] rfc_activating;
+  reg  [31:0] rfc_owns;
+  reg  [31:0] rfc_flush_queue;
+  reg  [31:0] rfc_flushing;
+  reg  [31:0] rfc_releasing;
+  reg  rfc_sent_valid;
+  reg  [4:0] rfc_sent_warp;
+  wire [31:0] rfc_act_wait;
+  wire [31:0] rfc_act_first;
+  wire [31:0] rfc_flush_first;
+  wire [31:0] rfc_act_take;
+  wire [31:0] rfc_flush_take;
+  wire [31:0] rfc_done;
+  wire [31:0] rfc_joined;
+  wire [31:0] rfc_left;
+  wire [31:0] rfc_owned;
+  wire [31:0] rfc_flushed;
+  wire rfc_act_valid;
+  wire rfc_act_ready;
+  wire rfc_flush_valid;
+  wire rfc_flush_ready;
+  wire [4:0] rfc_act_warp;
+  wire [4:0] rfc_flush_warp;
+  wire [31:0] rfc_rel_mask;
+  assign rfc_act_wait = rfc_activating & ~rfc_flushing;
+  assign rfc_act_first = rfc_act_wait & (~rfc_act_wait + 32'd1);  // lowest, one-hot
+  assign rfc_flush_first = rfc_flush_queue & (~rfc_flush_queue + 32'd1);  // lowest, one-hot
+  assign rfc_act_valid = |rfc_act_wait;
+  assign rfc_act_warp = {|(rfc_act_first & 32'b11111111111111110000000000000000), |(rfc_act_first & 32'b11111111000000001111111100000000), |(rfc_act_first & 32'b11110000111100001111000011110000), |(rfc_act_first & 32'b11001100110011001100110011001100), |(rfc_act_first & 32'b10101010101010101010101010101010)};
+  assign rfc_flush_valid = |rfc_flush_queue;
+  assign rfc_flush_warp = {|(rfc_flush_first & 32'b11111111111111110000000000000000), |(rfc_flush_first & 32'b11111111000000001111111100000000), |(rfc_flush_first & 32'b11110000111100001111000011110000), |(rfc_flush_first & 32'b11001100110011001100110011001100), |(rfc_flush_first & 32'b10101010101010101010101010101010)};
+  assign rfc_rel_mask = rfc_releasing;
+  assign rfc_act_take = {32{rfc_act_ready}} & rfc_act_first;
+  assign rfc_flush_take = {32{rfc_flush_ready}} & rfc_flush_first;
+  // The cache is ready again: the flush it took is done.
+  assign rfc_done = (rfc_sent_valid & rfc_flush_ready) ? 32'd1 << rfc_sent_warp : 32'd0;
+  assign rfc_owned = (rfc_owns & ~rfc_done) | rfc_act_take;
+  // The scheduler's active set a cycle ago, and the warp whose last instruction was granted
+  // then: a warp that left the set otherwise was descheduled.
+  reg  [31:0] rfc_active_was;
+  reg  [31:0] rfc_ended_was;
+  assign rfc_joined = active & ~rfc_active_was;
+  assign rfc_left = rfc_active_was & ~active & ~rfc_ended_was;
+  always @(posedge clk) begin
+    rfc_active_was <= rst ? 32'd0 : active;
+    rfc_ended_was <= (~rst & grant_valid & grant_last) ? 32'd1 << grant_warp : 32'd0;
+  end
+  assign rfc_flushed = rfc_left & rfc_owned;
+  always @(posedge clk) begin
+    if (rst) begin
+      rfc_activating <= 32'd0;
+      rfc_owns <= 32'd0;
+      rfc_flush_queue <= 32'd0;
+      rfc_flushing <= 32'd0;
+      rfc_releasing <= 32'd0;
+      rfc_sent_valid <= 1'b0;
+    end else begin
+      // A slot's warp may finish and a new one launch into it at the same edge.
+      rfc_activating <= (rfc_activating & ~rfc_act_take & ~rfc_left & ~warp_exit) | rfc_joined;
+      rfc_owns <= rfc_owned & ~warp_exit;
+      rfc_flush_queue <= (rfc_flush_queue & ~rfc_flush_take) | rfc_flushed;
+      rfc_flushing <= (rfc_flushing & ~rfc_done) | rfc_flushed;
+      rfc_releasing <= warp_exit & rfc_owned;
+      rfc_sent_valid <= (rfc_flush_valid & rfc_flush_ready) | (rfc_sent_valid & ~rfc_flush_ready);
+    end
+    if (rfc_flush_valid & rfc_flush_ready) rfc_sent_warp <= rfc_flush_warp;
+  end
+  wire [31:0] issue_hold;
+  assign issue_hold = hold | rfc_flushing;
+
   // The issue stage, and the MRF it issues to.
   isca11_rfc_issue issue (
     .clk                (clk),
@@ -116,7 +184,7 @@ module isca11_rfc_sm_rf (
     .next_long          (next_long),
     .next_long_consumer (next_long_consumer),
     .barrier            (barrier),
-    .hold               (hold),
+    .hold               (issue_hold),
     .collector_ready    (mrf_issue_ready),
     .grant_last         (grant_last),
     .clr_valid          (release_valid),
@@ -155,13 +223,13 @@ module isca11_rfc_sm_rf (
     .wb_mask         (wb_mask),
     .wb_data         (wb_data),
     .wb_long         (wb_long),
-    .act_valid       (act_valid),
-    .act_warp        (act_warp),
-    .act_ready       (act_ready),
-    .flush_valid     (flush_valid),
-    .flush_warp      (flush_warp),
-    .flush_ready     (flush_ready),
-    .rel_mask        (rel_mask)
+    .act_valid       (rfc_act_valid),
+    .act_warp        (rfc_act_warp),
+    .act_ready       (rfc_act_ready),
+    .flush_valid     (rfc_flush_valid),
+    .flush_warp      (rfc_flush_warp),
+    .flush_ready     (rfc_flush_ready),
+    .rel_mask        (rfc_rel_mask)
   );
 endmodule
 

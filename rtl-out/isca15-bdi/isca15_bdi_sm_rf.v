@@ -23,6 +23,7 @@ module isca15_bdi_sm_rf (
   input  wire   [47:0] next_long,        // it writes a long-latency result (global load, texture), warp i at bit i
   input  wire   [47:0] barrier,          // the warp waits at a barrier, warp i at bit i
   input  wire   [47:0] launch,           // warps launched at this edge: the youngest from now on, lower slot older, warp i at bit i
+  input  wire   [47:0] warp_exit,        // warps that finished at this edge (every instruction issued and completed): the cache slot is released, compressed registers invalidated, warp i at bit i
   input  wire          grant_last,       // the granted instruction is its warp's last: the warp leaves the scheduler at this edge
   input  wire  [383:0] clr_preds,        // predicate results completing, warp w predicate p at bit 8w+p
   output wire          grant_valid,      // a warp is granted the issue slot this cycle
@@ -45,8 +46,7 @@ module isca15_bdi_sm_rf (
   input  wire   [31:0] wb_mask,          // per-lane write enable (active mask), lane i at bit i; partial: stored uncompressed
   input  wire [1023:0] wb_data,          // value, lane i at [32i+31:32i]
   output wire          wb_commit,        // the oldest write-back taken is stored at this edge (read by grants from the next cycle)
-  input  wire          free_valid,       // warp free_warp has finished and every write-back of it has committed: its registers become invalid at this edge
-  input  wire    [5:0] free_warp,        // warp id
+  output wire   [47:0] freeing,          // finished warps whose registers are still to be invalidated, lowest first, one per cycle: launch nothing into them, warp i at bit i
   output wire   [31:0] bank_gated,       // bank power-gated; group j cluster c at bit 8j+c
   output wire   [31:0] bank_rd_en,       // bank read this cycle; group j cluster c at bit 8j+c
   output wire   [31:0] bank_wr_en        // bank written this cycle; group j cluster c at bit 8j+c
@@ -120,6 +120,19 @@ module isca15_bdi_sm_rf (
       held1_warp <= wb_warp;
       held1_reg <= wb_reg;
     end
+  end
+
+  // Finished warps' compressed registers are invalidated one per cycle, lowest first.
+  reg  [47:0] free_pending;
+  wire [47:0] free_first;
+  wire free_valid;
+  wire [5:0] free_warp;
+  assign free_first = free_pending & (~free_pending + 48'd1);
+  assign free_valid = |free_pending;
+  assign free_warp = {|(free_first & 48'b111111111111111100000000000000000000000000000000), |(free_first & 48'b000000000000000011111111111111110000000000000000), |(free_first & 48'b111111110000000011111111000000001111111100000000), |(free_first & 48'b111100001111000011110000111100001111000011110000), |(free_first & 48'b110011001100110011001100110011001100110011001100), |(free_first & 48'b101010101010101010101010101010101010101010101010)};
+  assign freeing = free_pending;
+  always @(posedge clk) begin
+    free_pending <= rst ? 48'd0 : (free_pending & ~free_first) | warp_exit;
   end
 
   // The issue stage, and the MRF it issues to.

@@ -3,8 +3,8 @@
 //! (the issue stage's, the MRF's and the rename stage's, under their own names): each part
 //! drives and expects on a buffer of its own shape, and the words are routed to the top's ports.
 //! What the top adds is encoded here: the per-warp operand descriptors (`next_src_last`, the
-//! ORF/LRF fields, the rename stage's `next_dst_new`/`next_dst_load`), `wb_arch_reg` and
-//! `grant_tag`. Its random stimulus is random programs run by the SM (`--kernel synthetic:...`).
+//! ORF/LRF fields, the rename stage's `next_dst_new`/`next_dst_load`), `wb_arch_reg`, the warp
+//! events (`launch` beside a scheduler without it, `exit`), `grant_tag` and `freeing`. Its random stimulus is random programs run by the SM (`--kernel synthetic:...`).
 
 use super::Outcome;
 use crate::glue::{CosimBlock, Expected, Glue, bind_all, pack, sources};
@@ -126,6 +126,12 @@ impl Glue for SmRf<Mrf, Issue> {
             }
         }
         let t = &p.top;
+        if let Some(launch) = &t.launch {
+            launch.put(buf, i.issue.launch);
+        }
+        if let Some(exit) = &t.exit {
+            exit.put(buf, i.exit);
+        }
         let each = |f: &dyn Fn(&NextRead) -> u64| i.next_read.iter().map(f).collect::<Vec<_>>();
         if let Some(port) = t.rfc.as_ref().and_then(|r| r.next_src_last.as_ref()) {
             pack(buf, port, 3, each(&|r| sources(r.src_last, 1)).into_iter());
@@ -158,6 +164,9 @@ impl Glue for SmRf<Mrf, Issue> {
             }
         }
         exp.set(&p.top.grant_tag, out.grant_tag.into());
+        if let Some(c) = &p.top.compressed {
+            exp.set(&c.freeing, out.freeing);
+        }
     }
 }
 

@@ -19,7 +19,6 @@
 //!    releases (visible to issue next cycle) and launches; then the descriptors of the warps
 //!    whose next instruction changed.
 
-pub mod cache_control;
 pub mod gpu;
 pub mod orf_control;
 pub mod rename_control;
@@ -34,7 +33,6 @@ use crate::blocks::sm_rf::{NextRead, SmRf, SmRfBlock, SmRfIn};
 use crate::func::barrier::BlockBarrier;
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
-use cache_control::CacheControl;
 use orf_control::OrfControl;
 use rename_control::{Issued, RenameControl};
 use rfgen_gen::Checked;
@@ -79,8 +77,8 @@ struct Slot {
     inflight: u32,
     full_mask: u64,
     issued: u64,
-    /// Compressed MRF: the warp finished and its registers are not invalidated yet; the slot
-    /// takes no new warp until they are.
+    /// Compressed MRF: the warp finished and the pipeline has not invalidated its registers yet
+    /// (`freeing`); the slot takes no new warp until it has.
     freeing: bool,
 }
 
@@ -145,10 +143,9 @@ pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>> {
     blocks: Vec<Option<Block>>,
     warps_per_block: usize,
     two_level: bool,
-    /// The MRF invalidates a finished warp's registers (compressed: banks left empty are gated);
-    /// warps waiting for it, one per cycle.
+    /// The MRF invalidates a finished warp's registers (compressed: banks left empty are gated),
+    /// one per cycle.
     frees: bool,
-    freeing: VecDeque<usize>,
     /// A block finished while some of its slots were still being freed: launch again as they are.
     relaunch: bool,
     /// Warps whose next instruction changed this cycle: their descriptors are rewritten after
@@ -174,8 +171,8 @@ pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>> {
     uncommitted: VecDeque<usize>,
     /// Compressed MRF: banks per range indicator, for the statistics.
     bdi: Option<rfgen_gen::layout::bdi::Layout>,
-    /// Register file cache: its activations, flushes and releases.
-    cache: Option<CacheControl>,
+    /// A register file cache in front of the MRF.
+    cache: bool,
     /// ORF/LRF: the compiler's placement of every instruction's operands, and the strands.
     orf: Option<OrfControl>,
     /// What the SM tells the rename stage, with renaming.
@@ -188,15 +185,6 @@ pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>> {
 }
 
 use stats::MISMATCH_EXAMPLES_KEPT as MISMATCH_EXAMPLES;
-
-/// The MRF's readiness this cycle, as the issue stage and the cache protocol see it.
-#[derive(Clone, Copy)]
-struct Ready {
-    /// The tag an instruction issued this cycle gets.
-    tag: u32,
-    activate: bool,
-    flush: bool,
-}
 
 /// Whether kernel `k` fits the SM of `c` (registers per thread, warps per block, rows for a
 /// block); [`SimError::DoesNotFit`] names what does not. Cheap: builds nothing.
@@ -383,7 +371,6 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             dirty: 0,
             two_level: c.config.scheduler.policy == rfgen_gen::config::SchedulerPolicy::TwoLevel,
             frees: c.compression.is_some(),
-            freeing: VecDeque::new(),
             relaunch: false,
             units: Units::new(c),
             flights: Vec::new(),
@@ -409,7 +396,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             completed: Vec::new(),
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
-            cache: c.rfc.as_ref().map(|_| CacheControl::default()),
+            cache: c.rfc.is_some(),
             orf: OrfControl::new(c, k),
             rename: c.config.rename.enabled.then(|| RenameControl::new(&RenameLayout::new(g, &c.config.rename))),
             collecting: Vec::new(),
@@ -418,9 +405,10 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         Ok(sm)
     }
 
-    /// After the first launches: the scheduler's reset order is theirs (slot order).
+    /// After the first launches: their descriptors. The launches reach the pipeline at the first
+    /// edge (the register file cache activates those warps; GTO's age order among launched
+    /// warps stays slot order).
     pub fn start(&mut self) {
-        self.rf_in.issue.launch = 0;
         self.refresh_dirty();
     }
 
@@ -482,7 +470,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             && self.blocks.iter().all(Option::is_none)
             && !self.units.busy()
             && self.rename.as_ref().is_none_or(RenameControl::idle)
-            && self.freeing.is_empty()
+            && self.slots.iter().all(|s| !s.freeing)
     }
 
     /// Runs to completion, calling `progress` every 2^16 cycles.
@@ -532,10 +520,6 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 s.block = b;
                 s.at_barrier = false;
                 self.rf_in.issue.launch |= 1 << w;
-                // Every warp may hold RFC entries unless the two-level scheduler picks them.
-                if let Some(c) = self.cache.as_mut().filter(|_| !self.two_level) {
-                    c.activate(w);
-                }
                 self.refresh(w);
             }
             let resident = self.slots.iter().filter(|s| s.warp.is_some()).count() as u32;
@@ -607,14 +591,14 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         let out = self.rf.outputs();
         let m = &out.mrf;
         let (wb_commit, wb_ready, disp_valid) = (m.wb_commit, m.wb_ready, m.disp_valid);
-        let ready = Ready { tag: out.grant_tag, activate: m.act_ready, flush: m.flush_ready };
+        let tag = out.grant_tag;
         self.write_back(now, wb_commit, wb_ready);
         self.rf_in.mrf.disp_ready = false;
         if disp_valid {
             self.dispatch(now);
         }
-        self.issue_slot(ready)?;
-        self.clock_mrf(now, ready);
+        self.issue_slot(tag)?;
+        self.clock_mrf(now);
         self.complete();
         self.cycle += 1;
         self.stats.cycles = self.cycle;
@@ -660,7 +644,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                         // A TFET write takes one more cycle: the MRF says when it is done.
                         slow = r.layout().is_tfet(f.dst_phys);
                     }
-                    if slow || self.bdi.is_some() && self.cache.is_none() {
+                    if slow || self.bdi.is_some() && !self.cache {
                         self.uncommitted.push_back(id);
                         continue;
                     }
@@ -725,8 +709,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
 
     /// Issue: the issue stage decides on this cycle's inputs; a grant issues, and a cycle without
     /// one is counted by its cause.
-    fn issue_slot(&mut self, ready: Ready) -> Result<(), SimError> {
-        self.rf_in.issue.hold = self.cache.as_ref().map_or(0, CacheControl::flushing);
+    fn issue_slot(&mut self, tag: u32) -> Result<(), SimError> {
         // A warp with an ORF/LRF fill on its way issues nothing, so every later read or write of
         // the entry comes after the fill.
         // Renaming: while no register is free, the pipeline stalls warps whose next
@@ -738,10 +721,6 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         let candidates = if self.two_level {
             let left = before.iter().filter(|&&w| d.desched >> w & 1 == 1);
             self.stats.deschedules += left.clone().count() as u64;
-            if let Some(c) = &mut self.cache {
-                left.for_each(|&w| c.deschedule(w as usize));
-                d.sched.active.iter().filter(|w| !before.contains(w)).for_each(|&w| c.activate(w as usize));
-            }
             d.sched.active_mask()
         } else {
             self.resident
@@ -750,7 +729,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         match d.sched.grant {
             Some(w) => {
                 st.issued += 1;
-                self.issue(w as usize, ready.tag)?;
+                self.issue(w as usize, tag)?;
             }
             None if d.can_issue & candidates != 0 => st.collector_full += 1,
             None if d.war_blocked & candidates != 0 => st.warpboard += 1,
@@ -763,21 +742,20 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         Ok(())
     }
 
-    /// The MRF's inputs for this edge from the register file cache's protocol and the warps
-    /// being freed, and the rename stage's edge.
-    fn clock_mrf(&mut self, now: u64, ready: Ready) {
-        if let Some(c) = &mut self.cache {
-            c.drive(ready.activate, ready.flush, &mut self.rf_in.mrf);
+    /// Slots whose registers the pipeline has invalidated take warps again; the rename stage's
+    /// edge.
+    fn clock_mrf(&mut self, now: u64) {
+        // A warp that finished at an earlier edge is in `freeing` until invalidated (one
+        // finishing now joins it at this edge).
+        let freeing = self.rf.outputs().freeing | self.rf_in.exit;
+        let mut freed = false;
+        for (_, s) in self.slots.iter_mut().enumerate().filter(|(w, s)| s.freeing && freeing >> w & 1 == 0) {
+            s.freeing = false;
+            freed = true;
         }
-        // A compressed MRF invalidates one finished warp's registers per edge.
-        let freed = self.freeing.pop_front();
-        (self.rf_in.mrf.free_valid, self.rf_in.mrf.free_warp) = (freed.is_some(), freed.unwrap_or(0) as u32);
-        if let Some(w) = freed {
-            self.slots[w].freeing = false;
-            if self.relaunch {
-                self.launch_blocks();
-                self.relaunch = !self.freeing.is_empty();
-            }
+        if freed && self.relaunch {
+            self.launch_blocks();
+            self.relaunch = self.slots.iter().any(|s| s.freeing);
         }
         if let Some(r) = &mut self.rename {
             let (flights, collecting) = (&self.flights, &self.collecting);
@@ -809,6 +787,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         }
         self.rf.tick(&self.rf_in);
         self.rf_in.issue.clear_events();
+        self.rf_in.exit = 0;
         self.rf_in.issue.changed = 0;
         self.refresh_dirty();
     }
@@ -940,12 +919,9 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             return;
         }
         s.warp = None;
-        if self.frees {
-            s.freeing = true;
-            self.freeing.push_back(w);
-        }
-        if let Some(c) = &mut self.cache {
-            c.release(w);
+        s.freeing = self.frees;
+        if self.frees || self.cache {
+            self.rf_in.exit |= 1 << w;
         }
         if let Some(r) = &mut self.rename {
             r.warp_finished(w as u32);
@@ -1013,7 +989,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         self.stats.compression =
             self.bdi.as_ref().map(|layout| stats::CompressionStats::new(m, layout, self.clusters as u32));
         let lanes = self.lanes as u64;
-        self.stats.rfc = self.cache.as_ref().map(|_| {
+        self.stats.rfc = self.cache.then(|| {
             let r = &m.rfc;
             stats::RfcTraffic {
                 read_hits: r.read_hits,

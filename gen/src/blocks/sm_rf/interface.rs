@@ -36,8 +36,10 @@ pub struct SmRfPorts<P> {
     pub hold: Option<P>,
     /// Beside an ORF/LRF or a rename stage.
     pub stall: Option<P>,
-    /// GTO.
+    /// GTO, or a register file cache beside another scheduler (launched warps are activated).
     pub launch: Option<P>,
+    /// With a register file cache or a compressed MRF: warps that finished.
+    pub exit: Option<P>,
     pub grant_last: P,
     pub clr_preds: P,
     /// Release-on-commit: completions other than a register write-back (the top adds those).
@@ -64,9 +66,9 @@ pub struct SmRfPorts<P> {
     pub wb_mask: P,
     pub wb_data: P,
     pub wb_commit: Option<P>,
-    /// The compressed MRF's ports, as the MRF has them.
-    pub compressed: Option<CompressedPorts<P>>,
-    /// The register file cache's ports, liveness per warp.
+    /// The compressed MRF's ports, but the frees, which the top drives from `exit`.
+    pub compressed: Option<SmRfCompressedPorts<P>>,
+    /// The register file cache's ports, liveness per warp (its slot protocol is inside).
     pub rfc: Option<SmRfRfcPorts<P>>,
     /// The ORF/LRF's ports, operand encodings per warp.
     pub orf: Option<SmRfOrfPorts<P>>,
@@ -98,19 +100,23 @@ pub struct SmRfRenamePorts<P> {
     pub wb_arch_reg: P,
 }
 
-/// The MRF's register-file-cache ports, its per-instruction liveness hint per warp.
+/// The MRF's register-file-cache ports, its per-instruction liveness hint per warp; the slot
+/// protocol (`act_*`, `flush_*`, `rel_mask`) is driven inside.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SmRfRfcPorts<P> {
     /// Only with liveness: per warp, the MRF's `issue_src_last`.
     pub next_src_last: Option<P>,
     pub wb_long: P,
-    pub act_valid: P,
-    pub act_warp: P,
-    pub act_ready: P,
-    pub flush_valid: P,
-    pub flush_warp: P,
-    pub flush_ready: P,
-    pub rel_mask: P,
+}
+
+/// The compressed MRF's ports: its bank activity, and the finished warps whose registers are
+/// still to be invalidated (its `free_*` is driven inside).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmRfCompressedPorts<P> {
+    pub freeing: P,
+    pub bank_gated: P,
+    pub bank_rd_en: P,
+    pub bank_wr_en: P,
 }
 
 /// The MRF's ORF/LRF ports, its per-instruction encodings per warp.
@@ -161,17 +167,44 @@ fn held_stall(stall: Option<Port>, orf: bool, rename: bool) -> Option<Port> {
 
 /// The MRF's cache ports, its liveness hint per warp.
 fn rfc_ports(r: RfcPorts<Port>, warps: u32) -> SmRfRfcPorts<Port> {
-    SmRfRfcPorts {
-        next_src_last: r.issue_src_last.map(|f| per_warp(&f, warps)),
-        wb_long: r.wb_long,
-        act_valid: r.act_valid,
-        act_warp: r.act_warp,
-        act_ready: r.act_ready,
-        flush_valid: r.flush_valid,
-        flush_warp: r.flush_warp,
-        flush_ready: r.flush_ready,
-        rel_mask: r.rel_mask,
+    SmRfRfcPorts { next_src_last: r.issue_src_last.map(|f| per_warp(&f, warps)), wb_long: r.wb_long }
+}
+
+/// The compressed MRF's ports, `freeing` for its frees.
+fn compressed_ports(c: CompressedPorts<Port>, warps: u32) -> SmRfCompressedPorts<Port> {
+    let comment = format!(
+        "finished warps whose registers are still to be invalidated, lowest first, one per cycle: launch nothing into them, {}",
+        packing("warp", 1)
+    );
+    SmRfCompressedPorts {
+        freeing: Port::output("freeing", warps, &comment).vector(),
+        bank_gated: c.bank_gated,
+        bank_rd_en: c.bank_rd_en,
+        bank_wr_en: c.bank_wr_en,
     }
+}
+
+/// The warps the top learns of that no part takes as they are: a launch activates its warp in
+/// the register file cache (beside a scheduler other than GTO, which has `launch`, and the
+/// two-level one, whose active set activates); a finished warp releases its cache slot and its
+/// compressed registers.
+fn warp_events(g: &Geometry, issue: &IssuePorts<Port>, mrf: &MrfPorts<Port>) -> (Option<Port>, Option<Port>) {
+    let (rfc, two_level) = (mrf.rfc.is_some(), issue.active.is_some());
+    let launch = issue.launch.clone().or_else(|| {
+        let comment = format!(
+            "warps launched at this edge: each is activated in the register file cache, {}",
+            packing("warp", 1)
+        );
+        (rfc && !two_level).then(|| Port::input("launch", g.warps, &comment).vector())
+    });
+    let exit = (rfc || mrf.compressed.is_some()).then(|| {
+        let comment = format!(
+            "warps that finished at this edge (every instruction issued and completed): the cache slot is released, compressed registers invalidated, {}",
+            packing("warp", 1)
+        );
+        Port::input("warp_exit", g.warps, &comment).vector()
+    });
+    (launch, exit)
 }
 
 /// The MRF's ORF/LRF ports, its operand encodings per warp.
@@ -228,6 +261,7 @@ impl SmRfPorts<Port> {
         let i = issue.clone();
         let m = mrf.clone();
         let w = g.warps;
+        let (launch, exit) = warp_events(g, issue, mrf);
         SmRfPorts {
             clk: Port::input("clk", 1, "clock"),
             rst: Port::input("rst", 1, "synchronous reset, active high: both parts, and every collector tag free"),
@@ -245,7 +279,8 @@ impl SmRfPorts<Port> {
             barrier: i.barrier,
             hold: i.hold,
             stall: held_stall(i.stall, m.orf.is_some(), rename.is_some()),
-            launch: i.launch,
+            launch,
+            exit,
             grant_last: i.grant_last,
             clr_preds: i.clr_preds,
             commit: i.commit.map(|p| Port {
@@ -274,7 +309,7 @@ impl SmRfPorts<Port> {
             wb_mask: m.wb_mask,
             wb_data: m.wb_data,
             wb_commit: m.wb_commit,
-            compressed: m.compressed,
+            compressed: m.compressed.map(|c| compressed_ports(c, w)),
             rfc: m.rfc.map(|r| rfc_ports(r, w)),
             orf: m.orf.map(|o| orf_ports(o, w)),
             rename: rename.map(|r| rename_ports(r.clone(), w, issue)),
@@ -304,6 +339,7 @@ impl<P> SmRfPorts<P> {
             hold: s.hold.as_ref().map(&mut f),
             stall: s.stall.as_ref().map(&mut f),
             launch: s.launch.as_ref().map(&mut f),
+            exit: s.exit.as_ref().map(&mut f),
             grant_last: f(&s.grant_last),
             clr_preds: f(&s.clr_preds),
             commit: s.commit.as_ref().map(&mut f),
@@ -326,24 +362,16 @@ impl<P> SmRfPorts<P> {
             wb_mask: f(&s.wb_mask),
             wb_data: f(&s.wb_data),
             wb_commit: s.wb_commit.as_ref().map(&mut f),
-            compressed: s.compressed.as_ref().map(|c| CompressedPorts {
-                free_valid: f(&c.free_valid),
-                free_warp: f(&c.free_warp),
+            compressed: s.compressed.as_ref().map(|c| SmRfCompressedPorts {
+                freeing: f(&c.freeing),
                 bank_gated: f(&c.bank_gated),
                 bank_rd_en: f(&c.bank_rd_en),
                 bank_wr_en: f(&c.bank_wr_en),
             }),
-            rfc: s.rfc.as_ref().map(|r| SmRfRfcPorts {
-                next_src_last: r.next_src_last.as_ref().map(&mut f),
-                wb_long: f(&r.wb_long),
-                act_valid: f(&r.act_valid),
-                act_warp: f(&r.act_warp),
-                act_ready: f(&r.act_ready),
-                flush_valid: f(&r.flush_valid),
-                flush_warp: f(&r.flush_warp),
-                flush_ready: f(&r.flush_ready),
-                rel_mask: f(&r.rel_mask),
-            }),
+            rfc: s
+                .rfc
+                .as_ref()
+                .map(|r| SmRfRfcPorts { next_src_last: r.next_src_last.as_ref().map(&mut f), wb_long: f(&r.wb_long) }),
             orf: s.orf.as_ref().map(|o| SmRfOrfPorts {
                 next_src_level: f(&o.next_src_level),
                 next_src_entry: f(&o.next_src_entry),
@@ -418,7 +446,7 @@ impl<P> Ports<P> for SmRfPorts<P> {
         v.extend([o.map(|o| &o.next_src_fill), o.map(|o| &o.next_strand)]);
         v.extend([n.map(|n| &n.next_dst_new), n.map(|n| &n.next_dst_load)]);
         v.push(Some(&s.barrier));
-        v.extend([&s.hold, &s.stall, &s.launch].map(Option::as_ref));
+        v.extend([&s.hold, &s.stall, &s.launch, &s.exit].map(Option::as_ref));
         v.extend([&s.grant_last, &s.clr_preds].map(Some));
         v.push(s.commit.as_ref());
         v.extend([&s.grant_valid, &s.grant_warp, &s.grant_tag].map(Some));
@@ -435,11 +463,9 @@ impl<P> Ports<P> for SmRfPorts<P> {
         v.extend([&s.wb_mask, &s.wb_data].map(Some));
         v.extend([o.map(|o| &o.wb_mrf), o.map(|o| &o.wb_upper), o.map(|o| &o.wb_entry)]);
         v.push(s.wb_commit.as_ref());
-        v.extend([c.map(|c| &c.free_valid), c.map(|c| &c.free_warp), c.map(|c| &c.bank_gated)]);
+        v.extend([c.map(|c| &c.freeing), c.map(|c| &c.bank_gated)]);
         v.extend([c.map(|c| &c.bank_rd_en), c.map(|c| &c.bank_wr_en)]);
-        v.extend([r.map(|r| &r.wb_long), r.map(|r| &r.act_valid), r.map(|r| &r.act_warp), r.map(|r| &r.act_ready)]);
-        v.extend([r.map(|r| &r.flush_valid), r.map(|r| &r.flush_warp), r.map(|r| &r.flush_ready)]);
-        v.push(r.map(|r| &r.rel_mask));
+        v.push(r.map(|r| &r.wb_long));
         v.push(o.map(|o| &o.fill_busy));
         v.extend([n.map(|n| &n.rel_valid), n.map(|n| &n.rel_phys)]);
         v.extend([n.map(|n| &n.mem_start_valid), n.map(|n| &n.mem_start_warp)]);
@@ -460,8 +486,8 @@ pub fn inner_issue_ports<P>(issue: &IssuePorts<P>) -> Vec<&P> {
     v
 }
 
-/// The MRF's issue port, which the top drives inside from the grant (none of them is a port of
-/// the top), in its declaration order.
+/// The MRF's issue port, which the top drives inside from the grant, the cache's slot protocol
+/// and the compressed MRF's frees (none of them is a port of the top), in its declaration order.
 pub fn inner_mrf_ports<P>(mrf: &MrfPorts<P>) -> Vec<&P> {
     let mut v = vec![&mrf.issue_valid, &mrf.issue_ready, &mrf.issue_warp, &mrf.issue_src_valid];
     v.extend(&mrf.issue_src_reg);
@@ -469,6 +495,12 @@ pub fn inner_mrf_ports<P>(mrf: &MrfPorts<P>) -> Vec<&P> {
     v.extend(mrf.rfc.iter().filter_map(|r| r.issue_src_last.as_ref()));
     if let Some(o) = &mrf.orf {
         v.extend([&o.issue_src_level, &o.issue_src_entry, &o.issue_src_fill, &o.issue_strand]);
+    }
+    if let Some(c) = &mrf.compressed {
+        v.extend([&c.free_valid, &c.free_warp]);
+    }
+    if let Some(r) = &mrf.rfc {
+        v.extend([&r.act_valid, &r.act_warp, &r.act_ready, &r.flush_valid, &r.flush_warp, &r.flush_ready, &r.rel_mask]);
     }
     v
 }

@@ -6,14 +6,16 @@
 //! an ORF/LRF fill on its way or without a free physical register, TRWS priority, the
 //! collector-leave event at dispatch (with a bloomboard, the leaving instruction's sources, kept
 //! per tag since issue), and the release of a register result in the scoreboard when its
-//! write-back is taken or, compressed or to a TFET register, stored ([`Release`]).
+//! write-back is taken or, compressed or to a TFET register, stored ([`Release`]); warps coming
+//! and going in the register file cache and the compressed MRF ([`warp_control`]).
 
 pub mod interface;
+pub mod warp_control;
 
 use super::issue::{self, interface::IssuePorts};
 use super::mrf::{
     self,
-    interface::{MrfPorts, OrfPorts, RfcPorts},
+    interface::{CompressedPorts, MrfPorts, OrfPorts, RfcPorts},
 };
 use super::rename::{self, interface::RenamePorts};
 use crate::blocks::sram::SramKind;
@@ -163,9 +165,24 @@ fn top(prefix: &str, g: &Geometry, rule: Release, ports: &SmRfPorts<Port>, parts
     b += &release(g, rule, &p, &issue.ports, rb, pb);
     let (stall_glue, stall) = stall(&p);
     b += &stall_glue;
+    let wb = issue.ports.clr_warp.width;
+    if p.rfc.is_some() {
+        b += &warp_control::rfc(&p, g.warps, wb);
+    }
+    if p.compressed.is_some() {
+        b += &warp_control::free(&p, g.warps, wb);
+    }
+    let hold = match (&p.hold, &p.rfc) {
+        (Some(h), Some(_)) => {
+            b += &vector_wire("issue_hold", h.width);
+            b += &format!("  assign issue_hold = {h} | rfc_flushing;\n");
+            Some(Sig::new("issue_hold", h.width))
+        }
+        (h, _) => h.clone(),
+    };
     b += "\n  // The issue stage, and the MRF it issues to.\n";
-    b += &issue.instance("issue", &issue_conns(&p, &issue.ports, rb, stall));
-    b += &mrf.instance("mrf", &mrf_conns(g, &p, rb));
+    b += &issue.instance("issue", &issue_conns(&p, &issue.ports, rb, stall, hold));
+    b += &mrf.instance("mrf", &mrf_conns(g, &p, &mrf.ports, rb));
     if let (Some(r), Some(n)) = (parts.rename, &p.rename) {
         b += &renamed(&p, rb);
         b += &r.instance("rename", &rename_conns(&p, n, rb));
@@ -448,7 +465,13 @@ fn stall(p: &SmRfPorts<Sig>) -> (String, Option<Sig>) {
 
 /// The issue stage's connections: the top's ports, but its MRF issue readiness and its
 /// collector-leave event (the dispatch taken, and with a bloomboard its sources).
-fn issue_conns(p: &SmRfPorts<Sig>, ports: &IssuePorts<Port>, rb: u32, stall: Option<Sig>) -> IssuePorts<Sig> {
+fn issue_conns(
+    p: &SmRfPorts<Sig>,
+    ports: &IssuePorts<Port>,
+    rb: u32,
+    stall: Option<Sig>,
+    hold: Option<Sig>,
+) -> IssuePorts<Sig> {
     let v = |name: &str, width: u32| Sig::new(name, width);
     let k = SLOTS_PER_COLLECTOR;
     IssuePorts {
@@ -466,11 +489,11 @@ fn issue_conns(p: &SmRfPorts<Sig>, ports: &IssuePorts<Port>, rb: u32, stall: Opt
         next_long: p.next_long.clone(),
         next_long_consumer: p.next_long_consumer.clone(),
         barrier: p.barrier.clone(),
-        hold: p.hold.clone(),
+        hold,
         stall,
         first: ports.first.as_ref().map(|_| p.rename.as_ref().expect("TRWS only with renaming").tfet_hint.clone()),
         collector_ready: v("mrf_issue_ready", 1),
-        launch: p.launch.clone(),
+        launch: ports.launch.as_ref().and(p.launch.clone()),
         grant_last: p.grant_last.clone(),
         clr_valid: v("release_valid", 1),
         clr_warp: v("release_warp", ports.clr_warp.width),
@@ -488,8 +511,9 @@ fn issue_conns(p: &SmRfPorts<Sig>, ports: &IssuePorts<Port>, rb: u32, stall: Opt
     }
 }
 
-/// The MRF's connections: its issue port from the grant, the top's ports otherwise.
-fn mrf_conns(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> MrfPorts<Sig> {
+/// The MRF's connections: its issue port from the grant, the cache's slot protocol and the
+/// compressed frees from the top's glue, the top's ports otherwise.
+fn mrf_conns(g: &Geometry, p: &SmRfPorts<Sig>, ports: &MrfPorts<Port>, rb: u32) -> MrfPorts<Sig> {
     let v = |name: &str, width: u32| Sig::new(name, width);
     let k = SLOTS_PER_COLLECTOR;
     MrfPorts {
@@ -518,17 +542,23 @@ fn mrf_conns(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> MrfPorts<Sig> {
         wb_mask: p.wb_mask.clone(),
         wb_data: p.wb_data.clone(),
         wb_commit: p.wb_commit.clone(),
-        compressed: p.compressed.clone(),
-        rfc: p.rfc.as_ref().map(|r| RfcPorts {
+        compressed: p.compressed.as_ref().zip(ports.compressed.as_ref()).map(|(c, m)| CompressedPorts {
+            free_valid: v("free_valid", 1),
+            free_warp: v("free_warp", m.free_warp.width),
+            bank_gated: c.bank_gated.clone(),
+            bank_rd_en: c.bank_rd_en.clone(),
+            bank_wr_en: c.bank_wr_en.clone(),
+        }),
+        rfc: p.rfc.as_ref().zip(ports.rfc.as_ref()).map(|(r, m)| RfcPorts {
             issue_src_last: r.next_src_last.as_ref().map(|f| granted_field(g, f)),
             wb_long: r.wb_long.clone(),
-            act_valid: r.act_valid.clone(),
-            act_warp: r.act_warp.clone(),
-            act_ready: r.act_ready.clone(),
-            flush_valid: r.flush_valid.clone(),
-            flush_warp: r.flush_warp.clone(),
-            flush_ready: r.flush_ready.clone(),
-            rel_mask: r.rel_mask.clone(),
+            act_valid: v("rfc_act_valid", 1),
+            act_warp: v("rfc_act_warp", m.act_warp.width),
+            act_ready: v("rfc_act_ready", 1),
+            flush_valid: v("rfc_flush_valid", 1),
+            flush_warp: v("rfc_flush_warp", m.flush_warp.width),
+            flush_ready: v("rfc_flush_ready", 1),
+            rel_mask: v("rfc_rel_mask", m.rel_mask.width),
         }),
         orf: p.orf.as_ref().map(|o| OrfPorts {
             issue_src_level: granted_field(g, &o.next_src_level),
@@ -630,6 +660,17 @@ mod tests {
             let mut expected = vec!["grant_tag".to_string()];
             if !rename.is_empty() {
                 expected.push("wb_arch_reg".into());
+            }
+            // The warp events the cache and the compressed MRF need, and the compressed frees.
+            let (rfc, compressed) = (checked.rfc.is_some(), checked.compression.is_some());
+            if rfc && !issue.iter().any(|p| p.name == "launch" || p.name == "active") {
+                expected.push("launch".into());
+            }
+            if rfc || compressed {
+                expected.push("warp_exit".into());
+            }
+            if compressed {
+                expected.push("freeing".into());
             }
             let fields = ["issue_src_last", "issue_src_level", "issue_src_entry", "issue_src_fill", "issue_strand"];
             for f in fields.into_iter().chain(["ren_dst_new", "ren_dst_load"]) {

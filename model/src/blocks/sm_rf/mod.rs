@@ -16,20 +16,28 @@
 //!   its sources (kept per tag for bloomboards);
 //! - a register result is released in the scoreboard (`clr_*`, and its warp's `commit`) when
 //!   its write-back is taken or, compressed or to a TFET register, when the MRF stores it
-//!   ([`Release`]).
+//!   ([`Release`]);
+//! - warps coming and going ([`warp_control`]): the register file cache's activations, flushes
+//!   and releases from launches, the two-level scheduler's active set and finished warps
+//!   (`exit`), its flushing warps held out of the active set; a compressed MRF's invalidation of
+//!   finished warps' registers, one per edge (`freeing` until then).
 //!
 //! Everything else passes through: the front end's descriptors, barriers, launches, predicate
 //! releases and other commits into the issue stage, dispatch and write-back between the MRF and
 //! the units, the rename stage's releases and memory events.
+
+pub mod warp_control;
 
 use crate::block::Block;
 use crate::blocks::issue::{IssueBlock, IssueDecision, IssueIn, IssueOut};
 use crate::blocks::mrf::{MrfBlock, MrfIn, MrfOut, MrfStats, SLOTS};
 use crate::blocks::rename::{Lookup, Rename, RenameBlock, RenameIn, RenameOut};
 use rfgen_gen::blocks::sm_rf::Release;
+use rfgen_gen::config::SchedulerPolicy;
 use rfgen_gen::{Checked, Geometry};
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use warp_control::{FreeControl, RfcControl, WarpEvents};
 
 /// A warp's next instruction as the MRF and the rename stage read it (beside the issue stage's
 /// [`Next`] descriptor): which sources are read for the last time; with an ORF/LRF, where each
@@ -50,8 +58,10 @@ pub struct NextRead {
 
 /// Inputs of one cycle: the parts' input ports (those driven inside the top are overwritten:
 /// the issue stage's `collector_ready`, `lv_*`, `clr_*`, the released warp's `commit` bit and,
-/// renaming, `first` with TRWS; the MRF's `issue_*`; the rename stage's `ren_*`), each warp's
-/// [`NextRead`], and with renaming the write-back's architectural register.
+/// renaming, `first` with TRWS; the MRF's `issue_*`, the cache's `act_*`, `flush_*` and
+/// `rel_mask`, and the compressed MRF's `free_*`; the rename stage's `ren_*`), each warp's
+/// [`NextRead`], the warps finished at this edge, and with renaming the write-back's
+/// architectural register.
 #[derive(Clone, Debug)]
 pub struct SmRfIn {
     pub issue: IssueIn,
@@ -61,6 +71,9 @@ pub struct SmRfIn {
     /// With renaming, the write-back's architectural register (the scoreboard's); `mrf.wb_reg`
     /// is its physical register.
     pub wb_arch_reg: u32,
+    /// Warps that finished at this edge: every instruction issued and completed (with a
+    /// register file cache or a compressed MRF).
+    pub exit: u64,
 }
 
 impl SmRfIn {
@@ -71,6 +84,7 @@ impl SmRfIn {
             rename: RenameIn::default(),
             next_read: vec![NextRead::default(); g.warps as usize],
             wb_arch_reg: 0,
+            exit: 0,
         }
     }
 }
@@ -83,6 +97,8 @@ pub struct SmRfOut<'a> {
     pub rename: Option<RenameOut>,
     /// The lowest free collector tag (0 when none is free: no collector is free then either).
     pub grant_tag: u32,
+    /// Compressed MRF: finished warps whose registers are still to be invalidated.
+    pub freeing: u64,
 }
 
 /// What the SM needs of its register-file pipeline: the block, its decision within the cycle,
@@ -116,6 +132,9 @@ pub struct SmRf<M: MrfBlock, I: IssueBlock, R: RenameBlock = Rename> {
     release: Release,
     /// Write-backs taken and not stored yet (warp, register), oldest first.
     held: VecDeque<(u32, u32)>,
+    /// With a register file cache, its protocol; with a compressed MRF, finished warps' frees.
+    rfc: Option<RfcControl>,
+    free: Option<FreeControl>,
     /// The parts' inputs as connected this cycle (kept to reuse their buffers).
     wired: RefCell<(IssueIn, MrfIn)>,
 }
@@ -145,6 +164,8 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
             sources: vec![Default::default(); tags as usize],
             release: Release::of(c),
             held: VecDeque::new(),
+            rfc: c.rfc.is_some().then(|| RfcControl::new(c.config.scheduler.policy == SchedulerPolicy::TwoLevel)),
+            free: c.compression.is_some().then(FreeControl::default),
             wired: RefCell::new((IssueIn::new(g), MrfIn::new(g))),
         }
     }
@@ -170,6 +191,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
         into.clone_from(&i.issue);
         into.collector_ready = mrf.issue_ready;
         into.stall |= mrf.fill_busy;
+        into.hold |= self.rfc.as_ref().map_or(0, RfcControl::flushing);
         if let Some(r) = &self.rename {
             let out = r.outputs();
             if !out.ren_ready {
@@ -213,6 +235,15 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
         into.issue_src_entry = read.src_entry;
         into.issue_src_fill = read.src_fill;
         into.issue_strand = read.strand;
+        if let Some(c) = &self.rfc {
+            let offer = c.offer();
+            (into.act_valid, into.act_warp) = (offer.act.is_some(), offer.act.unwrap_or(0));
+            (into.flush_valid, into.flush_warp) = (offer.flush.is_some(), offer.flush.unwrap_or(0));
+            into.rel_mask = offer.rel_mask;
+        }
+        if let Some(f) = &self.free {
+            (into.free_valid, into.free_warp) = (f.offer().is_some(), f.offer().unwrap_or(0));
+        }
     }
 
     /// The write-back's register as the scoreboard numbers it: the architectural one.
@@ -277,6 +308,8 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
         }
         self.tag_free = all(self.tags);
         self.held.clear();
+        self.rfc = self.rfc.as_ref().map(|c| RfcControl::new(c.two_level()));
+        self.free = self.free.as_ref().map(|_| FreeControl::default());
     }
 
     fn outputs(&self) -> SmRfOut<'_> {
@@ -285,6 +318,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
             issue: self.issue.outputs(),
             rename: self.rename.as_ref().map(Block::outputs),
             grant_tag: self.grant_tag(),
+            freeing: self.free.as_ref().map_or(0, FreeControl::freeing),
         }
     }
 
@@ -294,8 +328,21 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
         let freed = (out.disp_valid && i.mrf.disp_ready).then_some(out.disp_tag);
         let (stored, taken) = (out.wb_commit, i.mrf.wb_valid && out.wb_ready);
         self.wire_issue(i, &mut issue_in, &out);
-        let grant = self.issue.decide(&issue_in).sched.grant;
+        let decision = self.issue.decide(&issue_in);
+        let grant = decision.sched.grant;
         self.wire_mrf(i, &mut mrf_in, grant);
+        if let Some(c) = &mut self.rfc {
+            let ev = WarpEvents {
+                active: decision.sched.active_mask(),
+                ended: grant.filter(|_| i.issue.grant_last).map_or(0, |w| 1 << w),
+                launch: i.issue.launch,
+                exit: i.exit,
+            };
+            c.tick(out.act_ready, out.flush_ready, &ev);
+        }
+        if let Some(f) = &mut self.free {
+            f.tick(i.exit);
+        }
         if let Some(r) = &mut self.rename {
             let ren_in = wire_rename(i, grant);
             let look = r.golden().lookup(&ren_in);
