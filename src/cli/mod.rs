@@ -162,6 +162,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// `--kernel none`, alone, asks for no kernel at all (whether it was given); beside other kernels
+/// it is refused.
+pub fn no_kernels(given: &[String]) -> anyhow::Result<bool> {
+    if !given.iter().any(|k| k == "none") {
+        return Ok(false);
+    }
+    if given.len() > 1 {
+        return Err(bad_input("--kernel none: means no kernel at all, so it cannot be given with others"));
+    }
+    Ok(true)
+}
+
 /// A library kernel by name, a kernel file, or a PTX kernel.
 pub fn kernel(name: &str) -> anyhow::Result<rfgen_model::kernel::Kernel> {
     kernel_with_source(name).map(|(k, _)| k)

@@ -281,10 +281,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
 
 /// The kernels to run as launched on the SM, and notes on those it cannot hold.
 fn kernels(args: &MutateArgs, checked: &rfgen_gen::Checked) -> anyhow::Result<(Vec<Kernel>, Vec<String>)> {
-    if args.kernels.iter().any(|k| k == "none") {
-        if args.kernels.len() > 1 {
-            return Err(bad_input("--kernel none: means no kernel at all, so it cannot be given with others"));
-        }
+    if super::no_kernels(&args.kernels)? {
         return Ok((Vec::new(), Vec::new()));
     }
     let Ok(mode) = blocks::kernel_mode(args.block) else {

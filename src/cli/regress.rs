@@ -299,10 +299,7 @@ fn run_here(
 /// The `--kernel` arguments, each checked to load; by default every library kernel and PTX
 /// workload. `none` alone: no kernel.
 fn kernel_specs(given: &[String]) -> anyhow::Result<Vec<String>> {
-    if given.iter().any(|k| k == "none") {
-        if given.len() > 1 {
-            return Err(bad_input("--kernel none: means no kernel at all, so it cannot be given with others"));
-        }
+    if super::no_kernels(given)? {
         return Ok(Vec::new());
     }
     if given.is_empty() {
