@@ -130,7 +130,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     check_parts(&cfg)?;
     check_timing_and_energy(&cfg)?;
     check_combinations(&cfg)?;
-    let mut geometry = Geometry::new(&cfg.sm, &cfg.mrf);
+    let mut geometry = Geometry::new(&cfg.sm, &cfg.mrf, &cfg.timing);
     if cfg.rename.enabled {
         geometry = geometry.renamed(cfg.rename.cmos_rows);
     }
@@ -351,6 +351,15 @@ fn check_combinations(cfg: &Config) -> Result<(), ConfigError> {
         let rule = format!("several SMs run without `{other}` only");
         require(!(cfg.sm.count > 1 && on), "sm.count", cfg.sm.count, &rule, format!("1, or `{other}` = false"))?;
     }
+    // The compressed bank group's dummy MOV takes its read port at the edge it decides to;
+    // with a registered grant that decision would have to be made a cycle ahead.
+    require(
+        !(cfg.timing.mrf_registered_grant && cfg.compression.enabled),
+        "timing.mrf_registered_grant",
+        "true",
+        "a registered bank grant does not compose with `compression.enabled`",
+        "false, or `compression.enabled` = false",
+    )?;
     require(
         !(cfg.rename.tuba && cfg.sm.count < 2),
         "rename.tuba",

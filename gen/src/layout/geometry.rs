@@ -3,7 +3,7 @@
 //! [`Geometry::map`] is the one definition of where a warp register lives: the golden model
 //! calls it, and the generated `reg_map` module is its RTL twin (checked by the MRF cosim).
 
-use crate::schema::{Mrf, Sm};
+use crate::schema::{Mrf, Sm, Timing};
 
 /// Bits needed to index `n` things (at least 1, so every index port has a width).
 pub fn index_bits(n: u32) -> u32 {
@@ -38,6 +38,9 @@ pub struct Geometry {
     /// warps whose rows exist (register-limited occupancy, as on real GPUs). Otherwise the
     /// stride is the constant `registers / G` and every warp slot has its rows.
     pub register_limited: bool,
+    /// `timing.mrf_registered_grant`: each bank group registers its arbiter's grant, and the
+    /// banks read the granted row the cycle after (one more cycle per operand read).
+    pub registered_grant: bool,
 }
 
 /// Not every warp slot has rows for `registers` per thread.
@@ -54,7 +57,7 @@ pub struct BankAddr {
 
 impl Geometry {
     /// The sizes of validated `[sm]` and `[mrf]` sections.
-    pub fn new(sm: &Sm, mrf: &Mrf) -> Self {
+    pub fn new(sm: &Sm, mrf: &Mrf, timing: &Timing) -> Self {
         Geometry {
             warps: sm.warps,
             lanes: sm.lanes,
@@ -68,6 +71,7 @@ impl Geometry {
             renamed: false,
             tfet_row: mrf.entries,
             register_limited: register_limited(sm.warps, sm.registers_per_thread, mrf.banks / sm.clusters, mrf.entries),
+            registered_grant: timing.mrf_registered_grant,
         }
     }
 

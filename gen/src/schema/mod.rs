@@ -44,6 +44,10 @@ pub struct Config {
     pub throughput: Throughput,
     pub memory: Memory,
     pub energy: Energy,
+    /// Left out of the written config (and so of its hash) while every option is off: a
+    /// config without pipeline-stage options is the same hardware it always was.
+    #[serde(skip_serializing_if = "Timing::is_default")]
+    pub timing: Timing,
 }
 
 impl Default for Config {
@@ -62,7 +66,25 @@ impl Default for Config {
             throughput: Throughput::default(),
             memory: Memory::default(),
             energy: Energy::default(),
+            timing: Timing::default(),
         }
+    }
+}
+
+/// Pipeline-stage options (docs/config.md `[timing]`): each adds a register on a measured
+/// critical path and trades a cycle of latency for clock rate. All off by default (the papers'
+/// timing).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Timing {
+    /// The MRF's bank grant is registered before the banks' read address: a bank read is issued
+    /// the cycle after its slot wins arbitration (an operand arrives a cycle later).
+    pub mrf_registered_grant: bool,
+}
+
+impl Timing {
+    pub fn is_default(&self) -> bool {
+        *self == Timing::default()
     }
 }
 

@@ -1,7 +1,9 @@
 //! One bank group (generated `<prefix>_mrf_bank_group`): the bank at one position in every
 //! cluster, sharing a row address — together one logical bank of `lanes × 32` bits with one
 //! read and one write port — and the round-robin arbiter over all operand slots. With TFET
-//! rows (`rename.enabled`), its read port is busy for the cycle after a grant of a TFET row.
+//! rows (`rename.enabled`), its read port is busy for the cycle after a read of a TFET row.
+//! With a registered grant (`timing.mrf_registered_grant`), the banks read the row of the
+//! grant made at the previous edge.
 
 use crate::blocks::arbiter::RoundRobin;
 
@@ -11,6 +13,9 @@ pub struct BankGroup {
     /// The read port finishes a TFET read this cycle (a TFET row was granted at the last edge):
     /// nothing is granted.
     pub read_busy: bool,
+    /// Registered grant: the slot (`3c + s`) granted at the last edge and its row, read at the
+    /// next one.
+    pub issued: Option<(u32, u32)>,
     lanes: usize,
     /// `[row][lane]`; bank contents are not reset.
     mem: Vec<u32>,
@@ -23,16 +28,19 @@ impl BankGroup {
         BankGroup {
             arbiter: RoundRobin::new(slots),
             read_busy: false,
+            issued: None,
             lanes,
             mem: vec![0; entries as usize * lanes],
             known: vec![0; entries as usize],
         }
     }
 
-    /// Reset clears the arbiter and the read port's busy cycle; the contents are kept.
+    /// Reset clears the arbiter, the registered grant and the read port's busy cycle; the
+    /// contents are kept.
     pub fn reset(&mut self) {
         self.arbiter.reset();
         self.read_busy = false;
+        self.issued = None;
     }
 
     /// Reads `row` into `out`; returns its known lanes.

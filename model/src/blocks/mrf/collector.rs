@@ -21,7 +21,7 @@ pub struct OperandCollector {
     pub group: [u32; SLOTS],
     pub row: [u32; SLOTS],
     /// Per slot: the register's lanes and which of them hold a written value. The data is taken
-    /// at the grant (the banks are read-first and the path to the slot only delays it).
+    /// at the bank read (the banks are read-first and the path to the slot only delays it).
     data: Vec<u32>,
     known: [u64; SLOTS],
     /// With an ORF/LRF: per slot, the level (`LEVEL_*`) and entry its MRF read also fills, and
@@ -75,11 +75,15 @@ impl OperandCollector {
         (&self.data[s * lanes..][..lanes], self.known[s])
     }
 
-    /// Where slot `s`'s granted data is written, with its known lanes; `latency` edges until it
-    /// has arrived.
-    pub fn grant(&mut self, s: usize, latency: u32) -> (&mut [u32], &mut u64) {
+    /// Slot `s` is granted: `latency` edges until its data has arrived.
+    pub fn grant(&mut self, s: usize, latency: u32) {
         self.pending &= !(1 << s);
         self.arriving[s] = latency;
+    }
+
+    /// Where slot `s`'s bank read is written, with its known lanes (the data is taken when the
+    /// banks read it; the path to the slot only delays it).
+    pub fn landing(&mut self, s: usize) -> (&mut [u32], &mut u64) {
         let lanes = self.data.len() / SLOTS;
         (&mut self.data[s * lanes..][..lanes], &mut self.known[s])
     }

@@ -509,8 +509,16 @@ impl Mrf {
             let req = requests[grp];
             p.winner[grp] = NONE;
             p.read[grp] = NONE;
-            // The read port finishing a TFET read grants nothing, like a dummy MOV's read.
-            let busy = matches!(&self.write, WritePath::Direct(groups) if groups[grp].read_busy);
+            // The read port finishing a TFET read grants nothing, like a dummy MOV's read; with a
+            // registered grant, the cycle that reads a TFET row grants nothing (its grant would be
+            // read while the port finishes).
+            let busy = match &self.write {
+                WritePath::Direct(groups) if self.g.registered_grant => {
+                    groups[grp].issued.is_some_and(|(_, row)| row >= self.g.tfet_row)
+                }
+                WritePath::Direct(groups) => groups[grp].read_busy,
+                WritePath::Compressed { .. } => false,
+            };
             match mov {
                 _ if busy => p.conflicts += u64::from(req.count_ones()),
                 Some((mg, row)) if mg as usize == grp => {
@@ -560,8 +568,9 @@ impl Mrf {
     }
 
     /// The bank reads of this edge: every granted slot (and a dummy MOV) reads its register; a
-    /// grant of a TFET row arrives one edge later and keeps its group's read port busy for the
-    /// next cycle.
+    /// read of a TFET row arrives one edge later and keeps its group's read port busy for the
+    /// next cycle. With a registered grant, the banks read the row granted at the last edge and
+    /// this edge's grants are read at the next.
     fn read_banks(&mut self) {
         let granted = self.plan.granted;
         self.stats.bank_conflicts += self.plan.conflicts;
@@ -569,38 +578,41 @@ impl Mrf {
         for unit in &mut self.collectors {
             unit.edge();
         }
+        let registered = self.g.registered_grant;
         for grp in 0..self.g.groups as usize {
             let (winner, row) = (self.plan.winner[grp], self.plan.read[grp]);
             let granted = (winner != NONE).then_some(winner);
             let tfet = granted.is_some() && self.is_tfet(row);
-            let latency = if row == NONE { 0 } else { self.read_latency(row) };
-            match &mut self.write {
-                WritePath::Direct(groups) => {
-                    groups[grp].arbiter.update(granted, true);
-                    groups[grp].read_busy = tfet;
-                }
-                WritePath::Compressed { groups, .. } => groups[grp].arbiter.update(granted, true),
-            }
-            if row == NONE {
-                continue;
-            }
             self.stats.tfet_reads += u64::from(tfet);
+            if let Some(w) = granted {
+                let latency = self.read_latency(row) + u32::from(registered);
+                self.collectors[w as usize / SLOTS].grant(w as usize % SLOTS, latency);
+            }
             match &mut self.write {
                 WritePath::Direct(groups) => {
-                    let unit = &mut self.collectors[winner as usize / SLOTS];
-                    let (data, known) = unit.grant(winner as usize % SLOTS, latency);
-                    *known = groups[grp].read(row, data);
-                    self.stats.bank_reads += u64::from(self.g.clusters);
+                    let group = &mut groups[grp];
+                    group.arbiter.update(granted, true);
+                    let grant = granted.map(|w| (w, row));
+                    let read = if registered { std::mem::replace(&mut group.issued, grant) } else { grant };
+                    group.read_busy = tfet && !registered;
+                    if let Some((w, row)) = read {
+                        let (data, known) = self.collectors[w as usize / SLOTS].landing(w as usize % SLOTS);
+                        *known = group.read(row, data);
+                        self.stats.bank_reads += u64::from(self.g.clusters);
+                    }
                 }
                 WritePath::Compressed { layout, groups, port } => {
-                    let group = &groups[grp];
-                    if winner == NONE {
+                    let group = &mut groups[grp];
+                    group.arbiter.update(granted, true);
+                    if row == NONE {
+                        continue;
+                    }
+                    if let Some(w) = granted {
+                        let (data, known) = self.collectors[w as usize / SLOTS].landing(w as usize % SLOTS);
+                        *known = group.read(layout, row, data);
+                    } else {
                         // The dummy MOV's read, kept for its write-back.
                         port.mov_known = group.read(layout, row, &mut port.mov_data);
-                    } else {
-                        let unit = &mut self.collectors[winner as usize / SLOTS];
-                        let (data, known) = unit.grant(winner as usize % SLOTS, latency);
-                        *known = group.read(layout, row, data);
                     }
                     self.stats.bank_reads += u64::from(group.table.occupied(row).count_ones());
                     self.stats.decompressions += u64::from(group.table.compressed(row));

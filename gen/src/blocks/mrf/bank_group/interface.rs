@@ -34,7 +34,10 @@ impl BankGroupPorts<Port> {
             rst: Port::input("rst", 1, "synchronous reset, active high"),
             slot_req: Port::input("slot_req", s, "operand slots requesting a read of this group").vector(),
             slot_row: Port::input("slot_row", s * ab, &format!("row wanted by each slot, {}", packing("slot", ab))),
-            slot_grant: Port::output("slot_grant", s, "one-hot: slot whose read is issued this cycle").vector(),
+            slot_grant: {
+                let grant = Port::output("slot_grant", s, "one-hot: slot whose read is issued this cycle").vector();
+                if g.registered_grant { grant.reg() } else { grant }
+            },
             deliver: g.has_tfet().then(|| {
                 Port::output("deliver", s, "one-hot: slot whose register is on rd_data this cycle (captured now)")
                     .vector()

@@ -18,24 +18,59 @@ pub fn bank_group(
     arbiter: &Submodule<ArbiterPorts<Port>>,
 ) -> Submodule<BankGroupPorts<Port>> {
     let (s, ab, wr, ew, lpc) = (g.slots(), g.row_bits(), g.warp_reg_bits(), g.entry_bits(), g.lanes_per_cluster);
-    let tfet = g.has_tfet();
+    let (tfet, registered) = (g.has_tfet(), g.registered_grant);
     let mut body = String::new();
     body += &wire("grant_valid", 1);
     body += &wire("rd_row", ab);
-    if tfet {
+    if tfet || registered {
         body += &vector_wire("req", s);
+    }
+    if registered {
+        body += &vector_wire("pick", s);
+        body += &wire("unused_pick_valid", 1);
+    }
+    if tfet {
         body += &wire("tfet_rd", 1);
-        body += &wire("read_busy", 1);
+        if !registered {
+            body += &wire("read_busy", 1);
+        }
         body += &vector_reg("tfet_slot", s);
     }
     body += "\n";
-    if tfet {
-        body += "  // The read port finishing a TFET read grants nothing (and the banks hold rd_data).\n";
-        body += &format!("  assign req = slot_req & {{{s}{{~read_busy}}}};\n");
+    let req = match (tfet, registered) {
+        (false, false) => "slot_req",
+        (true, false) => {
+            body += "  // The read port finishing a TFET read grants nothing (and the banks hold rd_data).\n";
+            body += &format!("  assign req = slot_req & {{{s}{{~read_busy}}}};\n");
+            "req"
+        }
+        (false, true) => {
+            body += "  // The slot whose read is issued this cycle was granted at the last edge: it no longer\n";
+            body += "  // requests, although its collector learns of the grant only now.\n";
+            body += "  assign req = slot_req & ~slot_grant;\n";
+            "req"
+        }
+        (true, true) => {
+            body += "  // The slot whose read is issued this cycle was granted at the last edge: it no longer\n";
+            body += "  // requests, although its collector learns of the grant only now. While a TFET row is read,\n";
+            body += "  // nothing is granted: the grant would be read while the port finishes.\n";
+            body += &format!("  assign req = slot_req & ~slot_grant & {{{s}{{~tfet_rd}}}};\n");
+            "req"
+        }
+    };
+    if registered {
+        let (instance, _) = slot_arbiter(arbiter, req, ("pick", "unused_pick_valid"), s, ab);
+        body += &instance;
+        body += "\n  // The grant is registered before the banks' read address (`timing.mrf_registered_grant`).\n";
+        body += "  always @(posedge clk) begin\n";
+        body += &format!("    if (rst) slot_grant <= {s}'b0;\n    else slot_grant <= pick;\n  end\n");
+        body += "  assign grant_valid = |slot_grant;\n";
+        body += &format!("\n  // Row of the slot whose read is issued.\n  assign rd_row = {};\n\n", granted_row(s, ab));
+    } else {
+        let (instance, granted_row) = slot_arbiter(arbiter, req, ("slot_grant", "grant_valid"), s, ab);
+        body += &instance;
+        body += &format!("\n  // Row of the granted slot.\n  assign rd_row = {granted_row};\n\n");
     }
-    let (instance, granted_row) = slot_arbiter(arbiter, if tfet { "req" } else { "slot_req" }, s, ab);
-    body += &instance;
-    body += &format!("\n  // Row of the granted slot.\n  assign rd_row = {granted_row};\n\n");
     if tfet {
         body += &format!(
             "  // TFET rows {} to {}: the grant's data is delivered two cycles after it, not one, and the\n",
@@ -44,7 +79,9 @@ pub fn bank_group(
         );
         body += "  // port is busy in between.\n";
         body += &format!("  assign tfet_rd = grant_valid & {};\n", super::top::tfet_row_test("rd_row", g));
-        body += "  assign read_busy = |tfet_slot;\n";
+        if !registered {
+            body += "  assign read_busy = |tfet_slot;\n";
+        }
         body += "  always @(posedge clk) begin\n";
         body += &format!("    if (rst) begin\n      tfet_slot <= {s}'b0;\n      deliver <= {s}'b0;\n");
         body += "    end else begin\n";
@@ -89,11 +126,13 @@ pub fn bank_group(
     Submodule { module, ports }
 }
 
-/// The round-robin arbiter granting one of `slots` requests (`req`) to drive `slot_grant` and
-/// `grant_valid`, and the expression of the granted slot's row (from `slot_row`).
+/// The round-robin arbiter granting one of `slots` requests (`req`) to drive the grant and
+/// grant-valid wires named in `outputs` (`slot_grant`, `grant_valid` when the grant is not
+/// registered), and the expression of the granted slot's row (from `slot_row`).
 pub(super) fn slot_arbiter(
     arbiter: &Submodule<ArbiterPorts<Port>>,
     req: &str,
+    outputs: (&str, &str),
     slots: u32,
     row_bits: u32,
 ) -> (String, String) {
@@ -104,11 +143,16 @@ pub(super) fn slot_arbiter(
             rst: Sig::new("rst", 1),
             req: Sig::new(req, slots),
             advance: Sig::new("1'b1", 1),
-            grant: Sig::new("slot_grant", slots),
-            grant_valid: Sig::new("grant_valid", 1),
+            grant: Sig::new(outputs.0, slots),
+            grant_valid: Sig::new(outputs.1, 1),
         },
     );
+    (instance, granted_row(slots, row_bits))
+}
+
+/// The row of the slot `slot_grant` names, from `slot_row`.
+fn granted_row(slots: u32, row_bits: u32) -> String {
     let terms: Vec<(String, String)> =
         (0..slots).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, row_bits))).collect();
-    (instance, onehot_mux(&terms, row_bits))
+    onehot_mux(&terms, row_bits)
 }
