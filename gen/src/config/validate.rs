@@ -351,15 +351,20 @@ fn check_combinations(cfg: &Config) -> Result<(), ConfigError> {
         let rule = format!("several SMs run without `{other}` only");
         require(!(cfg.sm.count > 1 && on), "sm.count", cfg.sm.count, &rule, format!("1, or `{other}` = false"))?;
     }
-    // The compressed bank group's dummy MOV takes its read port at the edge it decides to;
-    // with a registered grant that decision would have to be made a cycle ahead.
-    require(
-        !(cfg.timing.mrf_registered_grant && cfg.compression.enabled),
-        "timing.mrf_registered_grant",
-        "true",
-        "a registered bank grant does not compose with `compression.enabled`",
-        "false, or `compression.enabled` = false",
-    )?;
+    // The compressed bank group's dummy MOV takes its read port at the edge it decides to, and
+    // its decompressor is a pipeline of its own: these stages are for the uncompressed banks.
+    for (on, option) in [
+        (cfg.timing.mrf_registered_grant, "timing.mrf_registered_grant"),
+        (cfg.timing.mrf_registered_read, "timing.mrf_registered_read"),
+    ] {
+        require(
+            !(on && cfg.compression.enabled),
+            option,
+            "true",
+            &format!("`{option}` does not compose with `compression.enabled`"),
+            "false, or `compression.enabled` = false",
+        )?;
+    }
     require(
         !(cfg.rename.tuba && cfg.sm.count < 2),
         "rename.tuba",

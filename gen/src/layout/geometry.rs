@@ -41,6 +41,9 @@ pub struct Geometry {
     /// `timing.mrf_registered_grant`: each bank group registers its arbiter's grant, and the
     /// banks read the granted row the cycle after (one more cycle per operand read).
     pub registered_grant: bool,
+    /// `timing.mrf_registered_read`: each bank group registers its banks' read data (one more
+    /// cycle per operand read).
+    pub registered_read: bool,
 }
 
 /// Not every warp slot has rows for `registers` per thread.
@@ -72,6 +75,7 @@ impl Geometry {
             tfet_row: mrf.entries,
             register_limited: register_limited(sm.warps, sm.registers_per_thread, mrf.banks / sm.clusters, mrf.entries),
             registered_grant: timing.mrf_registered_grant,
+            registered_read: timing.mrf_registered_read,
         }
     }
 
@@ -95,6 +99,12 @@ impl Geometry {
     /// Some rows are TFET.
     pub fn has_tfet(&self) -> bool {
         self.tfet_row < self.entries
+    }
+
+    /// An uncompressed bank group says when a slot's data is on its read data (`deliver`): a
+    /// read takes more than one cycle for some rows (TFET) or for all (registered read data).
+    pub fn delivers(&self) -> bool {
+        self.has_tfet() || self.registered_read
     }
 
     /// Register `r` of warp `w` lives in group `(r + w) mod G`, row `w * S + r / G`, `S` being

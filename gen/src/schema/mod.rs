@@ -80,6 +80,9 @@ pub struct Timing {
     /// The MRF's bank grant is registered before the banks' read address: a bank read is issued
     /// the cycle after its slot wins arbitration (an operand arrives a cycle later).
     pub mrf_registered_grant: bool,
+    /// The MRF's bank read data is registered in its bank group before the collectors' operand
+    /// multiplexers (an operand arrives a cycle later).
+    pub mrf_registered_read: bool,
 }
 
 impl Timing {

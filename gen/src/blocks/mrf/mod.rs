@@ -48,7 +48,7 @@ pub fn modules(
     let fill_entry_bits = upper.map(OrfLayout::entry_bits);
     let prefilled = cache.is_some() || upper.is_some();
     // The compressed MRF's decompressor and TFET rows delay a read: the group says when it is there.
-    let delivered = compression.is_some() || g.has_tfet();
+    let delivered = compression.is_some() || g.delivers();
     let collector = collector::operand_collector(prefix, g, delivered, prefilled, fill_entry_bits);
     let orf = upper.map(|o| orf::orf(prefix, g, o));
     let mut modules = vec![sram.module.clone(), reg_map.module.clone(), bank_arbiter.module.clone()];

@@ -179,8 +179,9 @@ fn nets(g: &Geometry, parts: &Parts, pend: u32) -> String {
     let (n, s, k) = (g.collectors, g.slots(), SLOTS_PER_COLLECTOR);
     let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
     let (compressed, cached) = (matches!(parts.write, WritePath::Compressed { .. }), parts.rfc.is_some());
-    // TFET rows: the bank groups say when a slot's data is on their read data.
-    let delivered = compressed || g.has_tfet();
+    // TFET rows or registered read data: the bank groups say when a slot's data is on their
+    // read data.
+    let delivered = compressed || g.delivers();
     let mut b = String::new();
     let mut wires = vec![
         ("cu_busy", n),
@@ -284,7 +285,7 @@ fn collectors(g: &Geometry, p: &MrfPorts<Sig>, parts: &Parts) -> String {
     let (wb, tb, gb, ab, wr) = (g.warp_bits(), g.tag_bits, g.group_bits(), g.row_bits(), g.warp_reg_bits());
     let v = |name: &str, width: u32| Sig::new(name, width);
     let cached = parts.rfc.is_some();
-    let delivered = matches!(parts.write, WritePath::Compressed { .. }) || g.has_tfet();
+    let delivered = matches!(parts.write, WritePath::Compressed { .. }) || g.delivers();
     let mut b = String::new();
     b += "\n";
     for c in 0..n {
@@ -401,7 +402,7 @@ impl WritePath<'_> {
     fn wires(&self, g: &Geometry) -> Vec<(&'static str, u32)> {
         let (gb, ab, wr) = (g.group_bits(), g.row_bits(), g.warp_reg_bits());
         match self {
-            WritePath::Direct { .. } if g.has_tfet() => {
+            WritePath::Direct { .. } if g.delivers() => {
                 vec![("wb_group", gb), ("wb_row", ab), ("group_rd_data", g.groups * wr), ("slot_deliver", g.slots())]
             }
             WritePath::Direct { .. } => vec![("wb_group", gb), ("wb_row", ab), ("group_rd_data", g.groups * wr)],
@@ -739,8 +740,8 @@ pub(super) fn tfet_row_test(row: &str, g: &Geometry) -> String {
     if g.tfet_row == 0 { "1'b1".into() } else { format!("({row} >= {})", lit(g.row_bits(), g.tfet_row as u64)) }
 }
 
-/// The bank groups, written through `w`; with TFET rows each says when a slot's data is on its
-/// read data.
+/// The bank groups, written through `w`; with TFET rows or registered read data each says when
+/// a slot's data is on its read data.
 fn direct_groups(
     g: &Geometry,
     p: &MrfPorts<Sig>,
@@ -749,7 +750,7 @@ fn direct_groups(
 ) -> String {
     let (gb, ab, s, wr) = (g.group_bits(), g.row_bits(), g.slots(), g.warp_reg_bits());
     let mut b = String::new();
-    if g.has_tfet() {
+    if g.delivers() {
         let delivers: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_deliver")).collect();
         b += &format!(
             "  assign slot_deliver = {};
@@ -765,7 +766,7 @@ fn direct_groups(
             slot_req: Sig::new(format!("group{grp}_req"), s),
             slot_row: Sig::new("slot_row", s * ab),
             slot_grant: Sig::new(format!("group{grp}_grant"), s),
-            deliver: g.has_tfet().then(|| Sig::new(format!("group{grp}_deliver"), s)),
+            deliver: g.delivers().then(|| Sig::new(format!("group{grp}_deliver"), s)),
             rd_data: Sig::new("group_rd_data", g.groups * wr).slice(grp, wr),
             wr_en: Sig::new(format!("{} & (wb_group == {})", w.en.expr, lit(gb, grp as u64)), 1),
             wr_row: Sig::new("wb_row", ab),

@@ -454,10 +454,12 @@ impl Mrf {
         self.collectors.iter().enumerate().fold(0, |m, (c, u)| m | (u.ready() as u64) << c)
     }
 
-    /// Edges from a grant of `row` until the data is in the slot: the bank read (one more for a
-    /// TFET row), then the decompressor.
+    /// Edges from a read of `row` until the data is in the slot: the bank read (one more for a
+    /// TFET row, one more for registered read data), then the decompressor.
     fn read_latency(&self, row: u32) -> u32 {
-        1 + u32::from(self.is_tfet(row)) + self.layout().map_or(0, |l| l.decompress_latency)
+        1 + u32::from(self.is_tfet(row))
+            + u32::from(self.g.registered_read)
+            + self.layout().map_or(0, |l| l.decompress_latency)
     }
 
     /// `row` of every bank is a TFET row (never without renaming).

@@ -6,7 +6,7 @@ use super::*;
 mod plain {
     use super::*;
 
-    /// The timing example of docs/mrf.md on `g`: the tag offered in each of 7 cycles, and the
+    /// The timing example of docs/mrf.md on `g`: the tag offered in each of 8 cycles, and the
     /// bank conflicts and operand reads counted.
     fn timing_example(g: &Geometry) -> (Vec<Option<u32>>, u64, u64) {
         let mut m = Mrf::new(g);
@@ -18,7 +18,7 @@ mod plain {
         inp.issue_tag = 0xA;
         inp.disp_ready = true;
         let mut seen = Vec::new();
-        for cycle in 0..7 {
+        for cycle in 0..8 {
             if cycle == 1 {
                 // B = warp 1, source r2 (bank group 3), tag 0xB.
                 inp.issue_warp = 1;
@@ -42,20 +42,26 @@ mod plain {
     fn documented_timing_example() {
         let g = rfgen_gen::config::preset("baseline").unwrap().geometry;
         let (seen, conflicts, reads) = timing_example(&g);
-        assert_eq!(seen, [None, None, None, None, Some(0xA), Some(0xB), None]);
+        assert_eq!(seen, [None, None, None, None, Some(0xA), Some(0xB), None, None]);
         assert_eq!(conflicts, 1, "A's second source waited one cycle");
         assert_eq!(reads, 3);
     }
 
-    /// The same example with `timing.mrf_registered_grant` (docs/mrf.md): every read a cycle
-    /// after its grant, so each instruction is offered a cycle later; the conflict is the same.
+    /// The same example with the `[timing]` options (docs/mrf.md): a registered grant reads each
+    /// source a cycle after its grant, registered read data reaches the collector a cycle after
+    /// the read; each costs every instruction one cycle, and neither changes the conflict.
     #[test]
-    fn documented_registered_grant_timing() {
-        let g = Geometry { registered_grant: true, ..rfgen_gen::config::preset("baseline").unwrap().geometry };
-        let (seen, conflicts, reads) = timing_example(&g);
-        assert_eq!(seen, [None, None, None, None, None, Some(0xA), Some(0xB)]);
-        assert_eq!(conflicts, 1, "A's second source waited one cycle");
-        assert_eq!(reads, 3);
+    fn documented_pipeline_stage_timing() {
+        let baseline = rfgen_gen::config::preset("baseline").unwrap().geometry;
+        let late = |grant, read| Geometry { registered_grant: grant, registered_read: read, ..baseline.clone() };
+        let one = [None, None, None, None, None, Some(0xA), Some(0xB), None];
+        let two = [None, None, None, None, None, None, Some(0xA), Some(0xB)];
+        for (g, offered) in [(late(true, false), one), (late(false, true), one), (late(true, true), two)] {
+            let (seen, conflicts, reads) = timing_example(&g);
+            let options = (g.registered_grant, g.registered_read);
+            assert_eq!(seen, offered, "{options:?}");
+            assert_eq!((conflicts, reads), (1, 3), "{options:?}: A's second source waited one cycle");
+        }
     }
 }
 

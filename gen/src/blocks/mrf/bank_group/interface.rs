@@ -12,7 +12,8 @@ pub struct BankGroupPorts<P> {
     pub slot_req: P,
     pub slot_row: P,
     pub slot_grant: P,
-    /// TFET rows: which slot's register is on `rd_data` (a TFET read takes two cycles).
+    /// TFET rows or registered read data: which slot's register is on `rd_data` (a read takes
+    /// two cycles or more).
     pub deliver: Option<P>,
     pub rd_data: P,
     pub wr_en: P,
@@ -24,7 +25,9 @@ pub struct BankGroupPorts<P> {
 impl BankGroupPorts<Port> {
     pub fn new(g: &Geometry) -> Self {
         let (s, ab, wr, ew) = (g.slots(), g.row_bits(), g.warp_reg_bits(), g.entry_bits());
-        let rd_data = if g.has_tfet() {
+        let rd_data = if g.registered_read {
+            format!("warp register on the banks' read data in the previous cycle, {}", packing("cluster", ew))
+        } else if g.has_tfet() {
             format!("warp register of the latest grant (held until the next), {}", packing("cluster", ew))
         } else {
             format!("warp register read in the previous cycle, {}", packing("cluster", ew))
@@ -38,12 +41,15 @@ impl BankGroupPorts<Port> {
                 let grant = Port::output("slot_grant", s, "one-hot: slot whose read is issued this cycle").vector();
                 if g.registered_grant { grant.reg() } else { grant }
             },
-            deliver: g.has_tfet().then(|| {
+            deliver: g.delivers().then(|| {
                 Port::output("deliver", s, "one-hot: slot whose register is on rd_data this cycle (captured now)")
                     .vector()
                     .reg()
             }),
-            rd_data: Port::output("rd_data", wr, &rd_data),
+            rd_data: {
+                let rd_data = Port::output("rd_data", wr, &rd_data);
+                if g.registered_read { rd_data.reg() } else { rd_data }
+            },
             wr_en: Port::input("wr_en", 1, "write a warp register"),
             wr_row: Port::input("wr_row", ab, "row to write"),
             wr_mask: Port::input("wr_mask", g.lanes, "per-lane write enable").vector(),

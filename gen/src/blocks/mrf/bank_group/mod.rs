@@ -71,6 +71,13 @@ pub fn bank_group(
         body += &instance;
         body += &format!("\n  // Row of the granted slot.\n  assign rd_row = {granted_row};\n\n");
     }
+    // With registered read data, `arrive` names the slot whose register is on the banks' read
+    // data, and `deliver` follows it a cycle later with the register.
+    let arrive = if g.registered_read { "arrive" } else { "deliver" };
+    if g.registered_read {
+        body += &vector_wire("bank_rd_data", wr);
+        body += &vector_reg("arrive", s);
+    }
     if tfet {
         body += &format!(
             "  // TFET rows {} to {}: the grant's data is delivered two cycles after it, not one, and the\n",
@@ -83,12 +90,25 @@ pub fn bank_group(
             body += "  assign read_busy = |tfet_slot;\n";
         }
         body += "  always @(posedge clk) begin\n";
-        body += &format!("    if (rst) begin\n      tfet_slot <= {s}'b0;\n      deliver <= {s}'b0;\n");
+        body += &format!("    if (rst) begin\n      tfet_slot <= {s}'b0;\n      {arrive} <= {s}'b0;\n");
         body += "    end else begin\n";
         body += &format!("      tfet_slot <= slot_grant & {{{s}{{tfet_rd}}}};\n");
-        body += &format!("      deliver <= (slot_grant & {{{s}{{~tfet_rd}}}}) | tfet_slot;\n");
+        body += &format!("      {arrive} <= (slot_grant & {{{s}{{~tfet_rd}}}}) | tfet_slot;\n");
         body += "    end\n  end\n\n";
+    } else if g.registered_read {
+        body += "  // The slot whose register the banks read this cycle.\n";
+        body += &format!(
+            "  always @(posedge clk) begin\n    if (rst) arrive <= {s}'b0;\n    else arrive <= slot_grant;\n  end\n\n"
+        );
     }
+    if g.registered_read {
+        body += "  // The banks' read data is registered before the collectors (`timing.mrf_registered_read`).\n";
+        body += &format!(
+            "  always @(posedge clk) begin\n    if (rst) deliver <= {s}'b0;\n    else deliver <= arrive;\n  end\n"
+        );
+        body += "  always @(posedge clk) rd_data <= bank_rd_data;\n\n";
+    }
+    let rd_data = if g.registered_read { "bank_rd_data" } else { "rd_data" };
     for c in 0..g.clusters {
         let mask = Sig::new("wr_mask", g.lanes).slice(c, lpc);
         let any = if lpc == 1 { format!("wr_en & {mask}") } else { format!("wr_en & (|{mask})") };
@@ -99,7 +119,7 @@ pub fn bank_group(
                 clk: Sig::new("clk", 1),
                 rd_en: Sig::new("grant_valid", 1),
                 rd_addr: Sig::new("rd_row", ab),
-                rd_data: Sig::new("rd_data", wr).slice(c, ew),
+                rd_data: Sig::new(rd_data, wr).slice(c, ew),
                 wr_en: Sig::new(any, 1),
                 wr_addr: Sig::new("wr_row", ab),
                 wr_mask: mask,

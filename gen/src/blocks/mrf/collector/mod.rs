@@ -27,7 +27,9 @@ pub fn operand_collector(
     body += &reg("pending", n);
     body += &reg("inflight", n);
     body += "\n  // Control state. A slot is pending until its bank read is granted, then in flight for\n";
-    body += if delivered && g.has_tfet() {
+    body += if delivered && g.registered_read {
+        "  // the cycles until its bank group delivers the data (registered after the banks).\n"
+    } else if delivered && g.has_tfet() {
         "  // the one or two cycles (CMOS or TFET row) until its bank group delivers the data.\n"
     } else if delivered {
         "  // the cycles until its bank group delivers the decompressed data.\n"
