@@ -340,8 +340,9 @@ fn synthetic_kernels_get_their_own_columns() {
     assert!(stderr(&o).contains("--kernel synthetic:speed=3: unknown knob `speed`"), "{}", stderr(&o));
 }
 
-/// `--synth --target ecp5 --pnr`: every point's top is placed and routed and its Fmax recorded;
-/// --pnr without an FPGA synthesis is refused.
+/// `--synth --target ecp5 --pnr --kernel`, over a pipeline-stage option: every point's top is
+/// placed and routed, its Fmax recorded beside the kernel's cycles and their quotient, the
+/// kernel's time at that clock, and plotted; --pnr without an FPGA synthesis is refused.
 #[test]
 fn sweep_records_fmax_per_point() {
     let dir = tempfile::tempdir().unwrap();
@@ -351,22 +352,34 @@ fn sweep_records_fmax_per_point() {
         "--config",
         &cfg,
         "--param",
-        "mrf.collectors=1,2",
+        "timing.mrf_registered_grant=false,true",
         "--synth",
         "--target",
         "ecp5",
         "--pnr",
+        "--kernel",
+        "vecadd",
         "--out",
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let points = results(&out);
     assert_eq!(points.len(), 2);
-    for p in &points {
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    let column = |name: &str| lines[0].split(',').position(|c| c == name).unwrap_or_else(|| panic!("{name}: {csv}"));
+    let (cycles, fmax, time) = (column("vecadd.cycles"), column("fmax_mhz"), column("vecadd.time_us"));
+    for (p, line) in points.iter().zip(&lines[1..]) {
         assert!(figure(p, &["pnr", "fmax_mhz"]) > 10.0, "{p:#}");
         assert_eq!(p["pnr"]["router"], "router1", "{p:#}");
+        let cell = |i: usize| line.split(',').nth(i).unwrap().parse::<f64>().unwrap();
+        let expected = cell(cycles) / cell(fmax);
+        assert!((cell(time) - expected).abs() <= 0.05 + expected * 0.001, "{line}");
     }
+    // The registered grant costs cycles.
+    assert!(figure(&points[1]["sim"][0], &["cycles"]) > figure(&points[0]["sim"][0], &["cycles"]), "{csv}");
     assert!(stdout(&o).contains("Fmax MHz"), "{}", stdout(&o));
+    assert!(out.join("timing.mrf_registered_grant.svg").exists());
     let o = sweep(&[
         "--config",
         &cfg,

@@ -96,3 +96,29 @@ fn options_with_compression_are_refused_naming_both_fields() {
         assert!(e.contains(&format!("timing.{option}")) && e.contains("compression.enabled"), "{e}");
     }
 }
+
+/// `rfgen sim` on the `small` preset (both stages on) says what they cost a kernel: its cycles
+/// beside those of the same SM without them, which `rfgen sim` of that SM confirms.
+#[test]
+fn sim_reports_the_cycles_the_stages_cost() {
+    let cycles = |text: &str| -> u64 {
+        let line = text.lines().find(|l| l.trim_start().starts_with("cycles ")).unwrap_or_else(|| panic!("{text}"));
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let out = rfgen(&["sim", "--preset", "small", "--kernel", "matmul"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    let line = text.lines().find(|l| l.contains("pipeline stages")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("mrf_registered_grant, mrf_registered_read: +"), "{line}");
+    let without: u64 = line.rsplit('(').next().unwrap().split_whitespace().next().unwrap().parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = rfgen_gen::config::preset("small").unwrap().config;
+    config.timing = Default::default();
+    let path = dir.path().join("small-untimed.toml");
+    std::fs::write(&path, rfgen_gen::config::check(config).unwrap().to_toml()).unwrap();
+    let plain = rfgen(&["sim", "--config", path.to_str().unwrap(), "--kernel", "matmul"]);
+    let plain_text = stdout(&plain);
+    assert!(!plain_text.contains("pipeline stages"), "{plain_text}");
+    assert_eq!(cycles(&plain_text), without, "{plain_text}");
+    assert!(cycles(&text) > without, "{text}");
+}

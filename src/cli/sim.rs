@@ -181,6 +181,10 @@ fn print_text(r: &SimReport, registers: Option<String>) {
         row("registers", registers);
     }
     row("cycles", s.cycles.to_string());
+    if let Some(t) = &r.timing {
+        let cost = format!("{:+.1}%", 100.0 * t.slowdown);
+        row("pipeline stages", format!("{}: {cost} cycles ({} with none)", t.options.join(", "), t.cycles_without));
+    }
     row(
         "warp instructions",
         format!("{n} ({} thread instructions, {} divergent)", s.thread_instructions, pct(s.divergent_instructions, n)),

@@ -192,6 +192,15 @@ impl Row {
             figs.push(Figure::new("fmax_mhz".into(), "Fmax MHz".into(), p.fmax_mhz, 1, true));
         }
         figs.extend(kernel_figures(&r.sim));
+        // Cycles trade against clock rate: a kernel's time at the placed design's Fmax.
+        if let Some(p) = r.pnr.as_ref().filter(|p| p.fmax_mhz > 0.0) {
+            let ran: Vec<&SimOutcome> = r.sim.iter().filter(|s| s.error.is_none()).collect();
+            for s in &ran {
+                let us = s.cycles as f64 / p.fmax_mhz;
+                let label = format!("{} µs at Fmax", s.kernel);
+                figs.push(Figure::new(format!("{}.time_us", s.kernel), label, us, 1, ran.len() == 1));
+            }
+        }
         let below = &r.modules[..r.modules.len().saturating_sub(1)];
         for m in below {
             figs.extend(m.metrics().iter().map(|x| Figure::from_metric(x, Some(r.role(&m.module)))));

@@ -38,6 +38,41 @@ pub struct SimReport {
     /// With register renaming: seed 003's figures, against the same SM all-CMOS, all-TFET and
     /// with CMOS-first allocation.
     pub rename: Option<RenameReport>,
+    /// With pipeline-stage options on: what they cost, against this config with them off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<TimingReport>,
+}
+
+/// The cycles the `[timing]` options cost a kernel.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TimingReport {
+    /// The options on, by their field names.
+    pub options: Vec<String>,
+    /// The kernel's cycles with every option off.
+    pub cycles_without: u64,
+    /// Cycles with the options over cycles without, minus one.
+    pub slowdown: f64,
+}
+
+/// The same kernel with every `[timing]` option off, when any is on.
+fn timing_report(
+    checked: &Checked,
+    kernel: &Kernel,
+    stats: &SimStats,
+    max_cycles: u64,
+) -> Result<Option<TimingReport>, SimError> {
+    let timing = &checked.config.timing;
+    if timing.is_default() {
+        return Ok(None);
+    }
+    let options = toml::Table::try_from(timing).expect("the timing section serializes as a table");
+    let options = options.into_iter().filter(|(_, v)| v.as_bool() == Some(true)).map(|(k, _)| k).collect();
+    let mut plain = checked.config.clone();
+    plain.timing = Default::default();
+    let plain = rfgen_gen::config::check(plain).expect("turning pipeline stages off keeps a config valid");
+    let (without, _) = run(&plain, kernel, max_cycles, &mut |_| {})?;
+    let slowdown = stats.cycles as f64 / without.cycles.max(1) as f64 - 1.0;
+    Ok(Some(TimingReport { options, cycles_without: without.cycles, slowdown }))
 }
 
 /// Seed 003's measures of renaming with a hybrid CMOS/TFET register file, beside the paper's.
@@ -455,6 +490,7 @@ pub fn simulate(
     let rfc = rfc_report(checked, kernel, &stats, max_cycles)?;
     let orf = orf_report(checked, kernel, &stats, &energy, max_cycles)?;
     let rename = rename_report(checked, kernel, &stats, max_cycles)?;
+    let timing = timing_report(checked, kernel, &stats, max_cycles)?;
     Ok(SimReport {
         kernel: kernel.name.clone(),
         config: checked.config.name.clone(),
@@ -473,6 +509,7 @@ pub fn simulate(
         rfc,
         orf,
         rename,
+        timing,
     })
 }
 
