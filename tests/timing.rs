@@ -12,6 +12,7 @@ use rfgen_model::blocks::mrf::Mrf;
 
 const GRANT: &str = "mrf_registered_grant = true\n";
 const READ: &str = "mrf_registered_read = true\n";
+const DISPATCH: &str = "mrf_registered_dispatch = true\n";
 
 /// `text` (a config without a `[timing]` section) with `options` in one.
 fn timed(text: &str, options: &[&str]) -> Checked {
@@ -29,33 +30,43 @@ fn options_off_are_todays_hardware_byte_for_byte() {
         config.timing = Default::default();
         let plain = rfgen_gen::config::check(config).unwrap();
         assert!(!plain.to_toml().contains("[timing]"), "{name}: options off are left out of the config");
-        let explicit = timed(&plain.to_toml(), &["mrf_registered_grant = false\n", "mrf_registered_read = false\n"]);
+        let off =
+            ["mrf_registered_grant = false\n", "mrf_registered_read = false\n", "mrf_registered_dispatch = false\n"];
+        let explicit = timed(&plain.to_toml(), &off);
         assert_eq!(plain.hash(), explicit.hash(), "{name}: options off leave the config hash");
         let files = |c: &Checked| rfgen_gen::emit::generate_sm_rf(c, SramKind::Behavioural).files;
         assert_eq!(files(&plain), files(&explicit), "{name}: options off leave every file");
     }
 }
 
-/// Random lockstep of the MRF with the options on: plain (each option alone and both), with
-/// TFET rows, a register file cache and an ORF/LRF (both). Each run must also dispatch and
+/// Random lockstep of the MRF with the options on: plain (each option alone), one collector (no
+/// dispatch arbiter), with TFET rows, a register file cache and an ORF/LRF (all three), and the
+/// compressed MRF (registered dispatch, the one it takes). Each run must also dispatch and
 /// conflict, so the stages are exercised.
 #[test]
 fn every_setting_agrees_with_the_model_in_random_lockstep() {
-    let runs: [(&str, &str, &[&str]); 6] = [
-        ("small", SMALL.iter().find(|(n, _)| *n == "small").unwrap().1, &[GRANT]),
-        ("small", SMALL.iter().find(|(n, _)| *n == "small").unwrap().1, &[READ]),
-        ("odd", SMALL.iter().find(|(n, _)| *n == "odd").unwrap().1, &[GRANT, READ]),
-        ("tmixed", RENAMED.iter().find(|(n, _)| *n == "tmixed").unwrap().1, &[GRANT, READ]),
-        ("rsmall", CACHED.iter().find(|(n, _)| *n == "rsmall").unwrap().1, &[GRANT, READ]),
-        ("osmall", UPPER.iter().find(|(n, _)| *n == "osmall").unwrap().1, &[GRANT, READ]),
+    let text = |list: &[(&'static str, &'static str)], name: &str| list.iter().find(|(n, _)| *n == name).unwrap().1;
+    let runs: [(&str, &str, &[&str]); 9] = [
+        ("small", text(SMALL, "small"), &[GRANT]),
+        ("small", text(SMALL, "small"), &[READ]),
+        ("small", text(SMALL, "small"), &[DISPATCH]),
+        ("tiny", text(SMALL, "tiny"), &[GRANT, READ, DISPATCH]),
+        ("odd", text(SMALL, "odd"), &[GRANT, READ, DISPATCH]),
+        ("tmixed", text(RENAMED, "tmixed"), &[GRANT, READ, DISPATCH]),
+        ("rsmall", text(CACHED, "rsmall"), &[GRANT, READ, DISPATCH]),
+        ("osmall", text(UPPER, "osmall"), &[GRANT, READ, DISPATCH]),
+        ("csmall", text(COMPRESSED, "csmall"), &[DISPATCH]),
     ];
     for (name, text, options) in runs {
         let checked = timed(text, options);
         let g = &checked.geometry;
         let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
-        let group = &design.files.iter().find(|(f, _)| f.ends_with("_mrf_bank_group.v")).unwrap().1;
+        let file = |suffix: &str| &design.files.iter().find(|(f, _)| f.ends_with(suffix)).unwrap().1;
+        let group = if checked.compression.is_some() { file("_bank_group.v") } else { file("_mrf_bank_group.v") };
         assert_eq!(group.contains("slot_grant <= pick"), g.registered_grant, "{name} {options:?}");
         assert_eq!(group.contains("rd_data <= bank_rd_data"), g.registered_read, "{name} {options:?}");
+        let top = file("_mrf.v");
+        assert_eq!(top.contains("disp_grant <= disp_pick"), g.registered_dispatch, "{name} {options:?}");
         let lib = build(&design);
         let mut stimulus = RandomStimulus::new(g, 7, Knobs::for_config(&checked));
         let result = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 20_000, 3);
@@ -66,19 +77,30 @@ fn every_setting_agrees_with_the_model_in_random_lockstep() {
 }
 
 /// Seeded bugs in the stages, each caught by a short random run: a grant the arbiter still
-/// sees while its read is issued (the slot is granted twice), and read data taken from the
-/// banks rather than from the register.
+/// sees while its read is issued (the slot is granted twice), read data that never leaves the
+/// register, and an offer register that drops a refused offer.
 #[test]
 fn a_wrong_pipeline_stage_is_caught() {
     let text = SMALL.iter().find(|(n, _)| *n == "small").unwrap().1;
-    let checked = timed(text, &[GRANT, READ]);
+    let checked = timed(text, &[GRANT, READ, DISPATCH]);
     let g = &checked.geometry;
-    let file = "small_mrf_bank_group.v";
+    let group = "small_mrf_bank_group.v";
     let bugs = [
-        ("assign req = slot_req & ~slot_grant;", "assign req = slot_req;", "grant seen twice"),
-        ("always @(posedge clk) rd_data <= bank_rd_data;", "always @(posedge clk) rd_data <= rd_data;", "stale read data"),
+        (group, "assign req = slot_req & ~slot_grant;", "assign req = slot_req;", "grant seen twice"),
+        (
+            group,
+            "always @(posedge clk) rd_data <= bank_rd_data;",
+            "always @(posedge clk) rd_data <= rd_data;",
+            "stale read data",
+        ),
+        (
+            "small_mrf.v",
+            "else if (disp_load) disp_grant <= disp_pick;",
+            "else disp_grant <= disp_pick;",
+            "offer not held",
+        ),
     ];
-    for (from, to, name) in bugs {
+    for (file, from, to, name) in bugs {
         let design = mutated(rfgen_gen::generate(&checked, SramKind::Behavioural), file, from, to, name);
         let lib = build(&design);
         let mut stimulus = RandomStimulus::new(g, 7, Knobs::for_config(&checked));

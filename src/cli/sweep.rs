@@ -86,7 +86,7 @@ pub struct SweepArgs {
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let base = args.source.load()?;
-    let base_table: toml::Table = toml::from_str(&base.to_toml())?;
+    let base_table = base.to_table();
     let params: Vec<Param> =
         args.params.iter().map(|s| Param::parse(s, &base_table)).collect::<Result<_, _>>().map_err(bad_input)?;
     for (i, p) in params.iter().enumerate() {

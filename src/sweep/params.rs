@@ -90,7 +90,7 @@ pub fn show(v: &Value) -> String {
 /// renamed `<base>-<hash>`, its config hash's first 8 digits, so that module prefixes differ
 /// between points.
 pub fn points(base: &Checked, params: &[Param]) -> Vec<Point> {
-    let base_table: Table = toml::from_str(&base.to_toml()).expect("a checked config is valid TOML");
+    let base_table = base.to_table();
     let mut combos: Vec<Vec<Value>> = vec![vec![]];
     for p in params {
         combos =

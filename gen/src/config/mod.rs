@@ -52,6 +52,15 @@ impl Checked {
         toml::to_string(&self.config).expect("a config always serializes")
     }
 
+    /// The full configuration as a TOML table with every section, the `[timing]` options too
+    /// (which [`Checked::to_toml`] leaves out while they are all off): every key a user may set.
+    pub fn to_table(&self) -> toml::Table {
+        let mut table = toml::Table::try_from(&self.config).expect("a config always serializes");
+        let timing = toml::Value::try_from(&self.config.timing).expect("a config section serializes");
+        table.entry("timing").or_insert(timing);
+        table
+    }
+
     /// The compressed layout of the `[compression]` section whether or not the MRF is compressed
     /// (the BDI codec is built from it): fails when a mode cannot save a bank in this geometry.
     pub fn codec_layout(&self) -> Result<Layout, ConfigError> {
@@ -141,7 +150,9 @@ pub fn preset_names() -> Vec<&'static str> {
 
 /// The default configuration, fully written out.
 pub fn default_toml() -> String {
-    toml::to_string(&Config::default()).expect("the default config serializes")
+    // The pipeline-stage options are left out of a config while off; the default shows them.
+    let timing = toml::to_string(&Timing::default()).expect("the default config serializes");
+    format!("{}\n[timing]\n{timing}", toml::to_string(&Config::default()).expect("the default config serializes"))
 }
 
 /// The integer serde quotes in "invalid value: integer `N`, ...".

@@ -44,6 +44,9 @@ pub struct Geometry {
     /// `timing.mrf_registered_read`: each bank group registers its banks' read data (one more
     /// cycle per operand read).
     pub registered_read: bool,
+    /// `timing.mrf_registered_dispatch`: the collector offered for dispatch is chosen into a
+    /// register (one more cycle from complete to offered).
+    pub registered_dispatch: bool,
 }
 
 /// Not every warp slot has rows for `registers` per thread.
@@ -76,6 +79,7 @@ impl Geometry {
             register_limited: register_limited(sm.warps, sm.registers_per_thread, mrf.banks / sm.clusters, mrf.entries),
             registered_grant: timing.mrf_registered_grant,
             registered_read: timing.mrf_registered_read,
+            registered_dispatch: timing.mrf_registered_dispatch,
         }
     }
 

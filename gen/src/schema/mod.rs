@@ -83,6 +83,9 @@ pub struct Timing {
     /// The MRF's bank read data is registered in its bank group before the collectors' operand
     /// multiplexers (an operand arrives a cycle later).
     pub mrf_registered_read: bool,
+    /// The MRF's dispatch arbiter chooses the collector to offer a cycle ahead, into a register
+    /// that drives the dispatch outputs (an instruction is offered a cycle later).
+    pub mrf_registered_dispatch: bool,
 }
 
 impl Timing {

@@ -190,7 +190,6 @@ fn nets(g: &Geometry, parts: &Parts, pend: u32) -> String {
         ("cu_dispatch", n),
         ("free", n),
         ("alloc_first", n),
-        ("disp_grant", n),
         ("slot_req", s),
         ("slot_grant", s),
         ("slot_group", s * gb),
@@ -198,6 +197,10 @@ fn nets(g: &Geometry, parts: &Parts, pend: u32) -> String {
         ("issue_group", k * gb),
         ("issue_row", k * ab),
     ];
+    // With a registered dispatch, the offer is a register of `dispatch`.
+    if !g.registered_dispatch {
+        wires.insert(6, ("disp_grant", n));
+    }
     wires.extend(parts.write.wires(g));
     if cached {
         wires.extend([
@@ -331,28 +334,61 @@ fn collectors(g: &Geometry, p: &MrfPorts<Sig>, parts: &Parts) -> String {
     b
 }
 
-/// Dispatch: round-robin among complete collectors; an unaccepted offer is held.
+/// Dispatch: round-robin among complete collectors; an unaccepted offer is held. With a
+/// registered dispatch the choice is made into a register, from the collectors complete before
+/// the edge (but the one taken at it).
 fn dispatch(g: &Geometry, p: &MrfPorts<Sig>, parts: &Parts) -> String {
     let (n, k) = (g.collectors, SLOTS_PER_COLLECTOR);
     let (wb, tb, wr) = (g.warp_bits(), g.tag_bits, g.warp_reg_bits());
     let v = |name: &str, width: u32| Sig::new(name, width);
     let mut b = String::new();
     b += "\n  // Dispatch: round-robin among complete collectors; an unaccepted offer is held.\n";
-    match parts.dispatch_arbiter {
-        Some(arbiter) => {
-            b += &arbiter.instance(
-                "u_dispatch_arbiter",
-                &ArbiterPorts {
-                    clk: p.clk.clone(),
-                    rst: p.rst.clone(),
-                    req: v("cu_ready", n),
-                    advance: p.disp_ready.clone(),
-                    grant: v("disp_grant", n),
-                    grant_valid: p.disp_valid.clone(),
-                },
-            );
+    if g.registered_dispatch {
+        b += &crate::verilog::vector_reg("disp_grant", n);
+        b += &vector_wire("disp_pick", n);
+        b += &wire("disp_load", 1);
+        b += "  // The offer is chosen a cycle ahead (`timing.mrf_registered_dispatch`): when the offer\n";
+        b += "  // register is empty or its collector is taken, it loads the arbiter's choice among the\n";
+        b += "  // others that are complete; the arbiter chooses only then.\n";
+        b += "  assign disp_load = ~disp_valid | disp_ready;\n";
+        let req = format!("(cu_ready & ~cu_dispatch) & {{{n}{{disp_load}}}}");
+        match parts.dispatch_arbiter {
+            Some(arbiter) => {
+                b += &wire("unused_disp_pick_valid", 1);
+                b += &arbiter.instance(
+                    "u_dispatch_arbiter",
+                    &ArbiterPorts {
+                        clk: p.clk.clone(),
+                        rst: p.rst.clone(),
+                        req: v(&req, n),
+                        advance: v("1'b1", 1),
+                        grant: v("disp_pick", n),
+                        grant_valid: v("unused_disp_pick_valid", 1),
+                    },
+                );
+            }
+            None => b += &format!("  assign disp_pick = {req};\n"),
         }
-        None => b += "  assign disp_grant = cu_ready;\n  assign disp_valid = cu_ready[0];\n",
+        b += "  always @(posedge clk) begin\n";
+        b += &format!("    if (rst) disp_grant <= {n}'b0;\n    else if (disp_load) disp_grant <= disp_pick;\n  end\n");
+        b += "  assign disp_valid = |disp_grant;\n";
+    } else {
+        match parts.dispatch_arbiter {
+            Some(arbiter) => {
+                b += &arbiter.instance(
+                    "u_dispatch_arbiter",
+                    &ArbiterPorts {
+                        clk: p.clk.clone(),
+                        rst: p.rst.clone(),
+                        req: v("cu_ready", n),
+                        advance: p.disp_ready.clone(),
+                        grant: v("disp_grant", n),
+                        grant_valid: p.disp_valid.clone(),
+                    },
+                );
+            }
+            None => b += "  assign disp_grant = cu_ready;\n  assign disp_valid = cu_ready[0];\n",
+        }
     }
     b += &format!("  assign cu_dispatch = disp_grant & {{{n}{{disp_ready}}}};\n");
     let mux = |field: &str, w: u32| {

@@ -324,6 +324,9 @@ pub struct Mrf {
     lanes: usize,
     collectors: Vec<OperandCollector>,
     dispatch: RoundRobin,
+    /// Registered dispatch (`timing.mrf_registered_dispatch`): the unit offered, chosen at the
+    /// last edge.
+    offer: Option<u32>,
     /// The register file cache in front of the write path: what it does not keep, its
     /// evictions and its flushes are what the banks are written.
     rfc: Option<Rfc>,
@@ -389,6 +392,7 @@ impl Mrf {
             lanes,
             collectors: (0..g.collectors).map(|_| OperandCollector::new(lanes)).collect(),
             dispatch: RoundRobin::new(g.collectors),
+            offer: None,
             rfc,
             orf: None,
             fill_arbiter: RoundRobin::new(g.slots()),
@@ -447,6 +451,12 @@ impl Mrf {
     /// Collector slots whose fill requests the ORF/LRF write port, bit `3c + s`.
     fn fill_requests(&self) -> u64 {
         self.collectors.iter().enumerate().fold(0, |m, (c, u)| m | u64::from(u.fill_requests()) << (c * SLOTS))
+    }
+
+    /// The unit offered for dispatch this cycle: the round-robin choice among the complete
+    /// units, or with a registered dispatch the one chosen at the last edge.
+    fn offered(&self) -> Option<u32> {
+        if self.g.registered_dispatch { self.offer } else { self.dispatch.pick(self.ready_mask()) }
     }
 
     /// Units ready for dispatch, bit per unit.
@@ -806,6 +816,7 @@ impl Block for Mrf {
     fn reset(&mut self) {
         self.collectors.iter_mut().for_each(OperandCollector::reset);
         self.dispatch.reset();
+        self.offer = None;
         self.rfc.iter_mut().for_each(Rfc::reset);
         self.orf.iter_mut().for_each(Orf::reset);
         self.fill_arbiter.reset();
@@ -821,7 +832,7 @@ impl Block for Mrf {
     }
 
     fn outputs(&self) -> MrfOut<'_> {
-        let offered = self.dispatch.pick(self.ready_mask());
+        let offered = self.offered();
         let unit = &self.collectors[offered.unwrap_or(0) as usize];
         let p = &self.plan;
         MrfOut {
@@ -849,7 +860,8 @@ impl Block for Mrf {
         self.stride = inp.rows_per_warp;
         // Decisions that depend on the state before the edge, sampled before anything changes.
         let free = self.collectors.iter().position(|u| !u.busy);
-        let offered = self.dispatch.pick(self.ready_mask());
+        let offered = self.offered();
+        let complete = self.ready_mask();
         // The ORF/LRF write port takes one fill when no write-back writes an upper level.
         let fill = match &self.orf {
             Some(_) => {
@@ -866,7 +878,15 @@ impl Block for Mrf {
         self.read_banks();
 
         // 3. Dispatch; 4. issue into the lowest unit that was free before the edge.
-        self.dispatch.update(offered, inp.disp_ready);
+        if !self.g.registered_dispatch {
+            self.dispatch.update(offered, inp.disp_ready);
+        } else if offered.is_none() || inp.disp_ready {
+            // The offer register loads the choice among the units complete before the edge but
+            // the one taken at it.
+            let taken = offered.map_or(0, |c| 1 << c);
+            self.offer = self.dispatch.pick(complete & !taken);
+            self.dispatch.update(self.offer, true);
+        }
         if let (Some(c), true) = (offered, inp.disp_ready) {
             self.collectors[c as usize].dispatch();
             self.stats.dispatched += 1;

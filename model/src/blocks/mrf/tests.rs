@@ -53,12 +53,22 @@ mod plain {
     #[test]
     fn documented_pipeline_stage_timing() {
         let baseline = rfgen_gen::config::preset("baseline").unwrap().geometry;
-        let late = |grant, read| Geometry { registered_grant: grant, registered_read: read, ..baseline.clone() };
+        let late = |grant, read, dispatch| Geometry {
+            registered_grant: grant,
+            registered_read: read,
+            registered_dispatch: dispatch,
+            ..baseline.clone()
+        };
         let one = [None, None, None, None, None, Some(0xA), Some(0xB), None];
         let two = [None, None, None, None, None, None, Some(0xA), Some(0xB)];
-        for (g, offered) in [(late(true, false), one), (late(false, true), one), (late(true, true), two)] {
+        for (g, offered) in [
+            (late(true, false, false), one),
+            (late(false, true, false), one),
+            (late(false, false, true), one),
+            (late(true, true, false), two),
+        ] {
             let (seen, conflicts, reads) = timing_example(&g);
-            let options = (g.registered_grant, g.registered_read);
+            let options = (g.registered_grant, g.registered_read, g.registered_dispatch);
             assert_eq!(seen, offered, "{options:?}");
             assert_eq!((conflicts, reads), (1, 3), "{options:?}: A's second source waited one cycle");
         }

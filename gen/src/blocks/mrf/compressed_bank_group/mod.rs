@@ -50,7 +50,8 @@ pub fn compressed_bank_group(
 
     b += "\n  // Arbitration; a dummy MOV read takes the port this cycle and no slot is granted.\n";
     b += &format!("  assign req = slot_req & {{{s}{{~mov_rd}}}};\n");
-    let (instance, granted_row) = super::bank_group::slot_arbiter(parts.arbiter, "req", ("slot_grant", "grant_valid"), s, ab);
+    let (instance, granted_row) =
+        super::bank_group::slot_arbiter(parts.arbiter, "req", ("slot_grant", "grant_valid"), s, ab);
     b += &instance;
     b += &format!("  assign rd_row = mov_rd ? wr_row : {granted_row};\n");
 
