@@ -33,7 +33,7 @@ fn codec_run<I: CodecInputs>(
 }
 
 fn layout(checked: &Checked) -> Layout {
-    rfgen_gen::layout::bdi::Layout::new(&checked.geometry, &checked.config.compression).unwrap()
+    rfgen_gen::layout::bdi::Layout::new(&checked.geometry, &checked.config.compression, &checked.config.timing).unwrap()
 }
 
 /// The default geometry with the given compression settings.

@@ -126,7 +126,9 @@ fn lockstep_reports_every_compressed_mrf_mutation() {
 fn lockstep_reports_codec_mutations() {
     let checked = baseline();
     let design = rfgen_gen::emit::generate_bdi_codec(&checked).unwrap();
-    let layout = rfgen_gen::layout::bdi::Layout::new(&checked.geometry, &checked.config.compression).unwrap();
+    let layout =
+        rfgen_gen::layout::bdi::Layout::new(&checked.geometry, &checked.config.compression, &checked.config.timing)
+            .unwrap();
     let run = |design: &Design| {
         let lib = build(design);
         let mut stimulus = CodecStimulus::new(&layout, RandomCodecInputs::new(32, 5, CodecKnobs::default()));

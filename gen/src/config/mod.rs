@@ -66,7 +66,7 @@ impl Checked {
     pub fn codec_layout(&self) -> Result<Layout, ConfigError> {
         match &self.compression {
             Some(l) => Ok(l.clone()),
-            None => Layout::new(&self.geometry, &self.config.compression),
+            None => Layout::new(&self.geometry, &self.config.compression, &self.config.timing),
         }
     }
 

@@ -134,7 +134,8 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     if cfg.rename.enabled {
         geometry = geometry.renamed(cfg.rename.cmos_rows);
     }
-    let compression = if cfg.compression.enabled { Some(Layout::new(&geometry, &cfg.compression)?) } else { None };
+    let compression =
+        if cfg.compression.enabled { Some(Layout::new(&geometry, &cfg.compression, &cfg.timing)?) } else { None };
     let rfc = cfg.rfc.enabled.then(|| RfcLayout::new(&geometry, &cfg.rfc, &cfg.scheduler));
     let orf = cfg.orf.enabled.then(|| OrfLayout::new(&cfg.orf));
     let warnings = ignored_fields(&cfg);

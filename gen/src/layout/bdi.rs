@@ -4,8 +4,8 @@
 //! and the golden model all read it. `docs/bdi.md` explains the layout.
 
 use crate::layout::geometry::{Geometry, LANE_BITS, index_bits};
-use crate::schema::Compression;
 use crate::schema::error::ConfigError;
+use crate::schema::{Compression, Timing};
 
 /// A `<base, delta>` mode, sizes in bytes: the register is cut into `base`-byte values; the first
 /// is stored whole, every other one as a `delta`-byte signed difference to it.
@@ -80,16 +80,20 @@ pub struct Layout {
     pub modes: Vec<ModeLayout>,
     /// Indices into `modes` in choice order: fewest banks first, ties in canonical order.
     pub priority: Vec<usize>,
+    /// Compressor stages: `compression.compress_latency`, one more with the first stage split.
     pub compress_latency: u32,
     pub decompress_latency: u32,
     pub wakeup_cycles: u32,
     pub gate_delay: u32,
+    /// `timing.bdi_split_compressor`: the differences from the base are registered before
+    /// their fit check.
+    pub split_deltas: bool,
 }
 
 impl Layout {
     /// The layout of a geometry's `[compression]` section. Refuses a mode that cannot save a
     /// bank here: its hardware would never be used.
-    pub fn new(g: &Geometry, c: &Compression) -> Result<Layout, ConfigError> {
+    pub fn new(g: &Geometry, c: &Compression, timing: &Timing) -> Result<Layout, ConfigError> {
         let (lanes, clusters) = (g.lanes, g.clusters);
         let chunk_bits = g.entry_bits();
         let banks = |m: &Mode| m.payload_bits(lanes).div_ceil(chunk_bits);
@@ -145,10 +149,11 @@ impl Layout {
             chunk_bits,
             modes,
             priority,
-            compress_latency: c.compress_latency,
+            compress_latency: c.compress_latency + u32::from(timing.bdi_split_compressor),
             decompress_latency: c.decompress_latency,
             wakeup_cycles: c.wakeup_cycles,
             gate_delay: c.gate_delay,
+            split_deltas: timing.bdi_split_compressor,
         })
     }
 
@@ -199,7 +204,7 @@ mod tests {
             "[compression]\nmodes = [\"4,0\", \"4,1\", \"4,2\", \"8,0\", \"8,1\", \"8,2\", \"8,4\"]",
         )
         .unwrap();
-        let l = Layout::new(&checked.geometry, &checked.config.compression).unwrap();
+        let l = Layout::new(&checked.geometry, &checked.config.compression, &checked.config.timing).unwrap();
         let got: Vec<(String, u32, u32)> =
             l.modes.iter().map(|m| (m.mode.name(), m.payload_bits / 8, m.banks)).collect();
         let want = [

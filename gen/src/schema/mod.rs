@@ -86,6 +86,9 @@ pub struct Timing {
     /// The MRF's dispatch arbiter chooses the collector to offer a cycle ahead, into a register
     /// that drives the dispatch outputs (an instruction is offered a cycle later).
     pub mrf_registered_dispatch: bool,
+    /// The BDI compressor's first stage is split in two: the differences from the base are
+    /// registered before their fit check (the compressor takes a cycle more).
+    pub bdi_split_compressor: bool,
 }
 
 impl Timing {

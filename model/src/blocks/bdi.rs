@@ -343,9 +343,15 @@ mod tests {
     use super::*;
 
     fn layout(modes: &[&str]) -> Layout {
+        layout_timed(modes, "")
+    }
+
+    /// The layout of `modes` with the `[timing]` options of `timing`.
+    fn layout_timed(modes: &[&str], timing: &str) -> Layout {
         let list: Vec<String> = modes.iter().map(|m| format!("{m:?}")).collect();
-        let checked = rfgen_gen::config::parse(&format!("[compression]\nmodes = [{}]", list.join(", "))).unwrap();
-        Layout::new(&checked.geometry, &checked.config.compression).unwrap()
+        let text = format!("[compression]\nmodes = [{}]\n[timing]\n{timing}", list.join(", "));
+        let checked = rfgen_gen::config::parse(&text).unwrap();
+        Layout::new(&checked.geometry, &checked.config.compression, &checked.config.timing).unwrap()
     }
 
     #[test]
@@ -363,14 +369,13 @@ mod tests {
         assert_eq!(back, data);
     }
 
-    /// The codec timing diagram of docs/bdi.md: A enters at the edge ending cycle 0, B at 1.
-    #[test]
-    fn documented_codec_timing() {
-        let l = layout(&["4,0", "4,1", "4,2"]);
-        let mut codec = Codec::new(&l);
+    /// A enters the codec of `l` at the edge ending cycle 0, B at 1: per cycle, the first chunk
+    /// leaving the compressor and the first lane leaving the decompressor.
+    fn codec_timing(l: &Layout) -> Vec<(Option<u32>, Option<u32>)> {
+        let mut codec = Codec::new(l);
         let (a, b) = (vec![1; 32], vec![2; 32]);
         let mut seen = Vec::new();
-        for cycle in 0..5 {
+        for cycle in 0..6 {
             let (cmp_valid, packed) = codec.compressor.output();
             let (out_valid, data) = codec.decompressor.output();
             seen.push((cmp_valid.then_some(packed.chunks[0]), out_valid.then_some(data[0])));
@@ -378,7 +383,25 @@ mod tests {
             let data = input.unwrap_or(&a).clone();
             codec.tick(&CodecIn { en: true, in_valid: input.is_some(), in_bypass: false, in_data: data });
         }
-        let want = [(None, None), (None, None), (Some(1), None), (Some(2), Some(1)), (None, Some(2))];
+        seen
+    }
+
+    /// The codec timing diagram of docs/bdi.md.
+    #[test]
+    fn documented_codec_timing() {
+        let seen = codec_timing(&layout(&["4,0", "4,1", "4,2"]));
+        let want = [(None, None), (None, None), (Some(1), None), (Some(2), Some(1)), (None, Some(2)), (None, None)];
+        assert_eq!(seen, want);
+    }
+
+    /// The same with the compressor's first stage split (`timing.bdi_split_compressor`): one
+    /// cycle more through the compressor.
+    #[test]
+    fn documented_split_codec_timing() {
+        let l = layout_timed(&["4,0", "4,1", "4,2"], "bdi_split_compressor = true\n");
+        assert_eq!((l.compress_latency, l.split_deltas), (3, true));
+        let seen = codec_timing(&l);
+        let want = [(None, None), (None, None), (None, None), (Some(1), None), (Some(2), Some(1)), (None, Some(2))];
         assert_eq!(seen, want);
     }
 

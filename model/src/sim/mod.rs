@@ -54,7 +54,8 @@ pub struct TimingReport {
     pub slowdown: f64,
 }
 
-/// The same kernel with every `[timing]` option off, when any is on.
+/// The same kernel with every `[timing]` option off, when one that changes this SM is on (the
+/// compressor's split only matters with compression).
 fn timing_report(
     checked: &Checked,
     kernel: &Kernel,
@@ -62,11 +63,13 @@ fn timing_report(
     max_cycles: u64,
 ) -> Result<Option<TimingReport>, SimError> {
     let timing = &checked.config.timing;
-    if timing.is_default() {
+    let options = toml::Table::try_from(timing).expect("the timing section serializes as a table");
+    let applies = |option: &str| option != "bdi_split_compressor" || checked.compression.is_some();
+    let options: Vec<String> =
+        options.into_iter().filter(|(k, v)| v.as_bool() == Some(true) && applies(k)).map(|(k, _)| k).collect();
+    if options.is_empty() {
         return Ok(None);
     }
-    let options = toml::Table::try_from(timing).expect("the timing section serializes as a table");
-    let options = options.into_iter().filter(|(_, v)| v.as_bool() == Some(true)).map(|(k, _)| k).collect();
     let mut plain = checked.config.clone();
     plain.timing = Default::default();
     let plain = rfgen_gen::config::check(plain).expect("turning pipeline stages off keeps a config valid");

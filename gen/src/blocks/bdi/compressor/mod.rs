@@ -28,21 +28,51 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
             front.push(Field::new(&format!("lo{base}"), (values - 1) * lo));
         }
     }
-    b += &declare_wires("s0_", &front);
-    b += "  assign s0_valid = in_valid;\n  assign s0_bypass = in_bypass;\n  assign s0_data = in_data;\n";
 
-    b += "\n  // Stage 1 logic: subtract the base (value 0) from every other value, then check by sign\n";
-    b += "  // extension which delta widths each difference fits.\n";
+    // With the first stage split (`timing.bdi_split_compressor`), the differences are
+    // registered on their own and the fit check reads them from that register.
+    let deltas = |base: u32| if l.split_deltas { format!("s1_d{base}") } else { format!("d{base}") };
+    if l.split_deltas {
+        let mut diff = vec![Field::new("bypass", 1), Field::new("data", w)];
+        diff.extend(bases.iter().map(|&(base, bits, values)| Field::new(&format!("d{base}"), (values - 1) * bits)));
+        b += "\n  // Stage 1 logic: subtract the base (value 0) from every other value.\n";
+        b += &declare_wires("s0_", &diff);
+        b += "  assign s0_valid = in_valid;\n  assign s0_bypass = in_bypass;\n  assign s0_data = in_data;\n";
+        for &(base, bits, values) in &bases {
+            for j in 1..values {
+                b += &format!(
+                    "  assign {} = {} - {};\n",
+                    slice(&format!("s0_d{base}"), j - 1, bits),
+                    slice("in_data", j, bits),
+                    slice("in_data", 0, bits)
+                );
+            }
+        }
+        b += "\n  // Stage 1 register: the register and its differences.\n";
+        b += &declare_stage("s1_", &diff);
+        b += &stage("s1_", "s0_", &diff, Some("en"));
+        b += "\n  // Stage 2 logic: check by sign extension which delta widths each difference fits.\n";
+        b += &declare_wires("f_", &front);
+        b += "  assign f_valid = s1_valid;\n  assign f_bypass = s1_bypass;\n  assign f_data = s1_data;\n";
+    } else {
+        b += &declare_wires("s0_", &front);
+        b += "  assign s0_valid = in_valid;\n  assign s0_bypass = in_bypass;\n  assign s0_data = in_data;\n";
+        b += "\n  // Stage 1 logic: subtract the base (value 0) from every other value, then check by sign\n";
+        b += "  // extension which delta widths each difference fits.\n";
+    }
+    let fit = if l.split_deltas { "f_" } else { "s0_" };
     for &(base, bits, values) in &bases {
-        let dv = format!("d{base}");
-        b += &wire(&dv, (values - 1) * bits);
-        for j in 1..values {
-            b += &format!(
-                "  assign {} = {} - {};\n",
-                slice(&dv, j - 1, bits),
-                slice("in_data", j, bits),
-                slice("in_data", 0, bits)
-            );
+        let dv = deltas(base);
+        if !l.split_deltas {
+            b += &wire(&dv, (values - 1) * bits);
+            for j in 1..values {
+                b += &format!(
+                    "  assign {} = {} - {};\n",
+                    slice(&dv, j - 1, bits),
+                    slice("in_data", j, bits),
+                    slice("in_data", 0, bits)
+                );
+            }
         }
         let lo = l.max_delta_bits(base);
         if lo > 0 {
@@ -51,7 +81,7 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
                 let low = (j - 1) * bits;
                 b += &format!(
                     "  assign {} = {dv}[{}:{low}];\n",
-                    slice(&format!("s0_lo{base}"), j - 1, lo),
+                    slice(&format!("{fit}lo{base}"), j - 1, lo),
                     low + lo - 1
                 );
             }
@@ -59,6 +89,7 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
     }
     for (i, m) in l.modes.iter().enumerate() {
         let (base, bits, d) = (m.mode.base, m.mode.base_bits(), m.mode.delta_bits());
+        let dv = deltas(base);
         let ok = format!("ok{base}_{}", m.mode.delta);
         let what = if d == 0 { "is zero".to_string() } else { format!("is the sign extension of its low {d} bits") };
         b += &format!("  // <{}>: every difference {what}.\n", m.mode.name());
@@ -66,26 +97,31 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
         for j in 1..m.values {
             let low = (j - 1) * bits;
             let test = if d == 0 {
-                format!("~(|d{base}[{}:{low}])", low + bits - 1)
+                format!("~(|{dv}[{}:{low}])", low + bits - 1)
             } else {
-                let top = format!("d{base}[{}:{}]", low + bits - 1, low + d - 1);
+                let top = format!("{dv}[{}:{}]", low + bits - 1, low + d - 1);
                 format!("(&{top}) | ~(|{top})")
             };
             b += &format!("  assign {ok}[{}] = {test};\n", j - 1);
         }
-        b += &format!("  assign s0_fit[{i}] = &{ok};\n");
+        b += &format!("  assign {fit}fit[{i}] = &{ok};\n");
     }
 
-    if n >= 2 {
-        b += "\n  // Stage 1 register: the register, its fit flags and the delta bits to pack.\n";
-        b += &declare_stage("s1_", &front);
-        b += &stage("s1_", "s0_", &front, Some("en"));
-    }
-    let s = if n >= 2 { "s1_" } else { "s0_" };
+    // The stage whose logic chooses the mode: after the fit flags' register, if there is one.
+    let first = if l.split_deltas { 2 } else { 1 };
+    let s = if n > first {
+        let at = format!("s{}_", first);
+        b += &format!("\n  // Stage {first} register: the register, its fit flags and the delta bits to pack.\n");
+        b += &declare_stage(&at, &front);
+        b += &stage(&at, fit, &front, Some("en"));
+        at
+    } else {
+        fit.to_string()
+    };
+    let choose = n.min(first + 1);
 
     b += &format!(
-        "\n  // Stage {} logic: the mode that fits with the fewest banks wins (ties: canonical order);\n",
-        n.min(2)
+        "\n  // Stage {choose} logic: the mode that fits with the fewest banks wins (ties: canonical order);\n"
     );
     b += "  // a bypassed register stays uncompressed. The payload is the base, then the deltas, zero above.\n";
     let out = [
@@ -142,7 +178,7 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
 
     // The chosen result goes through the remaining stages; the last one drives the outputs.
     let mut from = "c_".to_string();
-    for st in n.min(2)..=n {
+    for st in choose..=n {
         let at = if st == n { "out_".to_string() } else { format!("p{st}_") };
         b += &format!("\n  // Stage {st} register{}.\n", if st == n { ": the outputs" } else { "" });
         if st < n {
