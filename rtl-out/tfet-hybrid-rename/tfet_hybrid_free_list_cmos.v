@@ -22,16 +22,21 @@ module tfet_hybrid_free_list_cmos (
   wire from_fifo;
   wire pop_fifo;
   wire pop_fresh;
-  wire [10:0] tail;
-  wire [10:0] first;
-  wire [10:0] pos0;
-  wire unused_wrap0;
+  reg  [9:0] tail0;
+  reg  [9:0] tail1;
+  reg  [9:0] tail2;
+  wire [9:0] next_tail;
+  wire [10:0] sum_past;
+  wire unused_past;
+  wire [9:0] past;
+  wire [10:0] sum_next1;
+  wire unused_next1;
+  wire [9:0] next1;
+  wire [10:0] sum_next2;
+  wire unused_next2;
+  wire [9:0] next2;
   wire [9:0] at0;
-  wire [10:0] pos1;
-  wire unused_wrap1;
   wire [9:0] at1;
-  wire [10:0] pos2;
-  wire unused_wrap2;
   wire [9:0] at2;
   wire [1:0] pushes;
 
@@ -44,30 +49,38 @@ module tfet_hybrid_free_list_cmos (
   assign pop_fresh = pop & ~from_fifo & (fresh != 10'd800);
 
   // Pushes land at the tail in slot order: slot s at the first free place plus the valid
-  // slots below s, wrapped.
-  assign tail = {{1{1'b0}}, head} + {{1{1'b0}}, count};
-  assign first = (tail >= 11'd800) ? tail - 11'd800 : tail;
-  assign pos0 = first;
-  assign {unused_wrap0, at0} = (pos0 >= 11'd800) ? pos0 - 11'd800 : pos0;
-  assign pos1 = first + {{10{1'b0}}, push_valid[0]};
-  assign {unused_wrap1, at1} = (pos1 >= 11'd800) ? pos1 - 11'd800 : pos1;
-  assign pos2 = first + {{10{1'b0}}, push_valid[0]} + {{10{1'b0}}, push_valid[1]};
-  assign {unused_wrap2, at2} = (pos2 >= 11'd800) ? pos2 - 11'd800 : pos2;
+  // slots below s.
+  assign at0 = tail0;
+  assign at1 = ({{1{1'b0}}, push_valid[0]} == 2'd1) ? tail1 : tail0;
+  assign at2 = ({{1{1'b0}}, push_valid[0]} + {{1{1'b0}}, push_valid[1]} == 2'd1) ? tail1 : ({{1{1'b0}}, push_valid[0]} + {{1{1'b0}}, push_valid[1]} == 2'd2) ? tail2 : tail0;
   assign pushes = {{1{1'b0}}, push_valid[0]} + {{1{1'b0}}, push_valid[1]} + {{1{1'b0}}, push_valid[2]};
   always @(posedge clk) begin
     if (push_valid[0]) fifo[at0] <= push_id[9:0];
     if (push_valid[1]) fifo[at1] <= push_id[19:10];
     if (push_valid[2]) fifo[at2] <= push_id[29:20];
   end
+  assign sum_past = ({{1{1'b0}}, tail0} + 11'd3 >= 11'd800) ? {{1{1'b0}}, tail0} + 11'd3 - 11'd800 : {{1{1'b0}}, tail0} + 11'd3;
+  assign {unused_past, past} = sum_past;
+  assign next_tail = (pushes == 2'd0) ? tail0 : (pushes == 2'd1) ? tail1 : (pushes == 2'd2) ? tail2 : past;
+  assign sum_next1 = ({{1{1'b0}}, next_tail} + 11'd1 >= 11'd800) ? {{1{1'b0}}, next_tail} + 11'd1 - 11'd800 : {{1{1'b0}}, next_tail} + 11'd1;
+  assign {unused_next1, next1} = sum_next1;
+  assign sum_next2 = ({{1{1'b0}}, next_tail} + 11'd2 >= 11'd800) ? {{1{1'b0}}, next_tail} + 11'd2 - 11'd800 : {{1{1'b0}}, next_tail} + 11'd2;
+  assign {unused_next2, next2} = sum_next2;
   always @(posedge clk) begin
     if (rst) begin
       head <= 10'd0;
       count <= 10'd0;
       fresh <= 10'd0;
+      tail0 <= 10'd0;
+      tail1 <= 10'd1;
+      tail2 <= 10'd2;
     end else begin
       if (pop_fifo) head <= (head == 10'd799) ? 10'd0 : head + 10'd1;
       count <= count + {{8{1'b0}}, pushes} - {{9{1'b0}}, pop_fifo};
       fresh <= fresh + {{9{1'b0}}, pop_fresh};
+      tail0 <= next_tail;
+      tail1 <= next1;
+      tail2 <= next2;
     end
   end
 endmodule

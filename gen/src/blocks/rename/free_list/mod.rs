@@ -24,11 +24,20 @@ pub fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) 
     for name in ["from_fifo", "pop_fifo", "pop_fresh"] {
         b += &wire(name, 1);
     }
-    b += &wire("tail", xb);
-    b += &wire("first", xb);
+    // `tail<k>`: the place `k` after the tail (the first free one), wrapped, kept in registers
+    // so a push's place is a choice among them and not a sum of the head and the count.
+    for t in 0..k {
+        b += &reg(&format!("tail{t}"), ib);
+    }
+    b += &wire("next_tail", ib);
+    // Sums one bit wider than an index, wrapped back below `n`: the place after three pushes,
+    // and the places after the next tail.
+    for t in ["past", "next1", "next2"] {
+        b += &wire(&format!("sum_{t}"), xb);
+        b += &wire(&format!("unused_{t}"), xb - ib);
+        b += &wire(t, ib);
+    }
     for s in 0..k {
-        b += &wire(&format!("pos{s}"), xb);
-        b += &wire(&format!("unused_wrap{s}"), xb - ib);
         b += &wire(&format!("at{s}"), ib);
     }
     b += &wire("pushes", 2);
@@ -45,16 +54,13 @@ pub fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) 
     b += &format!("  assign free = count + ({} - fresh);\n", lit(cb, n as u64));
     b += "  assign pop_fifo = pop & from_fifo;\n";
     b += &format!("  assign pop_fresh = pop & ~from_fifo & (fresh != {});\n", lit(cb, n as u64));
-    b += "\n  // Pushes land at the tail in slot order: slot s at the first free place plus the valid\n  // slots below s, wrapped.\n";
-    b += &format!("  assign tail = {} + {};\n", wide("head", ib), wide("count", cb));
-    let wrap = |e: &str| format!("({e} >= {nx}) ? {e} - {nx} : {e}", nx = lit(xb, n as u64));
-    b += &format!("  assign first = {};\n", wrap("tail"));
+    b += "\n  // Pushes land at the tail in slot order: slot s at the first free place plus the valid\n  // slots below s.\n";
     for s in 0..k {
-        let below: Vec<String> = (0..s).map(|j| wide(&format!("push_valid[{j}]"), 1)).collect();
-        let rank = if below.is_empty() { String::new() } else { format!(" + {}", below.join(" + ")) };
-        b += &format!("  assign pos{s} = first{rank};\n");
-        // A wrapped position is below n: its bits above an index are always zero.
-        b += &format!("  assign {{unused_wrap{s}, at{s}}} = {};\n", wrap(&format!("pos{s}")));
+        // The place `r` after the tail when `r` valid slots are below `s`, for every `r`.
+        let below = (0..s).map(|j| resize(&format!("push_valid[{j}]"), 1, 2)).collect::<Vec<_>>().join(" + ");
+        let choice =
+            (1..=s).rev().fold("tail0".to_string(), |rest, r| format!("({below} == 2'd{r}) ? tail{r} : {rest}"));
+        b += &format!("  assign at{s} = {choice};\n");
     }
     b += &format!(
         "  assign pushes = {};\n",
@@ -65,8 +71,26 @@ pub fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) 
         b += &format!("    if (push_valid[{s}]) fifo[at{s}] <= {};\n", slice("push_id", s, pb));
     }
     b += "  end\n";
+    // The tail after this edge's pushes, and the places after it (offsets are taken modulo `n`
+    // first, so one wrap suffices however small the list).
+    let wrap = |e: &str| format!("({e} >= {nx}) ? {e} - {nx} : {e}", nx = lit(xb, n as u64));
+    let sum = |name: &str, from: &str, offset: u32| {
+        let e = format!("{} + {}", wide(from, ib), lit(xb, (offset % n) as u64));
+        format!("  assign sum_{name} = {};\n  assign {{unused_{name}, {name}}} = sum_{name};\n", wrap(&e))
+    };
+    b += &sum("past", "tail0", k);
+    let mut after = "past".to_string();
+    for r in (0..k).rev() {
+        after = format!("(pushes == 2'd{r}) ? tail{r} : {after}");
+    }
+    b += &format!("  assign next_tail = {after};\n");
+    b += &sum("next1", "next_tail", 1);
+    b += &sum("next2", "next_tail", 2);
     b += "  always @(posedge clk) begin\n    if (rst) begin\n";
     b += &format!("      head <= {};\n      count <= {};\n      fresh <= {};\n", lit(ib, 0), lit(cb, 0), lit(cb, 0));
+    for t in 0..k {
+        b += &format!("      tail{t} <= {};\n", lit(ib, (t % n) as u64));
+    }
     b += "    end else begin\n";
     b += &format!(
         "      if (pop_fifo) head <= (head == {}) ? {} : head + {};\n",
@@ -76,6 +100,7 @@ pub fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) 
     );
     b += &format!("      count <= count + {} - {};\n", resize("pushes", 2, cb), resize("pop_fifo", 1, cb));
     b += &format!("      fresh <= fresh + {};\n", resize("pop_fresh", 1, cb));
+    b += "      tail0 <= next_tail;\n      tail1 <= next1;\n      tail2 <= next2;\n";
     b += "    end\n  end\n";
     let ports = FreeListPorts::new(l, n);
     let module = Module {
