@@ -343,7 +343,8 @@ fn dispatch(g: &Geometry, p: &MrfPorts<Sig>, parts: &Parts) -> String {
     let v = |name: &str, width: u32| Sig::new(name, width);
     let mut b = String::new();
     b += "\n  // Dispatch: round-robin among complete collectors; an unaccepted offer is held.\n";
-    if g.registered_dispatch {
+    let registered = g.registered_dispatch;
+    if registered {
         b += &crate::verilog::vector_reg("disp_grant", n);
         b += &vector_wire("disp_pick", n);
         b += &wire("disp_load", 1);
@@ -351,44 +352,30 @@ fn dispatch(g: &Geometry, p: &MrfPorts<Sig>, parts: &Parts) -> String {
         b += "  // register is empty or its collector is taken, it loads the arbiter's choice among the\n";
         b += "  // others that are complete; the arbiter chooses only then.\n";
         b += "  assign disp_load = ~disp_valid | disp_ready;\n";
+    }
+    // Registered, the arbiter's choice goes to the offer register; otherwise it is the offer.
+    let (req, advance, grant, grant_valid) = if registered {
         let req = format!("(cu_ready & ~cu_dispatch) & {{{n}{{disp_load}}}}");
-        match parts.dispatch_arbiter {
-            Some(arbiter) => {
+        (v(&req, n), v("1'b1", 1), v("disp_pick", n), v("unused_disp_pick_valid", 1))
+    } else {
+        (v("cu_ready", n), p.disp_ready.clone(), v("disp_grant", n), p.disp_valid.clone())
+    };
+    match parts.dispatch_arbiter {
+        Some(arbiter) => {
+            if registered {
                 b += &wire("unused_disp_pick_valid", 1);
-                b += &arbiter.instance(
-                    "u_dispatch_arbiter",
-                    &ArbiterPorts {
-                        clk: p.clk.clone(),
-                        rst: p.rst.clone(),
-                        req: v(&req, n),
-                        advance: v("1'b1", 1),
-                        grant: v("disp_pick", n),
-                        grant_valid: v("unused_disp_pick_valid", 1),
-                    },
-                );
             }
-            None => b += &format!("  assign disp_pick = {req};\n"),
+            let (clk, rst) = (p.clk.clone(), p.rst.clone());
+            let conns = ArbiterPorts { clk, rst, req, advance, grant, grant_valid };
+            b += &arbiter.instance("u_dispatch_arbiter", &conns);
         }
+        None if registered => b += &format!("  assign disp_pick = {req};\n"),
+        None => b += "  assign disp_grant = cu_ready;\n  assign disp_valid = cu_ready[0];\n",
+    }
+    if registered {
         b += "  always @(posedge clk) begin\n";
         b += &format!("    if (rst) disp_grant <= {n}'b0;\n    else if (disp_load) disp_grant <= disp_pick;\n  end\n");
         b += "  assign disp_valid = |disp_grant;\n";
-    } else {
-        match parts.dispatch_arbiter {
-            Some(arbiter) => {
-                b += &arbiter.instance(
-                    "u_dispatch_arbiter",
-                    &ArbiterPorts {
-                        clk: p.clk.clone(),
-                        rst: p.rst.clone(),
-                        req: v("cu_ready", n),
-                        advance: p.disp_ready.clone(),
-                        grant: v("disp_grant", n),
-                        grant_valid: p.disp_valid.clone(),
-                    },
-                );
-            }
-            None => b += "  assign disp_grant = cu_ready;\n  assign disp_valid = cu_ready[0];\n",
-        }
     }
     b += &format!("  assign cu_dispatch = disp_grant & {{{n}{{disp_ready}}}};\n");
     let mux = |field: &str, w: u32| {
