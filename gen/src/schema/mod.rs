@@ -89,6 +89,10 @@ pub struct Timing {
     /// The BDI compressor's first stage is split in two: the differences from the base are
     /// registered before their fit check (the compressor takes a cycle more).
     pub bdi_split_compressor: bool,
+    /// The issue stage computes which warps may issue a cycle ahead, from the state and
+    /// descriptors of the cycle before, into a register the scheduler picks from: a release
+    /// lets a warp issue a cycle later, and a warp does not issue in two cycles running.
+    pub issue_registered_eligibility: bool,
 }
 
 impl Timing {

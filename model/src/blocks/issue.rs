@@ -171,6 +171,10 @@ pub struct Issue<S: ScoreboardBlock = Scoreboard, W: WarpboardBlock = Warpboard,
     /// cycle: the edge reuses them (the check's inputs do not change within a cycle).
     edges: u64,
     decided: Cell<Option<(u64, SchedulerIn, Option<u32>)>>,
+    /// `timing.issue_registered_eligibility`: last cycle's `can_issue`, and the warp granted
+    /// last cycle (registers; zero when the option is off).
+    can_issue_q: u64,
+    granted_q: u64,
 }
 
 /// What the check found, a bit per warp.
@@ -213,6 +217,8 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
             memo: Cell::new(Memo::default()),
             edges: 0,
             decided: Cell::new(None),
+            can_issue_q: 0,
+            granted_q: 0,
         }
     }
 
@@ -273,7 +279,13 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
             },
             "a descriptor changed without its bit in IssueIn::changed"
         );
-        let can_issue = if self.shape.stall { f.can_issue & !i.stall } else { f.can_issue };
+        // With the check a cycle ahead, the scheduler picks from last cycle's result; the warp
+        // granted last cycle has a next instruction not checked yet.
+        let checked = match self.shape.registered {
+            true => self.can_issue_q & !self.granted_q & f.valid & !i.barrier,
+            false => f.can_issue,
+        };
+        let can_issue = if self.shape.stall { checked & !i.stall } else { checked };
         let mut d = IssueDecision {
             can_issue,
             war_blocked: f.war_blocked,
@@ -319,6 +331,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
     fn reset(&mut self) {
         self.memo.set(Memo::default());
         self.decided.set(None);
+        (self.can_issue_q, self.granted_q) = (0, 0);
         self.scoreboard.reset();
         if let Some(b) = &mut self.warpboard {
             b.reset();
@@ -372,6 +385,11 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
             });
         }
         self.scheduler.tick(&s);
+        if self.shape.registered {
+            // `check` brought the findings of this cycle's inputs up to date.
+            self.can_issue_q = self.memo.get().found.can_issue;
+            self.granted_q = grant.map_or(0, |w| 1 << w);
+        }
         // The warps whose scoreboard or warpboard state this edge may have changed.
         let bit = |valid: bool, w: u32| if valid { 1u64.checked_shl(w).unwrap_or(0) } else { 0 };
         let mut touched = i.commit | bit(i.clr_valid, i.clr_warp) | bit(i.lv_valid, i.lv_warp);

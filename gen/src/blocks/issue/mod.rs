@@ -12,7 +12,7 @@ use super::scoreboard::{self, interface::ScoreboardPorts};
 use super::warpboard::{self, interface::BloomPorts, interface::WarpboardPorts};
 use crate::config::{Config, SchedulerPolicy};
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::verilog::{Module, Port, Sig, Submodule, lit, resize, vector_wire, wire};
+use crate::verilog::{Module, Port, Sig, Submodule, lit, resize, vector_reg, vector_wire, wire};
 use interface::IssuePorts;
 
 /// What the issue stage holds, derived once for the generator, the model and the cosim.
@@ -28,6 +28,9 @@ pub struct Shape {
     /// Beside an ORF/LRF or a rename stage: a per-warp stall input (a fill of the warp is on its
     /// way; no physical register is free for its destination).
     pub stall: bool,
+    /// `timing.issue_registered_eligibility`: the check's result is registered, and the
+    /// scheduler picks from last cycle's, less the warp granted last cycle.
+    pub registered: bool,
 }
 
 impl Shape {
@@ -40,6 +43,7 @@ impl Shape {
             scheduler: scheduler::Shape::new(g, c),
             warpboard: warpboard::Shape::new(g, c.warpboard.policy),
             stall: c.orf.enabled || c.rename.enabled,
+            registered: c.timing.issue_registered_eligibility,
         }
     }
 }
@@ -79,6 +83,11 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         b += &vector_wire(&state.expr, state.width);
     }
     b += &wire("to_collector", 1);
+    if s.registered {
+        b += &vector_wire("can_issue", w);
+        b += &vector_reg("can_issue_q", w);
+        b += &vector_reg("granted_q", w);
+    }
 
     // The check, per warp.
     b += "\n  // Per warp: the registers its next instruction reads or writes, and the check. It may\n";
@@ -108,10 +117,18 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     );
     b += &war_check(prefix, g, s, &p);
     let stalled = p.stall.as_ref().map_or(String::new(), |s| format!(" & ~{s}[w]"));
-    b += &format!(
-        "      assign {}[w] = {}[w] & ~{}[w]{stalled} & ~conflict & ~war & ({} | {}[w]);\n",
-        p.eligible, p.next_valid, p.barrier, p.collector_ready, p.next_control
-    );
+    let (valid, barrier, ready, control) = (&p.next_valid, &p.barrier, &p.collector_ready, &p.next_control);
+    b += &if s.registered {
+        format!(
+            "      assign can_issue[w] = {valid}[w] & ~{barrier}[w] & ~conflict & ~war;\n      assign {}[w] = {valid}[w] & ~{barrier}[w] & can_issue_q[w] & ~granted_q[w]{stalled} & ({ready} | {control}[w]);\n",
+            p.eligible
+        )
+    } else {
+        format!(
+            "      assign {}[w] = {valid}[w] & ~{barrier}[w]{stalled} & ~conflict & ~war & ({ready} | {control}[w]);\n",
+            p.eligible
+        )
+    };
     if let (Some(lc), Some(hold)) = (&p.next_long_consumer, &p.hold) {
         b += "      // Two-level: a warp waiting at a barrier or for a long-latency result leaves the\n";
         b += "      // active set; one with neither, and no cache flush under way, may join it.\n";
@@ -121,6 +138,19 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         b += &format!("      assign ready[w] = {}[w] & ~{}[w] & ~waits_long & ~{hold}[w];\n", p.next_valid, p.barrier);
     }
     b += "    end\n  endgenerate\n";
+
+    if s.registered {
+        b += "\n  // The check a cycle ahead (`timing.issue_registered_eligibility`): the scheduler picks from\n";
+        b += "  // last cycle's result, so the pick and the reservations it makes are not one path. The\n";
+        b += "  // warp granted last cycle has a next instruction not checked yet: it waits a cycle.\n";
+        b += &format!(
+            "  always @(posedge clk) begin\n    if (rst) begin\n      can_issue_q <= {z};\n      granted_q <= {z};\n    end else begin\n      can_issue_q <= can_issue;\n      granted_q <= {{{w}{{{}}}}} & ({{{}, 1'b1}} << {});\n    end\n  end\n",
+            p.grant_valid,
+            lit(w - 1, 0),
+            p.grant_warp,
+            z = lit(w, 0)
+        );
+    }
 
     // The granted instruction reserves at the edge, unless it completes at issue.
     let gw = &p.grant_warp;
