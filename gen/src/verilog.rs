@@ -189,6 +189,24 @@ pub fn onehot_mux(terms: &[(String, String)], width: u32) -> String {
         .join("\n      | ")
 }
 
+/// `onehot = 1 << index`, an `n`-bit one-hot decode of the binary `index`.
+pub fn onehot_decode(onehot: &str, index: &str, n: u32) -> String {
+    if n == 1 {
+        return format!("  assign {onehot} = 1'b1;\n");
+    }
+    format!("  assign {onehot} = {{{}, 1'b1}} << {index};\n", lit(n - 1, 0))
+}
+
+/// One warp's element of a per-warp vector, selected by the one-hot `onehot` over `warps` warps:
+/// element `per_warp·w + i` of `vector` (elements of `width` bits) for the warp `w` whose bit is
+/// set, as an AND-OR multiplexer. A part-select at `width·(per_warp·warp + i)` would make the
+/// index a multiplication, which FPGA synthesis maps to DSP blocks on the path.
+pub fn warp_pick(vector: &str, onehot: &str, warps: u32, per_warp: u32, i: u32, width: u32) -> String {
+    let terms: Vec<(String, String)> =
+        (0..warps).map(|w| (format!("{onehot}[{w}]"), slice(vector, per_warp * w + i, width))).collect();
+    onehot_mux(&terms, width)
+}
+
 /// A Verilog module: name, doc lines, ports and body text (declarations and logic).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Module {

@@ -34,6 +34,7 @@ module small_issue (
   wire [255:0] unused_long_pending;
   wire [63:0] pending_preds;
   wire to_collector;
+  wire [7:0] grant_onehot;
   wire [7:0] can_issue;
   reg  [7:0] can_issue_q;
   reg  [7:0] granted_q;
@@ -67,23 +68,39 @@ module small_issue (
       granted_q <= 8'd0;
     end else begin
       can_issue_q <= can_issue;
-      granted_q <= {8{grant_valid}} & ({7'd0, 1'b1} << grant_warp);
+      granted_q <= {8{grant_valid}} & grant_onehot;
     end
   end
 
   // The granted instruction goes to a collector unless it completes at issue: its
   // destinations become pending, its sources enter the warpboard.
   assign to_collector = grant_valid & ~next_control[grant_warp];
+  // The granted warp's fields, selected by its one-hot (see `warp_pick`).
+  assign grant_onehot = {7'd0, 1'b1} << grant_warp;
   small_scoreboard u_scoreboard (
     .clk            (clk),
     .rst            (rst),
     .set_valid      (to_collector),
     .set_warp       (grant_warp),
     .set_reg_valid  (next_dst_valid[grant_warp]),
-    .set_reg        (next_dst[5*grant_warp +: 5]),
+    .set_reg        (({5{grant_onehot[0]}} & next_dst[4:0])
+      | ({5{grant_onehot[1]}} & next_dst[9:5])
+      | ({5{grant_onehot[2]}} & next_dst[14:10])
+      | ({5{grant_onehot[3]}} & next_dst[19:15])
+      | ({5{grant_onehot[4]}} & next_dst[24:20])
+      | ({5{grant_onehot[5]}} & next_dst[29:25])
+      | ({5{grant_onehot[6]}} & next_dst[34:30])
+      | ({5{grant_onehot[7]}} & next_dst[39:35])),
     .set_long       (next_long[grant_warp]),
     .set_pred_valid (next_pdst_valid[grant_warp]),
-    .set_pred       (next_pdst[3*grant_warp +: 3]),
+    .set_pred       (({3{grant_onehot[0]}} & next_pdst[2:0])
+      | ({3{grant_onehot[1]}} & next_pdst[5:3])
+      | ({3{grant_onehot[2]}} & next_pdst[8:6])
+      | ({3{grant_onehot[3]}} & next_pdst[11:9])
+      | ({3{grant_onehot[4]}} & next_pdst[14:12])
+      | ({3{grant_onehot[5]}} & next_pdst[17:15])
+      | ({3{grant_onehot[6]}} & next_pdst[20:18])
+      | ({3{grant_onehot[7]}} & next_pdst[23:21])),
     .clr_valid      (clr_valid),
     .clr_warp       (clr_warp),
     .clr_reg        (clr_reg),

@@ -46,15 +46,46 @@ module small_sm_rf (
   // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.
   wire mrf_issue_valid;
   wire mrf_issue_ready;
+  wire [7:0] grant_onehot;
   wire [2:0] granted_src_valid;
   wire [4:0] granted_src0_reg;
   wire [4:0] granted_src1_reg;
   wire [4:0] granted_src2_reg;
   assign mrf_issue_valid = grant_valid & ~next_control[grant_warp];
-  assign granted_src_valid = next_src_valid[3*grant_warp +: 3];
-  assign granted_src0_reg = next_src_reg[5*(3*grant_warp+0) +: 5];
-  assign granted_src1_reg = next_src_reg[5*(3*grant_warp+1) +: 5];
-  assign granted_src2_reg = next_src_reg[5*(3*grant_warp+2) +: 5];
+  // The granted warp's fields, selected by its one-hot (see `warp_pick`).
+  assign grant_onehot = {7'd0, 1'b1} << grant_warp;
+  assign granted_src_valid = ({3{grant_onehot[0]}} & next_src_valid[2:0])
+      | ({3{grant_onehot[1]}} & next_src_valid[5:3])
+      | ({3{grant_onehot[2]}} & next_src_valid[8:6])
+      | ({3{grant_onehot[3]}} & next_src_valid[11:9])
+      | ({3{grant_onehot[4]}} & next_src_valid[14:12])
+      | ({3{grant_onehot[5]}} & next_src_valid[17:15])
+      | ({3{grant_onehot[6]}} & next_src_valid[20:18])
+      | ({3{grant_onehot[7]}} & next_src_valid[23:21]);
+  assign granted_src0_reg = ({5{grant_onehot[0]}} & next_src_reg[4:0])
+      | ({5{grant_onehot[1]}} & next_src_reg[19:15])
+      | ({5{grant_onehot[2]}} & next_src_reg[34:30])
+      | ({5{grant_onehot[3]}} & next_src_reg[49:45])
+      | ({5{grant_onehot[4]}} & next_src_reg[64:60])
+      | ({5{grant_onehot[5]}} & next_src_reg[79:75])
+      | ({5{grant_onehot[6]}} & next_src_reg[94:90])
+      | ({5{grant_onehot[7]}} & next_src_reg[109:105]);
+  assign granted_src1_reg = ({5{grant_onehot[0]}} & next_src_reg[9:5])
+      | ({5{grant_onehot[1]}} & next_src_reg[24:20])
+      | ({5{grant_onehot[2]}} & next_src_reg[39:35])
+      | ({5{grant_onehot[3]}} & next_src_reg[54:50])
+      | ({5{grant_onehot[4]}} & next_src_reg[69:65])
+      | ({5{grant_onehot[5]}} & next_src_reg[84:80])
+      | ({5{grant_onehot[6]}} & next_src_reg[99:95])
+      | ({5{grant_onehot[7]}} & next_src_reg[114:110]);
+  assign granted_src2_reg = ({5{grant_onehot[0]}} & next_src_reg[14:10])
+      | ({5{grant_onehot[1]}} & next_src_reg[29:25])
+      | ({5{grant_onehot[2]}} & next_src_reg[44:40])
+      | ({5{grant_onehot[3]}} & next_src_reg[59:55])
+      | ({5{grant_onehot[4]}} & next_src_reg[74:70])
+      | ({5{grant_onehot[5]}} & next_src_reg[89:85])
+      | ({5{grant_onehot[6]}} & next_src_reg[104:100])
+      | ({5{grant_onehot[7]}} & next_src_reg[119:115]);
 
   // Collector tags, one per operand collector: the granted instruction takes the lowest
   // free one at issue; the MRF returns it at dispatch, which frees it.

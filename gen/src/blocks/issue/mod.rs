@@ -12,7 +12,9 @@ use super::scoreboard::{self, interface::ScoreboardPorts};
 use super::warpboard::{self, interface::BloomPorts, interface::WarpboardPorts};
 use crate::config::{Config, SchedulerPolicy};
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
-use crate::verilog::{Module, Port, Sig, Submodule, lit, resize, vector_reg, vector_wire, wire};
+use crate::verilog::{
+    Module, Port, Sig, Submodule, lit, onehot_decode, resize, vector_reg, vector_wire, warp_pick, wire,
+};
 use interface::IssuePorts;
 
 /// What the issue stage holds, derived once for the generator, the model and the cosim.
@@ -83,6 +85,7 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         b += &vector_wire(&state.expr, state.width);
     }
     b += &wire("to_collector", 1);
+    b += &vector_wire("grant_onehot", w);
     if s.registered {
         b += &vector_wire("can_issue", w);
         b += &vector_reg("can_issue_q", w);
@@ -144,10 +147,8 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         b += "  // last cycle's result, so the pick and the reservations it makes are not one path. The\n";
         b += "  // warp granted last cycle has a next instruction not checked yet: it waits a cycle.\n";
         b += &format!(
-            "  always @(posedge clk) begin\n    if (rst) begin\n      can_issue_q <= {z};\n      granted_q <= {z};\n    end else begin\n      can_issue_q <= can_issue;\n      granted_q <= {{{w}{{{}}}}} & ({{{}, 1'b1}} << {});\n    end\n  end\n",
+            "  always @(posedge clk) begin\n    if (rst) begin\n      can_issue_q <= {z};\n      granted_q <= {z};\n    end else begin\n      can_issue_q <= can_issue;\n      granted_q <= {{{w}{{{}}}}} & grant_onehot;\n    end\n  end\n",
             p.grant_valid,
-            lit(w - 1, 0),
-            p.grant_warp,
             z = lit(w, 0)
         );
     }
@@ -157,6 +158,11 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     b += "\n  // The granted instruction goes to a collector unless it completes at issue: its\n";
     b += "  // destinations become pending, its sources enter the warpboard.\n";
     b += &format!("  assign to_collector = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
+    b += "  // The granted warp's fields, selected by its one-hot (see `warp_pick`).\n";
+    b += &onehot_decode("grant_onehot", &gw.expr, w);
+    let pick = |next: &Sig, per_warp: u32, i: u32, width: u32| {
+        Sig::new(warp_pick(&next.expr, "grant_onehot", w, per_warp, i, width), width)
+    };
     let sig = |e: String, width: u32| Sig::new(e, width);
     b += &sb.instance(
         "u_scoreboard",
@@ -166,10 +172,10 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
             set_valid: sig("to_collector".into(), 1),
             set_warp: gw.clone(),
             set_reg_valid: sig(format!("{}[{gw}]", p.next_dst_valid), 1),
-            set_reg: sig(format!("{}[{rb}*{gw} +: {rb}]", p.next_dst), rb),
+            set_reg: pick(&p.next_dst, 1, 0, rb),
             set_long: sig(format!("{}[{gw}]", p.next_long), 1),
             set_pred_valid: sig(format!("{}[{gw}]", p.next_pdst_valid), 1),
-            set_pred: sig(format!("{}[3*{gw} +: 3]", p.next_pdst), 3),
+            set_pred: pick(&p.next_pdst, 1, 0, 3),
             clr_valid: p.clr_valid.clone(),
             clr_warp: p.clr_warp.clone(),
             clr_reg: p.clr_reg.clone(),
@@ -182,8 +188,8 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     if let (Some(board), Some(state)) = (&board, board_state) {
         // Bloomboards also take the sources of the issued and the leaving instruction.
         let bloom = p.lv_src_valid.as_ref().zip(p.lv_src_reg.as_ref()).map(|(lv_src_valid, lv_src_reg)| BloomPorts {
-            iss_src_valid: sig(format!("{}[{k}*{gw} +: {k}]", p.next_src_valid), k),
-            iss_src_reg: std::array::from_fn(|i| sig(format!("{}[{rb}*({k}*{gw}+{i}) +: {rb}]", p.next_src_reg), rb)),
+            iss_src_valid: pick(&p.next_src_valid, 1, 0, k),
+            iss_src_reg: std::array::from_fn(|i| pick(&p.next_src_reg, k, i as u32, rb)),
             lv_src_valid: lv_src_valid.clone(),
             lv_src_reg: lv_src_reg.clone(),
             bins: state.clone(),

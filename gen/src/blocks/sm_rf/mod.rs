@@ -23,7 +23,8 @@ use crate::config::Checked;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rename::RenameLayout;
 use crate::verilog::{
-    Module, Port, Ports, Sig, Submodule, lit, onehot_index, onehot_mux, reg, resize, vector_reg, vector_wire, wire,
+    Module, Port, Ports, Sig, Submodule, lit, onehot_decode, onehot_index, onehot_mux, reg, resize, vector_reg,
+    vector_wire, warp_pick, wire,
 };
 use interface::{SmRfPorts, SmRfRenamePorts};
 
@@ -229,6 +230,7 @@ fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32, each_source: bool) -> Stri
     );
     b += &wire("mrf_issue_valid", 1);
     b += &wire("mrf_issue_ready", 1);
+    b += &vector_wire("grant_onehot", g.warps);
     b += &vector_wire("granted_src_valid", k);
     for s in sources.clone() {
         b += &wire(&format!("granted_src{s}_reg"), rb);
@@ -238,14 +240,17 @@ fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32, each_source: bool) -> Stri
         b += &wire(&field.expr, field.width);
     }
     b += &format!("  assign mrf_issue_valid = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
-    b += &format!("  assign granted_src_valid = {}[{k}*{gw} +: {k}];\n", p.next_src_valid);
+    b += "  // The granted warp's fields, selected by its one-hot (see `warp_pick`).\n";
+    b += &onehot_decode("grant_onehot", &gw.expr, g.warps);
+    let pick = |next: &Sig, per_warp: u32, i: u32, width: u32| {
+        warp_pick(&next.expr, "grant_onehot", g.warps, per_warp, i, width)
+    };
+    b += &format!("  assign granted_src_valid = {};\n", pick(&p.next_src_valid, 1, 0, k));
     for s in sources {
-        b += &format!("  assign granted_src{s}_reg = {}[{rb}*({k}*{gw}+{s}) +: {rb}];\n", p.next_src_reg);
+        b += &format!("  assign granted_src{s}_reg = {};\n", pick(&p.next_src_reg, k, s, rb));
     }
     for (field, next) in &fields {
-        let w = field.width;
-        let pick = if w == 1 { format!("{next}[{gw}]") } else { format!("{next}[{w}*{gw} +: {w}]") };
-        b += &format!("  assign {field} = {pick};\n");
+        b += &format!("  assign {field} = {};\n", pick(next, 1, 0, field.width));
     }
     b
 }
@@ -259,15 +264,16 @@ fn granted_field(g: &Geometry, next: &Sig) -> Sig {
 /// The granted instruction's registers as the rename stage takes them: its sources (source s
 /// at [rb·s+rb−1 : rb·s]) and its destination.
 fn renamed(p: &SmRfPorts<Sig>, rb: u32) -> String {
-    let (k, gw) = (SLOTS_PER_COLLECTOR, &p.grant_warp);
+    let k = SLOTS_PER_COLLECTOR;
     let mut b = String::from(
         "\n  // The rename stage renames the granted instruction: its physical source registers are the\n",
     );
     b += "  // MRF's (ren_src*_phys); its destination's goes out with the grant (ren_dst_phys).\n";
     b += &wire("granted_src_reg", k * rb);
     b += &wire("granted_dst", rb);
-    b += &format!("  assign granted_src_reg = {}[{}*{gw} +: {}];\n", p.next_src_reg, k * rb, k * rb);
-    b += &format!("  assign granted_dst = {}[{rb}*{gw} +: {rb}];\n", p.next_dst);
+    let pick = |next: &Sig, width: u32| warp_pick(&next.expr, "grant_onehot", next.width / width, 1, 0, width);
+    b += &format!("  assign granted_src_reg = {};\n", pick(&p.next_src_reg, k * rb));
+    b += &format!("  assign granted_dst = {};\n", pick(&p.next_dst, rb));
     b
 }
 
