@@ -31,6 +31,13 @@ fn random_runs_exercise_every_rule() {
         let has_lrf = checked.config.orf.lrf != rfgen_gen::config::LrfKind::None;
         assert_eq!(o.lrf_reads > 2_000, has_lrf, "{name}: {o:?}");
         assert!(s.mrf_writes < s.writes, "{name}: some write-backs skip the MRF");
+        // Two-level: warps take and lose slots, and a warp without one has its writes dropped.
+        let mapped = checked.orf.as_ref().unwrap().mapped;
+        assert_eq!(
+            o.slots_taken > 1_000 && o.slots_released > 1_000 && o.slotless_writes > 1_000,
+            mapped,
+            "{name}: {o:?}"
+        );
     }
 }
 
@@ -95,6 +102,37 @@ fn sim_reports_the_orf_lrf_against_the_rfc() {
     assert!(with < without, "the ORF/LRF takes MRF reads: {orf}");
     assert!(orf["energy_ratio"].as_f64().unwrap() < 1.0, "{orf}");
     assert!(v["stats"]["orf"]["orf_reads"].as_u64().unwrap() > 0, "{}", v["stats"]);
+}
+
+/// Bits of the storage arrays (`reg [n:0] name_data [0:m];`) a generated ORF/LRF module declares.
+fn declared_storage_bits(design: &rfgen_gen::emit::Design, module: &str) -> u64 {
+    let (_, text) = design.files.iter().find(|(f, _)| f == &format!("{module}.v")).expect("the ORF/LRF module");
+    let bound = |s: &str| s.trim().parse::<u64>().unwrap();
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("reg"))
+        .filter(|l| l.contains("_data ["))
+        .map(|l| {
+            let (word, rest) = l.trim().strip_prefix('[').unwrap().split_once(":0]").unwrap();
+            let depth = rest.split_once("[0:").unwrap().1.split_once(']').unwrap().0;
+            (bound(word) + 1) * (bound(depth) + 1)
+        })
+        .sum()
+}
+
+/// The ORF/LRF's storage is per active warp of the two-level scheduler, not per resident warp:
+/// at 32 warps, 4, 8 and 16 active warps declare 4, 8 and 16 warps' entries (LRR, every warp).
+#[test]
+fn orf_storage_scales_with_active_warps() {
+    let per_warp = 6 * 32 * 32; // 3 ORF + 3 LRF entries of 32 lanes x 32 bits
+    let base = "[sm]\nwarps = 32\n[orf]\nenabled = true\nentries = 3\nlrf = \"split\"\n";
+    for (policy, active, slots) in [("two_level", 4, 4), ("two_level", 8, 8), ("two_level", 16, 16), ("lrr", 8, 32)] {
+        let text =
+            format!("name = \"ot{active}\"\n{base}[scheduler]\npolicy = \"{policy}\"\nactive_warps = {active}\n");
+        let checked = rfgen_gen::config::parse(&text).unwrap();
+        let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+        let bits = declared_storage_bits(&design, &format!("{}_orf", checked.prefix()));
+        assert_eq!(bits, slots * per_warp, "{policy}, {active} active warps");
+    }
 }
 
 /// An ORF beside a register file cache or a compressed MRF is refused, naming both fields.

@@ -39,7 +39,8 @@ module micro11_orf_lrf_mrf (
   input  wire          wb_mrf,           // the write-back writes the MRF (with wb_valid)
   input  wire    [1:0] wb_upper,         // the write-back also writes this level: 0 none, 1 ORF, 2 LRF
   input  wire    [1:0] wb_entry,         // its ORF or LRF entry
-  output wire   [31:0] fill_busy         // warps with a fill not yet written: hold their next instruction, warp i at bit i
+  output wire   [31:0] fill_busy,        // warps with a fill not yet written: hold their next instruction, warp i at bit i
+  input  wire   [31:0] rel_mask          // warps outside the active set: their ORF/LRF slots are freed at this edge, warp i at bit i
 );
   wire [3:0] cu_busy;
   wire [3:0] cu_ready;
@@ -221,6 +222,7 @@ module micro11_orf_lrf_mrf (
     .rd_level (issue_src_level),
     .rd_entry (issue_src_entry),
     .rd_data  (orf_rd_data),
+    .take_en  (issue_valid & issue_ready),
     .inv_en   (issue_valid & issue_ready & issue_strand),
     .inv_warp (issue_warp),
     .wr_en    (upper_wr_en),
@@ -228,7 +230,8 @@ module micro11_orf_lrf_mrf (
     .wr_warp  (upper_wr_warp),
     .wr_entry (upper_wr_entry),
     .wr_mask  (upper_wr_mask),
-    .wr_data  (upper_wr_data)
+    .wr_data  (upper_wr_data),
+    .rel_mask (rel_mask)
   );
 
   // A warp with a fill not written yet issues nothing more (the SM holds it).

@@ -420,7 +420,8 @@ module micro11_orf_lrf_sm_rf (
     .wb_mrf          (wb_mrf),
     .wb_upper        (wb_upper),
     .wb_entry        (wb_entry),
-    .fill_busy       (fill_busy)
+    .fill_busy       (fill_busy),
+    .rel_mask        (~active)
   );
 endmodule
 

@@ -419,14 +419,26 @@ pub const ORF: &[Mutant] = &[
     m(
         "LRF slot swapped",
         "osmall_orf.v",
-        "(rd_entry[3:2] == 2'd1) & lrf1_valid[rd_warp]}} & lrf1_data[rd_warp])",
-        "(rd_entry[3:2] == 2'd1) & lrf2_valid[rd_warp]}} & lrf2_data[rd_warp])",
+        "(rd_entry[3:2] == 2'd1) & lrf1_valid[rd_slot] & (|rd_sel)}} & lrf1_data[rd_slot])",
+        "(rd_entry[3:2] == 2'd1) & lrf2_valid[rd_slot] & (|rd_sel)}} & lrf2_data[rd_slot])",
     ),
     m(
         "stale entry across a strand",
         "osmall_orf.v",
-        "orf0_valid <= (orf0_valid & ~inv_onehot)",
-        "orf0_valid <= (orf0_valid)",
+        "orf0_valid <= ((orf0_valid & ~inv_sel)",
+        "orf0_valid <= ((orf0_valid)",
+    ),
+    m(
+        "released slot never freed",
+        "osmall_orf.v",
+        "owner_valid <= (owner_valid & ~rel_slot) | take_sel;",
+        "owner_valid <= owner_valid | take_sel;",
+    ),
+    m(
+        "a released slot keeps its entry",
+        "osmall_orf.v",
+        "({3{orf0_we}} & wr_sel)) & ~rel_slot;",
+        "({3{orf0_we}} & wr_sel));",
     ),
     m(
         "destination level dropped",

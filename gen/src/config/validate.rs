@@ -137,7 +137,7 @@ pub(super) fn validate(cfg: Config) -> Result<Checked, ConfigError> {
     let compression =
         if cfg.compression.enabled { Some(Layout::new(&geometry, &cfg.compression, &cfg.timing)?) } else { None };
     let rfc = cfg.rfc.enabled.then(|| RfcLayout::new(&geometry, &cfg.rfc, &cfg.scheduler));
-    let orf = cfg.orf.enabled.then(|| OrfLayout::new(&cfg.orf));
+    let orf = cfg.orf.enabled.then(|| OrfLayout::new(&geometry, &cfg.orf, &cfg.scheduler));
     let warnings = ignored_fields(&cfg);
     Ok(Checked { config: cfg, geometry, compression, rfc, orf, warnings })
 }

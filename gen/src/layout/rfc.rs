@@ -16,9 +16,15 @@ pub struct RfcLayout {
     pub liveness: bool,
 }
 
+/// Warps that can hold per-warp storage at once: the two-level scheduler's active set, or every
+/// warp slot under LRR and GTO. The register file cache's slots and the ORF/LRF's both.
+pub fn warp_slots(g: &Geometry, scheduler: &Scheduler) -> u32 {
+    if scheduler.policy == SchedulerPolicy::TwoLevel { scheduler.active_warps } else { g.warps }
+}
+
 impl RfcLayout {
     pub fn new(g: &Geometry, rfc: &Rfc, scheduler: &Scheduler) -> Self {
-        let slots = if scheduler.policy == SchedulerPolicy::TwoLevel { scheduler.active_warps } else { g.warps };
+        let slots = warp_slots(g, scheduler);
         RfcLayout { slots, entries: rfc.entries, replacement: rfc.replacement, liveness: rfc.liveness }
     }
 

@@ -83,6 +83,9 @@ impl Glue for Mrf {
             o.wb_mrf.put(buf, i.wb_mrf as u64);
             o.wb_upper.put(buf, i.wb_upper as u64);
             o.wb_entry.put(buf, i.wb_entry as u64);
+            if let Some(rel) = &o.rel_mask {
+                rel.put(buf, i.rel_mask);
+            }
         }
     }
 
@@ -203,6 +206,9 @@ pub fn summary(m: &Mrf) -> Vec<(&'static str, u64)> {
             ("fills from MRF reads", o.fills),
             ("fill waits for the port", o.fill_waits),
             ("write-backs skipping MRF", o.mrf_writes_skipped),
+            ("slots taken", o.slots_taken),
+            ("slots released", o.slots_released),
+            ("writes of warps without a slot", o.slotless_writes),
             ("MRF warp-register writes", s.mrf_writes),
         ]);
     }

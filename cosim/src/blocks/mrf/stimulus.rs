@@ -58,11 +58,21 @@ pub struct OrfKnobs {
     /// Per write-back: it writes the MRF; it writes the ORF or LRF (half each).
     pub wb_mrf: f64,
     pub wb_upper: f64,
+    /// Slots per active warp: per cycle, a random warp loses its slot (`rel_mask`).
+    pub release: f64,
 }
 
 impl OrfKnobs {
     pub fn new(layout: &OrfLayout) -> Self {
-        OrfKnobs { layout: layout.clone(), upper_read: 0.45, fill: 0.3, strand: 0.05, wb_mrf: 0.75, wb_upper: 0.5 }
+        OrfKnobs {
+            layout: layout.clone(),
+            upper_read: 0.45,
+            fill: 0.3,
+            strand: 0.05,
+            wb_mrf: 0.75,
+            wb_upper: 0.5,
+            release: 0.05,
+        }
     }
 }
 
@@ -304,6 +314,10 @@ impl Stimulus<Mrf> for RandomStimulus {
             let release =
                 if self.chance(c.release) { self.pick(self.cache.settled()).map_or(0, |w| 1 << w) } else { 0 };
             self.cache.next(act, flush, release, out, inp);
+        }
+        if let Some(o) = self.knobs.orf.as_ref().filter(|o| o.layout.mapped) {
+            let release = self.chance(o.release);
+            inp.rel_mask = if release { 1 << self.below(self.warps) } else { 0 };
         }
     }
 }

@@ -50,7 +50,8 @@ pub struct MrfPorts<P> {
 }
 
 /// Ports only an MRF with an operand register file and last result file has (docs/orf-lrf.md):
-/// the compiler's level of each operand, encoded in the instruction, and the fill hold.
+/// the compiler's level of each operand, encoded in the instruction, the fill hold and, with
+/// slots per active warp, the warps that lose their slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OrfPorts<P> {
     pub issue_src_level: P,
@@ -61,6 +62,8 @@ pub struct OrfPorts<P> {
     pub wb_upper: P,
     pub wb_entry: P,
     pub fill_busy: P,
+    /// Warp slots taken and released (the two-level scheduler): the released warps.
+    pub rel_mask: Option<P>,
 }
 
 /// Ports only the compressed MRF has: the banks' strobes are outputs (bit `j·C + c` is group
@@ -182,6 +185,17 @@ impl MrfPorts<Port> {
                     ),
                 )
                 .vector(),
+                rel_mask: o.mapped.then(|| {
+                    Port::input(
+                        "rel_mask",
+                        g.warps,
+                        &format!(
+                            "warps outside the active set: their ORF/LRF slots are freed at this edge, {}",
+                            packing("warp", 1)
+                        ),
+                    )
+                    .vector()
+                }),
             }
         });
         let tfet = g.has_tfet();
@@ -362,6 +376,7 @@ impl<P> MrfPorts<P> {
                 wb_upper: f(&o.wb_upper),
                 wb_entry: f(&o.wb_entry),
                 fill_busy: f(&o.fill_busy),
+                rel_mask: o.rel_mask.as_ref().map(&mut f),
             }),
         }
     }
@@ -413,7 +428,7 @@ impl<P> Ports<P> for MrfPorts<P> {
             r.map(|r| &r.flush_ready),
             r.map(|r| &r.rel_mask),
         ]);
-        v.push(o.map(|o| &o.fill_busy));
+        v.extend([o.map(|o| &o.fill_busy), o.and_then(|o| o.rel_mask.as_ref())]);
         v
     }
 }

@@ -695,6 +695,7 @@ fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, upper: UpperLevels) -> String {
             rd_level: op.issue_src_level.clone(),
             rd_entry: op.issue_src_entry.clone(),
             rd_data: v("orf_rd_data", k * wr),
+            take_en: op.rel_mask.as_ref().map(|_| v(&format!("{} & issue_ready", p.issue_valid), 1)),
             inv_en: v(&format!("{} & issue_ready & {}", p.issue_valid, op.issue_strand), 1),
             inv_warp: p.issue_warp.clone(),
             wr_en: v("upper_wr_en", 1),
@@ -703,6 +704,7 @@ fn upper_levels(g: &Geometry, p: &MrfPorts<Sig>, upper: UpperLevels) -> String {
             wr_entry: v("upper_wr_entry", eb),
             wr_mask: v("upper_wr_mask", g.lanes),
             wr_data: v("upper_wr_data", wr),
+            rel_mask: op.rel_mask.clone(),
         },
     );
     b += "

@@ -495,6 +495,8 @@ pub fn inner_mrf_ports<P>(mrf: &MrfPorts<P>) -> Vec<&P> {
     v.extend(mrf.rfc.iter().filter_map(|r| r.issue_src_last.as_ref()));
     if let Some(o) = &mrf.orf {
         v.extend([&o.issue_src_level, &o.issue_src_entry, &o.issue_src_fill, &o.issue_strand]);
+        // Slots per active warp: released from the scheduler's active set.
+        v.extend(&o.rel_mask);
     }
     if let Some(c) = &mrf.compressed {
         v.extend([&c.free_valid, &c.free_warp]);

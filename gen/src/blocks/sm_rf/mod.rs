@@ -566,7 +566,7 @@ fn mrf_conns(g: &Geometry, p: &SmRfPorts<Sig>, ports: &MrfPorts<Port>, rb: u32) 
             flush_ready: v("rfc_flush_ready", 1),
             rel_mask: v("rfc_rel_mask", m.rel_mask.width),
         }),
-        orf: p.orf.as_ref().map(|o| OrfPorts {
+        orf: p.orf.as_ref().zip(ports.orf.as_ref()).map(|(o, m)| OrfPorts {
             issue_src_level: granted_field(g, &o.next_src_level),
             issue_src_entry: granted_field(g, &o.next_src_entry),
             issue_src_fill: granted_field(g, &o.next_src_fill),
@@ -575,6 +575,11 @@ fn mrf_conns(g: &Geometry, p: &SmRfPorts<Sig>, ports: &MrfPorts<Port>, rb: u32) 
             wb_upper: o.wb_upper.clone(),
             wb_entry: o.wb_entry.clone(),
             fill_busy: o.fill_busy.clone(),
+            // Slots per active warp: a warp outside the scheduler's active set loses its slot.
+            rel_mask: m.rel_mask.as_ref().map(|r| {
+                let active = p.active.as_ref().expect("slots per active warp come with the two-level scheduler");
+                Sig::new(format!("~{active}"), r.width)
+            }),
         }),
     }
 }

@@ -116,8 +116,10 @@
 //! write-back, as without compression.
 //!
 //! # Operand register file and last result file (`orf.enabled`; seed 001 ch. 6, docs/orf-lrf.md)
-//! [`Orf`]: per warp, `orf.entries` ORF entries and 0, 1 or 3 LRF entries, each a warp register
-//! with a valid bit. The compiler's allocation comes with each instruction: per source, its
+//! [`Orf`]: per warp slot, `orf.entries` ORF entries and 0, 1 or 3 LRF entries, each a warp
+//! register with a valid bit. There is a slot per warp the scheduler can have active, as for the
+//! register file cache: under LRR and GTO slot `w` is warp `w`'s; under the two-level scheduler
+//! `active_warps` slots are taken and freed as below. The compiler's allocation comes with each instruction: per source, its
 //! level (`issue_src_level`: MRF, ORF, LRF) and entry, or for an MRF source the level it also
 //! fills (`issue_src_fill`, same entry field); a strand start (`issue_strand`); per write-back,
 //! whether it writes the MRF (`wb_mrf`) and which upper entry (`wb_upper`, `wb_entry`). The
@@ -133,10 +135,18 @@
 //! - **Strand start**: the accepted instruction's warp has every entry invalidated, before this
 //!   edge's write.
 //! - **Write-back to the banks** (rule 5) only with `wb_mrf`.
+//! - **Slots** (two-level scheduler), after the write: the slot of each warp in `rel_mask` is
+//!   freed; then the accepted instruction's warp, if it has no slot and is not released, takes
+//!   the lowest slot free before the edge or freed at it (none if every slot is held). A freed
+//!   slot has every entry invalid, so a slot is taken empty. A warp without a slot reads zero
+//!   and its writes (write-backs and fills) are dropped. The SM releases the warps outside the scheduler's
+//!   active set, so a warp holds its slot from its first instruction after joining the set until
+//!   it leaves it, which it does only at a strand start or a barrier, where no value the
+//!   allocation keeps in the ORF/LRF is live.
 //!
 //! The SM stalls a warp while `fill_busy` shows it, so every later read or write of a filled
 //! entry comes after the fill; a write-back's upper copy needs no such rule because its readers
-//! wait for the scoreboard. Reset invalidates every entry.
+//! wait for the scoreboard. Reset invalidates every entry and frees every slot.
 //!
 //! # TFET rows (`rename.enabled`; seed 003 §4.1.2)
 //! With register renaming the MRF's ports carry physical register ids, and rows `tfet_row ..`
@@ -178,7 +188,7 @@ pub use bank_group::BankGroup;
 pub use bank_power::BankPower;
 pub use collector::OperandCollector;
 pub use compressed_bank_group::CompressedBankGroup;
-pub use orf::Orf;
+pub use orf::{Orf, SlotEvents};
 pub use range_table::RangeTable;
 pub use rfc::{BankWrite, Rfc, RfcEvents, WriteCause};
 pub use stats::{MrfStats, OrfStats, RfcStats};
@@ -225,7 +235,8 @@ pub struct MrfIn {
     pub flush_valid: bool,
     pub flush_warp: u32,
     /// Register file cache: these warps (bit per warp) have finished; their slots are freed
-    /// without write-backs.
+    /// without write-backs. ORF/LRF under the two-level scheduler: these warps are not in the
+    /// active set; their slots are freed (their entries are dead).
     pub rel_mask: u64,
     /// ORF/LRF: per source, the level it is read from (`LEVEL_*`), its entry, and the level an
     /// MRF source also fills; the instruction starts a strand.
@@ -634,33 +645,41 @@ impl Mrf {
     }
 
     /// The ORF/LRF at an edge: the issued instruction's strand start invalidates its warp's
-    /// entries; then the write port takes the granted fill (slot `3c + s`) or the write-back.
+    /// entries; then the write port takes the granted fill (slot `3c + s`) or the write-back;
+    /// then released warps lose their slots and the issued warp takes one if it has none.
     fn upper_edge(&mut self, inp: &MrfIn, issued: bool, fill: Option<u32>) {
         let Some(orf) = &mut self.orf else { return };
         let st = &mut self.stats.orf;
         if issued && inp.issue_strand {
             orf.invalidate(inp.issue_warp);
         }
-        let (level, entry) = if let Some(slot) = fill {
+        let write = if let Some(slot) = fill {
             let unit = &mut self.collectors[slot as usize / SLOTS];
             let s = slot as usize % SLOTS;
             let (level, entry) = (unit.fill_level[s], unit.fill_entry[s]);
             let (data, known) = unit.operand(s);
-            orf.write(level, unit.warp, entry, u64::MAX, data, known);
+            let written = orf.write(level, unit.warp, entry, u64::MAX, data, known);
             unit.filling &= !(1 << s);
             st.fills += 1;
-            (level, entry)
+            Some((level, entry, written))
         } else if inp.wb_valid && inp.wb_upper != 0 {
             let mask = inp.wb_mask & lane_mask(self.lanes);
-            orf.write(inp.wb_upper, inp.wb_warp, inp.wb_entry, mask, &inp.wb_data, mask);
-            (inp.wb_upper, inp.wb_entry)
+            let written = orf.write(inp.wb_upper, inp.wb_warp, inp.wb_entry, mask, &inp.wb_data, mask);
+            Some((inp.wb_upper, inp.wb_entry, written))
         } else {
-            (0, 0)
+            None
         };
-        if orf.has(level, entry) {
-            st.count(level, true);
+        if let Some((level, _, written)) = write.filter(|&(level, entry, _)| orf.has(level, entry)) {
+            if written {
+                st.count(level, true);
+            } else {
+                st.slotless_writes += 1;
+            }
         }
         st.mrf_writes_skipped += u64::from(inp.wb_valid && !inp.wb_mrf);
+        let ev = orf.slots_edge(issued.then_some(inp.issue_warp), inp.rel_mask);
+        st.slots_taken += u64::from(ev.taken);
+        st.slots_released += u64::from(ev.released.count_ones());
     }
 
     /// Write path at an edge, after this edge's reads (read-first): the banks take the offered

@@ -70,6 +70,11 @@ pub struct OrfStats {
     pub mrf_writes_skipped: u64,
     /// Cycles a fill waited for the write port (a write-back took it).
     pub fill_waits: u64,
+    /// Two-level scheduler: slots taken by warps and freed by their release, and writes
+    /// dropped because their warp had no slot.
+    pub slots_taken: u64,
+    pub slots_released: u64,
+    pub slotless_writes: u64,
 }
 
 impl OrfStats {

@@ -20,7 +20,10 @@
 //! - warps coming and going ([`warp_control`]): the register file cache's activations, flushes
 //!   and releases from launches, the two-level scheduler's active set and finished warps
 //!   (`exit`), its flushing warps held out of the active set; a compressed MRF's invalidation of
-//!   finished warps' registers, one per edge (`freeing` until then).
+//!   finished warps' registers, one per edge (`freeing` until then);
+//! - with an ORF/LRF beside the two-level scheduler, the warps outside this cycle's active set
+//!   (the scheduler's `active` output) lose their ORF/LRF slots (`rel_mask`); a warp takes one
+//!   as its first instruction after joining the set enters the MRF.
 //!
 //! Everything else passes through: the front end's descriptors, barriers, launches, predicate
 //! releases and other commits into the issue stage, dispatch and write-back between the MRF and
@@ -135,6 +138,8 @@ pub struct SmRf<M: MrfBlock, I: IssueBlock, R: RenameBlock = Rename> {
     /// With a register file cache, its protocol; with a compressed MRF, finished warps' frees.
     rfc: Option<RfcControl>,
     free: Option<FreeControl>,
+    /// With an ORF/LRF beside the two-level scheduler: every warp's bit, for its releases.
+    orf_warps: Option<u64>,
     /// The parts' inputs as connected this cycle (kept to reuse their buffers).
     wired: RefCell<(IssueIn, MrfIn)>,
 }
@@ -166,6 +171,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
             held: VecDeque::new(),
             rfc: c.rfc.is_some().then(|| RfcControl::new(c.config.scheduler.policy == SchedulerPolicy::TwoLevel)),
             free: c.compression.is_some().then(FreeControl::default),
+            orf_warps: c.orf.as_ref().filter(|o| o.mapped).map(|_| all(g.warps)),
             wired: RefCell::new((IssueIn::new(g), MrfIn::new(g))),
         }
     }
@@ -331,6 +337,9 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
         let decision = self.issue.decide(&issue_in);
         let grant = decision.sched.grant;
         self.wire_mrf(i, &mut mrf_in, grant);
+        if let Some(warps) = self.orf_warps {
+            mrf_in.rel_mask = warps & !decision.sched.active_mask();
+        }
         if let Some(c) = &mut self.rfc {
             let ev = WarpEvents {
                 active: decision.sched.active_mask(),

@@ -14,6 +14,8 @@ pub struct OrfLrfPorts<P> {
     pub rd_level: P,
     pub rd_entry: P,
     pub rd_data: P,
+    /// Slots per active warp: an instruction of `rd_warp` is accepted (it takes a slot).
+    pub take_en: Option<P>,
     pub inv_en: P,
     pub inv_warp: P,
     pub wr_en: P,
@@ -22,6 +24,8 @@ pub struct OrfLrfPorts<P> {
     pub wr_entry: P,
     pub wr_mask: P,
     pub wr_data: P,
+    /// Slots per active warp: the warps losing theirs.
+    pub rel_mask: Option<P>,
 }
 
 impl OrfLrfPorts<Port> {
@@ -29,7 +33,7 @@ impl OrfLrfPorts<Port> {
         let (wb, wr, eb, k) = (g.warp_bits(), g.warp_reg_bits(), o.entry_bits(), SLOTS_PER_COLLECTOR);
         OrfLrfPorts {
             clk: Port::input("clk", 1, "clock"),
-            rst: Port::input("rst", 1, "synchronous reset, active high (invalidates every entry)"),
+            rst: Port::input("rst", 1, "synchronous reset, active high (invalidates every entry, frees every slot)"),
             rd_warp: Port::input("rd_warp", wb, "warp of the issued instruction"),
             rd_level: Port::input(
                 "rd_level",
@@ -38,6 +42,13 @@ impl OrfLrfPorts<Port> {
             ),
             rd_entry: Port::input("rd_entry", eb * k, &format!("entry of each source, {}", packing("source", eb))),
             rd_data: Port::output("rd_data", k * wr, &format!("value of each source, {}", packing("source", wr))),
+            take_en: o.mapped.then(|| {
+                Port::input(
+                    "take_en",
+                    1,
+                    "an instruction of rd_warp is accepted at this edge: without a slot, it takes one",
+                )
+            }),
             inv_en: Port::input("inv_en", 1, "warp inv_warp starts a strand"),
             inv_warp: Port::input("inv_warp", wb, "warp id"),
             wr_en: Port::input("wr_en", 1, "write an entry this cycle"),
@@ -46,6 +57,14 @@ impl OrfLrfPorts<Port> {
             wr_entry: Port::input("wr_entry", eb, "entry"),
             wr_mask: Port::input("wr_mask", g.lanes, &packing("lane", 1)).vector(),
             wr_data: Port::input("wr_data", wr, &packing("lane", 32)),
+            rel_mask: o.mapped.then(|| {
+                Port::input(
+                    "rel_mask",
+                    g.warps,
+                    &format!("warps whose slots are freed at this edge, {}", packing("warp", 1)),
+                )
+                .vector()
+            }),
         }
     }
 }
@@ -61,6 +80,7 @@ impl<P> Ports<P> for OrfLrfPorts<P> {
             rd_level,
             rd_entry,
             rd_data,
+            take_en,
             inv_en,
             inv_warp,
             wr_en,
@@ -69,12 +89,12 @@ impl<P> Ports<P> for OrfLrfPorts<P> {
             wr_entry,
             wr_mask,
             wr_data,
+            rel_mask,
         } = self;
-        [
-            clk, rst, rd_warp, rd_level, rd_entry, rd_data, inv_en, inv_warp, wr_en, wr_level, wr_warp, wr_entry,
-            wr_mask, wr_data,
-        ]
-        .map(Some)
-        .into()
+        let mut v: Vec<Option<&P>> = [clk, rst, rd_warp, rd_level, rd_entry, rd_data].map(Some).into();
+        v.push(take_en.as_ref());
+        v.extend([inv_en, inv_warp, wr_en, wr_level, wr_warp, wr_entry, wr_mask, wr_data].map(Some));
+        v.push(rel_mask.as_ref());
+        v
     }
 }
