@@ -197,14 +197,40 @@ pub fn onehot_decode(onehot: &str, index: &str, n: u32) -> String {
     format!("  assign {onehot} = {{{}, 1'b1}} << {index};\n", lit(n - 1, 0))
 }
 
-/// One warp's element of a per-warp vector, selected by the one-hot `onehot` over `warps` warps:
-/// element `per_warp·w + i` of `vector` (elements of `width` bits) for the warp `w` whose bit is
-/// set, as an AND-OR multiplexer. A part-select at `width·(per_warp·warp + i)` would make the
-/// index a multiplication, which FPGA synthesis maps to DSP blocks on the path.
-pub fn warp_pick(vector: &str, onehot: &str, warps: u32, per_warp: u32, i: u32, width: u32) -> String {
-    let terms: Vec<(String, String)> =
-        (0..warps).map(|w| (format!("{onehot}[{w}]"), slice(vector, per_warp * w + i, width))).collect();
-    onehot_mux(&terms, width)
+/// One warp's element of a per-warp vector, by a multiplexer tree on the binary `warp`
+/// (`warp_bits` bits): element `per_warp·w + i` of `vector` (elements of `width` bits) for
+/// `w = warp`. Returns the declaration of `name`, the elements laid out again at a power-of-two
+/// stride (zero above each, and for warp ids past `warps`), and the select. A part-select of
+/// `vector` at `width·(per_warp·warp + i)` would make its index a multiplication, which FPGA
+/// synthesis maps to DSP blocks on the path; a power-of-two stride makes it a shift.
+pub fn warp_pick(
+    name: &str,
+    vector: &str,
+    warp: &str,
+    (warps, warp_bits): (u32, u32),
+    (per_warp, i, width): (u32, u32, u32),
+) -> (String, String) {
+    let stride = width.next_power_of_two();
+    let shift = stride.trailing_zeros();
+    let index = if shift == 0 { warp.to_string() } else { format!("{{{warp}, {}}}", lit(shift, 0)) };
+    let select = |v: &str| if width == 1 { format!("{v}[{index}]") } else { format!("{v}[{index} +: {width}]") };
+    if per_warp == 1 && i == 0 && stride == width {
+        // The vector's own stride is a power of two already.
+        return (String::new(), select(vector));
+    }
+    let slots = 1u32 << warp_bits;
+    let element = |w: u32| {
+        let e = slice(vector, per_warp * w + i, width);
+        match (w < warps, stride - width) {
+            (false, _) => lit(stride, 0),
+            (true, 0) => e,
+            (true, pad) => format!("{}, {e}", lit(pad, 0)),
+        }
+    };
+    let elements: Vec<String> = (0..slots).rev().map(element).collect();
+    let mut decl = vector_wire(name, slots * stride);
+    decl += &format!("  assign {name} = {{{}}};\n", elements.join(", "));
+    (decl, select(name))
 }
 
 /// A Verilog module: name, doc lines, ports and body text (declarations and logic).

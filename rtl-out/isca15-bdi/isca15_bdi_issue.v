@@ -34,7 +34,6 @@ module isca15_bdi_issue (
   wire [1535:0] unused_long_pending;
   wire [383:0] pending_preds;
   wire to_collector;
-  wire [47:0] grant_onehot;
 
   // Per warp: the registers its next instruction reads or writes, and the check. It may
   // issue unless at a barrier, a register or predicate it touches is pending, or the
@@ -58,112 +57,21 @@ module isca15_bdi_issue (
   // The granted instruction goes to a collector unless it completes at issue: its
   // destinations become pending, its sources enter the warpboard.
   assign to_collector = grant_valid & ~next_control[grant_warp];
-  // The granted warp's fields, selected by its one-hot (see `warp_pick`).
-  assign grant_onehot = {47'd0, 1'b1} << grant_warp;
+  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
+  wire [511:0] dst_by_warp;
+  assign dst_by_warp = {8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 8'd0, 3'd0, next_dst[239:235], 3'd0, next_dst[234:230], 3'd0, next_dst[229:225], 3'd0, next_dst[224:220], 3'd0, next_dst[219:215], 3'd0, next_dst[214:210], 3'd0, next_dst[209:205], 3'd0, next_dst[204:200], 3'd0, next_dst[199:195], 3'd0, next_dst[194:190], 3'd0, next_dst[189:185], 3'd0, next_dst[184:180], 3'd0, next_dst[179:175], 3'd0, next_dst[174:170], 3'd0, next_dst[169:165], 3'd0, next_dst[164:160], 3'd0, next_dst[159:155], 3'd0, next_dst[154:150], 3'd0, next_dst[149:145], 3'd0, next_dst[144:140], 3'd0, next_dst[139:135], 3'd0, next_dst[134:130], 3'd0, next_dst[129:125], 3'd0, next_dst[124:120], 3'd0, next_dst[119:115], 3'd0, next_dst[114:110], 3'd0, next_dst[109:105], 3'd0, next_dst[104:100], 3'd0, next_dst[99:95], 3'd0, next_dst[94:90], 3'd0, next_dst[89:85], 3'd0, next_dst[84:80], 3'd0, next_dst[79:75], 3'd0, next_dst[74:70], 3'd0, next_dst[69:65], 3'd0, next_dst[64:60], 3'd0, next_dst[59:55], 3'd0, next_dst[54:50], 3'd0, next_dst[49:45], 3'd0, next_dst[44:40], 3'd0, next_dst[39:35], 3'd0, next_dst[34:30], 3'd0, next_dst[29:25], 3'd0, next_dst[24:20], 3'd0, next_dst[19:15], 3'd0, next_dst[14:10], 3'd0, next_dst[9:5], 3'd0, next_dst[4:0]};
+  wire [255:0] pdst_by_warp;
+  assign pdst_by_warp = {4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 4'd0, 1'd0, next_pdst[143:141], 1'd0, next_pdst[140:138], 1'd0, next_pdst[137:135], 1'd0, next_pdst[134:132], 1'd0, next_pdst[131:129], 1'd0, next_pdst[128:126], 1'd0, next_pdst[125:123], 1'd0, next_pdst[122:120], 1'd0, next_pdst[119:117], 1'd0, next_pdst[116:114], 1'd0, next_pdst[113:111], 1'd0, next_pdst[110:108], 1'd0, next_pdst[107:105], 1'd0, next_pdst[104:102], 1'd0, next_pdst[101:99], 1'd0, next_pdst[98:96], 1'd0, next_pdst[95:93], 1'd0, next_pdst[92:90], 1'd0, next_pdst[89:87], 1'd0, next_pdst[86:84], 1'd0, next_pdst[83:81], 1'd0, next_pdst[80:78], 1'd0, next_pdst[77:75], 1'd0, next_pdst[74:72], 1'd0, next_pdst[71:69], 1'd0, next_pdst[68:66], 1'd0, next_pdst[65:63], 1'd0, next_pdst[62:60], 1'd0, next_pdst[59:57], 1'd0, next_pdst[56:54], 1'd0, next_pdst[53:51], 1'd0, next_pdst[50:48], 1'd0, next_pdst[47:45], 1'd0, next_pdst[44:42], 1'd0, next_pdst[41:39], 1'd0, next_pdst[38:36], 1'd0, next_pdst[35:33], 1'd0, next_pdst[32:30], 1'd0, next_pdst[29:27], 1'd0, next_pdst[26:24], 1'd0, next_pdst[23:21], 1'd0, next_pdst[20:18], 1'd0, next_pdst[17:15], 1'd0, next_pdst[14:12], 1'd0, next_pdst[11:9], 1'd0, next_pdst[8:6], 1'd0, next_pdst[5:3], 1'd0, next_pdst[2:0]};
   isca15_bdi_scoreboard u_scoreboard (
     .clk            (clk),
     .rst            (rst),
     .set_valid      (to_collector),
     .set_warp       (grant_warp),
     .set_reg_valid  (next_dst_valid[grant_warp]),
-    .set_reg        (({5{grant_onehot[0]}} & next_dst[4:0])
-      | ({5{grant_onehot[1]}} & next_dst[9:5])
-      | ({5{grant_onehot[2]}} & next_dst[14:10])
-      | ({5{grant_onehot[3]}} & next_dst[19:15])
-      | ({5{grant_onehot[4]}} & next_dst[24:20])
-      | ({5{grant_onehot[5]}} & next_dst[29:25])
-      | ({5{grant_onehot[6]}} & next_dst[34:30])
-      | ({5{grant_onehot[7]}} & next_dst[39:35])
-      | ({5{grant_onehot[8]}} & next_dst[44:40])
-      | ({5{grant_onehot[9]}} & next_dst[49:45])
-      | ({5{grant_onehot[10]}} & next_dst[54:50])
-      | ({5{grant_onehot[11]}} & next_dst[59:55])
-      | ({5{grant_onehot[12]}} & next_dst[64:60])
-      | ({5{grant_onehot[13]}} & next_dst[69:65])
-      | ({5{grant_onehot[14]}} & next_dst[74:70])
-      | ({5{grant_onehot[15]}} & next_dst[79:75])
-      | ({5{grant_onehot[16]}} & next_dst[84:80])
-      | ({5{grant_onehot[17]}} & next_dst[89:85])
-      | ({5{grant_onehot[18]}} & next_dst[94:90])
-      | ({5{grant_onehot[19]}} & next_dst[99:95])
-      | ({5{grant_onehot[20]}} & next_dst[104:100])
-      | ({5{grant_onehot[21]}} & next_dst[109:105])
-      | ({5{grant_onehot[22]}} & next_dst[114:110])
-      | ({5{grant_onehot[23]}} & next_dst[119:115])
-      | ({5{grant_onehot[24]}} & next_dst[124:120])
-      | ({5{grant_onehot[25]}} & next_dst[129:125])
-      | ({5{grant_onehot[26]}} & next_dst[134:130])
-      | ({5{grant_onehot[27]}} & next_dst[139:135])
-      | ({5{grant_onehot[28]}} & next_dst[144:140])
-      | ({5{grant_onehot[29]}} & next_dst[149:145])
-      | ({5{grant_onehot[30]}} & next_dst[154:150])
-      | ({5{grant_onehot[31]}} & next_dst[159:155])
-      | ({5{grant_onehot[32]}} & next_dst[164:160])
-      | ({5{grant_onehot[33]}} & next_dst[169:165])
-      | ({5{grant_onehot[34]}} & next_dst[174:170])
-      | ({5{grant_onehot[35]}} & next_dst[179:175])
-      | ({5{grant_onehot[36]}} & next_dst[184:180])
-      | ({5{grant_onehot[37]}} & next_dst[189:185])
-      | ({5{grant_onehot[38]}} & next_dst[194:190])
-      | ({5{grant_onehot[39]}} & next_dst[199:195])
-      | ({5{grant_onehot[40]}} & next_dst[204:200])
-      | ({5{grant_onehot[41]}} & next_dst[209:205])
-      | ({5{grant_onehot[42]}} & next_dst[214:210])
-      | ({5{grant_onehot[43]}} & next_dst[219:215])
-      | ({5{grant_onehot[44]}} & next_dst[224:220])
-      | ({5{grant_onehot[45]}} & next_dst[229:225])
-      | ({5{grant_onehot[46]}} & next_dst[234:230])
-      | ({5{grant_onehot[47]}} & next_dst[239:235])),
+    .set_reg        (dst_by_warp[{grant_warp, 3'd0} +: 5]),
     .set_long       (next_long[grant_warp]),
     .set_pred_valid (next_pdst_valid[grant_warp]),
-    .set_pred       (({3{grant_onehot[0]}} & next_pdst[2:0])
-      | ({3{grant_onehot[1]}} & next_pdst[5:3])
-      | ({3{grant_onehot[2]}} & next_pdst[8:6])
-      | ({3{grant_onehot[3]}} & next_pdst[11:9])
-      | ({3{grant_onehot[4]}} & next_pdst[14:12])
-      | ({3{grant_onehot[5]}} & next_pdst[17:15])
-      | ({3{grant_onehot[6]}} & next_pdst[20:18])
-      | ({3{grant_onehot[7]}} & next_pdst[23:21])
-      | ({3{grant_onehot[8]}} & next_pdst[26:24])
-      | ({3{grant_onehot[9]}} & next_pdst[29:27])
-      | ({3{grant_onehot[10]}} & next_pdst[32:30])
-      | ({3{grant_onehot[11]}} & next_pdst[35:33])
-      | ({3{grant_onehot[12]}} & next_pdst[38:36])
-      | ({3{grant_onehot[13]}} & next_pdst[41:39])
-      | ({3{grant_onehot[14]}} & next_pdst[44:42])
-      | ({3{grant_onehot[15]}} & next_pdst[47:45])
-      | ({3{grant_onehot[16]}} & next_pdst[50:48])
-      | ({3{grant_onehot[17]}} & next_pdst[53:51])
-      | ({3{grant_onehot[18]}} & next_pdst[56:54])
-      | ({3{grant_onehot[19]}} & next_pdst[59:57])
-      | ({3{grant_onehot[20]}} & next_pdst[62:60])
-      | ({3{grant_onehot[21]}} & next_pdst[65:63])
-      | ({3{grant_onehot[22]}} & next_pdst[68:66])
-      | ({3{grant_onehot[23]}} & next_pdst[71:69])
-      | ({3{grant_onehot[24]}} & next_pdst[74:72])
-      | ({3{grant_onehot[25]}} & next_pdst[77:75])
-      | ({3{grant_onehot[26]}} & next_pdst[80:78])
-      | ({3{grant_onehot[27]}} & next_pdst[83:81])
-      | ({3{grant_onehot[28]}} & next_pdst[86:84])
-      | ({3{grant_onehot[29]}} & next_pdst[89:87])
-      | ({3{grant_onehot[30]}} & next_pdst[92:90])
-      | ({3{grant_onehot[31]}} & next_pdst[95:93])
-      | ({3{grant_onehot[32]}} & next_pdst[98:96])
-      | ({3{grant_onehot[33]}} & next_pdst[101:99])
-      | ({3{grant_onehot[34]}} & next_pdst[104:102])
-      | ({3{grant_onehot[35]}} & next_pdst[107:105])
-      | ({3{grant_onehot[36]}} & next_pdst[110:108])
-      | ({3{grant_onehot[37]}} & next_pdst[113:111])
-      | ({3{grant_onehot[38]}} & next_pdst[116:114])
-      | ({3{grant_onehot[39]}} & next_pdst[119:117])
-      | ({3{grant_onehot[40]}} & next_pdst[122:120])
-      | ({3{grant_onehot[41]}} & next_pdst[125:123])
-      | ({3{grant_onehot[42]}} & next_pdst[128:126])
-      | ({3{grant_onehot[43]}} & next_pdst[131:129])
-      | ({3{grant_onehot[44]}} & next_pdst[134:132])
-      | ({3{grant_onehot[45]}} & next_pdst[137:135])
-      | ({3{grant_onehot[46]}} & next_pdst[140:138])
-      | ({3{grant_onehot[47]}} & next_pdst[143:141])),
+    .set_pred       (pdst_by_warp[{grant_warp, 2'd0} +: 3]),
     .clr_valid      (clr_valid),
     .clr_warp       (clr_warp),
     .clr_reg        (clr_reg),

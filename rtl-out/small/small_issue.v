@@ -62,6 +62,7 @@ module small_issue (
   // The check a cycle ahead (`timing.issue_registered_eligibility`): the scheduler picks from
   // last cycle's result, so the pick and the reservations it makes are not one path. The
   // warp granted last cycle has a next instruction not checked yet: it waits a cycle.
+  assign grant_onehot = {7'd0, 1'b1} << grant_warp;
   always @(posedge clk) begin
     if (rst) begin
       can_issue_q <= 8'd0;
@@ -75,32 +76,21 @@ module small_issue (
   // The granted instruction goes to a collector unless it completes at issue: its
   // destinations become pending, its sources enter the warpboard.
   assign to_collector = grant_valid & ~next_control[grant_warp];
-  // The granted warp's fields, selected by its one-hot (see `warp_pick`).
-  assign grant_onehot = {7'd0, 1'b1} << grant_warp;
+  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
+  wire [63:0] dst_by_warp;
+  assign dst_by_warp = {3'd0, next_dst[39:35], 3'd0, next_dst[34:30], 3'd0, next_dst[29:25], 3'd0, next_dst[24:20], 3'd0, next_dst[19:15], 3'd0, next_dst[14:10], 3'd0, next_dst[9:5], 3'd0, next_dst[4:0]};
+  wire [31:0] pdst_by_warp;
+  assign pdst_by_warp = {1'd0, next_pdst[23:21], 1'd0, next_pdst[20:18], 1'd0, next_pdst[17:15], 1'd0, next_pdst[14:12], 1'd0, next_pdst[11:9], 1'd0, next_pdst[8:6], 1'd0, next_pdst[5:3], 1'd0, next_pdst[2:0]};
   small_scoreboard u_scoreboard (
     .clk            (clk),
     .rst            (rst),
     .set_valid      (to_collector),
     .set_warp       (grant_warp),
     .set_reg_valid  (next_dst_valid[grant_warp]),
-    .set_reg        (({5{grant_onehot[0]}} & next_dst[4:0])
-      | ({5{grant_onehot[1]}} & next_dst[9:5])
-      | ({5{grant_onehot[2]}} & next_dst[14:10])
-      | ({5{grant_onehot[3]}} & next_dst[19:15])
-      | ({5{grant_onehot[4]}} & next_dst[24:20])
-      | ({5{grant_onehot[5]}} & next_dst[29:25])
-      | ({5{grant_onehot[6]}} & next_dst[34:30])
-      | ({5{grant_onehot[7]}} & next_dst[39:35])),
+    .set_reg        (dst_by_warp[{grant_warp, 3'd0} +: 5]),
     .set_long       (next_long[grant_warp]),
     .set_pred_valid (next_pdst_valid[grant_warp]),
-    .set_pred       (({3{grant_onehot[0]}} & next_pdst[2:0])
-      | ({3{grant_onehot[1]}} & next_pdst[5:3])
-      | ({3{grant_onehot[2]}} & next_pdst[8:6])
-      | ({3{grant_onehot[3]}} & next_pdst[11:9])
-      | ({3{grant_onehot[4]}} & next_pdst[14:12])
-      | ({3{grant_onehot[5]}} & next_pdst[17:15])
-      | ({3{grant_onehot[6]}} & next_pdst[20:18])
-      | ({3{grant_onehot[7]}} & next_pdst[23:21])),
+    .set_pred       (pdst_by_warp[{grant_warp, 2'd0} +: 3]),
     .clr_valid      (clr_valid),
     .clr_warp       (clr_warp),
     .clr_reg        (clr_reg),

@@ -46,46 +46,24 @@ module small_sm_rf (
   // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.
   wire mrf_issue_valid;
   wire mrf_issue_ready;
-  wire [7:0] grant_onehot;
   wire [2:0] granted_src_valid;
   wire [4:0] granted_src0_reg;
   wire [4:0] granted_src1_reg;
   wire [4:0] granted_src2_reg;
   assign mrf_issue_valid = grant_valid & ~next_control[grant_warp];
-  // The granted warp's fields, selected by its one-hot (see `warp_pick`).
-  assign grant_onehot = {7'd0, 1'b1} << grant_warp;
-  assign granted_src_valid = ({3{grant_onehot[0]}} & next_src_valid[2:0])
-      | ({3{grant_onehot[1]}} & next_src_valid[5:3])
-      | ({3{grant_onehot[2]}} & next_src_valid[8:6])
-      | ({3{grant_onehot[3]}} & next_src_valid[11:9])
-      | ({3{grant_onehot[4]}} & next_src_valid[14:12])
-      | ({3{grant_onehot[5]}} & next_src_valid[17:15])
-      | ({3{grant_onehot[6]}} & next_src_valid[20:18])
-      | ({3{grant_onehot[7]}} & next_src_valid[23:21]);
-  assign granted_src0_reg = ({5{grant_onehot[0]}} & next_src_reg[4:0])
-      | ({5{grant_onehot[1]}} & next_src_reg[19:15])
-      | ({5{grant_onehot[2]}} & next_src_reg[34:30])
-      | ({5{grant_onehot[3]}} & next_src_reg[49:45])
-      | ({5{grant_onehot[4]}} & next_src_reg[64:60])
-      | ({5{grant_onehot[5]}} & next_src_reg[79:75])
-      | ({5{grant_onehot[6]}} & next_src_reg[94:90])
-      | ({5{grant_onehot[7]}} & next_src_reg[109:105]);
-  assign granted_src1_reg = ({5{grant_onehot[0]}} & next_src_reg[9:5])
-      | ({5{grant_onehot[1]}} & next_src_reg[24:20])
-      | ({5{grant_onehot[2]}} & next_src_reg[39:35])
-      | ({5{grant_onehot[3]}} & next_src_reg[54:50])
-      | ({5{grant_onehot[4]}} & next_src_reg[69:65])
-      | ({5{grant_onehot[5]}} & next_src_reg[84:80])
-      | ({5{grant_onehot[6]}} & next_src_reg[99:95])
-      | ({5{grant_onehot[7]}} & next_src_reg[114:110]);
-  assign granted_src2_reg = ({5{grant_onehot[0]}} & next_src_reg[14:10])
-      | ({5{grant_onehot[1]}} & next_src_reg[29:25])
-      | ({5{grant_onehot[2]}} & next_src_reg[44:40])
-      | ({5{grant_onehot[3]}} & next_src_reg[59:55])
-      | ({5{grant_onehot[4]}} & next_src_reg[74:70])
-      | ({5{grant_onehot[5]}} & next_src_reg[89:85])
-      | ({5{grant_onehot[6]}} & next_src_reg[104:100])
-      | ({5{grant_onehot[7]}} & next_src_reg[119:115]);
+  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
+  wire [31:0] src_valid_by_warp;
+  assign src_valid_by_warp = {1'd0, next_src_valid[23:21], 1'd0, next_src_valid[20:18], 1'd0, next_src_valid[17:15], 1'd0, next_src_valid[14:12], 1'd0, next_src_valid[11:9], 1'd0, next_src_valid[8:6], 1'd0, next_src_valid[5:3], 1'd0, next_src_valid[2:0]};
+  assign granted_src_valid = src_valid_by_warp[{grant_warp, 2'd0} +: 3];
+  wire [63:0] src0_reg_by_warp;
+  assign src0_reg_by_warp = {3'd0, next_src_reg[109:105], 3'd0, next_src_reg[94:90], 3'd0, next_src_reg[79:75], 3'd0, next_src_reg[64:60], 3'd0, next_src_reg[49:45], 3'd0, next_src_reg[34:30], 3'd0, next_src_reg[19:15], 3'd0, next_src_reg[4:0]};
+  assign granted_src0_reg = src0_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  wire [63:0] src1_reg_by_warp;
+  assign src1_reg_by_warp = {3'd0, next_src_reg[114:110], 3'd0, next_src_reg[99:95], 3'd0, next_src_reg[84:80], 3'd0, next_src_reg[69:65], 3'd0, next_src_reg[54:50], 3'd0, next_src_reg[39:35], 3'd0, next_src_reg[24:20], 3'd0, next_src_reg[9:5]};
+  assign granted_src1_reg = src1_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  wire [63:0] src2_reg_by_warp;
+  assign src2_reg_by_warp = {3'd0, next_src_reg[119:115], 3'd0, next_src_reg[104:100], 3'd0, next_src_reg[89:85], 3'd0, next_src_reg[74:70], 3'd0, next_src_reg[59:55], 3'd0, next_src_reg[44:40], 3'd0, next_src_reg[29:25], 3'd0, next_src_reg[14:10]};
+  assign granted_src2_reg = src2_reg_by_warp[{grant_warp, 3'd0} +: 5];
 
   // Collector tags, one per operand collector: the granted instruction takes the lowest
   // free one at issue; the MRF returns it at dispatch, which frees it.

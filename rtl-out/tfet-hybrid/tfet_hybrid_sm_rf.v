@@ -70,109 +70,16 @@ module tfet_hybrid_sm_rf (
   // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.
   wire mrf_issue_valid;
   wire mrf_issue_ready;
-  wire [31:0] grant_onehot;
   wire [2:0] granted_src_valid;
   wire granted_dst_new;
   wire granted_dst_load;
   assign mrf_issue_valid = grant_valid & ~next_control[grant_warp];
-  // The granted warp's fields, selected by its one-hot (see `warp_pick`).
-  assign grant_onehot = {31'd0, 1'b1} << grant_warp;
-  assign granted_src_valid = ({3{grant_onehot[0]}} & next_src_valid[2:0])
-      | ({3{grant_onehot[1]}} & next_src_valid[5:3])
-      | ({3{grant_onehot[2]}} & next_src_valid[8:6])
-      | ({3{grant_onehot[3]}} & next_src_valid[11:9])
-      | ({3{grant_onehot[4]}} & next_src_valid[14:12])
-      | ({3{grant_onehot[5]}} & next_src_valid[17:15])
-      | ({3{grant_onehot[6]}} & next_src_valid[20:18])
-      | ({3{grant_onehot[7]}} & next_src_valid[23:21])
-      | ({3{grant_onehot[8]}} & next_src_valid[26:24])
-      | ({3{grant_onehot[9]}} & next_src_valid[29:27])
-      | ({3{grant_onehot[10]}} & next_src_valid[32:30])
-      | ({3{grant_onehot[11]}} & next_src_valid[35:33])
-      | ({3{grant_onehot[12]}} & next_src_valid[38:36])
-      | ({3{grant_onehot[13]}} & next_src_valid[41:39])
-      | ({3{grant_onehot[14]}} & next_src_valid[44:42])
-      | ({3{grant_onehot[15]}} & next_src_valid[47:45])
-      | ({3{grant_onehot[16]}} & next_src_valid[50:48])
-      | ({3{grant_onehot[17]}} & next_src_valid[53:51])
-      | ({3{grant_onehot[18]}} & next_src_valid[56:54])
-      | ({3{grant_onehot[19]}} & next_src_valid[59:57])
-      | ({3{grant_onehot[20]}} & next_src_valid[62:60])
-      | ({3{grant_onehot[21]}} & next_src_valid[65:63])
-      | ({3{grant_onehot[22]}} & next_src_valid[68:66])
-      | ({3{grant_onehot[23]}} & next_src_valid[71:69])
-      | ({3{grant_onehot[24]}} & next_src_valid[74:72])
-      | ({3{grant_onehot[25]}} & next_src_valid[77:75])
-      | ({3{grant_onehot[26]}} & next_src_valid[80:78])
-      | ({3{grant_onehot[27]}} & next_src_valid[83:81])
-      | ({3{grant_onehot[28]}} & next_src_valid[86:84])
-      | ({3{grant_onehot[29]}} & next_src_valid[89:87])
-      | ({3{grant_onehot[30]}} & next_src_valid[92:90])
-      | ({3{grant_onehot[31]}} & next_src_valid[95:93]);
-  assign granted_dst_new = (grant_onehot[0] & next_dst_new[0])
-      | (grant_onehot[1] & next_dst_new[1])
-      | (grant_onehot[2] & next_dst_new[2])
-      | (grant_onehot[3] & next_dst_new[3])
-      | (grant_onehot[4] & next_dst_new[4])
-      | (grant_onehot[5] & next_dst_new[5])
-      | (grant_onehot[6] & next_dst_new[6])
-      | (grant_onehot[7] & next_dst_new[7])
-      | (grant_onehot[8] & next_dst_new[8])
-      | (grant_onehot[9] & next_dst_new[9])
-      | (grant_onehot[10] & next_dst_new[10])
-      | (grant_onehot[11] & next_dst_new[11])
-      | (grant_onehot[12] & next_dst_new[12])
-      | (grant_onehot[13] & next_dst_new[13])
-      | (grant_onehot[14] & next_dst_new[14])
-      | (grant_onehot[15] & next_dst_new[15])
-      | (grant_onehot[16] & next_dst_new[16])
-      | (grant_onehot[17] & next_dst_new[17])
-      | (grant_onehot[18] & next_dst_new[18])
-      | (grant_onehot[19] & next_dst_new[19])
-      | (grant_onehot[20] & next_dst_new[20])
-      | (grant_onehot[21] & next_dst_new[21])
-      | (grant_onehot[22] & next_dst_new[22])
-      | (grant_onehot[23] & next_dst_new[23])
-      | (grant_onehot[24] & next_dst_new[24])
-      | (grant_onehot[25] & next_dst_new[25])
-      | (grant_onehot[26] & next_dst_new[26])
-      | (grant_onehot[27] & next_dst_new[27])
-      | (grant_onehot[28] & next_dst_new[28])
-      | (grant_onehot[29] & next_dst_new[29])
-      | (grant_onehot[30] & next_dst_new[30])
-      | (grant_onehot[31] & next_dst_new[31]);
-  assign granted_dst_load = (grant_onehot[0] & next_dst_load[0])
-      | (grant_onehot[1] & next_dst_load[1])
-      | (grant_onehot[2] & next_dst_load[2])
-      | (grant_onehot[3] & next_dst_load[3])
-      | (grant_onehot[4] & next_dst_load[4])
-      | (grant_onehot[5] & next_dst_load[5])
-      | (grant_onehot[6] & next_dst_load[6])
-      | (grant_onehot[7] & next_dst_load[7])
-      | (grant_onehot[8] & next_dst_load[8])
-      | (grant_onehot[9] & next_dst_load[9])
-      | (grant_onehot[10] & next_dst_load[10])
-      | (grant_onehot[11] & next_dst_load[11])
-      | (grant_onehot[12] & next_dst_load[12])
-      | (grant_onehot[13] & next_dst_load[13])
-      | (grant_onehot[14] & next_dst_load[14])
-      | (grant_onehot[15] & next_dst_load[15])
-      | (grant_onehot[16] & next_dst_load[16])
-      | (grant_onehot[17] & next_dst_load[17])
-      | (grant_onehot[18] & next_dst_load[18])
-      | (grant_onehot[19] & next_dst_load[19])
-      | (grant_onehot[20] & next_dst_load[20])
-      | (grant_onehot[21] & next_dst_load[21])
-      | (grant_onehot[22] & next_dst_load[22])
-      | (grant_onehot[23] & next_dst_load[23])
-      | (grant_onehot[24] & next_dst_load[24])
-      | (grant_onehot[25] & next_dst_load[25])
-      | (grant_onehot[26] & next_dst_load[26])
-      | (grant_onehot[27] & next_dst_load[27])
-      | (grant_onehot[28] & next_dst_load[28])
-      | (grant_onehot[29] & next_dst_load[29])
-      | (grant_onehot[30] & next_dst_load[30])
-      | (grant_onehot[31] & next_dst_load[31]);
+  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
+  wire [127:0] src_valid_by_warp;
+  assign src_valid_by_warp = {1'd0, next_src_valid[95:93], 1'd0, next_src_valid[92:90], 1'd0, next_src_valid[89:87], 1'd0, next_src_valid[86:84], 1'd0, next_src_valid[83:81], 1'd0, next_src_valid[80:78], 1'd0, next_src_valid[77:75], 1'd0, next_src_valid[74:72], 1'd0, next_src_valid[71:69], 1'd0, next_src_valid[68:66], 1'd0, next_src_valid[65:63], 1'd0, next_src_valid[62:60], 1'd0, next_src_valid[59:57], 1'd0, next_src_valid[56:54], 1'd0, next_src_valid[53:51], 1'd0, next_src_valid[50:48], 1'd0, next_src_valid[47:45], 1'd0, next_src_valid[44:42], 1'd0, next_src_valid[41:39], 1'd0, next_src_valid[38:36], 1'd0, next_src_valid[35:33], 1'd0, next_src_valid[32:30], 1'd0, next_src_valid[29:27], 1'd0, next_src_valid[26:24], 1'd0, next_src_valid[23:21], 1'd0, next_src_valid[20:18], 1'd0, next_src_valid[17:15], 1'd0, next_src_valid[14:12], 1'd0, next_src_valid[11:9], 1'd0, next_src_valid[8:6], 1'd0, next_src_valid[5:3], 1'd0, next_src_valid[2:0]};
+  assign granted_src_valid = src_valid_by_warp[{grant_warp, 2'd0} +: 3];
+  assign granted_dst_new = next_dst_new[grant_warp];
+  assign granted_dst_load = next_dst_load[grant_warp];
 
   // Collector tags, one per operand collector: the granted instruction takes the lowest
   // free one at issue; the MRF returns it at dispatch, which frees it.
@@ -279,70 +186,12 @@ module tfet_hybrid_sm_rf (
   // MRF's (ren_src*_phys); its destination's goes out with the grant (ren_dst_phys).
   wire [14:0] granted_src_reg;
   wire [4:0] granted_dst;
-  assign granted_src_reg = ({15{grant_onehot[0]}} & next_src_reg[14:0])
-      | ({15{grant_onehot[1]}} & next_src_reg[29:15])
-      | ({15{grant_onehot[2]}} & next_src_reg[44:30])
-      | ({15{grant_onehot[3]}} & next_src_reg[59:45])
-      | ({15{grant_onehot[4]}} & next_src_reg[74:60])
-      | ({15{grant_onehot[5]}} & next_src_reg[89:75])
-      | ({15{grant_onehot[6]}} & next_src_reg[104:90])
-      | ({15{grant_onehot[7]}} & next_src_reg[119:105])
-      | ({15{grant_onehot[8]}} & next_src_reg[134:120])
-      | ({15{grant_onehot[9]}} & next_src_reg[149:135])
-      | ({15{grant_onehot[10]}} & next_src_reg[164:150])
-      | ({15{grant_onehot[11]}} & next_src_reg[179:165])
-      | ({15{grant_onehot[12]}} & next_src_reg[194:180])
-      | ({15{grant_onehot[13]}} & next_src_reg[209:195])
-      | ({15{grant_onehot[14]}} & next_src_reg[224:210])
-      | ({15{grant_onehot[15]}} & next_src_reg[239:225])
-      | ({15{grant_onehot[16]}} & next_src_reg[254:240])
-      | ({15{grant_onehot[17]}} & next_src_reg[269:255])
-      | ({15{grant_onehot[18]}} & next_src_reg[284:270])
-      | ({15{grant_onehot[19]}} & next_src_reg[299:285])
-      | ({15{grant_onehot[20]}} & next_src_reg[314:300])
-      | ({15{grant_onehot[21]}} & next_src_reg[329:315])
-      | ({15{grant_onehot[22]}} & next_src_reg[344:330])
-      | ({15{grant_onehot[23]}} & next_src_reg[359:345])
-      | ({15{grant_onehot[24]}} & next_src_reg[374:360])
-      | ({15{grant_onehot[25]}} & next_src_reg[389:375])
-      | ({15{grant_onehot[26]}} & next_src_reg[404:390])
-      | ({15{grant_onehot[27]}} & next_src_reg[419:405])
-      | ({15{grant_onehot[28]}} & next_src_reg[434:420])
-      | ({15{grant_onehot[29]}} & next_src_reg[449:435])
-      | ({15{grant_onehot[30]}} & next_src_reg[464:450])
-      | ({15{grant_onehot[31]}} & next_src_reg[479:465]);
-  assign granted_dst = ({5{grant_onehot[0]}} & next_dst[4:0])
-      | ({5{grant_onehot[1]}} & next_dst[9:5])
-      | ({5{grant_onehot[2]}} & next_dst[14:10])
-      | ({5{grant_onehot[3]}} & next_dst[19:15])
-      | ({5{grant_onehot[4]}} & next_dst[24:20])
-      | ({5{grant_onehot[5]}} & next_dst[29:25])
-      | ({5{grant_onehot[6]}} & next_dst[34:30])
-      | ({5{grant_onehot[7]}} & next_dst[39:35])
-      | ({5{grant_onehot[8]}} & next_dst[44:40])
-      | ({5{grant_onehot[9]}} & next_dst[49:45])
-      | ({5{grant_onehot[10]}} & next_dst[54:50])
-      | ({5{grant_onehot[11]}} & next_dst[59:55])
-      | ({5{grant_onehot[12]}} & next_dst[64:60])
-      | ({5{grant_onehot[13]}} & next_dst[69:65])
-      | ({5{grant_onehot[14]}} & next_dst[74:70])
-      | ({5{grant_onehot[15]}} & next_dst[79:75])
-      | ({5{grant_onehot[16]}} & next_dst[84:80])
-      | ({5{grant_onehot[17]}} & next_dst[89:85])
-      | ({5{grant_onehot[18]}} & next_dst[94:90])
-      | ({5{grant_onehot[19]}} & next_dst[99:95])
-      | ({5{grant_onehot[20]}} & next_dst[104:100])
-      | ({5{grant_onehot[21]}} & next_dst[109:105])
-      | ({5{grant_onehot[22]}} & next_dst[114:110])
-      | ({5{grant_onehot[23]}} & next_dst[119:115])
-      | ({5{grant_onehot[24]}} & next_dst[124:120])
-      | ({5{grant_onehot[25]}} & next_dst[129:125])
-      | ({5{grant_onehot[26]}} & next_dst[134:130])
-      | ({5{grant_onehot[27]}} & next_dst[139:135])
-      | ({5{grant_onehot[28]}} & next_dst[144:140])
-      | ({5{grant_onehot[29]}} & next_dst[149:145])
-      | ({5{grant_onehot[30]}} & next_dst[154:150])
-      | ({5{grant_onehot[31]}} & next_dst[159:155]);
+  wire [511:0] src_reg_by_warp;
+  assign src_reg_by_warp = {1'd0, next_src_reg[479:465], 1'd0, next_src_reg[464:450], 1'd0, next_src_reg[449:435], 1'd0, next_src_reg[434:420], 1'd0, next_src_reg[419:405], 1'd0, next_src_reg[404:390], 1'd0, next_src_reg[389:375], 1'd0, next_src_reg[374:360], 1'd0, next_src_reg[359:345], 1'd0, next_src_reg[344:330], 1'd0, next_src_reg[329:315], 1'd0, next_src_reg[314:300], 1'd0, next_src_reg[299:285], 1'd0, next_src_reg[284:270], 1'd0, next_src_reg[269:255], 1'd0, next_src_reg[254:240], 1'd0, next_src_reg[239:225], 1'd0, next_src_reg[224:210], 1'd0, next_src_reg[209:195], 1'd0, next_src_reg[194:180], 1'd0, next_src_reg[179:165], 1'd0, next_src_reg[164:150], 1'd0, next_src_reg[149:135], 1'd0, next_src_reg[134:120], 1'd0, next_src_reg[119:105], 1'd0, next_src_reg[104:90], 1'd0, next_src_reg[89:75], 1'd0, next_src_reg[74:60], 1'd0, next_src_reg[59:45], 1'd0, next_src_reg[44:30], 1'd0, next_src_reg[29:15], 1'd0, next_src_reg[14:0]};
+  assign granted_src_reg = src_reg_by_warp[{grant_warp, 4'd0} +: 15];
+  wire [255:0] dst_by_warp;
+  assign dst_by_warp = {3'd0, next_dst[159:155], 3'd0, next_dst[154:150], 3'd0, next_dst[149:145], 3'd0, next_dst[144:140], 3'd0, next_dst[139:135], 3'd0, next_dst[134:130], 3'd0, next_dst[129:125], 3'd0, next_dst[124:120], 3'd0, next_dst[119:115], 3'd0, next_dst[114:110], 3'd0, next_dst[109:105], 3'd0, next_dst[104:100], 3'd0, next_dst[99:95], 3'd0, next_dst[94:90], 3'd0, next_dst[89:85], 3'd0, next_dst[84:80], 3'd0, next_dst[79:75], 3'd0, next_dst[74:70], 3'd0, next_dst[69:65], 3'd0, next_dst[64:60], 3'd0, next_dst[59:55], 3'd0, next_dst[54:50], 3'd0, next_dst[49:45], 3'd0, next_dst[44:40], 3'd0, next_dst[39:35], 3'd0, next_dst[34:30], 3'd0, next_dst[29:25], 3'd0, next_dst[24:20], 3'd0, next_dst[19:15], 3'd0, next_dst[14:10], 3'd0, next_dst[9:5], 3'd0, next_dst[4:0]};
+  assign granted_dst = dst_by_warp[{grant_warp, 3'd0} +: 5];
   tfet_hybrid_rename rename (
     .clk             (clk),
     .rst             (rst),

@@ -41,7 +41,6 @@ module war_warpboard_issue (
   wire [255:0] pending_preds;
   wire [63:0] bin_count;
   wire to_collector;
-  wire [31:0] grant_onehot;
 
   // Per warp: the registers its next instruction reads or writes, and the check. It may
   // issue unless at a barrier, a register or predicate it touches is pending, or the
@@ -109,80 +108,29 @@ module war_warpboard_issue (
   // The granted instruction goes to a collector unless it completes at issue: its
   // destinations become pending, its sources enter the warpboard.
   assign to_collector = grant_valid & ~next_control[grant_warp];
-  // The granted warp's fields, selected by its one-hot (see `warp_pick`).
-  assign grant_onehot = {31'd0, 1'b1} << grant_warp;
+  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
+  wire [255:0] dst_by_warp;
+  assign dst_by_warp = {3'd0, next_dst[159:155], 3'd0, next_dst[154:150], 3'd0, next_dst[149:145], 3'd0, next_dst[144:140], 3'd0, next_dst[139:135], 3'd0, next_dst[134:130], 3'd0, next_dst[129:125], 3'd0, next_dst[124:120], 3'd0, next_dst[119:115], 3'd0, next_dst[114:110], 3'd0, next_dst[109:105], 3'd0, next_dst[104:100], 3'd0, next_dst[99:95], 3'd0, next_dst[94:90], 3'd0, next_dst[89:85], 3'd0, next_dst[84:80], 3'd0, next_dst[79:75], 3'd0, next_dst[74:70], 3'd0, next_dst[69:65], 3'd0, next_dst[64:60], 3'd0, next_dst[59:55], 3'd0, next_dst[54:50], 3'd0, next_dst[49:45], 3'd0, next_dst[44:40], 3'd0, next_dst[39:35], 3'd0, next_dst[34:30], 3'd0, next_dst[29:25], 3'd0, next_dst[24:20], 3'd0, next_dst[19:15], 3'd0, next_dst[14:10], 3'd0, next_dst[9:5], 3'd0, next_dst[4:0]};
+  wire [127:0] pdst_by_warp;
+  assign pdst_by_warp = {1'd0, next_pdst[95:93], 1'd0, next_pdst[92:90], 1'd0, next_pdst[89:87], 1'd0, next_pdst[86:84], 1'd0, next_pdst[83:81], 1'd0, next_pdst[80:78], 1'd0, next_pdst[77:75], 1'd0, next_pdst[74:72], 1'd0, next_pdst[71:69], 1'd0, next_pdst[68:66], 1'd0, next_pdst[65:63], 1'd0, next_pdst[62:60], 1'd0, next_pdst[59:57], 1'd0, next_pdst[56:54], 1'd0, next_pdst[53:51], 1'd0, next_pdst[50:48], 1'd0, next_pdst[47:45], 1'd0, next_pdst[44:42], 1'd0, next_pdst[41:39], 1'd0, next_pdst[38:36], 1'd0, next_pdst[35:33], 1'd0, next_pdst[32:30], 1'd0, next_pdst[29:27], 1'd0, next_pdst[26:24], 1'd0, next_pdst[23:21], 1'd0, next_pdst[20:18], 1'd0, next_pdst[17:15], 1'd0, next_pdst[14:12], 1'd0, next_pdst[11:9], 1'd0, next_pdst[8:6], 1'd0, next_pdst[5:3], 1'd0, next_pdst[2:0]};
+  wire [127:0] src_valid_by_warp;
+  assign src_valid_by_warp = {1'd0, next_src_valid[95:93], 1'd0, next_src_valid[92:90], 1'd0, next_src_valid[89:87], 1'd0, next_src_valid[86:84], 1'd0, next_src_valid[83:81], 1'd0, next_src_valid[80:78], 1'd0, next_src_valid[77:75], 1'd0, next_src_valid[74:72], 1'd0, next_src_valid[71:69], 1'd0, next_src_valid[68:66], 1'd0, next_src_valid[65:63], 1'd0, next_src_valid[62:60], 1'd0, next_src_valid[59:57], 1'd0, next_src_valid[56:54], 1'd0, next_src_valid[53:51], 1'd0, next_src_valid[50:48], 1'd0, next_src_valid[47:45], 1'd0, next_src_valid[44:42], 1'd0, next_src_valid[41:39], 1'd0, next_src_valid[38:36], 1'd0, next_src_valid[35:33], 1'd0, next_src_valid[32:30], 1'd0, next_src_valid[29:27], 1'd0, next_src_valid[26:24], 1'd0, next_src_valid[23:21], 1'd0, next_src_valid[20:18], 1'd0, next_src_valid[17:15], 1'd0, next_src_valid[14:12], 1'd0, next_src_valid[11:9], 1'd0, next_src_valid[8:6], 1'd0, next_src_valid[5:3], 1'd0, next_src_valid[2:0]};
+  wire [255:0] src0_reg_by_warp;
+  assign src0_reg_by_warp = {3'd0, next_src_reg[469:465], 3'd0, next_src_reg[454:450], 3'd0, next_src_reg[439:435], 3'd0, next_src_reg[424:420], 3'd0, next_src_reg[409:405], 3'd0, next_src_reg[394:390], 3'd0, next_src_reg[379:375], 3'd0, next_src_reg[364:360], 3'd0, next_src_reg[349:345], 3'd0, next_src_reg[334:330], 3'd0, next_src_reg[319:315], 3'd0, next_src_reg[304:300], 3'd0, next_src_reg[289:285], 3'd0, next_src_reg[274:270], 3'd0, next_src_reg[259:255], 3'd0, next_src_reg[244:240], 3'd0, next_src_reg[229:225], 3'd0, next_src_reg[214:210], 3'd0, next_src_reg[199:195], 3'd0, next_src_reg[184:180], 3'd0, next_src_reg[169:165], 3'd0, next_src_reg[154:150], 3'd0, next_src_reg[139:135], 3'd0, next_src_reg[124:120], 3'd0, next_src_reg[109:105], 3'd0, next_src_reg[94:90], 3'd0, next_src_reg[79:75], 3'd0, next_src_reg[64:60], 3'd0, next_src_reg[49:45], 3'd0, next_src_reg[34:30], 3'd0, next_src_reg[19:15], 3'd0, next_src_reg[4:0]};
+  wire [255:0] src1_reg_by_warp;
+  assign src1_reg_by_warp = {3'd0, next_src_reg[474:470], 3'd0, next_src_reg[459:455], 3'd0, next_src_reg[444:440], 3'd0, next_src_reg[429:425], 3'd0, next_src_reg[414:410], 3'd0, next_src_reg[399:395], 3'd0, next_src_reg[384:380], 3'd0, next_src_reg[369:365], 3'd0, next_src_reg[354:350], 3'd0, next_src_reg[339:335], 3'd0, next_src_reg[324:320], 3'd0, next_src_reg[309:305], 3'd0, next_src_reg[294:290], 3'd0, next_src_reg[279:275], 3'd0, next_src_reg[264:260], 3'd0, next_src_reg[249:245], 3'd0, next_src_reg[234:230], 3'd0, next_src_reg[219:215], 3'd0, next_src_reg[204:200], 3'd0, next_src_reg[189:185], 3'd0, next_src_reg[174:170], 3'd0, next_src_reg[159:155], 3'd0, next_src_reg[144:140], 3'd0, next_src_reg[129:125], 3'd0, next_src_reg[114:110], 3'd0, next_src_reg[99:95], 3'd0, next_src_reg[84:80], 3'd0, next_src_reg[69:65], 3'd0, next_src_reg[54:50], 3'd0, next_src_reg[39:35], 3'd0, next_src_reg[24:20], 3'd0, next_src_reg[9:5]};
+  wire [255:0] src2_reg_by_warp;
+  assign src2_reg_by_warp = {3'd0, next_src_reg[479:475], 3'd0, next_src_reg[464:460], 3'd0, next_src_reg[449:445], 3'd0, next_src_reg[434:430], 3'd0, next_src_reg[419:415], 3'd0, next_src_reg[404:400], 3'd0, next_src_reg[389:385], 3'd0, next_src_reg[374:370], 3'd0, next_src_reg[359:355], 3'd0, next_src_reg[344:340], 3'd0, next_src_reg[329:325], 3'd0, next_src_reg[314:310], 3'd0, next_src_reg[299:295], 3'd0, next_src_reg[284:280], 3'd0, next_src_reg[269:265], 3'd0, next_src_reg[254:250], 3'd0, next_src_reg[239:235], 3'd0, next_src_reg[224:220], 3'd0, next_src_reg[209:205], 3'd0, next_src_reg[194:190], 3'd0, next_src_reg[179:175], 3'd0, next_src_reg[164:160], 3'd0, next_src_reg[149:145], 3'd0, next_src_reg[134:130], 3'd0, next_src_reg[119:115], 3'd0, next_src_reg[104:100], 3'd0, next_src_reg[89:85], 3'd0, next_src_reg[74:70], 3'd0, next_src_reg[59:55], 3'd0, next_src_reg[44:40], 3'd0, next_src_reg[29:25], 3'd0, next_src_reg[14:10]};
   war_warpboard_scoreboard u_scoreboard (
     .clk            (clk),
     .rst            (rst),
     .set_valid      (to_collector),
     .set_warp       (grant_warp),
     .set_reg_valid  (next_dst_valid[grant_warp]),
-    .set_reg        (({5{grant_onehot[0]}} & next_dst[4:0])
-      | ({5{grant_onehot[1]}} & next_dst[9:5])
-      | ({5{grant_onehot[2]}} & next_dst[14:10])
-      | ({5{grant_onehot[3]}} & next_dst[19:15])
-      | ({5{grant_onehot[4]}} & next_dst[24:20])
-      | ({5{grant_onehot[5]}} & next_dst[29:25])
-      | ({5{grant_onehot[6]}} & next_dst[34:30])
-      | ({5{grant_onehot[7]}} & next_dst[39:35])
-      | ({5{grant_onehot[8]}} & next_dst[44:40])
-      | ({5{grant_onehot[9]}} & next_dst[49:45])
-      | ({5{grant_onehot[10]}} & next_dst[54:50])
-      | ({5{grant_onehot[11]}} & next_dst[59:55])
-      | ({5{grant_onehot[12]}} & next_dst[64:60])
-      | ({5{grant_onehot[13]}} & next_dst[69:65])
-      | ({5{grant_onehot[14]}} & next_dst[74:70])
-      | ({5{grant_onehot[15]}} & next_dst[79:75])
-      | ({5{grant_onehot[16]}} & next_dst[84:80])
-      | ({5{grant_onehot[17]}} & next_dst[89:85])
-      | ({5{grant_onehot[18]}} & next_dst[94:90])
-      | ({5{grant_onehot[19]}} & next_dst[99:95])
-      | ({5{grant_onehot[20]}} & next_dst[104:100])
-      | ({5{grant_onehot[21]}} & next_dst[109:105])
-      | ({5{grant_onehot[22]}} & next_dst[114:110])
-      | ({5{grant_onehot[23]}} & next_dst[119:115])
-      | ({5{grant_onehot[24]}} & next_dst[124:120])
-      | ({5{grant_onehot[25]}} & next_dst[129:125])
-      | ({5{grant_onehot[26]}} & next_dst[134:130])
-      | ({5{grant_onehot[27]}} & next_dst[139:135])
-      | ({5{grant_onehot[28]}} & next_dst[144:140])
-      | ({5{grant_onehot[29]}} & next_dst[149:145])
-      | ({5{grant_onehot[30]}} & next_dst[154:150])
-      | ({5{grant_onehot[31]}} & next_dst[159:155])),
+    .set_reg        (dst_by_warp[{grant_warp, 3'd0} +: 5]),
     .set_long       (next_long[grant_warp]),
     .set_pred_valid (next_pdst_valid[grant_warp]),
-    .set_pred       (({3{grant_onehot[0]}} & next_pdst[2:0])
-      | ({3{grant_onehot[1]}} & next_pdst[5:3])
-      | ({3{grant_onehot[2]}} & next_pdst[8:6])
-      | ({3{grant_onehot[3]}} & next_pdst[11:9])
-      | ({3{grant_onehot[4]}} & next_pdst[14:12])
-      | ({3{grant_onehot[5]}} & next_pdst[17:15])
-      | ({3{grant_onehot[6]}} & next_pdst[20:18])
-      | ({3{grant_onehot[7]}} & next_pdst[23:21])
-      | ({3{grant_onehot[8]}} & next_pdst[26:24])
-      | ({3{grant_onehot[9]}} & next_pdst[29:27])
-      | ({3{grant_onehot[10]}} & next_pdst[32:30])
-      | ({3{grant_onehot[11]}} & next_pdst[35:33])
-      | ({3{grant_onehot[12]}} & next_pdst[38:36])
-      | ({3{grant_onehot[13]}} & next_pdst[41:39])
-      | ({3{grant_onehot[14]}} & next_pdst[44:42])
-      | ({3{grant_onehot[15]}} & next_pdst[47:45])
-      | ({3{grant_onehot[16]}} & next_pdst[50:48])
-      | ({3{grant_onehot[17]}} & next_pdst[53:51])
-      | ({3{grant_onehot[18]}} & next_pdst[56:54])
-      | ({3{grant_onehot[19]}} & next_pdst[59:57])
-      | ({3{grant_onehot[20]}} & next_pdst[62:60])
-      | ({3{grant_onehot[21]}} & next_pdst[65:63])
-      | ({3{grant_onehot[22]}} & next_pdst[68:66])
-      | ({3{grant_onehot[23]}} & next_pdst[71:69])
-      | ({3{grant_onehot[24]}} & next_pdst[74:72])
-      | ({3{grant_onehot[25]}} & next_pdst[77:75])
-      | ({3{grant_onehot[26]}} & next_pdst[80:78])
-      | ({3{grant_onehot[27]}} & next_pdst[83:81])
-      | ({3{grant_onehot[28]}} & next_pdst[86:84])
-      | ({3{grant_onehot[29]}} & next_pdst[89:87])
-      | ({3{grant_onehot[30]}} & next_pdst[92:90])
-      | ({3{grant_onehot[31]}} & next_pdst[95:93])),
+    .set_pred       (pdst_by_warp[{grant_warp, 2'd0} +: 3]),
     .clr_valid      (clr_valid),
     .clr_warp       (clr_warp),
     .clr_reg        (clr_reg),
@@ -198,134 +146,10 @@ module war_warpboard_issue (
     .iss_warp      (grant_warp),
     .lv_valid      (lv_valid),
     .lv_warp       (lv_warp),
-    .iss_src_valid (({3{grant_onehot[0]}} & next_src_valid[2:0])
-      | ({3{grant_onehot[1]}} & next_src_valid[5:3])
-      | ({3{grant_onehot[2]}} & next_src_valid[8:6])
-      | ({3{grant_onehot[3]}} & next_src_valid[11:9])
-      | ({3{grant_onehot[4]}} & next_src_valid[14:12])
-      | ({3{grant_onehot[5]}} & next_src_valid[17:15])
-      | ({3{grant_onehot[6]}} & next_src_valid[20:18])
-      | ({3{grant_onehot[7]}} & next_src_valid[23:21])
-      | ({3{grant_onehot[8]}} & next_src_valid[26:24])
-      | ({3{grant_onehot[9]}} & next_src_valid[29:27])
-      | ({3{grant_onehot[10]}} & next_src_valid[32:30])
-      | ({3{grant_onehot[11]}} & next_src_valid[35:33])
-      | ({3{grant_onehot[12]}} & next_src_valid[38:36])
-      | ({3{grant_onehot[13]}} & next_src_valid[41:39])
-      | ({3{grant_onehot[14]}} & next_src_valid[44:42])
-      | ({3{grant_onehot[15]}} & next_src_valid[47:45])
-      | ({3{grant_onehot[16]}} & next_src_valid[50:48])
-      | ({3{grant_onehot[17]}} & next_src_valid[53:51])
-      | ({3{grant_onehot[18]}} & next_src_valid[56:54])
-      | ({3{grant_onehot[19]}} & next_src_valid[59:57])
-      | ({3{grant_onehot[20]}} & next_src_valid[62:60])
-      | ({3{grant_onehot[21]}} & next_src_valid[65:63])
-      | ({3{grant_onehot[22]}} & next_src_valid[68:66])
-      | ({3{grant_onehot[23]}} & next_src_valid[71:69])
-      | ({3{grant_onehot[24]}} & next_src_valid[74:72])
-      | ({3{grant_onehot[25]}} & next_src_valid[77:75])
-      | ({3{grant_onehot[26]}} & next_src_valid[80:78])
-      | ({3{grant_onehot[27]}} & next_src_valid[83:81])
-      | ({3{grant_onehot[28]}} & next_src_valid[86:84])
-      | ({3{grant_onehot[29]}} & next_src_valid[89:87])
-      | ({3{grant_onehot[30]}} & next_src_valid[92:90])
-      | ({3{grant_onehot[31]}} & next_src_valid[95:93])),
-    .iss_src0_reg  (({5{grant_onehot[0]}} & next_src_reg[4:0])
-      | ({5{grant_onehot[1]}} & next_src_reg[19:15])
-      | ({5{grant_onehot[2]}} & next_src_reg[34:30])
-      | ({5{grant_onehot[3]}} & next_src_reg[49:45])
-      | ({5{grant_onehot[4]}} & next_src_reg[64:60])
-      | ({5{grant_onehot[5]}} & next_src_reg[79:75])
-      | ({5{grant_onehot[6]}} & next_src_reg[94:90])
-      | ({5{grant_onehot[7]}} & next_src_reg[109:105])
-      | ({5{grant_onehot[8]}} & next_src_reg[124:120])
-      | ({5{grant_onehot[9]}} & next_src_reg[139:135])
-      | ({5{grant_onehot[10]}} & next_src_reg[154:150])
-      | ({5{grant_onehot[11]}} & next_src_reg[169:165])
-      | ({5{grant_onehot[12]}} & next_src_reg[184:180])
-      | ({5{grant_onehot[13]}} & next_src_reg[199:195])
-      | ({5{grant_onehot[14]}} & next_src_reg[214:210])
-      | ({5{grant_onehot[15]}} & next_src_reg[229:225])
-      | ({5{grant_onehot[16]}} & next_src_reg[244:240])
-      | ({5{grant_onehot[17]}} & next_src_reg[259:255])
-      | ({5{grant_onehot[18]}} & next_src_reg[274:270])
-      | ({5{grant_onehot[19]}} & next_src_reg[289:285])
-      | ({5{grant_onehot[20]}} & next_src_reg[304:300])
-      | ({5{grant_onehot[21]}} & next_src_reg[319:315])
-      | ({5{grant_onehot[22]}} & next_src_reg[334:330])
-      | ({5{grant_onehot[23]}} & next_src_reg[349:345])
-      | ({5{grant_onehot[24]}} & next_src_reg[364:360])
-      | ({5{grant_onehot[25]}} & next_src_reg[379:375])
-      | ({5{grant_onehot[26]}} & next_src_reg[394:390])
-      | ({5{grant_onehot[27]}} & next_src_reg[409:405])
-      | ({5{grant_onehot[28]}} & next_src_reg[424:420])
-      | ({5{grant_onehot[29]}} & next_src_reg[439:435])
-      | ({5{grant_onehot[30]}} & next_src_reg[454:450])
-      | ({5{grant_onehot[31]}} & next_src_reg[469:465])),
-    .iss_src1_reg  (({5{grant_onehot[0]}} & next_src_reg[9:5])
-      | ({5{grant_onehot[1]}} & next_src_reg[24:20])
-      | ({5{grant_onehot[2]}} & next_src_reg[39:35])
-      | ({5{grant_onehot[3]}} & next_src_reg[54:50])
-      | ({5{grant_onehot[4]}} & next_src_reg[69:65])
-      | ({5{grant_onehot[5]}} & next_src_reg[84:80])
-      | ({5{grant_onehot[6]}} & next_src_reg[99:95])
-      | ({5{grant_onehot[7]}} & next_src_reg[114:110])
-      | ({5{grant_onehot[8]}} & next_src_reg[129:125])
-      | ({5{grant_onehot[9]}} & next_src_reg[144:140])
-      | ({5{grant_onehot[10]}} & next_src_reg[159:155])
-      | ({5{grant_onehot[11]}} & next_src_reg[174:170])
-      | ({5{grant_onehot[12]}} & next_src_reg[189:185])
-      | ({5{grant_onehot[13]}} & next_src_reg[204:200])
-      | ({5{grant_onehot[14]}} & next_src_reg[219:215])
-      | ({5{grant_onehot[15]}} & next_src_reg[234:230])
-      | ({5{grant_onehot[16]}} & next_src_reg[249:245])
-      | ({5{grant_onehot[17]}} & next_src_reg[264:260])
-      | ({5{grant_onehot[18]}} & next_src_reg[279:275])
-      | ({5{grant_onehot[19]}} & next_src_reg[294:290])
-      | ({5{grant_onehot[20]}} & next_src_reg[309:305])
-      | ({5{grant_onehot[21]}} & next_src_reg[324:320])
-      | ({5{grant_onehot[22]}} & next_src_reg[339:335])
-      | ({5{grant_onehot[23]}} & next_src_reg[354:350])
-      | ({5{grant_onehot[24]}} & next_src_reg[369:365])
-      | ({5{grant_onehot[25]}} & next_src_reg[384:380])
-      | ({5{grant_onehot[26]}} & next_src_reg[399:395])
-      | ({5{grant_onehot[27]}} & next_src_reg[414:410])
-      | ({5{grant_onehot[28]}} & next_src_reg[429:425])
-      | ({5{grant_onehot[29]}} & next_src_reg[444:440])
-      | ({5{grant_onehot[30]}} & next_src_reg[459:455])
-      | ({5{grant_onehot[31]}} & next_src_reg[474:470])),
-    .iss_src2_reg  (({5{grant_onehot[0]}} & next_src_reg[14:10])
-      | ({5{grant_onehot[1]}} & next_src_reg[29:25])
-      | ({5{grant_onehot[2]}} & next_src_reg[44:40])
-      | ({5{grant_onehot[3]}} & next_src_reg[59:55])
-      | ({5{grant_onehot[4]}} & next_src_reg[74:70])
-      | ({5{grant_onehot[5]}} & next_src_reg[89:85])
-      | ({5{grant_onehot[6]}} & next_src_reg[104:100])
-      | ({5{grant_onehot[7]}} & next_src_reg[119:115])
-      | ({5{grant_onehot[8]}} & next_src_reg[134:130])
-      | ({5{grant_onehot[9]}} & next_src_reg[149:145])
-      | ({5{grant_onehot[10]}} & next_src_reg[164:160])
-      | ({5{grant_onehot[11]}} & next_src_reg[179:175])
-      | ({5{grant_onehot[12]}} & next_src_reg[194:190])
-      | ({5{grant_onehot[13]}} & next_src_reg[209:205])
-      | ({5{grant_onehot[14]}} & next_src_reg[224:220])
-      | ({5{grant_onehot[15]}} & next_src_reg[239:235])
-      | ({5{grant_onehot[16]}} & next_src_reg[254:250])
-      | ({5{grant_onehot[17]}} & next_src_reg[269:265])
-      | ({5{grant_onehot[18]}} & next_src_reg[284:280])
-      | ({5{grant_onehot[19]}} & next_src_reg[299:295])
-      | ({5{grant_onehot[20]}} & next_src_reg[314:310])
-      | ({5{grant_onehot[21]}} & next_src_reg[329:325])
-      | ({5{grant_onehot[22]}} & next_src_reg[344:340])
-      | ({5{grant_onehot[23]}} & next_src_reg[359:355])
-      | ({5{grant_onehot[24]}} & next_src_reg[374:370])
-      | ({5{grant_onehot[25]}} & next_src_reg[389:385])
-      | ({5{grant_onehot[26]}} & next_src_reg[404:400])
-      | ({5{grant_onehot[27]}} & next_src_reg[419:415])
-      | ({5{grant_onehot[28]}} & next_src_reg[434:430])
-      | ({5{grant_onehot[29]}} & next_src_reg[449:445])
-      | ({5{grant_onehot[30]}} & next_src_reg[464:460])
-      | ({5{grant_onehot[31]}} & next_src_reg[479:475])),
+    .iss_src_valid (src_valid_by_warp[{grant_warp, 2'd0} +: 3]),
+    .iss_src0_reg  (src0_reg_by_warp[{grant_warp, 3'd0} +: 5]),
+    .iss_src1_reg  (src1_reg_by_warp[{grant_warp, 3'd0} +: 5]),
+    .iss_src2_reg  (src2_reg_by_warp[{grant_warp, 3'd0} +: 5]),
     .lv_src_valid  (lv_src_valid),
     .lv_src0_reg   (lv_src0_reg),
     .lv_src1_reg   (lv_src1_reg),

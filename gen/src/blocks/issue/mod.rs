@@ -85,8 +85,8 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         b += &vector_wire(&state.expr, state.width);
     }
     b += &wire("to_collector", 1);
-    b += &vector_wire("grant_onehot", w);
     if s.registered {
+        b += &vector_wire("grant_onehot", w);
         b += &vector_wire("can_issue", w);
         b += &vector_reg("can_issue_q", w);
         b += &vector_reg("granted_q", w);
@@ -146,6 +146,7 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         b += "\n  // The check a cycle ahead (`timing.issue_registered_eligibility`): the scheduler picks from\n";
         b += "  // last cycle's result, so the pick and the reservations it makes are not one path. The\n";
         b += "  // warp granted last cycle has a next instruction not checked yet: it waits a cycle.\n";
+        b += &onehot_decode("grant_onehot", &p.grant_warp.expr, w);
         b += &format!(
             "  always @(posedge clk) begin\n    if (rst) begin\n      can_issue_q <= {z};\n      granted_q <= {z};\n    end else begin\n      can_issue_q <= can_issue;\n      granted_q <= {{{w}{{{}}}}} & grant_onehot;\n    end\n  end\n",
             p.grant_valid,
@@ -158,11 +159,20 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     b += "\n  // The granted instruction goes to a collector unless it completes at issue: its\n";
     b += "  // destinations become pending, its sources enter the warpboard.\n";
     b += &format!("  assign to_collector = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
-    b += "  // The granted warp's fields, selected by its one-hot (see `warp_pick`).\n";
-    b += &onehot_decode("grant_onehot", &gw.expr, w);
-    let pick = |next: &Sig, per_warp: u32, i: u32, width: u32| {
-        Sig::new(warp_pick(&next.expr, "grant_onehot", w, per_warp, i, width), width)
+    b += "  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).\n";
+    let mut pick = |name: &str, next: &Sig, per_warp: u32, i: u32, width: u32| {
+        let (decl, select) = warp_pick(name, &next.expr, &gw.expr, (w, s.warp_bits), (per_warp, i, width));
+        b += &decl;
+        Sig::new(select, width)
     };
+    let set_reg = pick("dst_by_warp", &p.next_dst, 1, 0, rb);
+    let set_pred = pick("pdst_by_warp", &p.next_pdst, 1, 0, 3);
+    let bloom_sources = s.warpboard.is_some_and(|x| x.bloom.is_some()).then(|| {
+        let valid = pick("src_valid_by_warp", &p.next_src_valid, 1, 0, k);
+        let regs: [Sig; SLOTS_PER_COLLECTOR as usize] =
+            std::array::from_fn(|i| pick(&format!("src{i}_reg_by_warp"), &p.next_src_reg, k, i as u32, rb));
+        (valid, regs)
+    });
     let sig = |e: String, width: u32| Sig::new(e, width);
     b += &sb.instance(
         "u_scoreboard",
@@ -172,10 +182,10 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
             set_valid: sig("to_collector".into(), 1),
             set_warp: gw.clone(),
             set_reg_valid: sig(format!("{}[{gw}]", p.next_dst_valid), 1),
-            set_reg: pick(&p.next_dst, 1, 0, rb),
+            set_reg,
             set_long: sig(format!("{}[{gw}]", p.next_long), 1),
             set_pred_valid: sig(format!("{}[{gw}]", p.next_pdst_valid), 1),
-            set_pred: pick(&p.next_pdst, 1, 0, 3),
+            set_pred,
             clr_valid: p.clr_valid.clone(),
             clr_warp: p.clr_warp.clone(),
             clr_reg: p.clr_reg.clone(),
@@ -187,13 +197,15 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     );
     if let (Some(board), Some(state)) = (&board, board_state) {
         // Bloomboards also take the sources of the issued and the leaving instruction.
-        let bloom = p.lv_src_valid.as_ref().zip(p.lv_src_reg.as_ref()).map(|(lv_src_valid, lv_src_reg)| BloomPorts {
-            iss_src_valid: pick(&p.next_src_valid, 1, 0, k),
-            iss_src_reg: std::array::from_fn(|i| pick(&p.next_src_reg, k, i as u32, rb)),
-            lv_src_valid: lv_src_valid.clone(),
-            lv_src_reg: lv_src_reg.clone(),
-            bins: state.clone(),
-        });
+        let lv = p.lv_src_valid.as_ref().zip(p.lv_src_reg.as_ref());
+        let bloom =
+            lv.zip(bloom_sources).map(|((lv_src_valid, lv_src_reg), (iss_src_valid, iss_src_reg))| BloomPorts {
+                iss_src_valid,
+                iss_src_reg,
+                lv_src_valid: lv_src_valid.clone(),
+                lv_src_reg: lv_src_reg.clone(),
+                bins: state.clone(),
+            });
         let conns = WarpboardPorts {
             clk: p.clk.clone(),
             rst: p.rst.clone(),

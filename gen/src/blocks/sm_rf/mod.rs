@@ -23,8 +23,8 @@ use crate::config::Checked;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rename::RenameLayout;
 use crate::verilog::{
-    Module, Port, Ports, Sig, Submodule, lit, onehot_decode, onehot_index, onehot_mux, reg, resize, vector_reg,
-    vector_wire, warp_pick, wire,
+    Module, Port, Ports, Sig, Submodule, lit, onehot_index, onehot_mux, reg, resize, vector_reg, vector_wire,
+    warp_pick, wire,
 };
 use interface::{SmRfPorts, SmRfRenamePorts};
 
@@ -185,7 +185,7 @@ fn top(prefix: &str, g: &Geometry, rule: Release, ports: &SmRfPorts<Port>, parts
     b += &issue.instance("issue", &issue_conns(&p, &issue.ports, rb, stall, hold));
     b += &mrf.instance("mrf", &mrf_conns(g, &p, &mrf.ports, rb));
     if let (Some(r), Some(n)) = (parts.rename, &p.rename) {
-        b += &renamed(&p, rb);
+        b += &renamed(g, &p, rb);
         b += &r.instance("rename", &rename_conns(&p, n, rb));
     }
     let release = match (bloom, issue.ports.lv_valid.is_some()) {
@@ -230,7 +230,6 @@ fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32, each_source: bool) -> Stri
     );
     b += &wire("mrf_issue_valid", 1);
     b += &wire("mrf_issue_ready", 1);
-    b += &vector_wire("grant_onehot", g.warps);
     b += &vector_wire("granted_src_valid", k);
     for s in sources.clone() {
         b += &wire(&format!("granted_src{s}_reg"), rb);
@@ -240,17 +239,19 @@ fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32, each_source: bool) -> Stri
         b += &wire(&field.expr, field.width);
     }
     b += &format!("  assign mrf_issue_valid = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
-    b += "  // The granted warp's fields, selected by its one-hot (see `warp_pick`).\n";
-    b += &onehot_decode("grant_onehot", &gw.expr, g.warps);
-    let pick = |next: &Sig, per_warp: u32, i: u32, width: u32| {
-        warp_pick(&next.expr, "grant_onehot", g.warps, per_warp, i, width)
+    b += "  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).\n";
+    let mut pick = |target: &str, next: &Sig, per_warp: u32, i: u32, width: u32| {
+        let name = format!("{}_by_warp", target.strip_prefix("granted_").unwrap_or(target));
+        let (decl, select) = warp_pick(&name, &next.expr, &gw.expr, (g.warps, g.warp_bits()), (per_warp, i, width));
+        b += &decl;
+        b += &format!("  assign {target} = {select};\n");
     };
-    b += &format!("  assign granted_src_valid = {};\n", pick(&p.next_src_valid, 1, 0, k));
+    pick("granted_src_valid", &p.next_src_valid, 1, 0, k);
     for s in sources {
-        b += &format!("  assign granted_src{s}_reg = {};\n", pick(&p.next_src_reg, k, s, rb));
+        pick(&format!("granted_src{s}_reg"), &p.next_src_reg, k, s, rb);
     }
     for (field, next) in &fields {
-        b += &format!("  assign {field} = {};\n", pick(next, 1, 0, field.width));
+        pick(&field.expr, next, 1, 0, field.width);
     }
     b
 }
@@ -263,17 +264,22 @@ fn granted_field(g: &Geometry, next: &Sig) -> Sig {
 
 /// The granted instruction's registers as the rename stage takes them: its sources (source s
 /// at [rb·s+rb−1 : rb·s]) and its destination.
-fn renamed(p: &SmRfPorts<Sig>, rb: u32) -> String {
-    let k = SLOTS_PER_COLLECTOR;
+fn renamed(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> String {
+    let (k, gw) = (SLOTS_PER_COLLECTOR, &p.grant_warp);
     let mut b = String::from(
         "\n  // The rename stage renames the granted instruction: its physical source registers are the\n",
     );
     b += "  // MRF's (ren_src*_phys); its destination's goes out with the grant (ren_dst_phys).\n";
     b += &wire("granted_src_reg", k * rb);
     b += &wire("granted_dst", rb);
-    let pick = |next: &Sig, width: u32| warp_pick(&next.expr, "grant_onehot", next.width / width, 1, 0, width);
-    b += &format!("  assign granted_src_reg = {};\n", pick(&p.next_src_reg, k * rb));
-    b += &format!("  assign granted_dst = {};\n", pick(&p.next_dst, rb));
+    for (target, name, next, width) in [
+        ("granted_src_reg", "src_reg_by_warp", &p.next_src_reg, k * rb),
+        ("granted_dst", "dst_by_warp", &p.next_dst, rb),
+    ] {
+        let (decl, select) = warp_pick(name, &next.expr, &gw.expr, (g.warps, g.warp_bits()), (1, 0, width));
+        b += &decl;
+        b += &format!("  assign {target} = {select};\n");
+    }
     b
 }
 
@@ -757,7 +763,7 @@ mod tests {
         let orf = top("micro11-orf-lrf");
         assert!(orf.contains("assign issue_stall = stall | fill_busy;") && orf.contains("(issue_stall)"));
         assert!(orf.contains("assign granted_strand = next_strand[grant_warp];"));
-        assert!(top("isca11-rfc").contains("assign granted_src_last = next_src_last[3*grant_warp +: 3];"));
+        assert!(top("isca11-rfc").contains("assign granted_src_last = src_last_by_warp[{grant_warp, 2'd0} +: 3];"));
         // Register release: at the write-back's take, or compressed, when stored, oldest first.
         assert!(small.contains("assign release_valid = wb_valid;") && small.contains(".clr_reg         (release_reg)"));
         let bdi = top("isca15-bdi");
