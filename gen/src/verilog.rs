@@ -189,6 +189,11 @@ pub fn onehot_mux(terms: &[(String, String)], width: u32) -> String {
         .join("\n      | ")
 }
 
+/// The lowest set bit of the `n`-bit vector `v`, one-hot: `v & (~v + 1)`.
+pub fn lowest_set(v: &str, n: u32) -> String {
+    format!("{v} & (~{v} + {})", lit(n, 1))
+}
+
 /// `onehot = 1 << index`, an `n`-bit one-hot decode of the binary `index`.
 pub fn onehot_decode(onehot: &str, index: &str, n: u32) -> String {
     if n == 1 {

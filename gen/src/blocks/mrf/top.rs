@@ -18,7 +18,7 @@ use super::write_port::interface::{PendingPorts, WritePortPorts};
 use crate::layout::bdi::Layout;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::layout::orf::OrfLayout;
-use crate::verilog::{Module, Port, Sig, Submodule, lit, onehot_mux, resize, slice, vector_wire, wire};
+use crate::verilog::{Module, Port, Sig, Submodule, lit, lowest_set, onehot_mux, resize, slice, vector_wire, wire};
 
 /// How write-backs reach the banks.
 pub enum WritePath<'a> {
@@ -135,7 +135,7 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
     b += &parts.write.map_write_back(parts.reg_map, &bank_write, g, pend > 0);
     b += "\n  // Issue: the lowest-numbered free collector takes the instruction.\n";
     b += "  assign free = ~cu_busy;\n";
-    b += &format!("  assign alloc_first = free & (~free + {});\n", lit(n, 1));
+    b += &format!("  assign alloc_first = {};\n", lowest_set("free", n));
     b += "  assign issue_ready = |free;\n";
     b += &format!("  assign cu_alloc = {{{n}{{issue_valid}}}} & alloc_first;\n\n");
 

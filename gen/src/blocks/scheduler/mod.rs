@@ -8,7 +8,7 @@ pub mod interface;
 
 use crate::config::{Config, SchedulerPolicy};
 use crate::layout::geometry::{Geometry, index_bits};
-use crate::verilog::{Module, lit, onehot_index, reg, vector_reg, vector_wire, wire};
+use crate::verilog::{Module, lit, lowest_set, onehot_index, reg, vector_reg, vector_wire, wire};
 use interface::SchedulerPorts;
 
 /// What a scheduler holds, derived once for the generator, the model and the cosim.
@@ -95,7 +95,7 @@ fn lrr(w: u32, wb: u32, eligible: &str) -> String {
     b += "\n  // Warps after the last issuer first; past the highest slot, from the lowest.\n";
     b += &format!("  assign after_last = {{{w}{{~last_valid}}}} | {{{}}};\n", after.join(", "));
     b += &format!("  assign upper = {eligible} & after_last;\n");
-    b += &format!("  assign upper_first = upper & (~upper + {});\n", lit(w, 1));
+    b += &format!("  assign upper_first = {};\n", lowest_set("upper", w));
     b += &format!("  assign any_first = {eligible} & (~{eligible} + {});\n", lit(w, 1));
     b += "  assign grant = (|upper) ? upper_first : any_first;\n";
     b += &format!("  assign grant_valid = |{eligible};\n");

@@ -23,8 +23,8 @@ use crate::config::Checked;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rename::RenameLayout;
 use crate::verilog::{
-    Module, Port, Ports, Sig, Submodule, lit, onehot_index, onehot_mux, reg, resize, vector_reg, vector_wire,
-    warp_pick, wire,
+    Module, Port, Ports, Sig, Submodule, lit, lowest_set, onehot_index, onehot_mux, reg, resize, vector_reg,
+    vector_wire, warp_pick, wire,
 };
 use interface::{SmRfPorts, SmRfRenamePorts};
 
@@ -240,20 +240,22 @@ fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32, each_source: bool) -> Stri
     }
     b += &format!("  assign mrf_issue_valid = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
     b += "  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).\n";
-    let mut pick = |target: &str, next: &Sig, per_warp: u32, i: u32, width: u32| {
-        let name = format!("{}_by_warp", target.strip_prefix("granted_").unwrap_or(target));
-        let (decl, select) = warp_pick(&name, &next.expr, &gw.expr, (g.warps, g.warp_bits()), (per_warp, i, width));
-        b += &decl;
-        b += &format!("  assign {target} = {select};\n");
-    };
-    pick("granted_src_valid", &p.next_src_valid, 1, 0, k);
+    b += &granted_pick(g, p, "granted_src_valid", &p.next_src_valid, (1, 0, k));
     for s in sources {
-        pick(&format!("granted_src{s}_reg"), &p.next_src_reg, k, s, rb);
+        b += &granted_pick(g, p, &format!("granted_src{s}_reg"), &p.next_src_reg, (k, s, rb));
     }
     for (field, next) in &fields {
-        pick(&field.expr, next, 1, 0, field.width);
+        b += &granted_pick(g, p, &field.expr, next, (1, 0, field.width));
     }
     b
+}
+
+/// `target` (a `granted_` wire) = the granted warp's element of `next` (see `warp_pick`), by way
+/// of the wire `<name>_by_warp`.
+fn granted_pick(g: &Geometry, p: &SmRfPorts<Sig>, target: &str, next: &Sig, element: (u32, u32, u32)) -> String {
+    let name = format!("{}_by_warp", target.strip_prefix("granted_").unwrap_or(target));
+    let (decl, select) = warp_pick(&name, &next.expr, &p.grant_warp.expr, (g.warps, g.warp_bits()), element);
+    format!("{decl}  assign {target} = {select};\n")
 }
 
 /// The granted warp's copy of a per-warp operand field `next_X`: the wire `granted_X`.
@@ -265,21 +267,15 @@ fn granted_field(g: &Geometry, next: &Sig) -> Sig {
 /// The granted instruction's registers as the rename stage takes them: its sources (source s
 /// at [rb·s+rb−1 : rb·s]) and its destination.
 fn renamed(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> String {
-    let (k, gw) = (SLOTS_PER_COLLECTOR, &p.grant_warp);
+    let k = SLOTS_PER_COLLECTOR;
     let mut b = String::from(
         "\n  // The rename stage renames the granted instruction: its physical source registers are the\n",
     );
     b += "  // MRF's (ren_src*_phys); its destination's goes out with the grant (ren_dst_phys).\n";
     b += &wire("granted_src_reg", k * rb);
     b += &wire("granted_dst", rb);
-    for (target, name, next, width) in [
-        ("granted_src_reg", "src_reg_by_warp", &p.next_src_reg, k * rb),
-        ("granted_dst", "dst_by_warp", &p.next_dst, rb),
-    ] {
-        let (decl, select) = warp_pick(name, &next.expr, &gw.expr, (g.warps, g.warp_bits()), (1, 0, width));
-        b += &decl;
-        b += &format!("  assign {target} = {select};\n");
-    }
+    b += &granted_pick(g, p, "granted_src_reg", &p.next_src_reg, (1, 0, k * rb));
+    b += &granted_pick(g, p, "granted_dst", &p.next_dst, (1, 0, rb));
     b
 }
 
@@ -294,7 +290,7 @@ fn tag_pool(g: &Geometry, p: &SmRfPorts<Sig>) -> String {
         b += &vector_wire(name, c);
     }
     b += &wire("disp_take", 1);
-    b += &format!("  assign tag_first = tag_free & (~tag_free + {});  // lowest free tag, one-hot\n", lit(c, 1));
+    b += &format!("  assign tag_first = {};  // lowest free tag, one-hot\n", lowest_set("tag_free", c));
     let index = onehot_index("tag_first", c);
     b += &format!("  assign {} = {};\n", p.grant_tag, resize(&index, index_bits(c), tb));
     b += &format!("  assign disp_take = {} & {};\n", p.disp_valid, p.disp_ready);

@@ -6,7 +6,7 @@
 
 use super::interface::SmRfPorts;
 use crate::layout::geometry::index_bits;
-use crate::verilog::{Sig, lit, onehot_index, reg, resize, vector_reg, vector_wire, wire};
+use crate::verilog::{Sig, lit, lowest_set, onehot_index, reg, resize, vector_reg, vector_wire, wire};
 
 /// The cache's protocol: drives `rfc_act_*`, `rfc_flush_*`, `rfc_rel_mask` and reads
 /// `rfc_act_ready`, `rfc_flush_ready`; `rfc_flushing` is held out of the active set.
@@ -14,7 +14,7 @@ pub fn rfc(p: &SmRfPorts<Sig>, warps: u32, wb: u32) -> String {
     let w = warps;
     let exit = p.exit.as_ref().expect("a register file cache has exit");
     let one = lit(w, 1);
-    let first = |name: &str, of: &str| format!("  assign {name} = {of} & (~{of} + {one});  // lowest, one-hot\n");
+    let first = |name: &str, of: &str| format!("  assign {name} = {};  // lowest, one-hot\n", lowest_set(of, w));
     let index = |v: &str| resize(&onehot_index(v, w), index_bits(w), wb);
     let mut b =
         String::from("\n  // Register file cache slots: a warp is activated when it joins the active set (launched,\n");
@@ -108,7 +108,7 @@ pub fn free(p: &SmRfPorts<Sig>, warps: u32, wb: u32) -> String {
     b += &vector_wire("free_first", w);
     b += &wire("free_valid", 1);
     b += &wire("free_warp", wb);
-    b += &format!("  assign free_first = free_pending & (~free_pending + {});\n", lit(w, 1));
+    b += &format!("  assign free_first = {};\n", lowest_set("free_pending", w));
     b += "  assign free_valid = |free_pending;\n";
     b += &format!("  assign free_warp = {};\n", resize(&onehot_index("free_first", w), index_bits(w), wb));
     b += &format!("  assign {freeing} = free_pending;\n");

@@ -4,7 +4,7 @@
 pub mod interface;
 
 use crate::layout::geometry::index_bits;
-use crate::verilog::{Module, Port, Ports, Submodule, lit, reg, vector_wire, wire};
+use crate::verilog::{Module, Port, Ports, Submodule, lit, lowest_set, reg, vector_wire, wire};
 use interface::ArbiterPorts;
 
 pub fn rr_arbiter(prefix: &str, n: u32) -> Submodule<ArbiterPorts<Port>> {
@@ -25,8 +25,8 @@ pub fn rr_arbiter(prefix: &str, n: u32) -> Submodule<ArbiterPorts<Port>> {
     body += "\n  // Requests at or above the pointer win first; otherwise the lowest request wins.\n";
     body += &format!("  assign below_ptr = {{{}}};\n", below.join(", "));
     body += "  assign upper = req & ~below_ptr;\n";
-    body += &format!("  assign upper_first = upper & (~upper + {});\n", lit(n, 1));
-    body += &format!("  assign any_first = req & (~req + {});\n", lit(n, 1));
+    body += &format!("  assign upper_first = {};\n", lowest_set("upper", n));
+    body += &format!("  assign any_first = {};\n", lowest_set("req", n));
     body += "  assign grant = (|upper) ? upper_first : any_first;\n";
     body += "  assign grant_valid = |req;\n\n";
     body += "  // Binary index of the one-hot grant.\n";

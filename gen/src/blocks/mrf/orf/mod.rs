@@ -10,7 +10,8 @@ pub mod interface;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::layout::orf::{LEVEL_LRF, LEVEL_ORF, OrfLayout};
 use crate::verilog::{
-    Module, Port, Ports, Submodule, lit, onehot_index, onehot_mux, reg, slice, vector_reg, vector_wire, wire,
+    Module, Port, Ports, Submodule, lit, lowest_set, onehot_index, onehot_mux, reg, slice, vector_reg, vector_wire,
+    wire,
 };
 use interface::OrfLrfPorts;
 
@@ -132,7 +133,7 @@ fn slots(b: &mut String, g: &Geometry, o: &OrfLayout) -> (String, String, String
     *b += "  // A warp issuing without a slot takes the lowest free one (lowest set bit).\n";
     *b += "  assign free_slot = ~owner_valid | rel_slot;\n";
     *b += "  assign take = take_en & ~(|rd_sel) & ~rel_mask[rd_warp];\n";
-    *b += &format!("  assign take_sel = {{{a}{{take}}}} & free_slot & (~free_slot + {});\n", lit(a, 1));
+    *b += &format!("  assign take_sel = {{{a}{{take}}}} & {};\n", lowest_set("free_slot", a));
     *b += "  always @(posedge clk) begin\n";
     *b += &format!("    if (rst) owner_valid <= {};\n", lit(a, 0));
     *b += "    else owner_valid <= (owner_valid & ~rel_slot) | take_sel;\n";

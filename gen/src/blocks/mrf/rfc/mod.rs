@@ -11,7 +11,8 @@ use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rfc::RfcLayout;
 use crate::schema::Replacement;
 use crate::verilog::{
-    Module, Port, Ports, Submodule, lit, onehot_index, onehot_mux, reg, slice, vector_reg, vector_wire, wire,
+    Module, Port, Ports, Submodule, lit, lowest_set, onehot_index, onehot_mux, reg, slice, vector_reg, vector_wire,
+    wire,
 };
 use interface::CachePorts;
 
@@ -255,7 +256,7 @@ fn flush(c: &Shape) -> String {
             b += &format!("  assign fl_cand[{i}] = fl_sel[{s}] & valid[{i}] & dirty[{i}] & ~dead[{i}];\n");
         }
     }
-    b += &format!("  assign fl_first = fl_cand & (~fl_cand + {});\n", lit(n, 1));
+    b += &format!("  assign fl_first = {};\n", lowest_set("fl_cand", n));
     b += "  assign fl_any = |fl_cand;\n";
     b += "  assign fl_more = |(fl_cand & ~fl_first);\n";
     let taken = if banks_may_refuse { " & bank_wr_ready" } else { "" };
@@ -292,7 +293,7 @@ fn flush(c: &Shape) -> String {
     }
     b += "  assign flush_ready = ~flush_busy;\n";
     b += "  assign free = ~owner_valid;\n";
-    b += &format!("  assign free_first = free & (~free + {});\n", lit(a, 1));
+    b += &format!("  assign free_first = {};\n", lowest_set("free", a));
     b += "  assign act_ready = |free;\n";
     b += &format!("  assign free_slot = {};\n", onehot_index("free_first", a));
     b
