@@ -25,13 +25,16 @@ use std::process::ExitCode;
   rfgen cosim --preset isca15-bdi --kernel pathfinder
   rfgen cosim --block bdi --cycles 1000000        # BDI compressor + decompressor
   rfgen cosim --rtl my-rtl/ --kernel saxpy        # re-verify an edited copy of rtl-out/baseline
+  rfgen cosim --block scoreboard --seed 5 --x-seeds 8   # power-up states: x-seeds 5 to 12
 
 Random mode drives the block with protocol-respecting random stimulus for --cycles cycles.
 Kernel mode (--kernel) runs the kernel on the SM model with the block's RTL in place of its
 model: every output is compared every cycle and every operand is checked against the kernel's
 functional values. With --rtl, the RTL in DIR (its filelist <top>.f, else every .v/.sv file)
 replaces the generated one; its top's ports are read from the Verilog and must match the
-block's interface (every difference is listed, exit 2).
+block's interface (every difference is listed, exit 2). Registers without a reset power up
+with values Verilator draws from the x-seed: --x-seeds N runs the stimulus from N of them, one
+line each, the first failure in full with a reproducer naming its --x-seed.
 
 Exit status: 0 when RTL and model agree, 1 on a mismatch or failure, 2 on bad input.")]
 pub struct CosimArgs {
