@@ -56,7 +56,7 @@ fn x_seed_count(text: &str) -> Result<u32, String> {
     text.parse::<u32>()
         .ok()
         .filter(|n| (1..=MAX_X_SEEDS).contains(n))
-        .ok_or_else(|| format!("allowed 1 to {MAX_X_SEEDS}: how many x-seeds, each a whole run of the stimulus (--x-seed X runs one given x-seed)"))
+        .ok_or_else(|| format!("allowed 1 to {MAX_X_SEEDS}: how many x-seeds, each a whole run of the stimulus"))
 }
 
 /// An I/O error on a folder or file the user named with `flag`: bad input when the path is at
