@@ -34,10 +34,10 @@ with a selector input, so one Verilator build serves the campaign. Each mutant r
 against the block's model: random stimulus with --seeds seeds of --cycles cycles, then, for the
 blocks the SM model drives, every --kernel, each from --x-seeds power-up states of the
 registers without a reset (Verilator's x-seed: random seed S from S first); the first run whose
-outputs differ catches it. The
-unmutated netlist must pass the same runs first. A mutant no run catches survived: an escape of
-the stimulus, or an edit that changes nothing the block's ports show (an equivalent mutant;
-this campaign does not prove which). The score is caught / (caught + survived).
+outputs differ catches it. The unmutated netlist must pass the same runs first. A mutant no run
+catches survived: an escape of the stimulus, or an edit that changes nothing the block's ports
+show (an equivalent mutant; this campaign does not prove which). The score is caught / (caught
++ survived).
 
 Exit status: 0 when the campaign ran (and the score reached --min-score), 1 below it or when
 the unmutated netlist fails, 2 on bad input.")]

@@ -118,8 +118,8 @@ pub enum Run<'a> {
 
 impl Stimulus<'_> {
     /// Every run, in order. Random seed `s` runs under x-seeds `s`, `s + K`, …, `s + (N-1)·K`
-    /// (K seeds, N x-seeds): first under its own, as `rfgen cosim --seed s` runs it, and no two
-    /// runs from the same power-up state. Kernels run under x-seeds 1 to N, as `rfgen cosim
+    /// (K seeds, N x-seeds): first under its own, as `rfgen cosim --seed s` runs it, and with
+    /// seeds 1 to K no two runs from the same power-up state. Kernels run under x-seeds 1 to N, as `rfgen cosim
     /// --kernel k --x-seeds N`. Each seed's first x-seed comes first: a mutant any power-up
     /// state shows is caught as early as with one x-seed.
     pub fn runs(&self) -> Vec<Run<'_>> {
