@@ -43,6 +43,13 @@ fn several_x_seeds_run_the_same_stimulus_one_line_each() {
     // One build serves every x-seed: built at most once (not at all when cached).
     assert!(stderr(&o).matches("building Verilator model").count() <= 1, "{}", stderr(&o));
 
+    // Under a kernel the x-seeds start from 1, the kernel mode's default.
+    let k = rfgen(&["cosim", "--preset", "small", "--block", "scoreboard", "--kernel", "vecadd", "--x-seeds", "2"]);
+    let out = stdout(&k);
+    assert_eq!(k.status.code(), Some(0), "{out}{}", stderr(&k));
+    assert!(out.contains("kernel vecadd on the SM model, x-seeds 1 to 2"), "{out}");
+    assert_eq!(verdicts(&out).iter().map(|(x, _)| *x).collect::<Vec<_>>(), [1, 2], "{out}");
+
     // Without the flag, one run as before: no per-x-seed lines.
     let one = rfgen(&["cosim", "--preset", "small", "--block", "scoreboard", "--seed", "5", "--cycles", "3000"]);
     assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
