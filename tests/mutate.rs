@@ -1,7 +1,8 @@
 //! `rfgen mutate`: a sampled campaign on the `small` warp scheduler catches most of its mutants, names each
 //! mutant's edit and where it came from, and writes the same as JSON; a weakened stimulus scores
 //! lower and fails `--min-score`; the scoreboard's stimulus keeps the score it gained from a
-//! campaign's escapes; bad input is refused. Needs Yosys and Verilator.
+//! campaign's escapes; more x-seeds catch a mutant only some power-up states show; bad input is
+//! refused. Needs Yosys and Verilator.
 
 mod common;
 
@@ -88,12 +89,65 @@ fn the_scoreboards_random_stimulus_reaches_every_warp_and_register() {
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
 }
 
+/// Each random seed runs from its own power-up state, and `--x-seeds N` from N of them. This
+/// draw holds a mutant that shows only from some: the reset of one launch-order bit of the
+/// scheduler stuck off, so the bit powers up as the x-seed draws it (Yosys 0.23, Verilator 5.006).
+/// One x-seed per seed misses it; eight catch it, and the campaign names the x-seed.
+#[test]
+fn more_x_seeds_catch_a_mutant_only_some_power_up_states_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let campaign = |x_seeds: &str| {
+        let json = dir.path().join(format!("x{x_seeds}.json"));
+        let o = Command::new(env!("CARGO_BIN_EXE_rfgen"))
+            .args(["mutate", "--preset", "small", "--block", "scheduler", "--count", "20", "--seed", "23"])
+            .args(["--kernel", "none", "--equiv-depth", "8", "--x-seeds", x_seeds, "--json", json.to_str().unwrap()])
+            .env("RFGEN_CACHE_DIR", cache_dir())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+        let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        (c, stdout(&o))
+    };
+    let (one, _) = campaign("1");
+    let (eight, out) = campaign("8");
+    assert_eq!((one["x_seeds"].as_u64(), eight["x_seeds"].as_u64()), (Some(1), Some(8)));
+    assert!(out.contains("stimulus: 2 random seeds × 5000 cycles, each under 8 x-seeds"), "{out}");
+    // Random seed s of K runs under x-seeds s, s + K, s + 2K, ...: one x-seed each is its own.
+    let seed_of =
+        |m: &serde_json::Value| m["by"].as_str().unwrap().strip_prefix("random seed ").unwrap().parse::<u64>().unwrap();
+    for m in one["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "caught") {
+        assert_eq!(m["x_seed"].as_u64(), Some(seed_of(m)), "{m}");
+    }
+    let mut late = 0;
+    for (a, b) in one["mutants"].as_array().unwrap().iter().zip(eight["mutants"].as_array().unwrap()) {
+        if b["verdict"] != "caught" {
+            assert_eq!(a["verdict"], "survived", "more x-seeds never lose a mutant: {a}");
+            continue;
+        }
+        let x = b["x_seed"].as_u64().unwrap();
+        assert!(x % 2 == seed_of(b) % 2 && x <= 16, "seed {} runs odd or even x-seeds up to 16: {b}", seed_of(b));
+        let line = format!("caught by random seed {}, x-seed {x}, at cycle {}", seed_of(b), b["cycle"]);
+        assert!(out.contains(&line), "{line}\n{out}");
+        if a["verdict"] == "survived" {
+            // Missed from each seed's own power-up state, caught from another; and reachable at
+            // the ports, so the one-x-seed campaign called it an escape, not an equivalent.
+            assert!(x > 2, "{b}");
+            assert_eq!(a["equivalence"], "differs", "{a}");
+            late += 1;
+        }
+    }
+    assert!(late >= 1, "a mutant is caught only under more x-seeds:\n{out}");
+    assert!(eight["caught"].as_u64() > one["caught"].as_u64());
+}
+
 #[test]
 fn bad_input_is_refused_before_anything_runs() {
     for (args, message) in [
         (&["--min-score", "150"][..], "--min-score 150: a percentage from 0 to 100"),
         (&["--seeds", "0"][..], "nothing would run the mutants"),
         (&["--count", "0"][..], "--count"),
+        (&["--x-seeds", "0"][..], "invalid value '0' for '--x-seeds <N>': allowed 1 to 100"),
+        (&["--x-seeds", "1,2"][..], "invalid value '1,2' for '--x-seeds <N>': allowed 1 to 100"),
     ] {
         let o = mutate(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

@@ -8,7 +8,7 @@ use rfgen_cosim::blocks::{self, BLOCKS, KernelMode};
 use rfgen_cosim::session::{self, CosimOptions, CosimReport, Event};
 use rfgen_cosim::user_rtl;
 use rfgen_cosim::verilator::default_cache_dir;
-use rfgen_gen::{Block, Checked, SramKind};
+use rfgen_gen::{Block, Checked, Design, SramKind};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sim::Grid;
 use rfgen_model::sm::{SimError, launch};
@@ -25,13 +25,16 @@ use std::process::ExitCode;
   rfgen cosim --preset isca15-bdi --kernel pathfinder
   rfgen cosim --block bdi --cycles 1000000        # BDI compressor + decompressor
   rfgen cosim --rtl my-rtl/ --kernel saxpy        # re-verify an edited copy of rtl-out/baseline
+  rfgen cosim --block scoreboard --seed 5 --x-seeds 8   # power-up states: x-seeds 5 to 12
 
 Random mode drives the block with protocol-respecting random stimulus for --cycles cycles.
 Kernel mode (--kernel) runs the kernel on the SM model with the block's RTL in place of its
 model: every output is compared every cycle and every operand is checked against the kernel's
 functional values. With --rtl, the RTL in DIR (its filelist <top>.f, else every .v/.sv file)
 replaces the generated one; its top's ports are read from the Verilog and must match the
-block's interface (every difference is listed, exit 2).
+block's interface (every difference is listed, exit 2). Registers without a reset power up
+with values Verilator draws from the x-seed: --x-seeds N runs the stimulus from N of them, one
+line each, the first failure in full with a reproducer naming its --x-seed.
 
 Exit status: 0 when RTL and model agree, 1 on a mismatch or failure, 2 on bad input.")]
 pub struct CosimArgs {
@@ -58,6 +61,11 @@ pub struct CosimArgs {
     /// 1 in kernel mode)
     #[arg(long)]
     x_seed: Option<u32>,
+    /// Run the stimulus once under each of N x-seeds on the same build: the default x-seed and
+    /// the N-1 after it (seed S: S to S+N-1; kernel mode: 1 to N); a line per x-seed, the first
+    /// failure in full. 1 to 100
+    #[arg(long, value_name = "N", value_parser = super::x_seed_count, conflicts_with_all = ["x_seed", "trace"])]
+    x_seeds: Option<u32>,
     /// Record a waveform of the whole run (.vcd or .fst)
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -116,61 +124,158 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => user_rtl::load(dir, &generated)
             .map_err(|e| if e.is_input_error() { bad_input(e.to_string()) } else { anyhow::anyhow!(e) })?,
     };
-    let x_seed = args.x_seed.unwrap_or(stimulus.default_x_seed());
+    let x_seeds = match args.x_seeds {
+        Some(n) => stimulus.x_seeds(n),
+        None => vec![args.x_seed.unwrap_or(stimulus.default_x_seed())],
+    };
     let opts = CosimOptions {
         block: args.block,
         cycles: args.cycles.unwrap_or(stimulus.default_cycles(args.block)),
         seed,
-        x_seed,
+        x_seed: x_seeds[0],
         trace: args.trace.clone(),
         fail_wave_dir: Some(args.wave_dir.clone()),
         cache: args.cache_dir.clone().unwrap_or_else(default_cache_dir),
     };
+    let x_text = match x_seeds.as_slice() {
+        [first, .., last] => format!("x-seeds {first} to {last}"),
+        [one] if args.x_seeds.is_some() => format!("x-seeds {one}"),
+        _ => format!("x-seed {}", opts.x_seed),
+    };
     let what = match &kernel {
-        Some(k) => format!("kernel {} on the SM model, x-seed {x_seed}", k.name),
-        None => format!("seed {seed}, x-seed {x_seed}, {} cycles", opts.cycles),
+        Some(k) => format!("kernel {} on the SM model, {x_text}", k.name),
+        None => format!("seed {seed}, {x_text}, {} cycles", opts.cycles),
     };
     let rtl = args.rtl.as_ref().map_or(String::new(), |d| format!(", RTL from {}", d.display()));
     println!("cosim {}: config {} (hash {}){rtl}, {what}", args.block, checked.config.name, checked.hash());
     if let Some(s) = &scaled {
         println!("  {:<26} {s}", "launch");
     }
-    let progress = match &kernel {
-        Some(_) => Progress::new(None, "{spinner} {pos} cycles {per_sec}"),
-        None => Progress::new(Some(opts.cycles), "{bar:40} {pos}/{len} cycles {per_sec} eta {eta}"),
-    };
-    let total = opts.cycles;
-    let mut events = |e: Event| match e {
-        Event::Building { top, key } => {
-            progress.line(&format!("building Verilator model of {top} ({key}); later runs reuse it"))
-        }
-        Event::Progress(c) => progress.set_position(c, |c| match &kernel {
-            Some(_) => format!("cycle {c}"),
-            None => format!("cycle {c} of {total}"),
-        }),
-    };
-    let report = run_session(&checked, &design, kernel.as_ref(), &opts, &mut events)?;
-    progress.finish();
-    if let Some(t) = &args.trace
-        && !t.is_file()
-    {
-        anyhow::bail!("the waveform {} was not written", t.display());
-    }
-    print_report(&report, kernel.as_ref());
-    if report.passed() {
-        println!("PASS: RTL and model agree on every compared output in {} cycles", report.cycles);
-        return Ok(ExitCode::SUCCESS);
-    }
-    explain_failure(&args, &report, &stimulus);
     let ptx = spec.as_deref().is_some_and(super::ptx::names_ptx);
-    if ptx && report.mismatch.is_some() && !args.no_shrink {
-        eprintln!("(a PTX kernel is not reduced: the reducer works on the lines of kernel-IR files)");
+    let setup = Setup { args: &args, checked, design, kernel, source, stimulus, ptx, opts };
+    match args.x_seeds {
+        None => setup.run_one(),
+        Some(_) => setup.run_each(&x_seeds),
     }
-    if report.mismatch.is_some() && kernel.is_some() && !args.no_shrink && !ptx {
+}
+
+/// A cosim as the flags set it up, all but the x-seed of each run.
+struct Setup<'a> {
+    args: &'a CosimArgs,
+    checked: Checked,
+    design: Design,
+    kernel: Option<Kernel>,
+    /// The kernel's source text, which a failing run is reduced from.
+    source: String,
+    stimulus: Stimulus,
+    /// The kernel is PTX, which the reducer cannot take.
+    ptx: bool,
+    opts: CosimOptions,
+}
+
+impl Setup<'_> {
+    /// One run under the x-seed of `--x-seed` (or the default): its report, then PASS, or what
+    /// failed and how to repeat it.
+    fn run_one(&self) -> anyhow::Result<ExitCode> {
+        let report = self.session(self.opts.x_seed, true)?;
+        if let Some(t) = &self.args.trace
+            && !t.is_file()
+        {
+            anyhow::bail!("the waveform {} was not written", t.display());
+        }
+        print_report(&report, self.kernel.as_ref());
+        if report.passed() {
+            println!("PASS: RTL and model agree on every compared output in {} cycles", report.cycles);
+            return Ok(ExitCode::SUCCESS);
+        }
+        self.explain(&report, self.opts.x_seed, self.args.x_seed.is_some())?;
+        println!("FAIL: RTL and model differ");
+        Ok(ExitCode::from(1))
+    }
+
+    /// The same stimulus under each of `x_seeds` (`--x-seeds`): a line per x-seed, then the
+    /// first that failed in full, its reproducer naming it.
+    fn run_each(&self, x_seeds: &[u32]) -> anyhow::Result<ExitCode> {
+        let mut failed = Vec::new();
+        let mut first_failure = None;
+        for &x_seed in x_seeds {
+            // Only the first failure is explained, so only it needs a waveform.
+            let report = self.session(x_seed, first_failure.is_none())?;
+            let verdict =
+                if report.passed() { format!("pass, {} cycles", report.cycles) } else { failure_summary(&report) };
+            println!("  x-seed {x_seed:<19} {verdict}");
+            if !report.passed() {
+                failed.push(x_seed.to_string());
+                first_failure.get_or_insert((x_seed, report));
+            }
+        }
+        let Some((x_seed, report)) = first_failure else {
+            println!("PASS: RTL and model agree on every compared output under {} x-seeds", x_seeds.len());
+            return Ok(ExitCode::SUCCESS);
+        };
+        println!("x-seed {x_seed}, the first that failed:");
+        print_report(&report, self.kernel.as_ref());
+        self.explain(&report, x_seed, true)?;
+        println!(
+            "FAIL: RTL and model differ under {} of {} x-seeds ({})",
+            failed.len(),
+            x_seeds.len(),
+            failed.join(", ")
+        );
+        Ok(ExitCode::from(1))
+    }
+
+    /// One lockstep run under `x_seed`, with a progress bar; `wave`: write the waveform of a
+    /// mismatch.
+    fn session(&self, x_seed: u32, wave: bool) -> anyhow::Result<CosimReport> {
+        let fail_wave_dir = if wave { self.opts.fail_wave_dir.clone() } else { None };
+        let opts = CosimOptions { x_seed, fail_wave_dir, ..self.opts.clone() };
+        let kernel = self.kernel.is_some();
+        let progress = match kernel {
+            true => Progress::new(None, "{spinner} {pos} cycles {per_sec}"),
+            false => Progress::new(Some(opts.cycles), "{bar:40} {pos}/{len} cycles {per_sec} eta {eta}"),
+        };
+        let total = opts.cycles;
+        let mut events = |e: Event| match e {
+            Event::Building { top, key } => progress.line(&building(top, key)),
+            Event::Progress(c) => progress.set_position(c, |c| match kernel {
+                true => format!("cycle {c}"),
+                false => format!("cycle {c} of {total}"),
+            }),
+        };
+        let report = run_session(&self.checked, &self.design, self.kernel.as_ref(), &opts, &mut events);
+        progress.finish();
+        report
+    }
+
+    /// What a failed run under `x_seed` found and the command that repeats it (with `--x-seed`
+    /// when `name_x_seed`); a failing kernel is then reduced to the smallest that still
+    /// mismatches.
+    fn explain(&self, report: &CosimReport, x_seed: u32, name_x_seed: bool) -> anyhow::Result<()> {
+        let args = self.args;
+        explain_failure(args, report, &self.stimulus, name_x_seed.then_some(x_seed));
+        if self.ptx && report.mismatch.is_some() && !args.no_shrink {
+            eprintln!("(a PTX kernel is not reduced: the reducer works on the lines of kernel-IR files)");
+        }
+        if report.mismatch.is_none() || self.kernel.is_none() || args.no_shrink || self.ptx {
+            return Ok(());
+        }
         eprintln!("reducing the kernel to the smallest one that still mismatches (--no-shrink skips this)");
-        let reduced = session::reduce(&checked, &design, &source, &opts, &args.wave_dir, &mut events, &mut |line| {
-            eprintln!("  {line}")
-        })?;
+        let opts = CosimOptions { x_seed, ..self.opts.clone() };
+        let mut events = |e: Event| {
+            if let Event::Building { top, key } = e {
+                eprintln!("{}", building(top, key));
+            }
+        };
+        let reduced = session::reduce(
+            &self.checked,
+            &self.design,
+            &self.source,
+            &opts,
+            &args.wave_dir,
+            &mut events,
+            &mut |line| eprintln!("  {line}"),
+        )?;
         if let Some(r) = reduced {
             println!(
                 "reduced to {} instructions ({} tries); mismatch at cycle {}:",
@@ -189,9 +294,12 @@ pub fn run(args: CosimArgs) -> anyhow::Result<ExitCode> {
                 r.waveform.display()
             );
         }
+        Ok(())
     }
-    println!("FAIL: RTL and model differ");
-    Ok(ExitCode::from(1))
+}
+
+fn building(top: &str, key: &str) -> String {
+    format!("building Verilator model of {top} ({key}); later runs reuse it")
 }
 
 fn print_report(report: &CosimReport, kernel: Option<&Kernel>) {
@@ -206,7 +314,7 @@ fn print_report(report: &CosimReport, kernel: Option<&Kernel>) {
     }
 }
 
-fn explain_failure(args: &CosimArgs, report: &CosimReport, stimulus: &Stimulus) {
+fn explain_failure(args: &CosimArgs, report: &CosimReport, stimulus: &Stimulus, x_seed: Option<u32>) {
     print!("{}", failure_details(report));
     // A random run stops at its mismatch: repeating it needs no more cycles than that.
     let cycles = match stimulus {
@@ -216,10 +324,21 @@ fn explain_failure(args: &CosimArgs, report: &CosimReport, stimulus: &Stimulus) 
         }
         _ => args.cycles,
     };
-    let command = reproducer(&args.source, args.block, stimulus, cycles, args.x_seed, args.rtl.as_deref());
+    let command = reproducer(&args.source, args.block, stimulus, cycles, x_seed, args.rtl.as_deref());
     println!("  reproduce: {command}");
     if let Some(w) = &report.waveform {
         println!("  waveform: {}", w.display());
+    }
+}
+
+/// A failed run in one line: the cycle and ports of its mismatch, else its first detail.
+pub fn failure_summary(report: &CosimReport) -> String {
+    match &report.mismatch {
+        Some(m) => {
+            let ports: Vec<&str> = m.ports.iter().map(|p| p.port.as_str()).collect();
+            format!("MISMATCH at cycle {} on {}", m.cycle, ports.join(", "))
+        }
+        None => failure_details(report).lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("failed").to_string(),
     }
 }
 
@@ -285,6 +404,12 @@ impl Stimulus {
             Stimulus::Random { seed } => *seed as u32,
             Stimulus::Kernel(_) => 1,
         }
+    }
+
+    /// The x-seeds of `--x-seeds n`: the default one and the `n - 1` after it.
+    pub fn x_seeds(&self, n: u32) -> Vec<u32> {
+        let first = self.default_x_seed();
+        (0..n).map(|i| first.wrapping_add(i)).collect()
     }
 }
 

@@ -48,6 +48,17 @@ fn cycles(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("allowed 1 to {MAX_CYCLES} (a billion cycles take about an hour)"))
 }
 
+/// Most x-seeds one stimulus runs under: each is a whole run of it.
+pub const MAX_X_SEEDS: u32 = 100;
+
+/// `--x-seeds N` (`rfgen cosim`, `rfgen mutate`): how many x-seeds each stimulus runs under.
+fn x_seed_count(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|n| (1..=MAX_X_SEEDS).contains(n))
+        .ok_or_else(|| format!("allowed 1 to {MAX_X_SEEDS}: how many x-seeds, each a whole run of the stimulus"))
+}
+
 /// An I/O error on a folder or file the user named with `flag`: bad input when the path is at
 /// fault (not a folder, no permission, read-only), a failure otherwise.
 pub fn path_error(flag: &str, path: &std::path::Path, e: std::io::Error) -> anyhow::Error {

@@ -26,15 +26,18 @@ use std::time::Instant;
   rfgen mutate --preset small                          # 20 mutants of the MRF
   rfgen mutate --preset small --block scheduler --count 200 --json scheduler.json
   rfgen mutate --preset small --count 50 --kernel none --min-score 95   # a CI gate
+  rfgen mutate --preset small --block scoreboard --x-seeds 4   # 4 power-up states per run
 
 Yosys draws COUNT mutants of the block's flattened netlist (`mutate -list`: a bit of a cell's
 port inverted, stuck at 0 or 1, or tied to another bit) and builds them all into one netlist
 with a selector input, so one Verilator build serves the campaign. Each mutant runs in lockstep
 against the block's model: random stimulus with --seeds seeds of --cycles cycles, then, for the
-blocks the SM model drives, every --kernel; the first run whose outputs differ catches it. The
-unmutated netlist must pass the same runs first. A mutant no run catches survived: an escape of
-the stimulus, or an edit that changes nothing the block's ports show (an equivalent mutant;
-this campaign does not prove which). The score is caught / (caught + survived).
+blocks the SM model drives, every --kernel, each from --x-seeds power-up states of the
+registers without a reset (Verilator's x-seed: random seed S from S first); the first run whose
+outputs differ catches it. The unmutated netlist must pass the same runs first. A mutant no run
+catches survived: an escape of the stimulus, or an edit that changes nothing the block's ports
+show (an equivalent mutant; this campaign does not prove which). The score is caught / (caught
++ survived).
 
 Exit status: 0 when the campaign ran (and the score reached --min-score), 1 below it or when
 the unmutated netlist fails, 2 on bad input.")]
@@ -53,6 +56,10 @@ pub struct MutateArgs {
     /// Random-stimulus runs per mutant (seeds 1 to K), 0 to 100
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(0..=100))]
     seeds: u64,
+    /// Power-up states per run: each random seed S of K runs under x-seeds S, S+K, ...,
+    /// S+(N-1)K, each kernel under 1 to N (the unmutated netlist must pass them all); 1 to 100
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = super::x_seed_count)]
+    x_seeds: u32,
     /// Cycles of each random-stimulus run
     #[arg(long, default_value_t = 5_000, value_parser = super::cycles)]
     cycles: u64,
@@ -90,6 +97,8 @@ struct Campaign<'a> {
     top: &'a str,
     seed: u32,
     random_seeds: &'a [u64],
+    /// Power-up states (Verilator x-seeds) each seed and kernel ran from.
+    x_seeds: u32,
     cycles: u64,
     kernels: Vec<&'a str>,
     caught: usize,
@@ -164,13 +173,18 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             progress.line(&format!("building {top} with {} mutants ({key})", drawn.mutants.len()));
         }
     })?;
-    let stimulus =
-        Stimulus { seeds: &seeds, cycles: args.cycles, kernels: &kernels, max_cycles: 50_000_000, x_seed: 1 };
-    if let Verdict::Caught { by, cycle, output } = mutate::run(args.block, &checked, &lib, 0, &stimulus)? {
+    let stimulus = Stimulus {
+        seeds: &seeds,
+        cycles: args.cycles,
+        kernels: &kernels,
+        max_cycles: 50_000_000,
+        x_seeds: args.x_seeds,
+    };
+    if let Verdict::Caught { by, x_seed, cycle, output } = mutate::run(args.block, &checked, &lib, 0, &stimulus)? {
         progress.finish();
         temp.map(tempfile::TempDir::keep);
         eprintln!(
-            "error: the unmutated netlist of {top} differs from the model ({by}, cycle {cycle}, {output}): Yosys' netlist is not the generated RTL's behaviour; see {}",
+            "error: the unmutated netlist of {top} differs from the model ({by}, x-seed {x_seed}, cycle {cycle}, {output}): Yosys' netlist is not the generated RTL's behaviour; see {}",
             dir.display()
         );
         return Ok(ExitCode::from(1));
@@ -213,7 +227,9 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
     println!("{:>5}  {:<7} {:<44} verdict", "#", "edit", "where");
     for ((m, v), e) in drawn.mutants.iter().zip(&verdicts).zip(&equivalence) {
         let verdict = match (v, e) {
-            (Verdict::Caught { by, cycle, output }, _) => format!("caught by {by} at cycle {cycle} ({output})"),
+            (Verdict::Caught { by, x_seed, cycle, output }, _) => {
+                format!("caught by {by}, x-seed {x_seed}, at cycle {cycle} ({output})")
+            }
             (Verdict::Survived, None) => "SURVIVED".to_string(),
             (Verdict::Survived, Some(Equivalence::Equivalent { cycles })) => {
                 format!("survived: equivalent (no difference within {cycles} cycles)")
@@ -229,6 +245,9 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         let mut parts = vec![format!("{} random seeds × {} cycles", seeds.len(), args.cycles)];
         if !kernels.is_empty() {
             parts.push(format!("{} kernels", kernels.len()));
+        }
+        if args.x_seeds > 1 {
+            parts.push(format!("each under {} x-seeds", args.x_seeds));
         }
         parts.join(", ")
     };
@@ -252,6 +271,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             top,
             seed: args.seed,
             random_seeds: &seeds,
+            x_seeds: args.x_seeds,
             cycles: args.cycles,
             kernels: kernels.iter().map(|k| k.name.as_str()).collect(),
             caught,

@@ -4,8 +4,8 @@
 
 use super::backend::{BackendFlags, task_args, task_key};
 use super::cosim::{
-    KERNEL_CYCLE_LIMIT, Stimulus, failure_details, launched_kernel, reproducer, run_session, writable_file,
-    writable_folder,
+    KERNEL_CYCLE_LIMIT, Stimulus, failure_details, failure_summary, launched_kernel, reproducer, run_session,
+    writable_file, writable_folder,
 };
 use super::progress::Progress;
 use super::{BadInput, ConfigSource, bad_input, claim_folder};
@@ -483,13 +483,7 @@ fn run_case(
         Ok(r) => {
             let details = failure_details(&r);
             // One line for a CI's list of failures: where and on which ports.
-            let summary = match &r.mismatch {
-                Some(m) => {
-                    let ports: Vec<&str> = m.ports.iter().map(|p| p.port.as_str()).collect();
-                    format!("MISMATCH at cycle {} on {}", m.cycle, ports.join(", "))
-                }
-                None => details.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("failed").to_string(),
-            };
+            let summary = failure_summary(&r);
             (
                 Verdict::Fail { mismatch: r.mismatch.is_some() || r.operand_mismatches > 0, summary, details },
                 r.cycles,

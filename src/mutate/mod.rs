@@ -104,15 +104,42 @@ pub struct Stimulus<'a> {
     /// Then these kernels on the SM model (blocks the SM drives), each to at most `max_cycles`.
     pub kernels: &'a [Kernel],
     pub max_cycles: u64,
-    pub x_seed: u32,
+    /// Power-up states each seed and kernel runs from ([`Stimulus::runs`]), at least 1.
+    pub x_seeds: u32,
 }
 
-/// Which run told a mutant from the model, and at which cycle.
+/// One lockstep run of a campaign: a random seed or a kernel, from the power-up state of an
+/// x-seed.
+#[derive(Clone, Copy, Debug)]
+pub enum Run<'a> {
+    Random { seed: u64, x_seed: u32 },
+    Kernel { kernel: &'a Kernel, x_seed: u32 },
+}
+
+impl Stimulus<'_> {
+    /// Every run, in order. Random seed `s` runs under x-seeds `s`, `s + K`, …, `s + (N-1)·K`
+    /// (K seeds, N x-seeds): first under its own, as `rfgen cosim --seed s` runs it, and with
+    /// seeds 1 to K no two runs from the same power-up state. Kernels run under x-seeds 1 to N, as `rfgen cosim
+    /// --kernel k --x-seeds N`. Each seed's first x-seed comes first: a mutant any power-up
+    /// state shows is caught as early as with one x-seed.
+    pub fn runs(&self) -> Vec<Run<'_>> {
+        let stride = self.seeds.len() as u32;
+        let random = (0..self.x_seeds).flat_map(|i| {
+            self.seeds.iter().map(move |&seed| Run::Random { seed, x_seed: (seed as u32).wrapping_add(i * stride) })
+        });
+        let kernels =
+            (1..=self.x_seeds).flat_map(|x_seed| self.kernels.iter().map(move |kernel| Run::Kernel { kernel, x_seed }));
+        random.chain(kernels).collect()
+    }
+}
+
+/// Which run told a mutant from the model: its stimulus, x-seed and cycle.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "snake_case", tag = "verdict")]
 pub enum Verdict {
     Caught {
         by: String,
+        x_seed: u32,
         cycle: u64,
         output: String,
     },
@@ -124,20 +151,22 @@ pub enum Verdict {
 pub fn run(block: Block, checked: &Checked, lib: &Arc<RtlLib>, variant: u32, stimulus: &Stimulus) -> Result<Verdict> {
     let lib = lib.with_variant(variant);
     let info = blocks::find(block);
-    for &seed in stimulus.seeds {
-        let opts = RunOptions { cycles: stimulus.cycles, x_seed: stimulus.x_seed, waveform: None };
-        let o = (info.random)(checked, &lib, seed, &opts, &mut |_| {})?;
-        if let Some(m) = o.mismatch {
-            return Ok(Verdict::Caught { by: format!("random seed {seed}"), cycle: m.cycle, output: outputs(&m) });
-        }
-    }
-    if let Some(mode) = &info.kernel {
-        for k in stimulus.kernels {
-            let opts = KernelOptions { x_seed: stimulus.x_seed, max_cycles: stimulus.max_cycles, waveform: None };
-            let o = (mode.run)(checked, &lib, k, &opts, &mut |_| {})?;
-            if let Some(m) = o.mismatch {
-                return Ok(Verdict::Caught { by: format!("kernel {}", k.name), cycle: m.cycle, output: outputs(&m) });
+    for run in stimulus.runs() {
+        let (by, x_seed, mismatch) = match run {
+            Run::Random { seed, x_seed } => {
+                let opts = RunOptions { cycles: stimulus.cycles, x_seed, waveform: None };
+                let o = (info.random)(checked, &lib, seed, &opts, &mut |_| {})?;
+                (format!("random seed {seed}"), x_seed, o.mismatch)
             }
+            Run::Kernel { kernel, x_seed } => {
+                let Some(mode) = &info.kernel else { continue };
+                let opts = KernelOptions { x_seed, max_cycles: stimulus.max_cycles, waveform: None };
+                let o = (mode.run)(checked, &lib, kernel, &opts, &mut |_| {})?;
+                (format!("kernel {}", kernel.name), x_seed, o.mismatch)
+            }
+        };
+        if let Some(m) = mismatch {
+            return Ok(Verdict::Caught { by, x_seed, cycle: m.cycle, output: outputs(&m) });
         }
     }
     Ok(Verdict::Survived)
