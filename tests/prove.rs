@@ -55,6 +55,27 @@ fn mrf_properties_prove_or_are_bounded() {
     assert!(result(&out, "arbiter.fair").starts_with("bounded to 8 "), "{out}");
 }
 
+#[test]
+fn the_scoreboard_proves_and_a_long_mark_never_cleared_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path());
+    let o = rfgen(&["prove", "--config", &config, "--block", "scoreboard"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(result(&out, "scoreboard.reserved").starts_with("proved "), "{out}");
+
+    // The long-latency mark is never cleared: it outlives the register's pending bit.
+    let from = "long_pending <= (long_pending & ~clr_regs) | set_longs;";
+    let rtl =
+        mutant(dir.path(), &config, "scoreboard", "p1_scoreboard.v", from, "long_pending <= long_pending | set_longs;");
+    let o = rfgen(&["prove", "--config", &config, "--block", "scoreboard", "--rtl", &rtl, "--time-limit", "30"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(result(&out, "scoreboard.reserved").starts_with("FAILED "), "{out}");
+    assert!(result(&out, "rtl.equivalence").starts_with("FAILED "), "{out}");
+    assert!(out.contains("first difference: output `long_pending`"), "{out}");
+}
+
 /// Writes `block`'s RTL into `dir/rtl`, with `from` replaced by `to` in `file`.
 fn mutant(dir: &Path, config: &str, block: &str, file: &str, from: &str, to: &str) -> String {
     let rtl = dir.join("rtl");
@@ -74,7 +95,20 @@ fn a_decompressor_that_subtracts_a_delta_fails_the_round_trip_with_a_counterexam
     let from = "assign value4[63:32] = in_chunks[31:0] + delta4[63:32];";
     let rtl = mutant(dir.path(), &config, "bdi", "p1_decompressor.v", from, &from.replace('+', "-"));
     let out_dir = dir.path().join("proofs");
-    let o = rfgen(&["prove", "--config", &config, "--block", "bdi", "--rtl", &rtl, "--out", out_dir.to_str().unwrap()]);
+    // The equivalence check is not what this test is about: a short limit keeps it quick.
+    let o = rfgen(&[
+        "prove",
+        "--config",
+        &config,
+        "--block",
+        "bdi",
+        "--rtl",
+        &rtl,
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--time-limit",
+        "5",
+    ]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
     assert!(result(&out, "bdi.round_trip").starts_with("FAILED "), "{out}");
@@ -92,11 +126,13 @@ fn a_map_with_too_few_rows_per_warp_fails_the_bijection() {
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(dir.path());
     let rtl = mutant(dir.path(), &config, "mrf", "p1_reg_map.v", "warp} * 2'd2 +", "warp} * 2'd1 +");
-    let o = rfgen(&["prove", "--config", &config, "--block", "mrf", "--rtl", &rtl, "--depth", "4"]);
+    let o =
+        rfgen(&["prove", "--config", &config, "--block", "mrf", "--rtl", &rtl, "--depth", "4", "--time-limit", "5"]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
     assert!(result(&out, "reg_map.bijection").starts_with("FAILED "), "{out}");
     assert!(result(&out, "arbiter.grant").starts_with("proved "), "{out}");
+    assert!(!result(&out, "rtl.equivalence").starts_with("proved "), "{out}");
     // Without --out the counterexample is kept in the temporary folder the output names.
     let vcd = out.lines().find_map(|l| l.strip_prefix("  counterexample: ")).expect("a counterexample line");
     assert!(Path::new(vcd).is_file(), "{out}");
@@ -109,9 +145,107 @@ fn bad_input_is_refused_before_anything_runs() {
     assert_eq!(o.status.code(), Some(2));
     let o = rfgen(&["prove", "--block", "scheduler"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("block `scheduler` has no properties yet (blocks with properties: bdi, mrf)"));
+    assert!(
+        stderr(&o).contains("block `scheduler` has no properties yet (blocks with properties: bdi, mrf, scoreboard)")
+    );
     let o = rfgen(&["prove", "--preset", "nonesuch"]);
     assert_eq!(o.status.code(), Some(2));
     let o = rfgen(&["prove", "--depth", "0"]);
     assert_eq!(o.status.code(), Some(2));
+    // A copy is of one block.
+    let o = rfgen(&["prove", "--rtl", "."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--block"), "{}", stderr(&o));
+    let o = rfgen(&["prove", "--block", "mrf", "--time-limit", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--rtl"), "{}", stderr(&o));
+    // A copy whose top does not have the block's ports.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.v"), "module small_scoreboard(input wire clk);\nendmodule\n").unwrap();
+    let o = rfgen(&["prove", "--preset", "small", "--block", "scoreboard", "--rtl", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("does not match the interface of small_scoreboard"), "{}", stderr(&o));
+}
+
+/// The test config without compression: an MRF of banks, collectors and arbiters only.
+const PLAIN: &str = "name = \"p1\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 2\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n";
+
+/// The SRAM leaf of `PLAIN`'s MRF written another way: one process, the lanes written in a loop,
+/// no comments.
+const RECODED_SRAM: &str = "module p1_sram_1r1w_4x64(input wire clk, input wire rd_en, input wire [1:0] rd_addr,
+  output reg [63:0] rd_data, input wire wr_en, input wire [1:0] wr_addr, input wire [1:0] wr_mask,
+  input wire [63:0] wr_data);
+  reg [63:0] mem [0:3];
+  integer l;
+  always @(posedge clk) begin
+    if (rd_en) rd_data <= mem[rd_addr];
+    for (l = 0; l < 2; l = l + 1)
+      if (wr_en && wr_mask[l]) mem[wr_addr][32*l +: 32] <= wr_data[32*l +: 32];
+  end
+endmodule
+";
+
+#[test]
+fn a_copy_with_a_recoded_sram_leaf_and_renamed_registers_proves_equivalent() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("p1.toml");
+    std::fs::write(&config, PLAIN).unwrap();
+    let config = config.to_str().unwrap();
+    let rtl = mutant(dir.path(), config, "mrf", "p1_rr_arbiter_3.v", "ptr", "rr_next");
+    let rtl_dir = Path::new(&rtl);
+    std::fs::write(rtl_dir.join("p1_sram_1r1w_4x64.v"), RECODED_SRAM).unwrap();
+    let collector = rtl_dir.join("p1_operand_collector.v");
+    let text = std::fs::read_to_string(&collector).unwrap();
+    assert!(text.contains("reg  [2:0] pending;"), "{text}");
+    std::fs::write(&collector, text.replace("pending", "waiting_q")).unwrap();
+
+    let o = rfgen(&["prove", "--config", config, "--block", "mrf", "--rtl", &rtl, "--depth", "4"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(result(&out, "rtl.equivalence").starts_with("proved "), "{out}");
+    assert!(result(&out, "arbiter.grant").starts_with("proved "), "{out}");
+}
+
+#[test]
+fn an_off_by_one_copy_is_refuted_with_its_first_differing_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("p1.toml");
+    std::fs::write(&config, PLAIN).unwrap();
+    let config = config.to_str().unwrap();
+    // A write-back clears the register after the one it names.
+    let rtl =
+        mutant(dir.path(), config, "scoreboard", "p1_scoreboard.v", "clr_warp} * 3'd4 +", "clr_warp} * 3'd4 + 1'b1 +");
+    let out_dir = dir.path().join("proofs");
+    let o = rfgen(&[
+        "prove",
+        "--config",
+        config,
+        "--block",
+        "scoreboard",
+        "--rtl",
+        &rtl,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(result(&out, "rtl.equivalence").starts_with("FAILED "), "{out}");
+    // A clear of a pending register shows on `pending` first: a reservation (cycle 2 at the
+    // earliest, after reset), then the wrong clear.
+    let first = out.lines().find_map(|l| l.strip_prefix("  first difference: output `pending` in cycle ")).expect(&out);
+    let cycle: u32 = first.split_whitespace().next().unwrap().parse().unwrap();
+    assert!((3..=20).contains(&cycle), "{out}");
+    let vcd = out_dir.join("scoreboard/equivalence/counterexample.vcd");
+    assert!(std::fs::read_to_string(&vcd).unwrap().contains("$enddefinitions"), "{out}");
+    assert!(
+        out.contains(&format!("re-check in lockstep: rfgen cosim --config {config} --block scoreboard --rtl {rtl}"))
+    );
+
+    // The unedited copy is proved.
+    let same = dir.path().join("same");
+    let o = rfgen(&["gen", "--config", config, "--block", "scoreboard", "--out", same.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = rfgen(&["prove", "--config", config, "--block", "scoreboard", "--rtl", same.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(result(&stdout(&o), "rtl.equivalence").starts_with("proved "), "{}", stdout(&o));
 }

@@ -1,13 +1,16 @@
 //! `rfgen prove`: the properties of every generated block, checked with Yosys and z3
-//! (docs/prove.md), one line per property.
+//! (docs/prove.md), one line per property; with `--rtl`, a user's copy of a block checked on
+//! them and for equivalence with the generated block.
 
 use super::progress::Progress;
 use super::synth::pool;
 use super::{ConfigSource, bad_input, claim_folder, path_error};
+use crate::prove::equiv::{self, Equivalence, Sides};
 use crate::prove::{self, Outcome};
 use clap::Args;
 use rayon::prelude::*;
-use rfgen_gen::formal::{self, Harness, PROPERTIES, PROVED_BLOCKS, Property};
+use rfgen_cosim::user_rtl;
+use rfgen_gen::formal::{self, Harness, PROPERTIES, PROVED_BLOCKS};
 use rfgen_gen::{Block, SramKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,13 +22,17 @@ use std::time::Duration;
   rfgen prove --preset isca15-bdi --block bdi    # the BDI round trip for every register value
   rfgen prove --preset small                     # every property of every block of a config
   rfgen prove --block mrf --depth 30 --out proofs/
-  rfgen prove --preset small --block bdi --rtl my-rtl/   # an edited copy of the RTL
+  rfgen prove --preset small --block mrf --rtl my-rtl/   # an edited copy: its properties and
+                                                         # its equivalence with the generated MRF
 
 Each property is bounded model checking from reset plus k-induction, or one check from an
 arbitrary state that covers every cycle of a pipeline; its result is `proved`, `bounded to N`
 (the bounded check passed, the induction did not close) or `FAILED` with a counterexample as a
-VCD and a Verilog test bench. Needs yosys, yosys-smtbmc and z3. Every property, its proof and
-its results: docs/prove.md.")]
+VCD and a Verilog test bench. With --rtl, the line `rtl.equivalence` says whether the copy is
+equivalent to the generated block: `proved` (every output, every input sequence), `bounded to
+N` (no output differs within N cycles from reset), or `FAILED` with the first differing output,
+a counterexample VCD and a lockstep command. Needs yosys, yosys-smtbmc and z3. Every property,
+its proof and its results: docs/prove.md.")]
 pub struct ProveArgs {
     #[command(flatten)]
     source: ConfigSource,
@@ -39,36 +46,38 @@ pub struct ProveArgs {
     /// kept only when a property fails)
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Check the RTL in DIR (a copy of what `rfgen gen --block B` writes, file names unchanged)
-    /// instead of generating it
-    #[arg(long, value_name = "DIR")]
+    /// Check a copy of block B's RTL in DIR (its filelist `<top>.f`, else every .v/.sv file;
+    /// file names as `rfgen gen --block B` writes them for B's properties): its properties, and
+    /// its sequential equivalence with the generated block. Needs --block
+    #[arg(long, value_name = "DIR", requires = "block")]
     rtl: Option<PathBuf>,
+    /// With --rtl: seconds each step of the equivalence check (the proof, then the search for a
+    /// difference) may take
+    #[arg(long, value_name = "S", default_value_t = 600, requires = "rtl", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    time_limit: u64,
     /// Solver runs in parallel (default: number of cores)
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
 }
 
-/// The blocks to prove.
+/// The blocks whose properties to prove. A copy (`--rtl`) is of one block, which may have none.
 fn blocks(args: &ProveArgs, checked: &rfgen_gen::Checked) -> anyhow::Result<Vec<Block>> {
     let names = || PROVED_BLOCKS.map(|b| b.name()).join(", ");
     match args.block {
         Some(b) if PROVED_BLOCKS.contains(&b) => Ok(vec![b]),
+        Some(_) if args.rtl.is_some() => Ok(Vec::new()),
         Some(b) => Err(bad_input(format!("block `{b}` has no properties yet (blocks with properties: {})", names()))),
         None => Ok(PROVED_BLOCKS.into_iter().filter(|b| b.in_config(checked)).collect()),
     }
 }
 
-/// The Verilog sources of `block`'s design: generated, or read from `--rtl DIR`.
+/// The Verilog sources of `design`: generated, or the copy in `--rtl DIR` (its top's ports
+/// checked against the generated ones).
 fn sources(design: &rfgen_gen::Design, rtl: Option<&PathBuf>) -> anyhow::Result<Vec<(String, String)>> {
-    let generated = design.sources().cloned();
-    let Some(dir) = rtl else { return Ok(generated.collect()) };
-    generated
-        .map(|(name, _)| {
-            let path = dir.join(&name);
-            let text = std::fs::read_to_string(&path).map_err(|e| path_error("--rtl", &path, e))?;
-            Ok((name, text))
-        })
-        .collect()
+    let Some(dir) = rtl else { return Ok(design.sources().cloned().collect()) };
+    let copy = user_rtl::load(dir, design)
+        .map_err(|e| if e.is_input_error() { bad_input(e.to_string()) } else { anyhow::anyhow!(e) })?;
+    Ok(copy.sources().cloned().collect())
 }
 
 /// One harness with the sources of its design.
@@ -83,7 +92,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let blocks = blocks(&args, &checked)?;
     prove::check_tools().map_err(bad_input)?;
     let pool = pool(args.jobs)?;
-    let (work, temporary) = match &args.out {
+    let (work, mut temporary) = match &args.out {
         Some(out) => {
             claim_folder(out, "prove", "its subfolders are replaced by the next `rfgen prove --out` here")?;
             (out.clone(), None)
@@ -115,13 +124,15 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     }
 
     let progress = Progress::new(Some(jobs.len() as u64), "{bar:40} {pos}/{len} checks {elapsed} {msg}");
-    progress.line(&format!(
-        "proving {} properties of {} ({} checks) with yosys-smtbmc and z3 in {}",
-        jobs.iter().map(|j| j.harness.property.name).collect::<std::collections::BTreeSet<_>>().len(),
-        checked.config.name,
-        jobs.len(),
-        work.display()
-    ));
+    if !jobs.is_empty() {
+        progress.line(&format!(
+            "proving {} properties of {} ({} checks) with yosys-smtbmc and z3 in {}",
+            jobs.iter().map(|j| j.harness.property.name).collect::<std::collections::BTreeSet<_>>().len(),
+            checked.config.name,
+            jobs.len(),
+            work.display()
+        ));
+    }
     // The longest checks (the BDI lanes) come first in the list: start them first.
     let results: Vec<(&Job, prove::Checked)> = pool.install(|| {
         jobs.par_iter()
@@ -135,7 +146,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     progress.finish();
 
     let mut failed = false;
-    let name_width = PROPERTIES.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    let name_width = PROPERTIES.iter().map(|p| p.name.len()).chain([EQUIVALENCE.len()]).max().unwrap_or(0);
     for property in PROPERTIES {
         let mine: Vec<&(&Job, prove::Checked)> =
             results.iter().filter(|(j, _)| j.harness.property == *property).collect();
@@ -158,9 +169,21 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
                 println!("  failed{part}: {assertion}");
                 println!("  counterexample: {}", vcd.display());
                 println!("  as a test bench: {}", testbench.display());
-                println!("  re-check in lockstep: {}", recheck(property, &args));
+                println!("  re-check in lockstep: {}", recheck(property.block, &args));
             }
         }
+    }
+    if let (Some(dir), Some(block)) = (&args.rtl, args.block) {
+        let work = work.join(block.name()).join("equivalence");
+        let verdict = equivalence(&args, &checked, block, dir, &work, name_width);
+        failed |= matches!(verdict, Ok(Equivalence::Differs { .. }));
+        if !matches!(verdict, Ok(Equivalence::Proved | Equivalence::Differs { .. })) {
+            // The lines or the error above name logs in the folder: keep it.
+            if let Some(t) = temporary.take() {
+                let _ = t.keep();
+            }
+        }
+        verdict?;
     }
     if failed {
         if let Some(t) = temporary {
@@ -170,6 +193,62 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The name of the equivalence check's line, beside the properties'.
+const EQUIVALENCE: &str = "rtl.equivalence";
+
+/// Checks the copy of `block` in `dir` for equivalence with the generated block, in the folder
+/// `work`, and prints its line.
+fn equivalence(
+    args: &ProveArgs,
+    checked: &rfgen_gen::Checked,
+    block: Block,
+    dir: &std::path::Path,
+    work: &std::path::Path,
+    name_width: usize,
+) -> anyhow::Result<Equivalence> {
+    let design = block.generate(checked, SramKind::Behavioural).map_err(|e| bad_input(e.to_string()))?;
+    let generated: Vec<(String, String)> = design.sources().cloned().collect();
+    let copy = sources(&design, Some(&dir.to_path_buf()))?;
+    if work.exists() {
+        // Only inside a folder this command claimed (a temporary one or --out).
+        std::fs::remove_dir_all(work).map_err(|e| path_error("--out", work, e))?;
+    }
+    let top = &design.manifest.top;
+    let progress = Progress::new(None, "{spinner} {elapsed} {msg}");
+    progress.line(&format!(
+        "comparing {} with the generated {top} (Yosys equivalence, then SAT from reset)",
+        dir.display()
+    ));
+    let start = std::time::Instant::now();
+    let sides = Sides { top, generated: &generated, copy: &copy };
+    let verdict = equiv::check(&sides, args.depth, Duration::from_secs(args.time_limit), work)?;
+    progress.finish();
+    let result = match &verdict {
+        Equivalence::Proved => "proved".to_string(),
+        Equivalence::Bounded { cycles, .. } => format!("bounded to {cycles}"),
+        Equivalence::Unknown { .. } => "not proved".to_string(),
+        Equivalence::Differs { .. } => "FAILED".to_string(),
+    };
+    println!(
+        "{EQUIVALENCE:<name_width$}  {result:<15} {:>7.1} s  the copy's outputs equal the generated {top}'s for every input sequence",
+        start.elapsed().as_secs_f64()
+    );
+    match &verdict {
+        Equivalence::Proved => {}
+        Equivalence::Bounded { why, .. } | Equivalence::Unknown { why } => {
+            println!("  not proved: {why}; logs in {}", work.display());
+        }
+        Equivalence::Differs { output, cycle, generated, copy, vcd } => {
+            println!(
+                "  first difference: output `{output}` in cycle {cycle} (reset in cycle 1): generated {generated}, copy {copy}"
+            );
+            println!("  counterexample: {}", vcd.display());
+            println!("  re-check in lockstep: {}", recheck(block, args));
+        }
+    }
+    Ok(verdict)
 }
 
 /// A property's result over its parts: failed if one failed, bounded if one is bounded.
@@ -183,9 +262,9 @@ fn summary(parts: &[&(&Job, prove::Checked)]) -> String {
     }
 }
 
-/// The lockstep cosim that exercises the block a property is about: a solver trace is not a
-/// seed, so this re-checks the block under random stimulus rather than replaying the trace.
-fn recheck(property: &Property, args: &ProveArgs) -> String {
+/// The lockstep cosim that exercises `block`: a solver trace is not a seed, so this re-checks
+/// the block under random stimulus rather than replaying the trace.
+fn recheck(block: impl std::fmt::Display, args: &ProveArgs) -> String {
     let rtl = args.rtl.as_ref().map(|d| format!(" --rtl {}", d.display())).unwrap_or_default();
-    format!("rfgen cosim {} --block {}{rtl} --cycles 1000000", args.source.flags(), property.block)
+    format!("rfgen cosim {} --block {block}{rtl} --cycles 1000000", args.source.flags())
 }

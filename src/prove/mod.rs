@@ -3,6 +3,7 @@
 //! `yosys-smtbmc` with z3, as bounded model checking and, for properties proved by induction,
 //! k-induction (docs/prove.md).
 
+pub mod equiv;
 mod smtbmc;
 
 use anyhow::{Context, Result};

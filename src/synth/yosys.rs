@@ -3,7 +3,8 @@
 
 use anyhow::{Result, bail};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 const NOT_FOUND: &str =
     "cannot run Yosys: `yosys` is not on PATH (install Yosys 0.23 or newer, e.g. `apt-get install yosys`)";
@@ -20,20 +21,43 @@ pub fn version() -> Result<String> {
 
 /// Runs `yosys -s script` inside `dir`, logging to `log` (file names relative to `dir`).
 pub fn run(dir: &Path, script: &str, log: &str) -> Result<()> {
+    run_for(dir, script, log, None)?.expect("a run without a limit finishes")
+}
+
+/// [`run`] stopped after `limit`: `Ok(None)` when it was, else the run's own result.
+pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> Result<Option<Result<()>>> {
     let log_path = dir.join(log);
-    let out = match Command::new("yosys").current_dir(dir).args(["-q", "-l", log, "-s", script]).output() {
-        Ok(out) => out,
+    // Warnings and errors go to a file: a pipe nobody reads while waiting could fill and block.
+    let stderr_path = dir.join(format!("{log}.stderr"));
+    let stderr_file = std::fs::File::create(&stderr_path)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", stderr_path.display()))?;
+    let mut command = Command::new("yosys");
+    command.current_dir(dir).args(["-q", "-l", log, "-s", script]).stdout(Stdio::null()).stderr(stderr_file);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             bail!("{NOT_FOUND}; the script to run is {}", dir.join(script).display())
         }
         Err(e) => bail!("cannot run Yosys on {}: {e}", dir.join(script).display()),
     };
-    if out.status.success() {
-        return Ok(());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if limit.is_some_and(|l| start.elapsed() > l) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    if status.success() {
+        return Ok(Some(Ok(())));
     }
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
     // Yosys writes its ERROR line to the log (and to stderr when the log cannot be opened).
     let log_text = std::fs::read_to_string(&log_path).unwrap_or_default();
-    let stderr = String::from_utf8_lossy(&out.stderr);
     let error = log_text.lines().chain(stderr.lines()).find(|l| l.contains("ERROR")).unwrap_or("no ERROR line");
-    bail!("Yosys failed ({}): {}\n  log: {}", out.status, error.trim(), log_path.display())
+    Ok(Some(Err(anyhow::anyhow!("Yosys failed ({status}): {}\n  log: {}", error.trim(), log_path.display()))))
 }

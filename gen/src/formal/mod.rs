@@ -10,6 +10,7 @@
 mod arbiter;
 mod bdi;
 mod reg_map;
+mod scoreboard;
 
 use crate::config::{Checked, ConfigError};
 use crate::emit::Design;
@@ -47,8 +48,15 @@ pub const REG_MAP_BIJECTION: Property = Property {
     statement: "two different (warp, register) pairs in range map to different (bank group, row), every row in range",
 };
 
+pub const SCOREBOARD_RESERVED: Property = Property {
+    name: "scoreboard.reserved",
+    block: Block::Scoreboard,
+    statement: "a register or predicate becomes pending only when reserved and stops only at its write-back or a reset; a long-latency mark only on a pending register",
+};
+
 /// Every property, in the order `rfgen prove` runs them.
-pub const PROPERTIES: &[Property] = &[BDI_ROUND_TRIP, ARBITER_GRANT, ARBITER_FAIR, REG_MAP_BIJECTION];
+pub const PROPERTIES: &[Property] =
+    &[BDI_ROUND_TRIP, ARBITER_GRANT, ARBITER_FAIR, REG_MAP_BIJECTION, SCOREBOARD_RESERVED];
 
 /// How a harness is checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +87,7 @@ pub struct Harness {
 }
 
 /// The blocks that have properties.
-pub const PROVED_BLOCKS: [Block; 2] = [Block::Bdi, Block::Mrf];
+pub const PROVED_BLOCKS: [Block; 3] = [Block::Bdi, Block::Mrf, Block::Scoreboard];
 
 /// The harnesses of `block`'s properties over `design`, the RTL `block` generates for
 /// `checked` (possibly a user's edited copy with the same file names). `depth` is the bound of
@@ -93,6 +101,7 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
             h.extend(reg_map::harnesses(&prefix, &checked.geometry, design));
             h
         }
+        Block::Scoreboard => scoreboard::harnesses(&prefix, &checked.geometry, depth),
         _ => Vec::new(),
     })
 }
