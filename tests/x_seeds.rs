@@ -112,3 +112,31 @@ fn a_bug_only_some_power_up_states_show_is_caught_by_several_x_seeds() {
     let alone = run(&["--x-seed", &passed[0].to_string()]);
     assert_eq!(alone.status.code(), Some(0), "{}", stdout(&alone));
 }
+
+/// Verilator takes x-seed 0 as "draw one from the system": no run may use it, or it could not be
+/// repeated.
+#[test]
+fn x_seed_zero_is_never_used() {
+    let o = rfgen(&["cosim", "--preset", "small", "--block", "scoreboard", "--x-seed", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("could not be repeated"), "{}", stderr(&o));
+    // Seed 0 runs from x-seed 1, and its --x-seeds from 1 up.
+    let o = rfgen(&["cosim", "--preset", "small", "--block", "scoreboard", "--seed", "0", "--cycles", "200"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("seed 0, x-seed 1, 200 cycles"), "{}", stdout(&o));
+    let o = rfgen(&[
+        "cosim",
+        "--preset",
+        "small",
+        "--block",
+        "scoreboard",
+        "--seed",
+        "0",
+        "--cycles",
+        "200",
+        "--x-seeds",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(verdicts(&stdout(&o)).iter().map(|(x, _)| *x).collect::<Vec<_>>(), [1, 2], "{}", stdout(&o));
+}

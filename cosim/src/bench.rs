@@ -7,7 +7,7 @@ use crate::glue::{RandomBlock, Stimulus};
 use crate::kernel::{self, InSm, KernelOptions};
 use crate::lockstep::{Lockstep, RESET_CYCLES};
 use crate::random::{self, RunOptions};
-use crate::verilator::{Rtl, RtlLib};
+use crate::verilator::{Rtl, RtlLib, x_seed_of};
 use anyhow::{Result, anyhow, ensure};
 use rfgen_gen::Checked;
 use rfgen_model::block::Block;
@@ -44,11 +44,11 @@ pub fn bench_random<B: RandomBlock>(
     };
     let (_, model_secs) = drive(false)?;
     let (recorded, _) = drive(true)?;
-    let rtl_secs = replay(lib, &recorded.into_frames(), seed as u32);
+    let rtl_secs = replay(lib, &recorded.into_frames(), x_seed_of(seed));
 
     let model = B::model(checked)?;
     let idle = model.idle();
-    let opts = RunOptions { cycles, x_seed: seed as u32, waveform: None };
+    let opts = RunOptions { cycles, x_seed: x_seed_of(seed), waveform: None };
     let t = Instant::now();
     let r = random::run(lib, model, &mut B::stimulus(checked, seed), idle, &opts, &mut |_| {})?;
     let lockstep_secs = t.elapsed().as_secs_f64();

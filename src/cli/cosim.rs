@@ -7,7 +7,7 @@ use clap::Args;
 use rfgen_cosim::blocks::{self, BLOCKS, KernelMode};
 use rfgen_cosim::session::{self, CosimOptions, CosimReport, Event};
 use rfgen_cosim::user_rtl;
-use rfgen_cosim::verilator::default_cache_dir;
+use rfgen_cosim::verilator::{default_cache_dir, x_seed_of};
 use rfgen_gen::{Block, Checked, Design, SramKind};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sim::Grid;
@@ -57,9 +57,9 @@ pub struct CosimArgs {
     /// Random-stimulus seed (default: random, printed)
     #[arg(long, conflicts_with = "kernel")]
     seed: Option<u64>,
-    /// Seed for Verilator's randomization of uninitialized state (default: the stimulus seed, or
-    /// 1 in kernel mode)
-    #[arg(long)]
+    /// Seed for Verilator's randomization of uninitialized state, 1 or more (default: the
+    /// stimulus seed, 1 for seed 0, or 1 in kernel mode)
+    #[arg(long, value_parser = super::x_seed)]
     x_seed: Option<u32>,
     /// Run the stimulus once under each of N x-seeds on the same build: the default x-seed and
     /// the N-1 after it (seed S: S to S+N-1; kernel mode: 1 to N); a line per x-seed, the first
@@ -401,15 +401,20 @@ impl Stimulus {
     /// Verilator's x-seed: the stimulus seed, or 1 under a named kernel.
     pub fn default_x_seed(&self) -> u32 {
         match self {
-            Stimulus::Random { seed } => *seed as u32,
+            Stimulus::Random { seed } => x_seed_of(*seed),
             Stimulus::Kernel(_) => 1,
         }
     }
 
     /// The x-seeds of `--x-seeds n`: the default one and the `n - 1` after it.
     pub fn x_seeds(&self, n: u32) -> Vec<u32> {
-        let first = self.default_x_seed();
-        (0..n).map(|i| first.wrapping_add(i)).collect()
+        match self {
+            // From the seed's own x-seed up, past 0 (see `x_seed_of`).
+            Stimulus::Random { seed } => {
+                (0..).map(|i: u64| seed.wrapping_add(i) as u32).filter(|&x| x != 0).take(n as usize).collect()
+            }
+            Stimulus::Kernel(_) => (1..=n).collect(),
+        }
     }
 }
 

@@ -52,6 +52,14 @@ fn cycles(text: &str) -> Result<u64, String> {
 pub const MAX_X_SEEDS: u32 = 100;
 
 /// `--x-seeds N` (`rfgen cosim`, `rfgen mutate`): how many x-seeds each stimulus runs under.
+/// `--x-seed`: Verilator takes 0 as "draw a seed from the system", which no run can repeat.
+fn x_seed(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|&x| x != 0)
+        .ok_or_else(|| format!("allowed 1 to {}: 0 would make Verilator draw the power-up state from the system, and the run could not be repeated", u32::MAX))
+}
+
 fn x_seed_count(text: &str) -> Result<u32, String> {
     text.parse::<u32>()
         .ok()

@@ -12,8 +12,9 @@ use rayon::prelude::*;
 use rfgen_cosim::user_rtl;
 use rfgen_gen::formal::{self, Harness, PROPERTIES, PROVED_BLOCKS};
 use rfgen_gen::{Block, SramKind};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Prove properties of the generated RTL with Yosys and an SMT solver
@@ -71,19 +72,31 @@ fn blocks(args: &ProveArgs, checked: &rfgen_gen::Checked) -> anyhow::Result<Vec<
     }
 }
 
-/// The Verilog sources of `design`: generated, or the copy in `--rtl DIR` (its top's ports
-/// checked against the generated ones).
-fn sources(design: &rfgen_gen::Design, rtl: Option<&PathBuf>) -> anyhow::Result<Vec<(String, String)>> {
-    let Some(dir) = rtl else { return Ok(design.sources().cloned().collect()) };
-    let copy = user_rtl::load(dir, design)
+/// The RTL `block` generates for the config.
+fn generate(checked: &rfgen_gen::Checked, block: Block) -> anyhow::Result<rfgen_gen::Design> {
+    block.generate(checked, SramKind::Behavioural).map_err(|e| bad_input(e.to_string()))
+}
+
+/// The Verilog sources of the copy of `generated` in `dir`, its top's ports checked against the
+/// generated ones.
+fn read_copy(dir: &Path, generated: &rfgen_gen::Design) -> anyhow::Result<Vec<(String, String)>> {
+    let copy = user_rtl::load(dir, generated)
         .map_err(|e| if e.is_input_error() { bad_input(e.to_string()) } else { anyhow::anyhow!(e) })?;
     Ok(copy.sources().cloned().collect())
+}
+
+/// A user's copy of one block (`--rtl`), read once for its properties and its equivalence.
+struct Copy<'a> {
+    block: Block,
+    dir: &'a Path,
+    generated: rfgen_gen::Design,
+    files: Arc<Vec<(String, String)>>,
 }
 
 /// One harness with the sources of its design.
 struct Job {
     harness: Harness,
-    sources: std::sync::Arc<Vec<(String, String)>>,
+    sources: Arc<Vec<(String, String)>>,
     dir: PathBuf,
 }
 
@@ -103,10 +116,21 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         }
     };
 
+    let copy = match (&args.rtl, args.block) {
+        (Some(dir), Some(block)) => {
+            let generated = generate(&checked, block)?;
+            let files = Arc::new(read_copy(dir, &generated)?);
+            Some(Copy { block, dir, generated, files })
+        }
+        _ => None,
+    };
     let mut jobs = Vec::new();
     for block in &blocks {
-        let design = block.generate(&checked, SramKind::Behavioural).map_err(|e| bad_input(e.to_string()))?;
-        let sources = std::sync::Arc::new(sources(&design, args.rtl.as_ref())?);
+        let design = generate(&checked, *block)?;
+        let sources = match &copy {
+            Some(c) => c.files.clone(),
+            None => Arc::new(design.sources().cloned().collect()),
+        };
         let harnesses =
             formal::harnesses(&checked, *block, &design, args.depth).map_err(|e| bad_input(e.to_string()))?;
         for harness in harnesses {
@@ -173,9 +197,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if let (Some(dir), Some(block)) = (&args.rtl, args.block) {
-        let work = work.join(block.name()).join("equivalence");
-        let verdict = equivalence(&args, &checked, block, dir, &work, name_width);
+    if let Some(copy) = &copy {
+        let work = work.join(copy.block.name()).join("equivalence");
+        let verdict = equivalence(&args, copy, &work, name_width);
         failed |= matches!(verdict, Ok(Equivalence::Differs { .. }));
         if !matches!(verdict, Ok(Equivalence::Proved | Equivalence::Differs { .. })) {
             // The lines or the error above name logs in the folder: keep it.
@@ -198,31 +222,22 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
 /// The name of the equivalence check's line, beside the properties'.
 const EQUIVALENCE: &str = "rtl.equivalence";
 
-/// Checks the copy of `block` in `dir` for equivalence with the generated block, in the folder
-/// `work`, and prints its line.
-fn equivalence(
-    args: &ProveArgs,
-    checked: &rfgen_gen::Checked,
-    block: Block,
-    dir: &std::path::Path,
-    work: &std::path::Path,
-    name_width: usize,
-) -> anyhow::Result<Equivalence> {
-    let design = block.generate(checked, SramKind::Behavioural).map_err(|e| bad_input(e.to_string()))?;
-    let generated: Vec<(String, String)> = design.sources().cloned().collect();
-    let copy = sources(&design, Some(&dir.to_path_buf()))?;
+/// Checks `copy` for equivalence with the generated block, in the folder `work`, and prints its
+/// line.
+fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) -> anyhow::Result<Equivalence> {
+    let generated: Vec<(String, String)> = copy.generated.sources().cloned().collect();
     if work.exists() {
         // Only inside a folder this command claimed (a temporary one or --out).
         std::fs::remove_dir_all(work).map_err(|e| path_error("--out", work, e))?;
     }
-    let top = &design.manifest.top;
+    let top = &copy.generated.manifest.top;
     let progress = Progress::new(None, "{spinner} {elapsed} {msg}");
     progress.line(&format!(
         "comparing {} with the generated {top} (Yosys equivalence, then SAT from reset)",
-        dir.display()
+        copy.dir.display()
     ));
     let start = std::time::Instant::now();
-    let sides = Sides { top, generated: &generated, copy: &copy };
+    let sides = Sides { top, generated: &generated, copy: &copy.files };
     let verdict = equiv::check(&sides, args.depth, Duration::from_secs(args.time_limit), work)?;
     progress.finish();
     let result = match &verdict {
@@ -240,12 +255,12 @@ fn equivalence(
         Equivalence::Bounded { why, .. } | Equivalence::Unknown { why } => {
             println!("  not proved: {why}; logs in {}", work.display());
         }
-        Equivalence::Differs { output, cycle, generated, copy, vcd } => {
+        Equivalence::Differs { output, cycle, generated, copy: copied, vcd } => {
             println!(
-                "  first difference: output `{output}` in cycle {cycle} (reset in cycle 1): generated {generated}, copy {copy}"
+                "  first difference: output `{output}` in cycle {cycle} (reset in cycle 1): generated {generated}, copy {copied}"
             );
             println!("  counterexample: {}", vcd.display());
-            println!("  re-check in lockstep: {}", recheck(block, args));
+            println!("  re-check in lockstep: {}", recheck(copy.block, args));
         }
     }
     Ok(verdict)

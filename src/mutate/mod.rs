@@ -12,6 +12,7 @@ use rfgen_cosim::blocks;
 use rfgen_cosim::kernel::KernelOptions;
 use rfgen_cosim::random::RunOptions;
 use rfgen_cosim::verilator::rtl::RtlLib;
+use rfgen_cosim::verilator::x_seed_of;
 use rfgen_gen::{Block, Checked, Design};
 use rfgen_model::kernel::Kernel;
 use serde::Serialize;
@@ -123,9 +124,11 @@ impl Stimulus<'_> {
     /// --kernel k --x-seeds N`. Each seed's first x-seed comes first: a mutant any power-up
     /// state shows is caught as early as with one x-seed.
     pub fn runs(&self) -> Vec<Run<'_>> {
-        let stride = self.seeds.len() as u32;
+        let stride = self.seeds.len() as u64;
         let random = (0..self.x_seeds).flat_map(|i| {
-            self.seeds.iter().map(move |&seed| Run::Random { seed, x_seed: (seed as u32).wrapping_add(i * stride) })
+            self.seeds
+                .iter()
+                .map(move |&seed| Run::Random { seed, x_seed: x_seed_of(seed.wrapping_add(u64::from(i) * stride)) })
         });
         let kernels =
             (1..=self.x_seeds).flat_map(|x_seed| self.kernels.iter().map(move |kernel| Run::Kernel { kernel, x_seed }));

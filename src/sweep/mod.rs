@@ -20,6 +20,7 @@ use crate::synth::pnr::PnrSettings;
 use crate::synth::{Options, Synth};
 use anyhow::{Result, anyhow};
 use rfgen_cosim::session::{CosimOptions, cosim_design};
+use rfgen_cosim::verilator::x_seed_of;
 use rfgen_gen::{Checked, SramKind};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::SimError;
@@ -144,7 +145,7 @@ impl Job {
                     block: c.block,
                     cycles: c.cycles,
                     seed: c.seed,
-                    x_seed: c.seed as u32,
+                    x_seed: x_seed_of(c.seed),
                     trace: None,
                     fail_wave_dir: Some(work.clone()),
                     cache: self.cache.clone(),
