@@ -7,7 +7,7 @@ pub mod equiv;
 mod smtbmc;
 
 use anyhow::{Context, Result};
-use rfgen_gen::formal::{Harness, Proof};
+use rfgen_gen::formal::{Harness, PROBES_DEFINE, Proof};
 use smtbmc::{Run, Verdict};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -64,13 +64,28 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
     }
     let wrapper = format!("{}.sv", h.top);
     std::fs::write(dir.join(&wrapper), &h.text).with_context(|| format!("cannot write {}", dir.display()))?;
-    let script = format!(
-        "read_verilog {}\nread_verilog -formal {wrapper}\nprep -top {}\nwrite_smt2 -wires model.smt2\n",
-        files.join(" "),
-        h.top
-    );
-    std::fs::write(dir.join("model.ys"), script).with_context(|| format!("cannot write {}", dir.display()))?;
-    crate::synth::yosys::run(dir, "model.ys", "yosys.log")?;
+    // A harness with probes reads internal signals: flattened, with each probe connected. A
+    // design without them (a copy that renamed one) is checked without the probed part, and
+    // its induction, which needs that part, is not tried.
+    let read = |define: &str| format!("read_verilog {}\nread_verilog -formal{define} {wrapper}\n", files.join(" "));
+    let write = format!("prep -top {}\nwrite_smt2 -wires model.smt2\n", h.top);
+    let mut probed = false;
+    if !h.probes.is_empty() {
+        let connects: String =
+            h.probes.iter().map(|p| format!("connect -nounset -set {} \\{}\n", p.wire, p.path)).collect();
+        let script = format!(
+            "{}hierarchy -top {}\nproc\nflatten\n{connects}{write}",
+            read(&format!(" -D{PROBES_DEFINE}")),
+            h.top
+        );
+        std::fs::write(dir.join("model.ys"), script).with_context(|| format!("cannot write {}", dir.display()))?;
+        probed = crate::synth::yosys::run(dir, "model.ys", "yosys.log").is_ok();
+    }
+    if !probed {
+        std::fs::write(dir.join("model.ys"), format!("{}{write}", read("")))
+            .with_context(|| format!("cannot write {}", dir.display()))?;
+        crate::synth::yosys::run(dir, "model.ys", "yosys.log")?;
+    }
 
     let bmc = |depth| Run {
         model: "model.smt2",
@@ -92,6 +107,7 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
         },
         Proof::Induction { depth } => match smtbmc::run(dir, &bmc(depth))? {
             Verdict::Failed { assertion } => failed(assertion),
+            Verdict::Passed if !h.probes.is_empty() && !probed => Outcome::Bounded(depth),
             Verdict::Passed => {
                 let induction = Run { induction: true, vcd: None, testbench: None, log: "induction.log", ..bmc(depth) };
                 match smtbmc::run(dir, &induction)? {

@@ -2,8 +2,8 @@
 //! dispatch arbiter): every arbiter size the design instantiates, each with free requests and
 //! `advance`, reset at step 0 and whenever the free `rst` says.
 
-use super::{ARBITER_FAIR, ARBITER_GRANT, Harness, Proof, module_head};
-use crate::blocks::mrf::{ArbiterPorts, rr_arbiter};
+use super::{ARBITER_FAIR, ARBITER_GRANT, Harness, PROBES_DEFINE, Probe, Proof, module_head};
+use crate::blocks::mrf::{ARBITER_POINTER, ArbiterPorts, rr_arbiter};
 use crate::emit::Design;
 use crate::layout::geometry::index_bits;
 use crate::verilog::{Sig, lit};
@@ -45,14 +45,15 @@ fn head(prefix: &str, n: u32, name: &str, about: &str) -> String {
     b
 }
 
-fn harness(prefix: &str, n: u32, property: super::Property, text: String, depth: u32) -> Harness {
+fn harness(prefix: &str, n: u32, property: super::Property, text: String, proof: Proof) -> Harness {
     Harness {
         property,
         part: format!("rr_arbiter_{n}"),
         top: format!("{prefix}_prove_{}", property.name.replace('.', "_")),
         text,
         sources: vec![format!("{prefix}_rr_arbiter_{n}.v")],
-        proof: Proof::Induction { depth },
+        proof,
+        probes: Vec::new(),
     }
 }
 
@@ -64,7 +65,7 @@ fn grant(prefix: &str, n: u32, depth: u32) -> Harness {
     b += &format!("    assert((grant & (grant - {})) == {});  // at most one bit\n", lit(n, 1), lit(n, 0));
     b += &format!("    assert(grant_valid == (req != {0}) && (grant != {0}) == (req != {0}));\n", lit(n, 0));
     b += "  end\nendmodule\n";
-    harness(prefix, n, ARBITER_GRANT, b, depth)
+    harness(prefix, n, ARBITER_GRANT, b, Proof::Induction { depth })
 }
 
 fn fair(prefix: &str, n: u32, depth: u32) -> Harness {
@@ -84,6 +85,28 @@ fn fair(prefix: &str, n: u32, depth: u32) -> Harness {
         );
         b += &format!("  always @* if (!init) assert({w} <= {});\n", lit(cb, (n - 1) as u64));
     }
-    b += "endmodule\n";
-    harness(prefix, n, ARBITER_FAIR, b, depth)
+    // The induction's invariant, over the arbiter's pointer: a waiting requester has waited at
+    // most as many taken grants as the pointer still has places to pass before it reaches it
+    // (each taken grant to another moves the pointer past that winner, which sits before it).
+    let ib = index_bits(n);
+    let sb = index_bits(2 * n) + 1;
+    b += &format!("\n`ifdef {PROBES_DEFINE}\n  (* keep *) wire [{}:0] probe_ptr;\n", ib - 1);
+    b += &format!("  wire [{}:0] at = {{{}'d0, probe_ptr}};\n", sb - 1, sb - ib);
+    b += &format!("  always @* if (!init) assert(probe_ptr < {});\n", lit(ib + 1, n as u64));
+    for i in 0..n {
+        b += &format!(
+            "  always @* if (!init) assert({{{pad}'d0, waited_{i}}} + (({i_} >= at) ? {i_} - at : {i_n} - at) <= {max});\n",
+            pad = sb - cb,
+            i_ = lit(sb, i as u64),
+            i_n = lit(sb, (i + n) as u64),
+            max = lit(sb, (n - 1) as u64)
+        );
+    }
+    b += "`endif\nendmodule\n";
+    let mut h = harness(prefix, n, ARBITER_FAIR, b, Proof::Induction { depth: depth.min(FAIR_DEPTH) });
+    h.probes = vec![Probe { wire: "probe_ptr".into(), path: format!("dut.{ARBITER_POINTER}") }];
+    h
 }
+
+/// The fairness invariant closes in one step; a few steps from reset cover the base case.
+const FAIR_DEPTH: u32 = 3;

@@ -67,6 +67,7 @@ fn round_trip(prefix: &str, l: &Layout, lane: u32) -> Harness {
         ]
         .into(),
         proof: Proof::AnyState { depth: latency + 1 },
+        probes: Vec::new(),
     }
 }
 

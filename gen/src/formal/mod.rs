@@ -84,7 +84,25 @@ pub struct Harness {
     /// The design's Verilog files the wrapper instantiates (names as in the design).
     pub sources: Vec<String>,
     pub proof: Proof,
+    /// Internal signals of the design the wrapper reads; empty for most properties.
+    pub probes: Vec<Probe>,
 }
+
+/// An internal signal of the design under test that an induction needs (an invariant over state
+/// the ports do not show). Verilog cannot name it from the wrapper, so the wrapper declares an
+/// undriven wire, guarded by `` `ifdef RFGEN_PROBES `` with the assertions that read it, and the
+/// prover connects it to `path` after flattening (Yosys `connect -set`). A design without the
+/// signal (a user's copy that renamed it) is checked without the guarded part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// The wrapper's wire.
+    pub wire: String,
+    /// The signal's flattened name: `<instance>.<signal>`.
+    pub path: String,
+}
+
+/// The define that turns on the wrapper's probed part.
+pub const PROBES_DEFINE: &str = "RFGEN_PROBES";
 
 /// The blocks that have properties.
 pub const PROVED_BLOCKS: [Block; 3] = [Block::Bdi, Block::Mrf, Block::Scoreboard];

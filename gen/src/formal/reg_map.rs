@@ -78,5 +78,6 @@ pub fn harnesses(prefix: &str, g: &Geometry, design: &Design) -> Vec<Harness> {
         text: b,
         sources: vec![file],
         proof: Proof::AnyState { depth: 1 },
+        probes: Vec::new(),
     }]
 }

@@ -84,5 +84,6 @@ pub fn harnesses(prefix: &str, g: &Geometry, depth: u32) -> Vec<Harness> {
         // induction proves them; the bounded check from reset still needs a few cycles to reach
         // a reservation and its write-back, and more only costs time on large scoreboards.
         proof: Proof::Induction { depth: depth.min(4) },
+        probes: Vec::new(),
     }]
 }

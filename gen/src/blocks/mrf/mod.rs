@@ -14,7 +14,7 @@ mod rfc;
 mod top;
 mod write_port;
 
-pub use arbiter::{interface::ArbiterPorts, rr_arbiter};
+pub use arbiter::{POINTER as ARBITER_POINTER, interface::ArbiterPorts, rr_arbiter};
 pub use reg_map::interface::RegMapPorts;
 pub use reg_map::{group_only_stride, reg_map};
 

@@ -7,10 +7,13 @@ use crate::layout::geometry::index_bits;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, lowest_set, reg, vector_wire, wire};
 use interface::ArbiterPorts;
 
+/// The priority pointer: the requester that wins first next cycle (its fairness proof reads it).
+pub const POINTER: &str = "ptr";
+
 pub fn rr_arbiter(prefix: &str, n: u32) -> Submodule<ArbiterPorts<Port>> {
     let ib = index_bits(n);
     let mut body = String::new();
-    body += &reg("ptr", ib);
+    body += &reg(POINTER, ib);
     body += &wire("below_ptr", n);
     body += &wire("upper", n);
     body += &wire("upper_first", n);
