@@ -36,8 +36,10 @@ blocks the SM model drives, every --kernel, each from --x-seeds power-up states 
 registers without a reset (Verilator's x-seed: random seed S from S first); the first run whose
 outputs differ catches it. The unmutated netlist must pass the same runs first. A mutant no run
 catches survived: an escape of the stimulus, or an edit that changes nothing the block's ports
-show (an equivalent mutant; this campaign does not prove which). The score is caught / (caught
-+ survived).
+show (an equivalent mutant). Each survivor is checked as `rfgen prove --rtl` checks a copy:
+proved equivalent by induction, else searched for a difference over --equiv-depth cycles from
+reset (found: an escape; none: equivalent within the bound). The score is caught / (mutants -
+equivalent).
 
 Exit status: 0 when the campaign ran (and the score reached --min-score), 1 below it or when
 the unmutated netlist fails, 2 on bad input.")]
@@ -222,7 +224,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
     })?;
     let caught = verdicts.iter().filter(|v| matches!(v, Verdict::Caught { .. })).count();
     let survived = verdicts.len() - caught;
-    let equivalent = equivalence.iter().filter(|e| matches!(e, Some(Equivalence::Equivalent { .. }))).count();
+    let equivalent = equivalence.iter().flatten().filter(|e| e.is_equivalent()).count();
     let score = 100.0 * caught as f64 / (verdicts.len() - equivalent).max(1) as f64;
     println!("{:>5}  {:<7} {:<44} verdict", "#", "edit", "where");
     for ((m, v), e) in drawn.mutants.iter().zip(&verdicts).zip(&equivalence) {
@@ -231,11 +233,12 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                 format!("caught by {by}, x-seed {x_seed}, at cycle {cycle} ({output})")
             }
             (Verdict::Survived, None) => "SURVIVED".to_string(),
+            (Verdict::Survived, Some(Equivalence::Proved)) => "survived: equivalent (proved by induction)".to_string(),
             (Verdict::Survived, Some(Equivalence::Equivalent { cycles })) => {
                 format!("survived: equivalent (no difference within {cycles} cycles)")
             }
-            (Verdict::Survived, Some(Equivalence::Differs)) => {
-                "SURVIVED: an ESCAPE (an input sequence shows it at the ports)".to_string()
+            (Verdict::Survived, Some(Equivalence::Differs { first_output, first_cycle })) => {
+                format!("SURVIVED: an ESCAPE ({first_output} differs in cycle {first_cycle} of a sequence from reset)")
             }
             (Verdict::Survived, Some(Equivalence::Unknown { why })) => format!("SURVIVED (equivalence unknown: {why})"),
         };

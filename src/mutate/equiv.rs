@@ -1,66 +1,67 @@
-//! Tells a surviving mutant's kind: Yosys builds a miter of the unmutated netlist and the mutant
-//! (the same netlist with the selector tied to 0 and to the mutant's number), and its SAT solver
-//! looks for an input sequence from reset on which any output differs within a bounded number of
-//! cycles. Found: the mutant is an escape of the stimulus. None: it is equivalent within that
-//! bound (docs/mutate.md).
+//! Tells a surviving mutant's kind with the check `rfgen prove --rtl` runs on a user's copy
+//! (`prove::equiv`): the unmutated netlist (selector tied to 0) and the mutant (tied to its
+//! number) are paired signal by signal and proved equal by induction; failing that, Yosys' SAT
+//! solver looks for an input sequence from reset on which an output differs within a bounded
+//! number of cycles. Proved or not found: the mutant is equivalent (for every input sequence,
+//! or within the bound). Found: it is an escape of the stimulus (docs/mutate.md).
 
 use super::{SELECT, SELECT_BITS};
-use crate::synth::yosys;
-use anyhow::{Context, Result};
+use crate::prove::equiv::{self as prove_equiv, Sides};
+use anyhow::Result;
 use rfgen_gen::Design;
 use rfgen_gen::verilog::{Dir, Port};
-use std::fmt::Write as _;
 use std::path::Path;
+use std::time::Duration;
 
-/// What the bounded check found for one mutant.
+/// What the check found for one mutant.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "equivalence", rename_all = "snake_case")]
 pub enum Equivalence {
-    /// No input sequence of `cycles` cycles from reset shows it at the ports.
+    /// Proved by induction: no input sequence shows it at the ports.
+    Proved,
+    /// No input sequence of `cycles` cycles from reset shows it; the induction did not close.
     Equivalent { cycles: u32 },
-    /// Such a sequence exists: the stimulus misses behaviour it could reach.
-    Differs,
-    /// The solver did not finish in time (or cannot handle the design, e.g. large memories).
+    /// An input sequence shows it: `first_output` differs in `first_cycle` (reset held in cycle 1).
+    Differs { first_output: String, first_cycle: u32 },
+    /// The solver did not finish in time.
     Unknown { why: String },
 }
 
-/// Seconds the solver gets per mutant.
-const TIMEOUT_S: u32 = 60;
-
-/// Checks mutant `index` of `netlist` (one flattened module with the selector input) for
-/// `cycles` cycles from reset, in the folder `dir` (scripts and the log kept there).
-pub fn check(netlist: &Design, index: u32, cycles: u32, dir: &Path) -> Result<Equivalence> {
-    let top = netlist.manifest.top_module();
-    let (file, _) = &netlist.files[0];
-    let stem = format!("equiv_{index}");
-    std::fs::write(dir.join(format!("{stem}.v")), miter_sides(&top.name, &top.ports, index))
-        .with_context(|| format!("cannot write into {}", dir.display()))?;
-    // `sat` has no memory cells: memories become flip-flops (slow for large ones, hence the
-    // timeout). Reset is held in the first cycle, as every lockstep run starts.
-    let script = format!(
-        "read_verilog {file}\nread_verilog {stem}.v\nhierarchy -check\nproc\nflatten\nmemory -nomap\nmemory_map\nopt_clean\n\
-         miter -equiv -flatten -make_assert gold_side mutant_side miter\nhierarchy -top miter\n\
-         sat -verify -prove-asserts -set-init-zero -seq {cycles} -set-at 1 in_rst 1 -timeout {TIMEOUT_S} miter\n"
-    );
-    std::fs::write(dir.join(format!("{stem}.ys")), script)?;
-    let log = format!("{stem}.log");
-    match yosys::run(dir, &format!("{stem}.ys"), &log) {
-        Ok(()) => Ok(Equivalence::Equivalent { cycles }),
-        Err(e) => {
-            let text = std::fs::read_to_string(dir.join(&log)).unwrap_or_default();
-            if text.contains("model found: FAIL") {
-                Ok(Equivalence::Differs)
-            } else if text.contains("TIMEOUT") {
-                Ok(Equivalence::Unknown { why: format!("no answer within {TIMEOUT_S} s") })
-            } else {
-                Ok(Equivalence::Unknown { why: format!("{e:#}").lines().next().unwrap_or_default().to_string() })
-            }
-        }
+impl Equivalence {
+    /// Proved or bounded: the mutant leaves the score.
+    pub fn is_equivalent(&self) -> bool {
+        matches!(self, Equivalence::Proved | Equivalence::Equivalent { .. })
     }
 }
 
-/// Two wrappers with the block's ports: the netlist with the selector at 0, and at `index`.
-fn miter_sides(top: &str, ports: &[Port], index: u32) -> String {
+/// Seconds the solver gets per mutant, for the proof and for the search each.
+const TIMEOUT_S: u64 = 60;
+
+/// The wrapper module both sides are checked as.
+const SIDE: &str = "rfgen_mutant_side";
+
+/// Checks mutant `index` of `netlist` (one flattened module with the selector input) for
+/// `cycles` cycles from reset, in the folder `dir/equiv_<index>` (scripts and logs kept there).
+pub fn check(netlist: &Design, index: u32, cycles: u32, dir: &Path) -> Result<Equivalence> {
+    let top = netlist.manifest.top_module();
+    let (file, text) = &netlist.files[0];
+    let side =
+        |variant| vec![(file.clone(), text.clone()), (format!("{SIDE}.v"), wrapper(&top.name, &top.ports, variant))];
+    let (generated, copy) = (side(0), side(index));
+    let sides = Sides { top: SIDE, generated: &generated, copy: &copy };
+    let limit = Duration::from_secs(TIMEOUT_S);
+    Ok(match prove_equiv::check(&sides, cycles, limit, &dir.join(format!("equiv_{index}")))? {
+        prove_equiv::Equivalence::Proved => Equivalence::Proved,
+        prove_equiv::Equivalence::Bounded { cycles, .. } => Equivalence::Equivalent { cycles },
+        prove_equiv::Equivalence::Differs { output, cycle, .. } => {
+            Equivalence::Differs { first_output: output, first_cycle: cycle }
+        }
+        prove_equiv::Equivalence::Unknown { why } => Equivalence::Unknown { why },
+    })
+}
+
+/// The block's ports around the netlist with its selector tied to `variant`.
+fn wrapper(top: &str, ports: &[Port], variant: u32) -> String {
     let decls: Vec<String> = ports
         .iter()
         .map(|p| {
@@ -70,13 +71,5 @@ fn miter_sides(top: &str, ports: &[Port], index: u32) -> String {
         })
         .collect();
     let conns: String = ports.iter().map(|p| format!(".{0}({0}), ", p.name)).collect();
-    let mut v = String::new();
-    for (side, value) in [("gold_side", 0), ("mutant_side", index)] {
-        let _ = writeln!(
-            v,
-            "module {side}({});\n  {top} u({conns}.{SELECT}({SELECT_BITS}'d{value}));\nendmodule",
-            decls.join(", ")
-        );
-    }
-    v
+    format!("module {SIDE}({});\n  {top} u({conns}.{SELECT}({SELECT_BITS}'d{variant}));\nendmodule\n", decls.join(", "))
 }

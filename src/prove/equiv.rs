@@ -70,22 +70,29 @@ pub fn check(sides: &Sides, depth: u32, limit: Duration, dir: &Path) -> Result<E
     }
     reads += "design -copy-from generated -as generated generated\ndesign -copy-from copy -as copy copy\n";
 
-    let proof = format!(
-        "{reads}equiv_make generated copy equiv\nhierarchy -top equiv\nequiv_struct -icells\nequiv_simple -seq 2\n\
-         equiv_induct -seq 2\nequiv_status -assert\n"
-    );
-    std::fs::write(dir.join("proof.ys"), proof)?;
-    let why = match yosys::run_for(dir, "proof.ys", "proof.log", Some(limit))? {
-        None => format!("the induction did not finish in {} s", limit.as_secs()),
-        Some(Ok(())) => return Ok(Equivalence::Proved),
-        Some(Err(e)) => {
-            let log = std::fs::read_to_string(dir.join("proof.log")).unwrap_or_default();
-            match unproven(&log) {
-                Some(n) => format!("{n} output or state bits not proved by induction (proof.log lists them)"),
-                None => return Err(e),
+    // Pairs by every name first (what lets a copy with renamed state prove); if pairs are left
+    // unproven, once more with the internal names that drive nothing dropped (`-purge`): a pair
+    // of them that differs where no output sees it (a mutant's dead wire) stops the first.
+    let mut why = String::new();
+    for (script, purge) in [("proof", ""), ("proof_purged", "opt_clean -purge\n")] {
+        let proof = format!(
+            "{reads}{purge}equiv_make generated copy equiv\nhierarchy -top equiv\nequiv_struct -icells\n\
+             equiv_simple -seq 2\nequiv_induct -seq 2\nequiv_status -assert\n"
+        );
+        std::fs::write(dir.join(format!("{script}.ys")), proof)?;
+        let log = format!("{script}.log");
+        why = match yosys::run_for(dir, &format!("{script}.ys"), &log, Some(limit))? {
+            None => {
+                why = format!("the induction did not finish in {} s", limit.as_secs());
+                break;
             }
-        }
-    };
+            Some(Ok(())) => return Ok(Equivalence::Proved),
+            Some(Err(e)) => match unproven(&std::fs::read_to_string(dir.join(&log)).unwrap_or_default()) {
+                Some(n) => format!("{n} output or state bits not proved by induction ({log} lists them)"),
+                None => return Err(e),
+            },
+        };
+    }
 
     // Reset is held in the first cycle, as every lockstep run starts; unreset state starts at
     // zero on both sides.
