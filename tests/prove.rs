@@ -41,6 +41,23 @@ fn bdi_round_trip_proves() {
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
     assert!(result(&out, "bdi.round_trip").starts_with("proved "), "{out}");
+    assert!(result(&out, "bdi.smallest").starts_with("proved "), "{out}");
+}
+
+#[test]
+fn a_compressor_that_never_uses_a_mode_keeps_the_round_trip_but_fails_smallest() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path());
+    // <4,1> is never chosen: a register it fits (and <4,0> does not) is stored uncompressed,
+    // in two banks instead of one. Every register still comes back whole.
+    let from = "assign sel[1] = ~s1_bypass & s1_fit[1] & ~s1_fit[0];";
+    let rtl = mutant(dir.path(), &config, "bdi", "p1_compressor.v", from, "assign sel[1] = 1'b0;");
+    let o = rfgen(&["prove", "--config", &config, "--block", "bdi", "--rtl", &rtl, "--time-limit", "5"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(result(&out, "bdi.round_trip").starts_with("proved "), "{out}");
+    assert!(result(&out, "bdi.smallest").starts_with("FAILED "), "{out}");
+    assert!(out.contains("bdi.smallest/counterexample.vcd"), "{out}");
 }
 
 #[test]

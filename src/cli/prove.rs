@@ -192,7 +192,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
                 let part = if job.harness.part.is_empty() { String::new() } else { format!(" ({})", job.harness.part) };
                 println!("  failed{part}: {assertion}");
                 println!("  counterexample: {}", vcd.display());
-                println!("  as a test bench: {}", testbench.display());
+                if let Some(testbench) = testbench {
+                    println!("  as a test bench: {}", testbench.display());
+                }
                 println!("  re-check in lockstep: {}", recheck(property.block, &args));
             }
         }

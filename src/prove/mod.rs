@@ -22,7 +22,8 @@ pub enum Outcome {
     Failed {
         assertion: String,
         vcd: PathBuf,
-        testbench: PathBuf,
+        /// Written by yosys-smtbmc; Yosys' `sat` writes none.
+        testbench: Option<PathBuf>,
     },
 }
 
@@ -64,6 +65,10 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
     }
     let wrapper = format!("{}.sv", h.top);
     std::fs::write(dir.join(&wrapper), &h.text).with_context(|| format!("cannot write {}", dir.display()))?;
+    if let Proof::AnyStateSat { depth } = h.proof {
+        let outcome = sat(dir, &files, &wrapper, &h.top, depth)?;
+        return Ok(Checked { outcome, time: start.elapsed() });
+    }
     // A harness with probes reads internal signals: flattened, with each probe connected. A
     // design without them (a copy that renamed one) is checked without the probed part, and
     // its induction, which needs that part, is not tried.
@@ -98,9 +103,10 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
     let failed = |assertion| Outcome::Failed {
         assertion,
         vcd: dir.join("counterexample.vcd"),
-        testbench: dir.join("counterexample_tb.v"),
+        testbench: Some(dir.join("counterexample_tb.v")),
     };
     let outcome = match h.proof {
+        Proof::AnyStateSat { .. } => unreachable!("checked by Yosys' SAT solver above"),
         Proof::AnyState { depth } => match smtbmc::run(dir, &bmc(depth))? {
             Verdict::Passed => Outcome::Proved,
             Verdict::Failed { assertion } => failed(assertion),
@@ -118,4 +124,30 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
         },
     };
     Ok(Checked { outcome, time: start.elapsed() })
+}
+
+/// A [`Proof::AnyStateSat`] check: Yosys' `sat` over `depth` steps from an unconstrained state.
+fn sat(dir: &Path, files: &[&str], wrapper: &str, top: &str, depth: u32) -> Result<Outcome> {
+    let script = format!(
+        "read_verilog {}\nread_verilog -formal {wrapper}\nprep -top {top}\nflatten\nasync2sync\ndffunmap\n\
+         sat -prove-asserts -seq {depth} -verify -dump_vcd counterexample.vcd {top}\n",
+        files.join(" ")
+    );
+    std::fs::write(dir.join("sat.ys"), script).with_context(|| format!("cannot write {}", dir.display()))?;
+    match crate::synth::yosys::run(dir, "sat.ys", "sat.log") {
+        Ok(()) => Ok(Outcome::Proved),
+        Err(e) => {
+            let log = std::fs::read_to_string(dir.join("sat.log")).unwrap_or_default();
+            if !log.contains("proof did fail") {
+                return Err(e);
+            }
+            // `sat` names the failing assertion's cell, `$assert$<file>:<line>$<id>`.
+            let assertion = log
+                .lines()
+                .filter(|l| l.contains("\\$assert$") || l.contains("$formal$"))
+                .find_map(|l| l.split_whitespace().find(|w| w.contains(".sv:")))
+                .map_or_else(|| "an assertion".to_string(), |a| format!("{top}: {a}"));
+            Ok(Outcome::Failed { assertion, vcd: dir.join("counterexample.vcd"), testbench: None })
+        }
+    }
 }

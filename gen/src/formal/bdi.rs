@@ -2,15 +2,17 @@
 //! `en` high and `rst` low, every other input free at every step, the design's registers starting
 //! in an arbitrary state (so the check covers every cycle of every run with `en` high).
 
-use super::{BDI_ROUND_TRIP, Harness, Proof, module_head, step_counter};
+use super::{BDI_ROUND_TRIP, BDI_SMALLEST, Harness, Proof, module_head, step_counter};
 use crate::blocks::bdi::interface::CodecPorts;
 use crate::layout::bdi::Layout;
 use crate::layout::geometry::{LANE_BITS, index_bits};
-use crate::verilog::{Module, Ports, Sig, Submodule, slice};
+use crate::verilog::{Module, Ports, Sig, Submodule, lit, slice};
 
 pub fn harnesses(prefix: &str, l: &Layout) -> Vec<Harness> {
     // Lane by lane: the whole register at once is too large a problem for the solver (docs/prove.md).
-    (0..l.lanes).map(|lane| round_trip(prefix, l, lane)).collect()
+    let mut h: Vec<Harness> = (0..l.lanes).map(|lane| round_trip(prefix, l, lane)).collect();
+    h.push(smallest(prefix, l));
+    h
 }
 
 /// Free inputs of the steps other than 0, and the followed register `x`.
@@ -33,22 +35,7 @@ fn round_trip(prefix: &str, l: &Layout, lane: u32) -> Harness {
     b += &free_inputs(w);
     b += &step_counter(index_bits(latency + 2));
     b += "  wire first = (t == 0);\n";
-    let ports = CodecPorts::new(l);
-    let outs = ports.map(|p| Sig::new(p.name.clone(), p.width));
-    for p in ports.list().into_iter().skip(6) {
-        b += &crate::verilog::wire(&p.name, p.width);
-    }
-    let conns = CodecPorts {
-        clk: Sig::new("clk", 1),
-        rst: Sig::new("1'b0", 1),
-        en: Sig::new("1'b1", 1),
-        in_valid: Sig::new("first | other_valid", 1),
-        in_bypass: Sig::new("first ? bypass : other_bypass", 1),
-        in_data: Sig::new("first ? x : other_data", w),
-        ..outs
-    };
-    let codec = Submodule { module: declared(&format!("{prefix}_bdi_codec"), &ports), ports };
-    b += &codec.instance("dut", &conns);
+    let sources = codec(prefix, l, &mut b);
     b += &format!("\n  // {latency} steps later x leaves the decompressor whole.\n");
     b += &format!(
         "  always @* if (t == {latency}) assert(out_valid && {} == {});\nendmodule\n",
@@ -60,15 +47,89 @@ fn round_trip(prefix: &str, l: &Layout, lane: u32) -> Harness {
         part: format!("lane {lane}"),
         top,
         text: b,
-        sources: [
-            format!("{prefix}_compressor.v"),
-            format!("{prefix}_decompressor.v"),
-            format!("{prefix}_bdi_codec.v"),
-        ]
-        .into(),
+        sources,
         proof: Proof::AnyState { depth: latency + 1 },
         probes: Vec::new(),
     }
+}
+
+/// The codec fed `x` at step 0: `compress_latency` steps later its choice must need
+/// no more banks than any enabled mode that fits `x`, and be "uncompressed" when `x` was
+/// bypassed or no mode fits. Whether a mode fits is written here from the paper's rule, not
+/// read from the RTL.
+fn smallest(prefix: &str, l: &Layout) -> Harness {
+    let w = l.register_bits();
+    let latency = l.compress_latency;
+    let top = format!("{prefix}_prove_bdi_smallest");
+    let mut b = module_head(&top, BDI_SMALLEST.statement);
+    b += &free_inputs(w);
+    b += &step_counter(index_bits(latency + 2));
+    b += "  wire first = (t == 0);\n";
+    let sources = codec(prefix, l, &mut b);
+    b += "\n  // Whether each enabled mode fits x: every value's difference to the first in range.\n";
+    let bb = l.banks_bits();
+    let mut fits = Vec::new();
+    for m in &l.modes {
+        let (base, delta) = (m.mode.base_bits(), m.mode.delta_bits());
+        let name = format!("fits_{}_{}", m.mode.base, m.mode.delta);
+        let mut each = Vec::new();
+        for j in 1..m.values {
+            // The paper's rule: a difference fits `delta` bits when sign-extending its low
+            // `delta` bits gives it back (zero bits: it is zero).
+            let d = format!("diff_{}_{}_{j}", m.mode.base, m.mode.delta);
+            b += &format!("  wire [{}:0] {d} = {} - {};\n", base - 1, slice("x", j, base), slice("x", 0, base));
+            each.push(if delta == 0 {
+                format!("{d} == {}", lit(base, 0))
+            } else {
+                format!("{d} == {{{{{}{{{d}[{}]}}}}, {d}[{}:0]}}", base - delta, delta - 1, delta - 1)
+            });
+        }
+        b += &format!(
+            "  wire {name} = {};\n",
+            each.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join("\n    && ")
+        );
+        fits.push((name, m.banks));
+    }
+    b += &format!("\n  always @* if (t == {latency}) begin\n    assert(cmp_valid);\n");
+    b += &format!("    if (bypass) assert(cmp_ri == {});\n", lit(l.ri_bits(), 0));
+    for (name, banks) in &fits {
+        b += &format!("    if (!bypass && {name}) assert(cmp_banks <= {});\n", lit(bb, *banks as u64));
+    }
+    let none: Vec<String> = fits.iter().map(|(n, _)| format!("!{n}")).collect();
+    b += &format!("    if ({}) assert(cmp_ri == {});\n", none.join(" && "), lit(l.ri_bits(), 0));
+    b += "  end\nendmodule\n";
+    Harness {
+        property: BDI_SMALLEST,
+        part: String::new(),
+        top,
+        text: b,
+        sources,
+        proof: Proof::AnyStateSat { depth: latency + 1 },
+        probes: Vec::new(),
+    }
+}
+
+/// The codec under test, fed `x` at step 0 and anything at every other step (`en` high, no
+/// reset), its outputs on wires of their own names; returns the design files it needs.
+fn codec(prefix: &str, l: &Layout, b: &mut String) -> Vec<String> {
+    let w = l.register_bits();
+    let ports = CodecPorts::new(l);
+    let outs = ports.map(|p| Sig::new(p.name.clone(), p.width));
+    for p in ports.list().into_iter().skip(6) {
+        *b += &crate::verilog::wire(&p.name, p.width);
+    }
+    let conns = CodecPorts {
+        clk: Sig::new("clk", 1),
+        rst: Sig::new("1'b0", 1),
+        en: Sig::new("1'b1", 1),
+        in_valid: Sig::new("first | other_valid", 1),
+        in_bypass: Sig::new("first ? bypass : other_bypass", 1),
+        in_data: Sig::new("first ? x : other_data", w),
+        ..outs
+    };
+    let top = Submodule { module: declared(&format!("{prefix}_bdi_codec"), &ports), ports };
+    *b += &top.instance("dut", &conns);
+    ["compressor", "decompressor", "bdi_codec"].map(|f| format!("{prefix}_{f}.v")).into()
 }
 
 /// A module with `ports`, only to instantiate it by its typed ports.

@@ -32,6 +32,11 @@ pub const BDI_ROUND_TRIP: Property = Property {
     block: Block::Bdi,
     statement: "decompress(compress(x)) = x for every register value x, bypassed or not, lane by lane",
 };
+pub const BDI_SMALLEST: Property = Property {
+    name: "bdi.smallest",
+    block: Block::Bdi,
+    statement: "the compressor stores a register in the fewest banks any enabled mode that fits it needs, uncompressed when bypassed or when none fits",
+};
 pub const ARBITER_GRANT: Property = Property {
     name: "arbiter.grant",
     block: Block::Mrf,
@@ -56,7 +61,7 @@ pub const SCOREBOARD_RESERVED: Property = Property {
 
 /// Every property, in the order `rfgen prove` runs them.
 pub const PROPERTIES: &[Property] =
-    &[BDI_ROUND_TRIP, ARBITER_GRANT, ARBITER_FAIR, REG_MAP_BIJECTION, SCOREBOARD_RESERVED];
+    &[BDI_ROUND_TRIP, BDI_SMALLEST, ARBITER_GRANT, ARBITER_FAIR, REG_MAP_BIJECTION, SCOREBOARD_RESERVED];
 
 /// How a harness is checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +70,9 @@ pub enum Proof {
     /// registers have no initial value) and the harness follows one transaction from step 0 to
     /// its end. Complete: every real run is one of these from some reachable state.
     AnyState { depth: u32 },
+    /// The same check by Yosys' own SAT solver (`sat -seq`), which takes a wide datapath bit by
+    /// bit where z3 (through yosys-smtbmc) takes minutes: for checks over a whole register.
+    AnyStateSat { depth: u32 },
     /// Bounded model checking from reset to `depth` steps, then k-induction of `depth` steps:
     /// proved when the induction passes, bounded to `depth` when only the bounded check does.
     Induction { depth: u32 },
