@@ -10,6 +10,7 @@
 mod arbiter;
 mod bdi;
 mod reg_map;
+mod rename;
 mod scoreboard;
 
 use crate::config::{Checked, ConfigError};
@@ -59,9 +60,15 @@ pub const SCOREBOARD_RESERVED: Property = Property {
     statement: "a register or predicate becomes pending only when reserved and stops only at its write-back or a reset; a long-latency mark only on a pending register",
 };
 
+pub const RENAME_UNIQUE: Property = Property {
+    name: "rename.unique",
+    block: Block::Rename,
+    statement: "every physical register is at every step either free, once, in its kind's free list, or handed out and not released since: none is handed out twice, none is lost",
+};
+
 /// Every property, in the order `rfgen prove` runs them.
 pub const PROPERTIES: &[Property] =
-    &[BDI_ROUND_TRIP, BDI_SMALLEST, ARBITER_GRANT, ARBITER_FAIR, REG_MAP_BIJECTION, SCOREBOARD_RESERVED];
+    &[BDI_ROUND_TRIP, BDI_SMALLEST, ARBITER_GRANT, ARBITER_FAIR, REG_MAP_BIJECTION, SCOREBOARD_RESERVED, RENAME_UNIQUE];
 
 /// How a harness is checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,7 +112,8 @@ pub struct Harness {
 pub struct Probe {
     /// The wrapper's wire.
     pub wire: String,
-    /// The signal's flattened name: `<instance>.<signal>`.
+    /// The signal's flattened name: `<instance>.<signal>`; word `i` of a memory is
+    /// `<instance>.<memory>[i]` (the prover maps memories to flip-flops before connecting).
     pub path: String,
 }
 
@@ -113,7 +121,7 @@ pub struct Probe {
 pub const PROBES_DEFINE: &str = "RFGEN_PROBES";
 
 /// The blocks that have properties.
-pub const PROVED_BLOCKS: [Block; 3] = [Block::Bdi, Block::Mrf, Block::Scoreboard];
+pub const PROVED_BLOCKS: [Block; 4] = [Block::Bdi, Block::Mrf, Block::Scoreboard, Block::Rename];
 
 /// The harnesses of `block`'s properties over `design`, the RTL `block` generates for
 /// `checked` (possibly a user's edited copy with the same file names). `depth` is the bound of
@@ -128,6 +136,11 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
             h
         }
         Block::Scoreboard => scoreboard::harnesses(&prefix, &checked.geometry, depth),
+        Block::Rename => rename::harnesses(
+            &prefix,
+            &crate::layout::rename::RenameLayout::new(&checked.geometry, &checked.config.rename),
+            depth,
+        ),
         _ => Vec::new(),
     })
 }

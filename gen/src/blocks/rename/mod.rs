@@ -5,22 +5,48 @@
 mod free_list;
 pub mod interface;
 
+pub use free_list::{
+    COUNT as FREE_COUNT, FIFO as FREE_FIFO, FRESH as FREE_FRESH, HEAD as FREE_HEAD, TAILS as FREE_TAILS,
+};
+
 use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rename::{COUNTER_BITS, RenameLayout};
 use crate::verilog::{Module, Port, Ports, Sig, Submodule, lit, onehot_mux, reg, resize, slice, vector_wire, wire};
 use free_list::{FreeListPorts, free_list};
 use interface::RenamePorts;
 
+/// A free list of the stage: its kind and registers `base .. base + n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FreeListKind {
+    pub kind: &'static str,
+    pub base: u32,
+    pub n: u32,
+}
+
+impl FreeListKind {
+    /// Its instance in the stage's top.
+    pub fn instance(&self) -> String {
+        format!("u_free_{}", self.kind)
+    }
+}
+
+/// The free lists the stage has: one per kind that has registers, CMOS first.
+pub fn free_lists(l: &RenameLayout) -> Vec<FreeListKind> {
+    [FreeListKind { kind: "cmos", base: 0, n: l.cmos }, FreeListKind { kind: "tfet", base: l.cmos, n: l.tfet() }]
+        .into_iter()
+        .filter(|f| f.n > 0)
+        .collect()
+}
+
 /// The stage's modules, leaves first: a free list per kind that has registers, then the top.
 pub fn modules(prefix: &str, l: &RenameLayout) -> Vec<Module> {
-    let kinds = [("cmos", 0, l.cmos), ("tfet", l.cmos, l.tfet())];
-    let lists: Vec<(&str, Submodule<FreeListPorts<Port>>)> =
-        kinds.iter().filter(|k| k.2 > 0).map(|&(kind, base, n)| (kind, free_list(prefix, l, kind, base, n))).collect();
+    let lists: Vec<(FreeListKind, Submodule<FreeListPorts<Port>>)> =
+        free_lists(l).into_iter().map(|f| (f, free_list(prefix, l, f.kind, f.base, f.n))).collect();
     let top = top(prefix, l, &lists);
     lists.into_iter().map(|(_, m)| m.module).chain([top]).collect()
 }
 
-fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Submodule<FreeListPorts<Port>>)]) -> Module {
+fn top(prefix: &str, l: &RenameLayout, lists: &[(FreeListKind, Submodule<FreeListPorts<Port>>)]) -> Module {
     let ports = RenamePorts::new(l);
     let p = ports.map(Port::sig);
     let (k, pb, w) = (SLOTS_PER_COLLECTOR, l.phys_bits(), l.warps);
@@ -42,7 +68,7 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Submodule<FreeListPorts<P
     for kind in ["cmos", "tfet"] {
         b += &wire(&format!("{kind}_valid"), 1);
         b += &wire(&format!("{kind}_head"), pb);
-        if lists.iter().any(|(k, _)| *k == kind) {
+        if lists.iter().any(|(f, _)| f.kind == kind) {
             b += &vector_wire(&format!("{kind}_push"), k);
         }
     }
@@ -96,24 +122,24 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(&str, Submodule<FreeListPorts<P
     b += "  end\n";
 
     b += "\n  // Free lists: the renamed destination pops its kind; releases go to theirs.\n";
-    for (kind, _) in lists {
+    for (f, _) in lists {
+        let kind = f.kind;
         for s in 0..k {
             let tfet = is_tfet(&slice(&p.rel_phys.expr, s, pb));
-            let mine = if *kind == "tfet" { tfet } else { format!("~{tfet}") };
+            let mine = if kind == "tfet" { tfet } else { format!("~{tfet}") };
             b += &format!("  assign {kind}_push[{s}] = {}[{s}] & {mine};\n", p.rel_valid);
         }
     }
     for kind in ["cmos", "tfet"] {
         let pop = if kind == "tfet" { "fire & take_tfet" } else { "fire & ~take_tfet" };
         let free = if kind == "tfet" { &p.tfet_free } else { &p.cmos_free };
-        match lists.iter().find(|(k, _)| *k == kind) {
-            Some((_, m)) => {
-                let n = if kind == "tfet" { l.tfet() } else { l.cmos };
-                let fb = index_bits(n + 1);
+        match lists.iter().find(|(f, _)| f.kind == kind) {
+            Some((f, m)) => {
+                let fb = index_bits(f.n + 1);
                 let free_wire = format!("{kind}_count");
                 b += &wire(&free_wire, fb);
                 b += &m.instance(
-                    &format!("u_free_{kind}"),
+                    &f.instance(),
                     &FreeListPorts {
                         clk: p.clk.clone(),
                         rst: p.rst.clone(),

@@ -5,6 +5,16 @@ pub mod interface;
 
 pub use interface::FreeListPorts;
 
+/// The internal state the rename stage's uniqueness proof reads (`rename.unique`): the FIFO's
+/// storage (word `i` is `<FIFO>[i]` once memories are mapped to flip-flops), its head, the
+/// number of released registers in it, the registers never handed out so far and the tail (the
+/// first free place and the two after it).
+pub const FIFO: &str = "fifo";
+pub const HEAD: &str = "head";
+pub const COUNT: &str = "count";
+pub const FRESH: &str = "fresh";
+pub const TAILS: [&str; SLOTS_PER_COLLECTOR as usize] = ["tail0", "tail1", "tail2"];
+
 use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rename::RenameLayout;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, reg, resize, slice, wire};
@@ -17,17 +27,17 @@ pub fn free_list(prefix: &str, l: &RenameLayout, kind: &str, base: u32, n: u32) 
     // Positions are computed one bit wider than an index (they reach 2n - 1 before wrapping).
     let xb = index_bits(2 * n + k);
     let mut b = String::new();
-    b += &format!("  reg  [{}:0] fifo [0:{}];\n", pb - 1, n - 1);
-    b += &reg("head", ib);
-    b += &reg("count", cb);
-    b += &reg("fresh", cb);
+    b += &format!("  reg  [{}:0] {FIFO} [0:{}];\n", pb - 1, n - 1);
+    b += &reg(HEAD, ib);
+    b += &reg(COUNT, cb);
+    b += &reg(FRESH, cb);
     for name in ["from_fifo", "pop_fifo", "pop_fresh"] {
         b += &wire(name, 1);
     }
     // `tail<k>`: the place `k` after the tail (the first free one), wrapped, kept in registers
     // so a push's place is a choice among them and not a sum of the head and the count.
-    for t in 0..k {
-        b += &reg(&format!("tail{t}"), ib);
+    for t in TAILS {
+        b += &reg(t, ib);
     }
     b += &wire("next_tail", ib);
     // Sums one bit wider than an index, wrapped back below `n`: the place after three pushes,

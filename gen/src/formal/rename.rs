@@ -1,0 +1,174 @@
+//! Harness of the rename stage: every input free in every cycle, reset at step 0 and whenever
+//! the free `rst_any` says, and a record of the physical registers handed out and not released
+//! since. Every physical register must be, at every step, either free — exactly once, in its
+//! kind's free list — or in that record; the induction reads the free lists' state.
+
+use super::{Harness, PROBES_DEFINE, Probe, Proof, RENAME_UNIQUE, module_head};
+use crate::blocks::rename::interface::RenamePorts;
+use crate::blocks::rename::{
+    FREE_COUNT, FREE_FIFO, FREE_FRESH, FREE_HEAD, FREE_TAILS, FreeListKind, free_lists, modules,
+};
+use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
+use crate::layout::rename::RenameLayout;
+use crate::verilog::{Dir, Ports, Sig, Submodule, lit, resize, slice};
+
+/// The invariant is closed under one edge; the bounded check from reset needs a few steps to
+/// hand registers out and release them again, and more only costs time on the full-size stage.
+const UNIQUE_DEPTH: u32 = 6;
+
+pub fn harnesses(prefix: &str, l: &RenameLayout, depth: u32) -> Vec<Harness> {
+    let ports = RenamePorts::new(l);
+    let mut mods = modules(prefix, l);
+    let sources: Vec<String> = mods.iter().map(|m| format!("{}.v", m.name)).collect();
+    let dut = Submodule { module: mods.pop().expect("the stage's top"), ports: ports.clone() };
+    let top = format!("{prefix}_prove_rename_unique");
+    let (k, pb, phys) = (SLOTS_PER_COLLECTOR, l.phys_bits(), l.phys);
+    let mut b = module_head(&top, RENAME_UNIQUE.statement);
+    b += "  reg init = 1'b1;\n  always @(posedge clk) init <= 1'b0;\n  (* anyseq *) wire rst_any;\n";
+    b += "  wire rst = init | rst_any;\n";
+    // Every other input free in every cycle; the outputs to wires of their own names.
+    let conns = ports.map(|p| Sig::new(p.name.clone(), p.width));
+    for p in ports.declared() {
+        if p.name == "clk" || p.name == "rst" {
+            continue;
+        }
+        let range = if p.width > 1 { format!(" [{}:0]", p.width - 1) } else { String::new() };
+        let free = if p.dir == Dir::Input { "(* anyseq *) " } else { "" };
+        b += &format!("  {free}wire{range} {};\n", p.name);
+    }
+    b += &dut.instance("dut", &conns);
+
+    // The record: registers handed out (a destination with `ren_dst_new` while `ren_ready`) and
+    // not released since; a reset empties it as it frees every register.
+    let hi = phys - 1;
+    b += "\n  // The registers handed out and not released since.\n";
+    b += &format!("  reg [{hi}:0] used = {};\n  wire [{hi}:0] taken;\n  wire [{hi}:0] returned;\n", lit(phys, 0));
+    b += "  wire hand = ren_valid && ren_dst_new && ren_ready;\n";
+    let rel = |s: u32| slice("rel_phys", s, pb);
+    for p in 0..phys {
+        b += &format!("  assign taken[{p}] = hand && ren_dst_phys == {};\n", lit(pb, p as u64));
+        let any: Vec<String> =
+            (0..k).map(|s| format!("(rel_valid[{s}] && {} == {})", rel(s), lit(pb, p as u64))).collect();
+        b += &format!("  assign returned[{p}] = {};\n", any.join(" || "));
+    }
+    b += &format!("  always @(posedge clk) used <= rst ? {} : (used & ~returned) | taken;\n", lit(phys, 0));
+    b += "\n  // The interface's contract: a release names a register handed out at an earlier edge and\n";
+    b += "  // not released since, and the slots of one edge name different registers.\n";
+    b += &format!("  always @* assume((returned & ~used) == {});\n", lit(phys, 0));
+    let in_range = |e: &str| format!("{} < {}", resize(e, pb, pb + 1), lit(pb + 1, phys as u64));
+    for s in 0..k {
+        b += &format!("  always @* assume(!rel_valid[{s}] || {});\n", in_range(&rel(s)));
+        for t in s + 1..k {
+            b += &format!("  always @* assume(!(rel_valid[{s}] && rel_valid[{t}] && {} == {}));\n", rel(s), rel(t));
+        }
+    }
+
+    // At the ports: a register handed out exists and is not in use; each kind's free count and
+    // its registers in the record add up to its registers; the stage takes a rename whenever
+    // one is not in use.
+    let sb = index_bits(phys + 1) + 1;
+    let cb = l.count_bits();
+    let popcount: Vec<String> = (0..phys).map(|p| resize(&format!("used[{p}]"), 1, sb)).collect();
+    b += &format!("  wire [{}:0] in_use = {};\n", sb - 1, popcount.join(" + "));
+    b += "\n  always @* if (!init) begin\n";
+    b += &format!("    if (hand) assert({});\n", in_range("ren_dst_phys"));
+    b += &format!("    assert((taken & used) == {});\n", lit(phys, 0));
+    // Per kind: its free count and its registers in the record add up to its registers (the
+    // global sum would follow, but the induction needs each kind's, without counting them from
+    // the lists' state).
+    for f in free_lists(l) {
+        let kind_used: Vec<String> = (f.base..f.base + f.n).map(|p| resize(&format!("used[{p}]"), 1, sb)).collect();
+        b += &format!(
+            "    assert({} + {} == {});\n",
+            resize(&format!("{}_free", f.kind), cb, sb),
+            kind_used.join(" + "),
+            lit(sb, f.n as u64)
+        );
+    }
+    b += &format!("    assert(ren_ready == (in_use != {}));\n", lit(sb, phys as u64));
+    b += "  end\n";
+
+    // The induction's invariant, over each free list's state.
+    let mut probes = Vec::new();
+    b += &format!("\n`ifdef {PROBES_DEFINE}\n");
+    for f in free_lists(l) {
+        b += &list_invariant(&f, pb, &mut probes);
+    }
+    b += "`endif\nendmodule\n";
+    vec![Harness {
+        property: RENAME_UNIQUE,
+        part: String::new(),
+        top,
+        text: b,
+        sources,
+        proof: Proof::Induction { depth: depth.min(UNIQUE_DEPTH) },
+        probes,
+    }]
+}
+
+/// One free list's invariant: its head and tail in range and `count` apart, its released
+/// registers (`count` FIFO places from the head) all of its kind, and each of its registers in
+/// exactly one place: the FIFO's live places, the registers never handed out (`fresh` and
+/// above), or the record.
+fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String {
+    let (kind, base, n) = (f.kind, f.base, f.n);
+    let (ib, cb) = (index_bits(n), index_bits(n + 1));
+    // Place arithmetic, wide enough for 2n + 2.
+    let w = index_bits(2 * n + 3) + 1;
+    let mut b = format!("  // The {} free list: registers {base}..{}.\n", kind.to_uppercase(), base + n - 1);
+    let mut probe = |name: &str, signal: &str, width: u32, b: &mut String| {
+        let wire = format!("probe_{kind}_{name}");
+        *b += &format!("  (* keep *) wire [{}:0] {wire};\n", width - 1);
+        probes.push(Probe { wire: wire.clone(), path: format!("dut.{}.{signal}", f.instance()) });
+        wire
+    };
+    let head = probe("head", FREE_HEAD, ib, &mut b);
+    let count = probe("count", FREE_COUNT, cb, &mut b);
+    let fresh = probe("fresh", FREE_FRESH, cb, &mut b);
+    let tails: Vec<String> = FREE_TAILS.iter().map(|t| probe(t, t, ib, &mut b)).collect();
+    let fifo: Vec<String> =
+        (0..n).map(|i| probe(&format!("fifo_{i}"), &format!("{FREE_FIFO}[{i}]"), pb, &mut b)).collect();
+    let x = |name: &str| format!("{kind}_{name}");
+    let (h, c, fr, t0) = (x("h"), x("c"), x("f"), x("t0"));
+    for (name, from, width) in [(&h, &head, ib), (&c, &count, cb), (&fr, &fresh, cb), (&t0, &tails[0], ib)] {
+        b += &format!("  wire [{}:0] {name} = {};\n", w - 1, resize(from, width, w));
+    }
+    let nn = lit(w, n as u64);
+    let wrap = |e: &str| format!("(({e}) >= {nn} ? ({e}) - {nn} : ({e}))");
+    let mut asserts = vec![
+        format!("{h} < {nn}"),
+        format!("{fr} <= {nn}"),
+        format!("{c} <= {fr}"),
+        format!("{t0} == {}", wrap(&format!("{h} + {c}"))),
+    ];
+    for (j, t) in tails.iter().enumerate().skip(1) {
+        asserts.push(format!("{} == {}", resize(t, ib, w), wrap(&format!("{t0} + {}", lit(w, j as u64 % n as u64)))));
+    }
+    // A FIFO place is live when it is fewer than `count` places after the head.
+    let live: Vec<String> = (0..n).map(|i| format!("{kind}_live_{i}")).collect();
+    for (i, name) in live.iter().enumerate() {
+        let iw = lit(w, i as u64);
+        b += &format!("  wire {name} = (({iw} >= {h}) ? {iw} - {h} : {iw} + {nn} - {h}) < {c};\n");
+        let id = resize(&fifo[i], pb, pb + 1);
+        asserts.push(format!(
+            "!{name} || ({id} >= {} && {id} < {})",
+            lit(pb + 1, base as u64),
+            lit(pb + 1, (base + n) as u64)
+        ));
+    }
+    let ob = index_bits(n + 3);
+    for p in base..base + n {
+        let places: Vec<String> = (0..n as usize)
+            .map(|i| resize(&format!("({} && {} == {})", live[i], fifo[i], lit(pb, p as u64)), 1, ob))
+            .collect();
+        let never = resize(&format!("({fr} <= {})", lit(w, (p - base) as u64)), 1, ob);
+        let out = resize(&format!("used[{p}]"), 1, ob);
+        asserts.push(format!("{} + {never} + {out} == {}", places.join(" + "), lit(ob, 1)));
+    }
+    b += "  always @* if (!init) begin\n";
+    for a in asserts {
+        b += &format!("    assert({a});\n");
+    }
+    b += "  end\n";
+    b
+}
