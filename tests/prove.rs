@@ -61,6 +61,17 @@ fn a_compressor_that_never_uses_a_mode_keeps_the_round_trip_but_fails_smallest()
 }
 
 #[test]
+fn a_check_past_its_limit_is_stopped_and_reported_not_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path());
+    let o = rfgen(&["prove", "--config", &config, "--block", "bdi", "--check-limit", "1"]);
+    let out = stdout(&o);
+    // Not a failure: nothing was found against the property.
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(result(&out, "bdi.round_trip").starts_with("not finished "), "{out}");
+}
+
+#[test]
 fn mrf_properties_prove_or_are_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(dir.path());

@@ -56,6 +56,10 @@ pub struct ProveArgs {
     /// difference) may take
     #[arg(long, value_name = "S", default_value_t = 600, requires = "rtl", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     time_limit: u64,
+    /// Seconds each property check may take; a check still running then is stopped and its
+    /// property reported `not finished`
+    #[arg(long, value_name = "S", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    check_limit: u64,
     /// Solver runs in parallel (default: number of cores)
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -161,7 +165,7 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let results: Vec<(&Job, prove::Checked)> = pool.install(|| {
         jobs.par_iter()
             .map(|job| {
-                let r = prove::check(&job.harness, &job.sources, &job.dir)?;
+                let r = prove::check(&job.harness, &job.sources, &job.dir, Duration::from_secs(args.check_limit))?;
                 progress.bar().inc(1);
                 Ok((job, r))
             })
@@ -272,6 +276,9 @@ fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) ->
 fn summary(parts: &[&(&Job, prove::Checked)]) -> String {
     if parts.iter().any(|(_, r)| matches!(r.outcome, Outcome::Failed { .. })) {
         return "FAILED".into();
+    }
+    if parts.iter().any(|(_, r)| matches!(r.outcome, Outcome::NotFinished)) {
+        return "not finished".into();
     }
     match parts.iter().filter_map(|(_, r)| if let Outcome::Bounded(n) = r.outcome { Some(n) } else { None }).min() {
         Some(n) => format!("bounded to {n}"),

@@ -25,6 +25,8 @@ pub enum Outcome {
         /// Written by yosys-smtbmc; Yosys' `sat` writes none.
         testbench: Option<PathBuf>,
     },
+    /// Stopped at the check's time limit.
+    NotFinished,
 }
 
 #[derive(Debug)]
@@ -50,9 +52,11 @@ fn on_path(tool: &str) -> bool {
 }
 
 /// Checks `h` in the folder `dir` (created), reading the design's Verilog files from `sources`
-/// (name and text).
-pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Checked> {
+/// (name and text), within `limit`.
+pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path, limit: Duration) -> Result<Checked> {
     let start = Instant::now();
+    let left = || limit.saturating_sub(start.elapsed());
+    let not_finished = || Ok(Checked { outcome: Outcome::NotFinished, time: start.elapsed() });
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut files = Vec::new();
     for name in &h.sources {
@@ -66,8 +70,10 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
     let wrapper = format!("{}.sv", h.top);
     std::fs::write(dir.join(&wrapper), &h.text).with_context(|| format!("cannot write {}", dir.display()))?;
     if let Proof::AnyStateSat { depth } = h.proof {
-        let outcome = sat(dir, &files, &wrapper, &h.top, depth)?;
-        return Ok(Checked { outcome, time: start.elapsed() });
+        return match sat(dir, &files, &wrapper, &h.top, depth, left())? {
+            Some(outcome) => Ok(Checked { outcome, time: start.elapsed() }),
+            None => not_finished(),
+        };
     }
     // A harness with probes reads internal signals: flattened, memories mapped to flip-flops
     // (a word of one is a signal of its own, `<memory>[i]`), with each probe connected. A
@@ -85,12 +91,18 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
             h.top
         );
         std::fs::write(dir.join("model.ys"), script).with_context(|| format!("cannot write {}", dir.display()))?;
-        probed = crate::synth::yosys::run(dir, "model.ys", "yosys.log").is_ok();
+        match crate::synth::yosys::run_for(dir, "model.ys", "yosys.log", Some(left()))? {
+            None => return not_finished(),
+            Some(r) => probed = r.is_ok(),
+        }
     }
     if !probed {
         std::fs::write(dir.join("model.ys"), format!("{}{write}", read("")))
             .with_context(|| format!("cannot write {}", dir.display()))?;
-        crate::synth::yosys::run(dir, "model.ys", "yosys.log")?;
+        match crate::synth::yosys::run_for(dir, "model.ys", "yosys.log", Some(left()))? {
+            None => return not_finished(),
+            Some(r) => r?,
+        }
     }
 
     let bmc = |depth| Run {
@@ -108,18 +120,21 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
     };
     let outcome = match h.proof {
         Proof::AnyStateSat { .. } => unreachable!("checked by Yosys' SAT solver above"),
-        Proof::AnyState { depth } => match smtbmc::run(dir, &bmc(depth))? {
-            Verdict::Passed => Outcome::Proved,
-            Verdict::Failed { assertion } => failed(assertion),
+        Proof::AnyState { depth } => match smtbmc::run(dir, &bmc(depth), left())? {
+            None => Outcome::NotFinished,
+            Some(Verdict::Passed) => Outcome::Proved,
+            Some(Verdict::Failed { assertion }) => failed(assertion),
         },
-        Proof::Induction { depth } => match smtbmc::run(dir, &bmc(depth))? {
-            Verdict::Failed { assertion } => failed(assertion),
-            Verdict::Passed if !h.probes.is_empty() && !probed => Outcome::Bounded(depth),
-            Verdict::Passed => {
+        Proof::Induction { depth } => match smtbmc::run(dir, &bmc(depth), left())? {
+            None => Outcome::NotFinished,
+            Some(Verdict::Failed { assertion }) => failed(assertion),
+            Some(Verdict::Passed) if !h.probes.is_empty() && !probed => Outcome::Bounded(depth),
+            Some(Verdict::Passed) => {
                 let induction = Run { induction: true, vcd: None, testbench: None, log: "induction.log", ..bmc(depth) };
-                match smtbmc::run(dir, &induction)? {
-                    Verdict::Passed => Outcome::Proved,
-                    Verdict::Failed { .. } => Outcome::Bounded(depth),
+                match smtbmc::run(dir, &induction, left())? {
+                    Some(Verdict::Passed) => Outcome::Proved,
+                    // The bounded check from reset holds either way.
+                    Some(Verdict::Failed { .. }) | None => Outcome::Bounded(depth),
                 }
             }
         },
@@ -128,16 +143,18 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
 }
 
 /// A [`Proof::AnyStateSat`] check: Yosys' `sat` over `depth` steps from an unconstrained state.
-fn sat(dir: &Path, files: &[&str], wrapper: &str, top: &str, depth: u32) -> Result<Outcome> {
+/// `None` when it did not finish within `limit`.
+fn sat(dir: &Path, files: &[&str], wrapper: &str, top: &str, depth: u32, limit: Duration) -> Result<Option<Outcome>> {
     let script = format!(
         "read_verilog {}\nread_verilog -formal {wrapper}\nprep -top {top}\nflatten\nasync2sync\ndffunmap\n\
          sat -prove-asserts -seq {depth} -verify -dump_vcd counterexample.vcd {top}\n",
         files.join(" ")
     );
     std::fs::write(dir.join("sat.ys"), script).with_context(|| format!("cannot write {}", dir.display()))?;
-    match crate::synth::yosys::run(dir, "sat.ys", "sat.log") {
-        Ok(()) => Ok(Outcome::Proved),
-        Err(e) => {
+    match crate::synth::yosys::run_for(dir, "sat.ys", "sat.log", Some(limit))? {
+        None => Ok(None),
+        Some(Ok(())) => Ok(Some(Outcome::Proved)),
+        Some(Err(e)) => {
             let log = std::fs::read_to_string(dir.join("sat.log")).unwrap_or_default();
             if !log.contains("proof did fail") {
                 return Err(e);
@@ -148,7 +165,7 @@ fn sat(dir: &Path, files: &[&str], wrapper: &str, top: &str, depth: u32) -> Resu
                 .filter(|l| l.contains("\\$assert$") || l.contains("$formal$"))
                 .find_map(|l| l.split_whitespace().find(|w| w.contains(".sv:")))
                 .map_or_else(|| "an assertion".to_string(), |a| format!("{top}: {a}"));
-            Ok(Outcome::Failed { assertion, vcd: dir.join("counterexample.vcd"), testbench: None })
+            Ok(Some(Outcome::Failed { assertion, vcd: dir.join("counterexample.vcd"), testbench: None }))
         }
     }
 }
