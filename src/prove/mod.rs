@@ -64,7 +64,8 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
     }
     let wrapper = format!("{}.sv", h.top);
     std::fs::write(dir.join(&wrapper), &h.text).with_context(|| format!("cannot write {}", dir.display()))?;
-    // A harness with probes reads internal signals: flattened, with each probe connected. A
+    // A harness with probes reads internal signals: flattened, memories mapped to flip-flops (a
+    // probe may name one word), with each probe connected. A
     // design without them (a copy that renamed one) is checked without the probed part, and
     // its induction, which needs that part, is not tried.
     let read = |define: &str| format!("read_verilog {}\nread_verilog -formal{define} {wrapper}\n", files.join(" "));
@@ -74,7 +75,7 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path) -> Result<Ch
         let connects: String =
             h.probes.iter().map(|p| format!("connect -nounset -set {} \\{}\n", p.wire, p.path)).collect();
         let script = format!(
-            "{}hierarchy -top {}\nproc\nflatten\n{connects}{write}",
+            "{}hierarchy -top {}\nproc\nflatten\nmemory_map\n{connects}{write}",
             read(&format!(" -D{PROBES_DEFINE}")),
             h.top
         );

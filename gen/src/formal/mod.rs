@@ -10,6 +10,7 @@
 mod arbiter;
 mod bdi;
 mod reg_map;
+mod rfc;
 mod scoreboard;
 
 use crate::config::{Checked, ConfigError};
@@ -48,6 +49,12 @@ pub const REG_MAP_BIJECTION: Property = Property {
     statement: "two different (warp, register) pairs in range map to different (bank group, row), every row in range",
 };
 
+pub const RFC_WRITEBACK: Property = Property {
+    name: "rfc.writeback",
+    block: Block::Mrf,
+    statement: "the register file cache never loses a register's latest value: what the banks lack is held by a live dirty entry or the eviction buffer and reaches the banks with that value, by the end of the warp's flush at the latest (dead values and released warps excepted)",
+};
+
 pub const SCOREBOARD_RESERVED: Property = Property {
     name: "scoreboard.reserved",
     block: Block::Scoreboard,
@@ -56,7 +63,7 @@ pub const SCOREBOARD_RESERVED: Property = Property {
 
 /// Every property, in the order `rfgen prove` runs them.
 pub const PROPERTIES: &[Property] =
-    &[BDI_ROUND_TRIP, ARBITER_GRANT, ARBITER_FAIR, REG_MAP_BIJECTION, SCOREBOARD_RESERVED];
+    &[BDI_ROUND_TRIP, ARBITER_GRANT, ARBITER_FAIR, REG_MAP_BIJECTION, RFC_WRITEBACK, SCOREBOARD_RESERVED];
 
 /// How a harness is checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +104,9 @@ pub struct Harness {
 pub struct Probe {
     /// The wrapper's wire.
     pub wire: String,
-    /// The signal's flattened name: `<instance>.<signal>`.
+    /// The signal's flattened name: `<instance>.<signal>`; a word of a memory (an array of
+    /// registers, mapped to flip-flops before the probes are connected) is
+    /// `<instance>.<memory>[<index>]`.
     pub path: String,
 }
 
@@ -117,6 +126,10 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
         Block::Mrf => {
             let mut h = arbiter::harnesses(&prefix, design, depth);
             h.extend(reg_map::harnesses(&prefix, &checked.geometry, design));
+            if let Some(r) = &checked.rfc {
+                let banks_may_refuse = checked.compression.is_some();
+                h.extend(rfc::harnesses(&prefix, &checked.geometry, r, banks_may_refuse, depth));
+            }
             h
         }
         Block::Scoreboard => scoreboard::harnesses(&prefix, &checked.geometry, depth),
