@@ -94,12 +94,8 @@ pub fn harnesses(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bo
     b += &format!("  wire [{}:0] owed_wb = owed_rd | wb_lanes;\n", lanes - 1);
     b += &format!("  wire [{}:0] val_wb;\n", w - 1);
     for l in 0..lanes {
-        b += &format!(
-            "  assign {} = wb_lanes[{l}] ? {} : {};\n",
-            lane("val_wb", l),
-            lane("wb_data", l),
-            lane("val", l)
-        );
+        b +=
+            &format!("  assign {} = wb_lanes[{l}] ? {} : {};\n", lane("val_wb", l), lane("wb_data", l), lane("val", l));
     }
     b += "  always @(posedge clk) begin\n    val <= val_wb;\n";
     b += &format!(
@@ -191,20 +187,13 @@ pub fn harnesses(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bo
             lit(lanes, 0)
         );
         for l in 0..lanes {
-            b += &format!(
-                "        if (live[{l}]) assert({} == {});\n",
-                lane(&format!("p_data_{i}"), l),
-                lane("val", l)
-            );
+            b +=
+                &format!("        if (live[{l}]) assert({} == {});\n", lane(&format!("p_data_{i}"), l), lane("val", l));
         }
         b += "      end\n    end\n";
     }
     for l in 0..lanes {
-        b += &format!(
-            "    if (evict_this && live[{l}]) assert({} == {});\n",
-            lane("p_evict_data", l),
-            lane("val", l)
-        );
+        b += &format!("    if (evict_this && live[{l}]) assert({} == {});\n", lane("p_evict_data", l), lane("val", l));
     }
     b += "    // Bookkeeping: every valid entry is dirty; a free slot holds nothing; within a slot the\n";
     b += "    // valid tags differ and the ranks are a permutation.\n";
@@ -226,7 +215,9 @@ pub fn harnesses(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bo
     b += "    // A warp's slot is owned by it; the watched warp owns no other.\n";
     for k in 0..g.warps {
         let owns: Vec<String> = (0..a)
-            .map(|s| format!("(p_slot_of_{k} == {} && p_owner_valid[{s}] && p_owner_{s} == {})", sl(s), lit(wb, k as u64)))
+            .map(|s| {
+                format!("(p_slot_of_{k} == {} && p_owner_valid[{s}] && p_owner_{s} == {})", sl(s), lit(wb, k as u64))
+            })
             .collect();
         b += &format!("    if (p_slot_of_valid[{k}]) assert({});\n", owns.join(" || "));
     }
@@ -257,6 +248,7 @@ pub fn harnesses(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bo
     }]
 }
 
-/// The invariants close in one step; the bounded check from reset reaches an allocation, an
-/// eviction and a flush in a few.
-const WRITEBACK_DEPTH: u32 = 6;
+/// The invariants close in one or two steps; the bounded check from reset reaches in five an
+/// activation, an allocation and its eviction by the next (one entry per slot) and the step
+/// after it. Each further step costs more than the one before.
+const WRITEBACK_DEPTH: u32 = 5;
