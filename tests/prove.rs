@@ -339,3 +339,28 @@ fn the_rename_stage_proves_unique_and_free_lists_that_lose_or_repeat_a_register_
         assert!(result(&out, "rename.unique").starts_with("FAILED "), "{from}: {out}");
     }
 }
+
+/// A register file cache of one entry per slot for two warps, 2 lanes, liveness: the MRF's
+/// properties with `rfc.writeback`, which takes most of the time (about a minute).
+const CACHED: &str = "name = \"c1\"\n[sm]\nwarps = 2\nlanes = 2\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 2\n[rfc]\nenabled = true\nentries = 1\nreplacement = \"fifo\"\nliveness = true\n";
+
+#[test]
+fn the_cache_keeps_every_latest_value_and_an_eviction_without_write_back_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c1.toml");
+    std::fs::write(&config, CACHED).unwrap();
+    let config = config.to_str().unwrap();
+    let o = rfgen(&["prove", "--config", config, "--block", "mrf"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(result(&out, "rfc.writeback").starts_with("proved "), "{out}");
+
+    // An allocation that pushes out a dirty live entry never fills the eviction buffer.
+    let from = "evict_valid <= 1'b1;";
+    let rtl = mutant(dir.path(), config, "mrf", "c1_rfc.v", from, "evict_valid <= 1'b0;");
+    let o = rfgen(&["prove", "--config", config, "--block", "mrf", "--rtl", &rtl, "--time-limit", "5"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(result(&out, "rfc.writeback").starts_with("FAILED "), "{out}");
+    assert!(result(&out, "arbiter.grant").starts_with("proved "), "{out}");
+}

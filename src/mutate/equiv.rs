@@ -50,7 +50,15 @@ pub fn check(netlist: &Design, index: u32, cycles: u32, dir: &Path) -> Result<Eq
     let (generated, copy) = (side(0), side(index));
     let sides = Sides { top: SIDE, generated: &generated, copy: &copy };
     let limit = Duration::from_secs(TIMEOUT_S);
-    Ok(match prove_equiv::check(&sides, cycles, limit, &dir.join(format!("equiv_{index}")))? {
+    // A tool that fails on one mutant leaves that mutant unknown, not the campaign stopped.
+    let verdict = match prove_equiv::check(&sides, cycles, limit, &dir.join(format!("equiv_{index}"))) {
+        Ok(v) => v,
+        Err(e) => {
+            let why = format!("{e:#}");
+            return Ok(Equivalence::Unknown { why: why.lines().next().unwrap_or_default().to_string() });
+        }
+    };
+    Ok(match verdict {
         prove_equiv::Equivalence::Proved => Equivalence::Proved,
         prove_equiv::Equivalence::Bounded { cycles, .. } => Equivalence::Equivalent { cycles },
         prove_equiv::Equivalence::Differs { output, cycle, .. } => {

@@ -3,14 +3,14 @@
 //! since. Every physical register must be, at every step, either free — exactly once, in its
 //! kind's free list — or in that record; the induction reads the free lists' state.
 
-use super::{Harness, PROBES_DEFINE, Probe, Proof, RENAME_UNIQUE, module_head};
+use super::{Harness, PROBES_DEFINE, Probe, Proof, RENAME_UNIQUE, free_running, module_head};
 use crate::blocks::rename::interface::RenamePorts;
 use crate::blocks::rename::{
     FREE_COUNT, FREE_FIFO, FREE_FRESH, FREE_HEAD, FREE_TAILS, FreeListKind, free_lists, modules,
 };
 use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rename::RenameLayout;
-use crate::verilog::{Dir, Ports, Sig, Submodule, lit, resize, slice};
+use crate::verilog::{Sig, Submodule, lit, resize, slice};
 
 /// The invariant is closed under one edge; the bounded check from reset needs a few steps to
 /// hand registers out and release them again, and more only costs time on the full-size stage.
@@ -24,19 +24,7 @@ pub fn harnesses(prefix: &str, l: &RenameLayout, depth: u32) -> Vec<Harness> {
     let top = format!("{prefix}_prove_rename_unique");
     let (k, pb, phys) = (SLOTS_PER_COLLECTOR, l.phys_bits(), l.phys);
     let mut b = module_head(&top, RENAME_UNIQUE.statement);
-    b += "  reg init = 1'b1;\n  always @(posedge clk) init <= 1'b0;\n  (* anyseq *) wire rst_any;\n";
-    b += "  wire rst = init | rst_any;\n";
-    // Every other input free in every cycle; the outputs to wires of their own names.
-    let conns = ports.map(|p| Sig::new(p.name.clone(), p.width));
-    for p in ports.declared() {
-        if p.name == "clk" || p.name == "rst" {
-            continue;
-        }
-        let range = if p.width > 1 { format!(" [{}:0]", p.width - 1) } else { String::new() };
-        let free = if p.dir == Dir::Input { "(* anyseq *) " } else { "" };
-        b += &format!("  {free}wire{range} {};\n", p.name);
-    }
-    b += &dut.instance("dut", &conns);
+    b += &free_running(&dut, &ports.map(|p| Sig::new(p.name.clone(), p.width)));
 
     // The record: registers handed out (a destination with `ren_dst_new` while `ren_ready`) and
     // not released since; a reset empties it as it frees every register.

@@ -2,31 +2,19 @@
 //! through free reservations, write-backs and resets, reset at step 0. What each pending bit
 //! did from one cycle to the next is checked against what the inputs asked for in that cycle.
 
-use super::{Harness, Proof, SCOREBOARD_RESERVED, module_head};
+use super::{Harness, Proof, SCOREBOARD_RESERVED, free_running, module_head};
 use crate::blocks::scoreboard::interface::ScoreboardPorts;
 use crate::blocks::scoreboard::{PREDICATES, scoreboard};
 use crate::layout::geometry::Geometry;
 use crate::layout::geometry::index_bits;
-use crate::verilog::{Dir, Ports, Sig, Submodule, lit};
+use crate::verilog::{Sig, Submodule, lit};
 
 pub fn harnesses(prefix: &str, g: &Geometry, depth: u32) -> Vec<Harness> {
     let ports = ScoreboardPorts::new(g);
     let dut = Submodule { module: scoreboard(prefix, g), ports: ports.clone() };
     let top = format!("{prefix}_prove_scoreboard_reserved");
     let mut b = module_head(&top, SCOREBOARD_RESERVED.statement);
-    b += "  reg init = 1'b1;\n  always @(posedge clk) init <= 1'b0;\n  (* anyseq *) wire rst_any;\n";
-    b += "  wire rst = init | rst_any;\n";
-    // Every other input free in every cycle; the outputs to wires of their own names.
-    let conns = ports.map(|p| Sig::new(p.name.clone(), p.width));
-    for p in ports.declared() {
-        if p.name == "clk" || p.name == "rst" {
-            continue;
-        }
-        let range = if p.width > 1 { format!(" [{}:0]", p.width - 1) } else { String::new() };
-        let free = if p.dir == Dir::Input { "(* anyseq *) " } else { "" };
-        b += &format!("  {free}wire{range} {};\n", p.name);
-    }
-    b += &dut.instance("dut", &conns);
+    b += &free_running(&dut, &ports.map(|p| Sig::new(p.name.clone(), p.width)));
 
     let (wb, rb) = (g.warp_bits(), g.reg_bits());
     let (bits, pred_bits) = (g.warps * g.registers, g.warps * PREDICATES);

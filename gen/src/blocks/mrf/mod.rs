@@ -10,7 +10,7 @@ pub mod interface;
 mod orf;
 mod range_table;
 mod reg_map;
-mod rfc;
+pub mod rfc;
 mod top;
 mod write_port;
 

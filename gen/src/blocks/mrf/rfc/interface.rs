@@ -91,6 +91,44 @@ impl CachePorts<Port> {
     }
 }
 
+impl<P> CachePorts<P> {
+    /// The same ports, each turned into something else by `f` (in declaration order).
+    pub fn map<Q>(&self, mut f: impl FnMut(&P) -> Q) -> CachePorts<Q> {
+        CachePorts {
+            clk: f(&self.clk),
+            rst: f(&self.rst),
+            rd_fire: self.rd_fire.as_ref().map(&mut f),
+            rd_warp: f(&self.rd_warp),
+            rd_src_valid: f(&self.rd_src_valid),
+            rd_src_reg: f(&self.rd_src_reg),
+            rd_src_last: self.rd_src_last.as_ref().map(&mut f),
+            rd_hit: f(&self.rd_hit),
+            rd_data: f(&self.rd_data),
+            wb_fire: f(&self.wb_fire),
+            wb_warp: f(&self.wb_warp),
+            wb_reg: f(&self.wb_reg),
+            wb_mask: f(&self.wb_mask),
+            wb_data: f(&self.wb_data),
+            wb_long: f(&self.wb_long),
+            wb_ready: f(&self.wb_ready),
+            bank_wr_en: f(&self.bank_wr_en),
+            bank_wr_warp: f(&self.bank_wr_warp),
+            bank_wr_reg: f(&self.bank_wr_reg),
+            bank_wr_mask: f(&self.bank_wr_mask),
+            bank_wr_data: f(&self.bank_wr_data),
+            bank_wr_ready: self.bank_wr_ready.as_ref().map(&mut f),
+            evicting: self.evicting.as_ref().map(&mut f),
+            act_valid: f(&self.act_valid),
+            act_warp: f(&self.act_warp),
+            act_ready: f(&self.act_ready),
+            flush_valid: f(&self.flush_valid),
+            flush_warp: f(&self.flush_warp),
+            flush_ready: f(&self.flush_ready),
+            rel_mask: f(&self.rel_mask),
+        }
+    }
+}
+
 impl<P> Ports<P> for CachePorts<P> {
     type Of<Q> = CachePorts<Q>;
 

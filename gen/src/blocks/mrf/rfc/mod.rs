@@ -79,32 +79,54 @@ struct Shape {
     banks_may_refuse: bool,
 }
 
+/// Names of the cache's state, as the formal harness of `rfc.writeback` reads it (through
+/// probes: see `formal::Probe`). Per warp: its slot (`SLOT_OF`, an array indexed by warp id) and
+/// whether it has one. Per slot `s`: `OWNER` followed by `s`, and bit `s` of `OWNER_VALID`. Per
+/// entry `i = s * E + e`: bit `i` of `VALID`, `DIRTY`, `DEAD`; `TAG` and `RANK` followed by `i`;
+/// word `i` of `DATA`. The eviction buffer and the flush engine: the `EVICT_*` and `FLUSH_*`.
+pub const SLOT_OF: &str = "slot_of";
+pub const SLOT_OF_VALID: &str = "slot_of_valid";
+pub const OWNER: &str = "owner";
+pub const OWNER_VALID: &str = "owner_valid";
+pub const VALID: &str = "valid";
+pub const DIRTY: &str = "dirty";
+pub const DEAD: &str = "dead";
+pub const TAG: &str = "tag";
+pub const RANK: &str = "rank";
+pub const DATA: &str = "data";
+pub const EVICT_VALID: &str = "evict_valid";
+pub const EVICT_WARP: &str = "evict_warp";
+pub const EVICT_REG: &str = "evict_reg";
+pub const EVICT_DATA: &str = "evict_data";
+pub const FLUSH_BUSY: &str = "flush_busy";
+pub const FLUSH_SLOT: &str = "flush_slot";
+
 /// The state (slots, entries, eviction buffer, flush engine) and the combinational nets.
 fn declarations(c: &Shape) -> String {
     let Shape { a, k, n, wb, rb, sb, lanes, w, rk, ib, .. } = *c;
     let mut b = String::new();
     // State.
-    b += &format!("  reg  [{}:0] slot_of [0:{}];\n", sb - 1, (1u32 << wb) - 1);
-    b += &vector_reg("slot_of_valid", 1 << wb);
+    b += &format!("  reg  [{}:0] {SLOT_OF} [0:{}];\n", sb - 1, (1u32 << wb) - 1);
+    b += &vector_reg(SLOT_OF_VALID, 1 << wb);
     for s in 0..a {
-        b += &reg(&format!("owner{s}"), wb);
+        b += &reg(&format!("{OWNER}{s}"), wb);
     }
-    b += &vector_reg("owner_valid", a);
-    for name in ["valid", "dirty", "dead"] {
+    b += &vector_reg(OWNER_VALID, a);
+    for name in [VALID, DIRTY, DEAD] {
         b += &vector_reg(name, n);
     }
     for i in 0..n {
-        b += &reg(&format!("tag{i}"), rb);
-        b += &reg(&format!("rank{i}"), rk);
+        b += &reg(&format!("{TAG}{i}"), rb);
+        b += &reg(&format!("{RANK}{i}"), rk);
     }
     // The values: one array with one write port (a write hit or an allocation, never both).
-    b += &format!("  reg  [{}:0] data [0:{}];\n", w - 1, n - 1);
-    b += &reg("evict_valid", 1);
-    b += &reg("evict_warp", wb);
-    b += &reg("evict_reg", rb);
-    b += &reg("evict_data", w);
-    b += &reg("flush_busy", 1);
-    b += &reg("flush_slot", sb);
+    b += &format!("  reg  [{}:0] {DATA} [0:{}];\n", w - 1, n - 1);
+    b += &reg(EVICT_VALID, 1);
+    b += &reg(EVICT_WARP, wb);
+    b += &reg(EVICT_REG, rb);
+    b += &reg(EVICT_DATA, w);
+    b += &reg(FLUSH_BUSY, 1);
+    b += &reg(FLUSH_SLOT, sb);
 
     // Combinational signals.
     for name in ["rd_sel", "wb_sel", "fl_sel", "free", "free_first"] {
