@@ -39,6 +39,7 @@ fn options_off_are_todays_hardware_byte_for_byte() {
             "mrf_registered_dispatch = false\n",
             "bdi_split_compressor = false\n",
             "issue_registered_eligibility = false\n",
+            "issue_registered_reservation = false\n",
         ];
         let explicit = timed(&plain.to_toml(), &off);
         assert_eq!(plain.hash(), explicit.hash(), "{name}: options off leave the config hash");
@@ -175,86 +176,114 @@ fn a_split_compressor_agrees_alone_and_in_the_compressed_mrf() {
     }
 }
 
-/// `checked` with the issue stage's eligibility a cycle ahead.
-fn eligibility_ahead(mut checked: Checked) -> Checked {
-    checked.config.timing.issue_registered_eligibility = true;
+/// The issue stage's two options: the eligibility a cycle ahead, the reservations registered.
+#[derive(Clone, Copy, Debug)]
+struct IssueStages {
+    eligibility: bool,
+    reservation: bool,
+}
+
+const AHEAD: IssueStages = IssueStages { eligibility: true, reservation: false };
+const RESERVED: IssueStages = IssueStages { eligibility: false, reservation: true };
+const BOTH: IssueStages = IssueStages { eligibility: true, reservation: true };
+
+/// `checked` with the issue stage's options `stages`.
+fn issue_stages(mut checked: Checked, stages: IssueStages) -> Checked {
+    checked.config.timing.issue_registered_eligibility = stages.eligibility;
+    checked.config.timing.issue_registered_reservation = stages.reservation;
     config::check(checked.config).unwrap()
 }
 
-/// The issue stage with its eligibility a cycle ahead agrees with its model under random traffic
-/// on every scheduler policy, a busy-bit and a bloom warpboard, the ORF/LRF's and the rename
-/// stage's stall, and the full-size warpboard preset; and under every library kernel on that
-/// preset. The registers are there, and no warp is granted in two cycles running.
+/// The issue stage with its eligibility a cycle ahead, its reservations registered, or both,
+/// agrees with its model under random traffic on every scheduler policy, a busy-bit and a bloom
+/// warpboard, the ORF/LRF's and the rename stage's stall, and the full-size warpboard preset
+/// (each setting on several of them); and under every library kernel on that preset, each
+/// setting. The registers are there.
 #[test]
-fn eligibility_a_cycle_ahead_agrees_with_the_model() {
+fn issue_stage_options_agree_with_the_model() {
     use SchedulerPolicy::*;
     let mut renamed = issue_small(Gto, WarPolicy::None);
     renamed.config.rename = config::Rename { enabled: true, trws: true, cmos_rows: 48, ..Default::default() };
     let points = [
-        issue_small(Lrr, WarPolicy::None),
-        issue_small(Gto, WarPolicy::Bloom2),
-        issue_small(TwoLevel, WarPolicy::ReleaseOnRead),
-        issue_small(Lrr, WarPolicy::ReleaseOnCommit),
-        upper("osmall"),
-        config::check(renamed.config).unwrap(),
-        config::preset("war-warpboard").unwrap(),
+        (issue_small(Lrr, WarPolicy::None), AHEAD),
+        (issue_small(Gto, WarPolicy::Bloom2), BOTH),
+        (issue_small(TwoLevel, WarPolicy::ReleaseOnRead), RESERVED),
+        (issue_small(Lrr, WarPolicy::ReleaseOnCommit), BOTH),
+        (issue_small(Gto, WarPolicy::Bloom2), RESERVED),
+        (upper("osmall"), BOTH),
+        (config::check(renamed.config).unwrap(), AHEAD),
+        (config::preset("war-warpboard").unwrap(), BOTH),
     ];
-    for checked in points.map(eligibility_ahead) {
+    for (checked, stages) in points {
+        let checked = issue_stages(checked, stages);
         let design = rfgen_gen::emit::generate_issue(&checked);
         let top = &design.files.iter().find(|(f, _)| f.ends_with("_issue.v")).unwrap().1;
-        assert!(top.contains("can_issue_q <= can_issue;"), "{}: the check is registered", checked.config.name);
+        let what = format!("{} {:?} {stages:?}", checked.config.name, checked.config.scheduler.policy);
+        assert_eq!(top.contains("can_issue_q <= can_issue;"), stages.eligibility, "{what}: the check is registered");
+        assert_eq!(top.contains("rsv_valid <= to_collector;"), stages.reservation, "{what}: the reservation is registered");
         let (mismatch, stats) = random_lockstep::<Issue>(&checked, &design, 20_000, 11, 3);
-        let what = format!("{} {:?}", checked.config.name, checked.config.scheduler.policy);
         assert!(mismatch.is_none(), "{what}: {}", mismatch.unwrap());
         let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;
         assert!(stat("cycles with a last issuer") > 5_000 && stat("register releases") > 1_000, "{what}: {stats:?}");
     }
-    let checked = eligibility_ahead(config::preset("war-warpboard").unwrap());
-    let design = rfgen_gen::emit::generate_issue(&checked);
     let opts = kernel_options(rfgen_gen::Block::Issue);
-    for lib in rfgen_model::kernel::library::KERNELS {
-        let k = lib.parse().unwrap();
-        let r = rfgen_cosim::session::cosim_kernel(&checked, &design, &k, &opts, &mut |_| {}).unwrap();
-        assert!(r.passed(), "{}: {:?} {:?}", k.name, r.mismatch, r.kernel_error);
+    for stages in [AHEAD, RESERVED, BOTH] {
+        let checked = issue_stages(config::preset("war-warpboard").unwrap(), stages);
+        let design = rfgen_gen::emit::generate_issue(&checked);
+        for lib in rfgen_model::kernel::library::KERNELS {
+            let k = lib.parse().unwrap();
+            let r = rfgen_cosim::session::cosim_kernel(&checked, &design, &k, &opts, &mut |_| {}).unwrap();
+            assert!(r.passed(), "{} {stages:?}: {:?} {:?}", k.name, r.mismatch, r.kernel_error);
+        }
     }
 }
 
-/// The model never grants a warp in two cycles running with the eligibility a cycle ahead, and
-/// does without it: the option is what the model follows, not a coincidence of the traffic.
+/// The model holds a granted warp back as long as each setting says: with one stage registered
+/// no warp is granted in two cycles running, with both none in any three; without either,
+/// greedy issue repeats a warp. The options are what the model follows, not a coincidence of
+/// the traffic.
 #[test]
-fn eligibility_a_cycle_ahead_never_grants_a_warp_twice_running() {
+fn a_granted_warp_sits_out_a_cycle_per_stage() {
     use rfgen_cosim::glue::{RandomBlock, Stimulus};
     use rfgen_model::block::Block;
     use rfgen_model::blocks::issue::IssueBlock;
-    let back_to_back = |checked: &Checked| {
+    // Grants of one warp within `window` cycles of its last.
+    let repeats = |checked: &Checked, window: usize| {
         let mut model = Issue::for_config(checked);
         let mut stimulus = Issue::stimulus(checked, 5);
-        let (mut i, mut last, mut twice) = (model.idle(), None, 0);
+        let (mut i, mut recent, mut repeats) = (model.idle(), std::collections::VecDeque::new(), 0);
         for cycle in 0..5_000 {
             stimulus.next(cycle, &model.outputs(), &mut i);
             let grant = model.decide(&i).sched.grant;
-            twice += (grant.is_some() && grant == last) as u32;
-            last = grant;
+            repeats += (grant.is_some() && recent.contains(&grant)) as u32;
+            recent.push_front(grant);
+            recent.truncate(window);
             model.tick(&i);
         }
-        twice
+        repeats
     };
     let plain = issue_small(SchedulerPolicy::Gto, WarPolicy::None);
-    assert!(back_to_back(&plain) > 100, "greedy issue repeats a warp without the option");
-    assert_eq!(back_to_back(&eligibility_ahead(plain)), 0);
+    assert!(repeats(&plain, 1) > 100, "greedy issue repeats a warp without the options");
+    assert_eq!(repeats(&issue_stages(plain.clone(), AHEAD), 1), 0);
+    assert_eq!(repeats(&issue_stages(plain.clone(), RESERVED), 1), 0);
+    assert!(repeats(&issue_stages(plain.clone(), AHEAD), 2) > 100, "one stage holds a warp back one cycle");
+    assert_eq!(repeats(&issue_stages(plain, BOTH), 2), 0);
 }
 
-/// Seeded bugs in the registered check, each caught by random traffic: the warp granted last
-/// cycle not held back (its unchecked next instruction may issue), and the check used as it is
-/// computed (no register: the pick sees this cycle's reservations).
+/// Seeded bugs in the issue stage's registers, each caught by random traffic: the warp granted
+/// last cycle not held back (its unchecked next instruction may issue), the check used as it is
+/// computed (no register: the pick sees this cycle's reservations), a warp granted two cycles
+/// ago not held back with both options, and the reservation made at once beside its register.
 #[test]
-fn a_wrong_eligibility_register_is_caught() {
-    let checked = eligibility_ahead(issue_small(SchedulerPolicy::Gto, WarPolicy::Bloom2));
+fn a_wrong_issue_stage_register_is_caught() {
     let bugs = [
-        ("& ~granted_q[w]", "", "granted warp not held"),
-        ("& can_issue_q[w] &", "& can_issue[w] &", "check not registered"),
+        (AHEAD, "& ~granted_q[w]", "", "granted warp not held"),
+        (AHEAD, "& can_issue_q[w] &", "& can_issue[w] &", "check not registered"),
+        (BOTH, " & ~granted_qq[w]", "", "warp granted two cycles ago not held"),
+        (RESERVED, "rsv_valid <= to_collector;", "rsv_valid <= 1'b0;", "reservation dropped"),
     ];
-    for (from, to, name) in bugs {
+    for (stages, from, to, name) in bugs {
+        let checked = issue_stages(issue_small(SchedulerPolicy::Gto, WarPolicy::Bloom2), stages);
         let design = rfgen_gen::emit::generate_issue(&checked);
         let design = mutated(design, "ismall_issue.v", from, to, name);
         let (mismatch, _) = random_lockstep::<Issue>(&checked, &design, 5_000, 11, 3);

@@ -93,6 +93,10 @@ pub struct Timing {
     /// descriptors of the cycle before, into a register the scheduler picks from: a release
     /// lets a warp issue a cycle later, and a warp does not issue in two cycles running.
     pub issue_registered_eligibility: bool,
+    /// The issue stage registers the granted instruction's reservations (scoreboard, warpboard)
+    /// and makes them at the next edge, so the pick and the reservations are not one path: the
+    /// granted warp sits out a cycle more.
+    pub issue_registered_reservation: bool,
 }
 
 impl Timing {

@@ -171,10 +171,14 @@ pub struct Issue<S: ScoreboardBlock = Scoreboard, W: WarpboardBlock = Warpboard,
     /// cycle: the edge reuses them (the check's inputs do not change within a cycle).
     edges: u64,
     decided: Cell<Option<(u64, SchedulerIn, Option<u32>)>>,
-    /// `timing.issue_registered_eligibility`: last cycle's `can_issue`, and the warp granted
-    /// last cycle (registers; zero when the option is off).
+    /// `timing.issue_registered_eligibility`: last cycle's `can_issue` (a register; zero when
+    /// the option is off).
     can_issue_q: u64,
-    granted_q: u64,
+    /// The warps granted one and two cycles ago (registers, as many as `Shape::sit_out`).
+    granted_q: [u64; 2],
+    /// `timing.issue_registered_reservation`: last cycle's granted instruction that goes to a
+    /// collector, its reservations made at this edge.
+    reservation_q: Option<(u32, Next)>,
 }
 
 /// What the check found, a bit per warp.
@@ -218,7 +222,8 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
             edges: 0,
             decided: Cell::new(None),
             can_issue_q: 0,
-            granted_q: 0,
+            granted_q: [0; 2],
+            reservation_q: None,
         }
     }
 
@@ -279,12 +284,14 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
             },
             "a descriptor changed without its bit in IssueIn::changed"
         );
-        // With the check a cycle ahead, the scheduler picks from last cycle's result; the warp
-        // granted last cycle has a next instruction not checked yet.
+        // With the check a cycle ahead, the scheduler picks from last cycle's result. A warp
+        // granted within `sit_out` cycles has a next instruction not yet checked against the
+        // reservations of its grant: it sits out.
+        let sitting_out = self.granted_q[..self.shape.sit_out() as usize].iter().fold(0, |m, g| m | g);
         let checked = match self.shape.registered {
-            true => self.can_issue_q & !self.granted_q & f.valid & !i.barrier,
+            true => self.can_issue_q & f.valid & !i.barrier,
             false => f.can_issue,
-        };
+        } & !sitting_out;
         let can_issue = if self.shape.stall { checked & !i.stall } else { checked };
         let mut d = IssueDecision {
             can_issue,
@@ -331,7 +338,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
     fn reset(&mut self) {
         self.memo.set(Memo::default());
         self.decided.set(None);
-        (self.can_issue_q, self.granted_q) = (0, 0);
+        (self.can_issue_q, self.granted_q, self.reservation_q) = (0, [0; 2], None);
         self.scoreboard.reset();
         if let Some(b) = &mut self.warpboard {
             b.reset();
@@ -360,12 +367,16 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
             }
         };
         self.edges += 1;
-        // The granted instruction goes to a collector unless it completes at issue.
-        let to_collector = grant.filter(|&w| !i.next[w as usize].control);
-        let n = to_collector.map(|w| i.next[w as usize]).unwrap_or_default();
-        let w = to_collector.unwrap_or(0);
+        // The granted instruction goes to a collector unless it completes at issue; it
+        // reserves at this edge, or at the next with the reservation registered.
+        let to_collector = grant.filter(|&w| !i.next[w as usize].control).map(|w| (w, i.next[w as usize]));
+        let reserving = match self.shape.registered_reservation {
+            true => std::mem::replace(&mut self.reservation_q, to_collector),
+            false => to_collector,
+        };
+        let (w, n) = reserving.unwrap_or_default();
         let sb = &mut self.sb_in;
-        (sb.set_valid, sb.set_warp, sb.set_long) = (to_collector.is_some(), w, n.long);
+        (sb.set_valid, sb.set_warp, sb.set_long) = (reserving.is_some(), w, n.long);
         (sb.set_reg_valid, sb.set_reg) = (n.dst_valid, n.dst);
         (sb.set_pred_valid, sb.set_pred) = (n.pdst_valid, n.pdst);
         (sb.clr_valid, sb.clr_warp, sb.clr_reg) = (i.clr_valid, i.clr_warp, i.clr_reg);
@@ -373,7 +384,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         self.scoreboard.tick(&self.sb_in);
         if let Some(b) = &mut self.warpboard {
             b.tick(&WarpboardIn {
-                iss_valid: to_collector.is_some(),
+                iss_valid: reserving.is_some(),
                 iss_warp: w,
                 iss_src_valid: n.src_valid,
                 iss_src_reg: n.src_reg,
@@ -388,12 +399,14 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         if self.shape.registered {
             // `check` brought the findings of this cycle's inputs up to date.
             self.can_issue_q = self.memo.get().found.can_issue;
-            self.granted_q = grant.map_or(0, |w| 1 << w);
+        }
+        if self.shape.sit_out() > 0 {
+            self.granted_q = [grant.map_or(0, |w| 1 << w), self.granted_q[0]];
         }
         // The warps whose scoreboard or warpboard state this edge may have changed.
         let bit = |valid: bool, w: u32| if valid { 1u64.checked_shl(w).unwrap_or(0) } else { 0 };
         let mut touched = i.commit | bit(i.clr_valid, i.clr_warp) | bit(i.lv_valid, i.lv_warp);
-        touched |= bit(to_collector.is_some(), w);
+        touched |= bit(reserving.is_some(), w);
         touched |= i.clr_preds.iter().enumerate().fold(0, |m, (w, &p)| m | bit(p != 0, w as u32));
         let mut memo = self.memo.get();
         memo.fresh &= !touched;
@@ -410,8 +423,10 @@ mod tests {
     /// and `I0`'s result commits in cycle 3. The grants, per setting.
     #[test]
     fn documented_eligibility_timing() {
-        let grants = |ahead: bool| {
-            let text = format!("[scheduler]\npolicy = \"lrr\"\n[timing]\nissue_registered_eligibility = {ahead}\n");
+        let grants = |ahead: bool, reservation: bool| {
+            let text = format!(
+                "[scheduler]\npolicy = \"lrr\"\n[timing]\nissue_registered_eligibility = {ahead}\nissue_registered_reservation = {reservation}\n"
+            );
             let checked = rfgen_gen::config::parse(&text).unwrap();
             let mut stage = Issue::for_config(&checked);
             let op = |src: Option<u32>, dst: u32| {
@@ -437,7 +452,9 @@ mod tests {
             seen
         };
         let (w0, w1) = (Some(0), Some(1));
-        assert_eq!(grants(false), [w0, w1, w1, w1, w0, None, None, None]);
-        assert_eq!(grants(true), [None, w0, w1, None, w1, w0, w1, None]);
+        assert_eq!(grants(false, false), [w0, w1, w1, w1, w0, None, None, None]);
+        assert_eq!(grants(true, false), [None, w0, w1, None, w1, w0, w1, None]);
+        assert_eq!(grants(false, true), [w0, w1, None, w1, w0, w1, None, None]);
+        assert_eq!(grants(true, true), [None, w0, w1, None, None, w0, w1, None]);
     }
 }

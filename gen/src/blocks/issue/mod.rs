@@ -13,7 +13,7 @@ use super::warpboard::{self, interface::BloomPorts, interface::WarpboardPorts};
 use crate::config::{Config, SchedulerPolicy};
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::verilog::{
-    Module, Port, Sig, Submodule, lit, onehot_decode, resize, vector_reg, vector_wire, warp_pick, wire,
+    Module, Port, Sig, Submodule, lit, onehot_decode, reg, resize, vector_reg, vector_wire, warp_pick, wire,
 };
 use interface::IssuePorts;
 
@@ -33,9 +33,19 @@ pub struct Shape {
     /// `timing.issue_registered_eligibility`: the check's result is registered, and the
     /// scheduler picks from last cycle's, less the warp granted last cycle.
     pub registered: bool,
+    /// `timing.issue_registered_reservation`: the granted instruction's reservations are
+    /// registered and made at the next edge.
+    pub registered_reservation: bool,
 }
 
 impl Shape {
+    /// Cycles a granted warp sits out after its grant: its next instruction is not checked
+    /// against the state its grant reserves until the check and the reservation have both
+    /// happened (one cycle per registered stage between them).
+    pub fn sit_out(&self) -> u32 {
+        self.registered as u32 + self.registered_reservation as u32
+    }
+
     pub fn new(g: &Geometry, c: &Config) -> Shape {
         Shape {
             warps: g.warps,
@@ -46,6 +56,7 @@ impl Shape {
             warpboard: warpboard::Shape::new(g, c.warpboard.policy),
             stall: c.orf.enabled || c.rename.enabled,
             registered: c.timing.issue_registered_eligibility,
+            registered_reservation: c.timing.issue_registered_reservation,
         }
     }
 }
@@ -85,11 +96,16 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         b += &vector_wire(&state.expr, state.width);
     }
     b += &wire("to_collector", 1);
-    if s.registered {
+    if s.sit_out() > 0 {
         b += &vector_wire("grant_onehot", w);
+        b += &vector_reg("granted_q", w);
+    }
+    if s.sit_out() > 1 {
+        b += &vector_reg("granted_qq", w);
+    }
+    if s.registered {
         b += &vector_wire("can_issue", w);
         b += &vector_reg("can_issue_q", w);
-        b += &vector_reg("granted_q", w);
     }
 
     // The check, per warp.
@@ -119,7 +135,10 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         p.next_preds
     );
     b += &war_check(prefix, g, s, &p);
-    let stalled = p.stall.as_ref().map_or(String::new(), |s| format!(" & ~{s}[w]"));
+    let mut stalled = p.stall.as_ref().map_or(String::new(), |s| format!(" & ~{s}[w]"));
+    if s.sit_out() > 1 {
+        stalled += " & ~granted_qq[w]";
+    }
     let (valid, barrier, ready, control) = (&p.next_valid, &p.barrier, &p.collector_ready, &p.next_control);
     b += &if s.registered {
         format!(
@@ -127,8 +146,9 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
             p.eligible
         )
     } else {
+        let sitting_out = if s.sit_out() > 0 { " & ~granted_q[w]" } else { "" };
         format!(
-            "      assign {}[w] = {valid}[w] & ~{barrier}[w]{stalled} & ~conflict & ~war & ({ready} | {control}[w]);\n",
+            "      assign {}[w] = {valid}[w] & ~{barrier}[w]{stalled}{sitting_out} & ~conflict & ~war & ({ready} | {control}[w]);\n",
             p.eligible
         )
     };
@@ -152,6 +172,23 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
             p.grant_valid,
             z = lit(w, 0)
         );
+    } else if s.sit_out() > 0 {
+        b += "\n  // The warp granted last cycle sits out a cycle: its next instruction is checked before\n";
+        b += "  // its grant's reservations are made (`timing.issue_registered_reservation`).\n";
+        b += &onehot_decode("grant_onehot", &p.grant_warp.expr, w);
+        b += &format!(
+            "  always @(posedge clk) begin\n    if (rst) granted_q <= {};\n    else granted_q <= {{{w}{{{}}}}} & grant_onehot;\n  end\n",
+            lit(w, 0),
+            p.grant_valid
+        );
+    }
+    if s.sit_out() > 1 {
+        b += "  // With both registered, a granted warp sits out two cycles: the check of its next\n";
+        b += "  // instruction in the cycle after its grant does not see the grant's reservations yet.\n";
+        b += &format!(
+            "  always @(posedge clk) begin\n    if (rst) granted_qq <= {};\n    else granted_qq <= granted_q;\n  end\n",
+            lit(w, 0)
+        );
     }
 
     // The granted instruction reserves at the edge, unless it completes at issue.
@@ -174,18 +211,32 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         (valid, regs)
     });
     let sig = |e: String, width: u32| Sig::new(e, width);
+    let mut reservation = Reservation {
+        valid: sig("to_collector".into(), 1),
+        warp: gw.clone(),
+        reg_valid: sig(format!("{}[{gw}]", p.next_dst_valid), 1),
+        reg: set_reg,
+        long: sig(format!("{}[{gw}]", p.next_long), 1),
+        pred_valid: sig(format!("{}[{gw}]", p.next_pdst_valid), 1),
+        pred: set_pred,
+        sources: bloom_sources,
+    };
+    if s.registered_reservation {
+        b += &reservation.register();
+    }
+    let Reservation { valid, warp, reg_valid, reg, long, pred_valid, pred, sources: bloom_sources } = reservation;
     b += &sb.instance(
         "u_scoreboard",
         &ScoreboardPorts {
             clk: p.clk.clone(),
             rst: p.rst.clone(),
-            set_valid: sig("to_collector".into(), 1),
-            set_warp: gw.clone(),
-            set_reg_valid: sig(format!("{}[{gw}]", p.next_dst_valid), 1),
-            set_reg,
-            set_long: sig(format!("{}[{gw}]", p.next_long), 1),
-            set_pred_valid: sig(format!("{}[{gw}]", p.next_pdst_valid), 1),
-            set_pred,
+            set_valid: valid.clone(),
+            set_warp: warp.clone(),
+            set_reg_valid: reg_valid,
+            set_reg: reg,
+            set_long: long,
+            set_pred_valid: pred_valid,
+            set_pred: pred,
             clr_valid: p.clr_valid.clone(),
             clr_warp: p.clr_warp.clone(),
             clr_reg: p.clr_reg.clone(),
@@ -209,8 +260,8 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         let conns = WarpboardPorts {
             clk: p.clk.clone(),
             rst: p.rst.clone(),
-            iss_valid: sig("to_collector".into(), 1),
-            iss_warp: gw.clone(),
+            iss_valid: valid,
+            iss_warp: warp,
             lv_valid: p.lv_valid.clone(),
             lv_warp: p.lv_warp.clone(),
             commit: p.commit.clone(),
@@ -250,6 +301,59 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     };
     modules.extend([sb.module, sched.module, top]);
     modules
+}
+
+/// What the granted instruction reserves: its destinations in the scoreboard, and (bloomboards)
+/// its sources in the warpboard.
+struct Reservation {
+    valid: Sig,
+    warp: Sig,
+    reg_valid: Sig,
+    reg: Sig,
+    long: Sig,
+    pred_valid: Sig,
+    pred: Sig,
+    sources: Option<(Sig, [Sig; SLOTS_PER_COLLECTOR as usize])>,
+}
+
+impl Reservation {
+    /// With `timing.issue_registered_reservation`: every field into a register `rsv_<field>`
+    /// (the declarations and the always block), and the fields renamed to them.
+    fn register(&mut self) -> String {
+        let mut fields = vec![
+            ("valid", &mut self.valid),
+            ("warp", &mut self.warp),
+            ("reg_valid", &mut self.reg_valid),
+            ("reg", &mut self.reg),
+            ("long", &mut self.long),
+            ("pred_valid", &mut self.pred_valid),
+            ("pred", &mut self.pred),
+        ];
+        let mut src_names = Vec::new();
+        if let Some((valid, regs)) = &mut self.sources {
+            src_names.push("src_valid".to_string());
+            src_names.extend((0..regs.len()).map(|i| format!("src{i}_reg")));
+            fields.push(("src_valid", valid));
+            fields.extend(regs.iter_mut().zip(&src_names[1..]).map(|(r, n)| (n.as_str(), r)));
+        }
+        let mut decls = String::new();
+        let mut loads = String::new();
+        for (name, field) in fields {
+            let q = format!("rsv_{name}");
+            decls += &reg(&q, field.width);
+            if name != "valid" {
+                loads += &format!("    {q} <= {};\n", field.expr);
+            }
+            *field = Sig::new(q, field.width);
+        }
+        let mut b = "\n  // The granted instruction's reservations, registered (`timing.issue_registered_reservation`):\n".to_string();
+        b += "  // made at the next edge, so the pick and the scoreboard's set are not one path.\n";
+        b += &decls;
+        b += "  always @(posedge clk) begin\n    if (rst) rsv_valid <= 1'b0;\n    else rsv_valid <= to_collector;\n";
+        b += &loads;
+        b += "  end\n";
+        b
+    }
 }
 
 /// The warpboard's check for warp `w` inside the per-warp generate block: `war`.
