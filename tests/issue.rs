@@ -38,7 +38,10 @@ fn issue_stage_rtl_agrees_with_its_model() {
         let what = format!("{} {:?} {:?}", c.name, c.scheduler.policy, c.warpboard.policy);
         assert!(mismatch.is_none(), "{what}: {}", mismatch.unwrap());
         let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;
-        assert!(stat("register releases") > 1_000 && stat("leaves") > 5_000, "{what}: {stats:?}");
+        assert!(
+            stat("register releases") > 1_000 && stat("leaves") > 5_000 && stat("resets in the run") > 10,
+            "{what}: {stats:?}"
+        );
     }
 }
 

@@ -18,7 +18,12 @@ fn scoreboard_rtl_agrees_with_its_model() {
         let (mismatch, stats) = random_lockstep::<Scoreboard>(&checked, &design, 30_000, 9, 2);
         assert!(mismatch.is_none(), "{}: {}", checked.config.name, mismatch.unwrap());
         let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;
-        assert!(stat("instructions issued") > 10_000 && stat("issues the scoreboard stalled") > 1_000, "{stats:?}");
+        assert!(
+            stat("instructions issued") > 10_000
+                && stat("issues the scoreboard stalled") > 1_000
+                && stat("resets in the run") > 10,
+            "{stats:?}"
+        );
     }
 }
 

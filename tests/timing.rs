@@ -220,7 +220,11 @@ fn issue_stage_options_agree_with_the_model() {
         let top = &design.files.iter().find(|(f, _)| f.ends_with("_issue.v")).unwrap().1;
         let what = format!("{} {:?} {stages:?}", checked.config.name, checked.config.scheduler.policy);
         assert_eq!(top.contains("can_issue_q <= can_issue;"), stages.eligibility, "{what}: the check is registered");
-        assert_eq!(top.contains("rsv_valid <= to_collector;"), stages.reservation, "{what}: the reservation is registered");
+        assert_eq!(
+            top.contains("rsv_valid <= to_collector;"),
+            stages.reservation,
+            "{what}: the reservation is registered"
+        );
         let (mismatch, stats) = random_lockstep::<Issue>(&checked, &design, 20_000, 11, 3);
         assert!(mismatch.is_none(), "{what}: {}", mismatch.unwrap());
         let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;

@@ -114,7 +114,12 @@ fn every_warpboard_rtl_agrees_with_its_model() {
             let (mismatch, stats) = random_lockstep::<Warpboard>(&checked, &design, 20_000, 5, 3);
             assert!(mismatch.is_none(), "{policy:?} {}: {}", checked.config.name, mismatch.unwrap());
             let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;
-            assert!(stat("instructions issued") > 3_000 && stat("issues the warpboard stalled") > 300, "{stats:?}");
+            assert!(
+                stat("instructions issued") > 3_000
+                    && stat("issues the warpboard stalled") > 300
+                    && stat("resets in the run") > 5,
+                "{stats:?}"
+            );
         }
     }
 }

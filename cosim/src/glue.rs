@@ -125,6 +125,22 @@ pub trait Stimulus<B: Block> {
     fn done(&self) -> bool {
         false
     }
+    /// Called before each cycle's [`Stimulus::next`]: whether the block is reset now, model and
+    /// RTL together, in the middle of the run. A stimulus that says yes now and then has forgotten
+    /// what it tracked of the block's state; the default never resets.
+    fn reset_now(&mut self) -> bool {
+        false
+    }
+}
+
+/// How often a stimulus that resets the block in the middle of a run does, on average: state
+/// right after a reset is reached many times a run, and long histories still build up between.
+pub const MEAN_CYCLES_BETWEEN_RESETS: f64 = 250.0;
+
+/// A stimulus's draw for [`Stimulus::reset_now`], once in [`MEAN_CYCLES_BETWEEN_RESETS`] cycles
+/// on average.
+pub fn draw_reset(rng: &mut impl rand::Rng) -> bool {
+    rng.random_bool(1.0 / MEAN_CYCLES_BETWEEN_RESETS)
 }
 
 /// What the shared runners need of a block besides its glue.

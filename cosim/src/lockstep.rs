@@ -137,6 +137,14 @@ impl<B: Glue> Lockstep<B> {
         l
     }
 
+    /// Resets the model and the RTL in the middle of a run; cycles go on being counted from the
+    /// start of the run, so a mismatch names one cycle of it.
+    pub fn reset_mid_run(&mut self) {
+        let cycle = self.cycle;
+        self.reset();
+        self.cycle = cycle;
+    }
+
     /// The input frames the model side drove (see [`Lockstep::model_side`]).
     pub fn into_frames(self) -> Vec<u32> {
         self.frames.unwrap_or_default()

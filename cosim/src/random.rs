@@ -27,8 +27,9 @@ pub struct RunResult<B: Glue> {
 }
 
 /// Runs `model` against a fresh instance of `lib` with inputs from `stimulus`, starting from
-/// `inp`. `progress` is called every 65,536 cycles. Fails (an error, not a mismatch) when the
-/// glue leaves an output port undecided.
+/// `inp`, resetting both whenever the stimulus says ([`Stimulus::reset_now`]). `progress` is
+/// called every 65,536 cycles. Fails (an error, not a mismatch) when the glue leaves an output
+/// port undecided.
 pub fn run<B: Glue, S: Stimulus<B>>(
     lib: &Arc<RtlLib>,
     model: B,
@@ -39,6 +40,9 @@ pub fn run<B: Glue, S: Stimulus<B>>(
 ) -> Result<RunResult<B>> {
     let mut block = Lockstep::new(model, lib, opts.x_seed, opts.waveform.clone())?;
     for cycle in 0..opts.cycles {
+        if stimulus.reset_now() {
+            block.reset_mid_run();
+        }
         stimulus.next(cycle, &block.outputs(), &mut inp);
         block.tick(&inp);
         if block.failed() || stimulus.done() {

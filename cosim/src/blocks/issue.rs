@@ -6,7 +6,7 @@
 //! and releases what is pending; kernel mode is the real protocol.
 
 use super::window::Window;
-use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all, pack};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all, draw_reset, pack};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout as PortLayout, PortSlot};
@@ -149,6 +149,7 @@ impl RandomBlock for Issue {
             ("cycles with registers pending", s.pending),
             ("register releases", s.releases),
             ("leaves", s.leaves),
+            ("resets in the run", s.resets),
         ]
     }
 }
@@ -164,6 +165,7 @@ pub struct RandomStage {
     pending: u64,
     releases: u64,
     leaves: u64,
+    resets: u64,
 }
 
 impl RandomStage {
@@ -177,6 +179,7 @@ impl RandomStage {
             pending: 0,
             releases: 0,
             leaves: 0,
+            resets: 0,
         }
     }
 
@@ -197,6 +200,13 @@ impl RandomStage {
 }
 
 impl Stimulus<Issue> for RandomStage {
+    /// The stage's state is read from its outputs each cycle; the descriptors stay.
+    fn reset_now(&mut self) -> bool {
+        let reset = draw_reset(&mut self.rng);
+        self.resets += reset as u64;
+        reset
+    }
+
     fn next(&mut self, _cycle: u64, out: &IssueOut<'_>, i: &mut IssueIn) {
         i.clear_events();
         self.window.step(&mut self.rng);

@@ -5,7 +5,7 @@
 //! often stays eligible beside older warps (greedy choices matter), deschedules members of the
 //! active set, offers refill candidates, launches warps and ends them.
 
-use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all, draw_reset};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout as PortLayout, PortSlot};
@@ -110,6 +110,7 @@ impl RandomBlock for Scheduler {
             ("deschedules", s.descheduled),
             ("warps launched", s.launched),
             ("last-instruction flags", s.finished),
+            ("resets in the run", s.resets),
         ]
     }
 }
@@ -125,6 +126,9 @@ pub struct RandomWarps {
     descheduled: u64,
     launched: u64,
     finished: u64,
+    resets: u64,
+    /// Reset before this cycle: no warp is eligible yet, and (GTO) warps are launched now.
+    restarting: bool,
 }
 
 impl RandomWarps {
@@ -137,6 +141,8 @@ impl RandomWarps {
             descheduled: 0,
             launched: 0,
             finished: 0,
+            resets: 0,
+            restarting: false,
         }
     }
 
@@ -146,9 +152,23 @@ impl RandomWarps {
 }
 
 impl Stimulus<Scheduler> for RandomWarps {
+    /// After a reset the warps start over: none eligible in the first cycle, and under GTO a
+    /// group launched then, before any grant (the state the age order and the greedy choice
+    /// must start from).
+    fn reset_now(&mut self) -> bool {
+        let reset = draw_reset(&mut self.rng);
+        if reset {
+            (self.eligible, self.restarting) = (0, true);
+            self.resets += 1;
+        }
+        reset
+    }
+
     fn next(&mut self, _cycle: u64, out: &SchedulerOut<'_>, i: &mut SchedulerIn) {
         *i = SchedulerIn::default();
-        self.eligible ^= self.some_warps(0.15);
+        if !self.restarting {
+            self.eligible ^= self.some_warps(0.15);
+        }
         i.eligible = self.eligible;
         self.offered += (i.eligible != 0) as u64;
         match self.shape.policy {
@@ -162,7 +182,7 @@ impl Stimulus<Scheduler> for RandomWarps {
                 // Descheduled warps are not ready: they wait for the same reason.
                 i.ready = self.some_warps(0.4) & !i.desched;
             }
-            SchedulerPolicy::Gto if self.rng.random_bool(0.05) => {
+            SchedulerPolicy::Gto if self.restarting || self.rng.random_bool(0.05) => {
                 i.launch = self.some_warps(0.3);
                 self.launched += i.launch.count_ones() as u64;
             }
@@ -173,5 +193,6 @@ impl Stimulus<Scheduler> for RandomWarps {
         }
         i.grant_last = self.rng.random_bool(0.03);
         self.finished += i.grant_last as u64;
+        self.restarting = false;
     }
 }

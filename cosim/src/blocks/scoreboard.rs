@@ -5,7 +5,7 @@
 //! commit later, one register per cycle.
 
 use super::window::Window;
-use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all, draw_reset};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout as PortLayout, PortSlot};
@@ -124,6 +124,7 @@ impl RandomBlock for Scoreboard {
             ("instructions issued", s.issued),
             ("issues the scoreboard stalled", s.stalled),
             ("results committed", s.commits),
+            ("resets in the run", s.resets),
         ]
     }
 }
@@ -145,6 +146,7 @@ pub struct RandomResults {
     issued: u64,
     stalled: u64,
     commits: u64,
+    resets: u64,
 }
 
 impl RandomResults {
@@ -156,11 +158,22 @@ impl RandomResults {
             issued: 0,
             stalled: 0,
             commits: 0,
+            resets: 0,
         }
     }
 }
 
 impl Stimulus<Scoreboard> for RandomResults {
+    /// A reset forgets the results on their way.
+    fn reset_now(&mut self) -> bool {
+        let reset = draw_reset(&mut self.rng);
+        if reset {
+            self.flying.clear();
+            self.resets += 1;
+        }
+        reset
+    }
+
     fn next(&mut self, _cycle: u64, out: &ScoreboardOut<'_>, i: &mut ScoreboardIn) {
         i.clear();
         let rng = &mut self.rng;

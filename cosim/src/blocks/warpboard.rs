@@ -5,7 +5,7 @@
 //! collector later, and commits after leaving.
 
 use super::window::Window;
-use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all};
+use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all, draw_reset};
 use crate::kernel::{InSm, SmWith};
 use crate::lockstep::Lockstep;
 use crate::verilator::{Layout as PortLayout, PortSlot};
@@ -125,6 +125,7 @@ impl RandomBlock for Warpboard {
             ("issues the warpboard stalled", s.stalled),
             ("leaves", s.leaves),
             ("commits", s.commits),
+            ("resets in the run", s.resets),
         ]
     }
 }
@@ -150,6 +151,7 @@ pub struct RandomIssue {
     stalled: u64,
     leaves: u64,
     commits: u64,
+    resets: u64,
 }
 
 impl RandomIssue {
@@ -168,11 +170,23 @@ impl RandomIssue {
             stalled: 0,
             leaves: 0,
             commits: 0,
+            resets: 0,
         }
     }
 }
 
 impl Stimulus<Warpboard> for RandomIssue {
+    /// A reset forgets the instructions collecting and executing.
+    fn reset_now(&mut self) -> bool {
+        let reset = draw_reset(&mut self.rng);
+        if reset {
+            self.collecting.clear();
+            self.executing.clear();
+            self.resets += 1;
+        }
+        reset
+    }
+
     fn next(&mut self, _cycle: u64, out: &WarpboardOut<'_>, i: &mut WarpboardIn) {
         *i = WarpboardIn::default();
         let rng = &mut self.rng;

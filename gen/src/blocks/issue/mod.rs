@@ -346,7 +346,9 @@ impl Reservation {
             }
             *field = Sig::new(q, field.width);
         }
-        let mut b = "\n  // The granted instruction's reservations, registered (`timing.issue_registered_reservation`):\n".to_string();
+        let mut b =
+            "\n  // The granted instruction's reservations, registered (`timing.issue_registered_reservation`):\n"
+                .to_string();
         b += "  // made at the next edge, so the pick and the scoreboard's set are not one path.\n";
         b += &decls;
         b += "  always @(posedge clk) begin\n    if (rst) rsv_valid <= 1'b0;\n    else rsv_valid <= to_collector;\n";
