@@ -127,8 +127,9 @@ pub struct RandomWarps {
     launched: u64,
     finished: u64,
     resets: u64,
-    /// Reset before this cycle: no warp is eligible yet, and (GTO) warps are launched now.
-    restarting: bool,
+    /// Cycles left of the start after a reset: 2, no warp eligible and (GTO) a group launched;
+    /// 1, a group of warps becomes eligible at once.
+    restarting: u8,
 }
 
 impl RandomWarps {
@@ -142,7 +143,7 @@ impl RandomWarps {
             launched: 0,
             finished: 0,
             resets: 0,
-            restarting: false,
+            restarting: 0,
         }
     }
 
@@ -154,11 +155,12 @@ impl RandomWarps {
 impl Stimulus<Scheduler> for RandomWarps {
     /// After a reset the warps start over: none eligible in the first cycle, and under GTO a
     /// group launched then, before any grant (the state the age order and the greedy choice
-    /// must start from).
+    /// must start from); in the next, a group of warps becomes eligible at once, so the first
+    /// grant chooses among warps of both ages.
     fn reset_now(&mut self) -> bool {
         let reset = draw_reset(&mut self.rng);
         if reset {
-            (self.eligible, self.restarting) = (0, true);
+            (self.eligible, self.restarting) = (0, 2);
             self.resets += 1;
         }
         reset
@@ -166,8 +168,10 @@ impl Stimulus<Scheduler> for RandomWarps {
 
     fn next(&mut self, _cycle: u64, out: &SchedulerOut<'_>, i: &mut SchedulerIn) {
         *i = SchedulerIn::default();
-        if !self.restarting {
-            self.eligible ^= self.some_warps(0.15);
+        match self.restarting {
+            2 => {}
+            1 => self.eligible = self.some_warps(0.5),
+            _ => self.eligible ^= self.some_warps(0.15),
         }
         i.eligible = self.eligible;
         self.offered += (i.eligible != 0) as u64;
@@ -182,8 +186,8 @@ impl Stimulus<Scheduler> for RandomWarps {
                 // Descheduled warps are not ready: they wait for the same reason.
                 i.ready = self.some_warps(0.4) & !i.desched;
             }
-            SchedulerPolicy::Gto if self.restarting || self.rng.random_bool(0.05) => {
-                i.launch = self.some_warps(0.3);
+            SchedulerPolicy::Gto if self.restarting == 2 || self.rng.random_bool(0.05) => {
+                i.launch = self.some_warps(if self.restarting == 2 { 0.5 } else { 0.3 });
                 self.launched += i.launch.count_ones() as u64;
             }
             _ => {}
@@ -193,6 +197,6 @@ impl Stimulus<Scheduler> for RandomWarps {
         }
         i.grant_last = self.rng.random_bool(0.03);
         self.finished += i.grant_last as u64;
-        self.restarting = false;
+        self.restarting = self.restarting.saturating_sub(1);
     }
 }
