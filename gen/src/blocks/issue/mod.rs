@@ -135,18 +135,17 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         p.next_preds
     );
     b += &war_check(prefix, g, s, &p);
-    let mut stalled = p.stall.as_ref().map_or(String::new(), |s| format!(" & ~{s}[w]"));
-    if s.sit_out() > 1 {
-        stalled += " & ~granted_qq[w]";
-    }
+    let stalled = p.stall.as_ref().map_or(String::new(), |s| format!(" & ~{s}[w]"));
+    // The warps granted in the last `sit_out` cycles.
+    let sitting_out: String =
+        ["granted_q", "granted_qq"][..s.sit_out() as usize].iter().map(|g| format!(" & ~{g}[w]")).collect();
     let (valid, barrier, ready, control) = (&p.next_valid, &p.barrier, &p.collector_ready, &p.next_control);
     b += &if s.registered {
         format!(
-            "      assign can_issue[w] = {valid}[w] & ~{barrier}[w] & ~conflict & ~war;\n      assign {}[w] = {valid}[w] & ~{barrier}[w] & can_issue_q[w] & ~granted_q[w]{stalled} & ({ready} | {control}[w]);\n",
+            "      assign can_issue[w] = {valid}[w] & ~{barrier}[w] & ~conflict & ~war;\n      assign {}[w] = {valid}[w] & ~{barrier}[w] & can_issue_q[w]{sitting_out}{stalled} & ({ready} | {control}[w]);\n",
             p.eligible
         )
     } else {
-        let sitting_out = if s.sit_out() > 0 { " & ~granted_q[w]" } else { "" };
         format!(
             "      assign {}[w] = {valid}[w] & ~{barrier}[w]{stalled}{sitting_out} & ~conflict & ~war & ({ready} | {control}[w]);\n",
             p.eligible
@@ -320,38 +319,35 @@ impl Reservation {
     /// With `timing.issue_registered_reservation`: every field into a register `rsv_<field>`
     /// (the declarations and the always block), and the fields renamed to them.
     fn register(&mut self) -> String {
-        let mut fields = vec![
-            ("valid", &mut self.valid),
-            ("warp", &mut self.warp),
-            ("reg_valid", &mut self.reg_valid),
-            ("reg", &mut self.reg),
-            ("long", &mut self.long),
-            ("pred_valid", &mut self.pred_valid),
-            ("pred", &mut self.pred),
-        ];
-        let mut src_names = Vec::new();
-        if let Some((valid, regs)) = &mut self.sources {
-            src_names.push("src_valid".to_string());
-            src_names.extend((0..regs.len()).map(|i| format!("src{i}_reg")));
-            fields.push(("src_valid", valid));
-            fields.extend(regs.iter_mut().zip(&src_names[1..]).map(|(r, n)| (n.as_str(), r)));
-        }
-        let mut decls = String::new();
-        let mut loads = String::new();
-        for (name, field) in fields {
+        let (mut decls, mut loads) = (reg("rsv_valid", 1), String::new());
+        let mut registered = |name: &str, field: &mut Sig| {
             let q = format!("rsv_{name}");
             decls += &reg(&q, field.width);
-            if name != "valid" {
-                loads += &format!("    {q} <= {};\n", field.expr);
-            }
+            loads += &format!("    {q} <= {};\n", field.expr);
             *field = Sig::new(q, field.width);
+        };
+        registered("warp", &mut self.warp);
+        registered("reg_valid", &mut self.reg_valid);
+        registered("reg", &mut self.reg);
+        registered("long", &mut self.long);
+        registered("pred_valid", &mut self.pred_valid);
+        registered("pred", &mut self.pred);
+        if let Some((valid, regs)) = &mut self.sources {
+            registered("src_valid", valid);
+            for (i, r) in regs.iter_mut().enumerate() {
+                registered(&format!("src{i}_reg"), r);
+            }
         }
+        let valid = std::mem::replace(&mut self.valid, Sig::new("rsv_valid", 1));
         let mut b =
             "\n  // The granted instruction's reservations, registered (`timing.issue_registered_reservation`):\n"
                 .to_string();
         b += "  // made at the next edge, so the pick and the scoreboard's set are not one path.\n";
         b += &decls;
-        b += "  always @(posedge clk) begin\n    if (rst) rsv_valid <= 1'b0;\n    else rsv_valid <= to_collector;\n";
+        b += &format!(
+            "  always @(posedge clk) begin\n    if (rst) rsv_valid <= 1'b0;\n    else rsv_valid <= {};\n",
+            valid.expr
+        );
         b += &loads;
         b += "  end\n";
         b
