@@ -66,9 +66,11 @@ fn a_check_past_its_limit_is_stopped_and_reported_not_finished() {
     let config = write_config(dir.path());
     let o = rfgen(&["prove", "--config", &config, "--block", "bdi", "--check-limit", "1"]);
     let out = stdout(&o);
-    // Not a failure: nothing was found against the property.
+    // Not a failure: nothing was found against the property. `bdi.smallest` takes about ten
+    // seconds on this config, so the limit stops it on any machine (the round trip may finish
+    // within a second on an idle one).
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-    assert!(result(&out, "bdi.round_trip").starts_with("not finished "), "{out}");
+    assert!(result(&out, "bdi.smallest").starts_with("not finished "), "{out}");
 }
 
 #[test]
