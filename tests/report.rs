@@ -100,6 +100,32 @@ fn report_writes_every_claim_and_every_plot_renders() {
     assert_eq!(std::fs::read_to_string(on_slurm.join("report.md")).unwrap(), quick_md);
 }
 
+/// Each kernel set is its own column beside the paper's figure: the library, the CUDA C suite
+/// (`ptx:NAME`) and the synthetic kernels; the suite's and the synthetic kernels' plots are files
+/// of their own.
+#[test]
+fn report_gives_each_kernel_set_its_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sets");
+    let args = ["--kernel", "vecadd", "--kernel", "ptx:vecadd", "--kernel", "synthetic:seed=1", "--no-synth"];
+    let o = rfgen(&[&["report", "--out", out.to_str().unwrap()][..], &args].concat());
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| claim | paper | rfgen, library | rfgen, suite | rfgen, synthetic |"), "{md}");
+    // Every claim row has a measured figure in each column.
+    for row in md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| claim")) {
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").collect();
+        assert_eq!(cells.len(), 5, "{row}");
+        assert!(cells[2..].iter().all(|c| c.chars().any(|c| c.is_ascii_digit())), "{row}");
+    }
+    // The worst warpboard slowdown names its kernel and scheduler; one command reproduces all sets.
+    assert!(md.contains("worst kernel and scheduler"), "{md}");
+    assert!(md.contains("--kernel vecadd --kernel ptx:vecadd --kernel synthetic:seed=1 --out war/"), "{md}");
+    for set in ["", "-suite", "-synthetic"] {
+        assert!(out.join(format!("bdi-energy{set}.svg")).exists(), "no bdi-energy{set}.svg");
+    }
+}
+
 #[test]
 fn report_refuses_bad_input() {
     let dir = tempfile::tempdir().unwrap();

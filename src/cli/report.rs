@@ -16,16 +16,19 @@ use std::process::ExitCode;
 /// Run every paper's headline experiment rfgen models and write the comparison page
 #[derive(Args)]
 #[command(after_help = "Examples:
-  rfgen report                         # all application kernels into report/
+  rfgen report                         # the library and the PTX suite into report/
   rfgen report --out paper-check/ --jobs 2
   rfgen report --kernel vecadd --kernel bfs --out quick/
+  rfgen report --kernel ptx:sgemm --kernel ptx:nbody --out compute/
   rfgen report --backend slurm --partition short --out shared/report/
   rfgen report --no-synth                  # without the area sweep: no Yosys needed
 
 Runs, on the SM model, seed 000's register file cache (isca11-rfc, 1 to 8 entries), seed 001's
 ORF/LRF (micro11-orf-lrf, 1 to 8 entries), seed 002's warpboards, seed 003's hybrid CMOS/TFET
-designs (tfet-hybrid, one SM and four) and seed 004's compression, on the library's application
-kernels (heartwall, seed 002's hazard pattern, is left out as in the README), and synthesizes the
+designs (tfet-hybrid, one SM and four) and seed 004's compression, on two kernel sets, each its
+own column beside the paper's figure: the library's application kernels (heartwall, seed 002's
+hazard pattern, is left out as in the README) and the CUDA C suite compiled to PTX (ptx:NAME,
+rfgen sim --list-kernels; plots of the suite end in -suite.svg). It synthesizes the
 small preset's MRF with 1, 2 and 4 register file cache entries (Yosys logs in DIR/work/). Writes
 DIR/report.md with one SVG per plot beside it, and DIR/report.html with the plots inline; each
 claim names the command that reproduces it.
@@ -40,7 +43,8 @@ pub struct ReportArgs {
     /// Output folder: new, empty, or one an earlier report wrote
     #[arg(long, default_value = "report")]
     out: PathBuf,
-    /// Kernel to run (library name; repeat; default: every application kernel)
+    /// Kernel to run: a library kernel or ptx:NAME (repeat; default: every library application
+    /// kernel and every PTX workload)
     #[arg(long = "kernel")]
     kernels: Vec<String>,
     /// Leave out the area sweep (the only part that runs Yosys)
@@ -58,22 +62,38 @@ pub struct ReportArgs {
     run_result: Option<PathBuf>,
 }
 
+/// A library kernel, a built-in PTX workload or a synthetic kernel, named as `--kernel` names it
+/// (the suite's workloads share names with library kernels), and the kernel set it belongs to.
+fn report_kernel(name: &str) -> anyhow::Result<(&'static str, Kernel)> {
+    if name.starts_with("synthetic:") {
+        let mut k = super::kernel(name)?;
+        k.name = name.to_string();
+        return Ok((report::SYNTHETIC, k));
+    }
+    if name.starts_with(super::ptx::WORKLOAD_PREFIX) {
+        let (mut k, _) = super::ptx::load(name)?;
+        k.kernel.name = name.to_string();
+        return Ok((report::SUITE, k.kernel));
+    }
+    let lib = library::find(name).ok_or_else(|| {
+        let all: Vec<&str> = library::KERNELS.iter().map(|k| k.name).collect();
+        bad_input(format!(
+            "--kernel {name}: not a library kernel (allowed: {}), a PTX workload ptx:NAME (rfgen sim --list-kernels) nor synthetic:KNOBS",
+            all.join(", ")
+        ))
+    })?;
+    Ok((report::LIBRARY, lib.parse().map_err(|e| anyhow::anyhow!("{name}: {e}"))?))
+}
+
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let names: Vec<&str> = if args.kernels.is_empty() {
-        library::KERNELS.iter().map(|k| k.name).filter(|&n| n != "heartwall").collect()
+    let names: Vec<String> = if args.kernels.is_empty() {
+        let library = library::KERNELS.iter().map(|k| k.name).filter(|&n| n != "heartwall").map(String::from);
+        let synthetic = report::SYNTHETIC_KERNELS.map(String::from);
+        library.chain(super::ptx::workload_specs()).chain(synthetic).collect()
     } else {
-        args.kernels.iter().map(String::as_str).collect()
+        args.kernels.clone()
     };
-    let kernels: Vec<Kernel> = names
-        .iter()
-        .map(|&n| {
-            let lib = library::find(n).ok_or_else(|| {
-                let all: Vec<&str> = library::KERNELS.iter().map(|k| k.name).collect();
-                bad_input(format!("--kernel {n}: not a library kernel (allowed: {})", all.join(", ")))
-            })?;
-            lib.parse().map_err(|e| anyhow::anyhow!("{n}: {e}"))
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let kernels = names.iter().map(|n| report_kernel(n)).collect::<anyhow::Result<_>>()?;
     let pool = pool(args.jobs)?;
     let slurm = args.backend.slurm()?;
     let plan = Plan::new(kernels, !args.no_synth);

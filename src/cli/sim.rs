@@ -483,6 +483,13 @@ fn print_rename(r: &SimReport, n: &RenameReport) {
             n.terms.join(", ")
         ),
     );
+    row(
+        "assumed",
+        format!(
+            "a TFET row leaks {} of a CMOS row (energy.tfet_leakage_ratio; the paper gives no figure), leakage at {} GHz (energy.clock_ghz)",
+            n.tfet_leakage_ratio, n.clock_ghz
+        ),
+    );
     println!(
         "  {:<16} {:>9} {:>9} {:>10} {:>7} {:<14} config",
         "design", "cycles", "slowdown", "energy", "change", "[paper]"

@@ -1,7 +1,8 @@
 //! `rfgen report`: every seed's headline experiment that rfgen models, run on the SM model, as
 //! claims (the paper's figure beside ours and the command that reproduces ours) and plots.
-//! The kernels are the library's application kernels (heartwall, seed 002's hazard pattern,
-//! is left out as in the README's tables) unless the caller narrows them.
+//! Ours is measured on each kernel set: the library's application kernels (heartwall, seed
+//! 002's hazard pattern, is left out as in the README's tables) and the CUDA C suite compiled to
+//! PTX (`workloads/`), unless the caller narrows them.
 
 mod chart;
 pub mod page;
@@ -9,7 +10,7 @@ pub mod page;
 use anyhow::{Result, anyhow, bail};
 use rayon::prelude::*;
 use rfgen_gen::Checked;
-use rfgen_gen::config::{self, Config, WarPolicy};
+use rfgen_gen::config::{self, Config, SchedulerPolicy, WarPolicy};
 use rfgen_model::kernel::Kernel;
 use rfgen_model::sim::{self, SimReport};
 use serde::{Deserialize, Serialize};
@@ -18,11 +19,11 @@ use std::path::Path;
 
 const MAX_CYCLES: u64 = 200_000_000;
 
-/// One figure of a paper beside ours.
+/// One figure of a paper beside ours, one per kernel set (in [`Report::sets`]' order).
 pub struct Claim {
     pub claim: String,
     pub paper: String,
-    pub ours: String,
+    pub ours: Vec<String>,
 }
 
 /// A seed's claims and the command that reproduces ours.
@@ -34,16 +35,35 @@ pub struct Group {
 
 pub struct Plot {
     /// File stem: `<name>.svg`.
-    pub name: &'static str,
+    pub name: String,
     pub caption: String,
     pub svg: String,
 }
 
 pub struct Report {
-    pub kernels: Vec<String>,
+    pub sets: Vec<KernelSet>,
     pub groups: Vec<Group>,
     pub plots: Vec<Plot>,
 }
+
+/// The kernels one column of ours is measured on.
+#[derive(Clone)]
+pub struct KernelSet {
+    /// `library` or `suite`: the column's name, and the suffix of its plots' files.
+    pub name: &'static str,
+    /// Kernel names as `--kernel` takes them.
+    pub kernels: Vec<String>,
+}
+
+/// The library's application kernels.
+pub const LIBRARY: &str = "library";
+/// The CUDA C suite's workloads, compiled to PTX (`ptx:NAME`).
+pub const SUITE: &str = "suite";
+/// Kernels drawn with SPEC §7's operand statistics (`synthetic:KNOBS`).
+pub const SYNTHETIC: &str = "synthetic";
+/// The synthetic kernels the README's tables run.
+pub const SYNTHETIC_KERNELS: [&str; 4] =
+    ["synthetic:seed=1", "synthetic:seed=2", "synthetic:seed=3,long_latency=0.1", "synthetic:seed=4,divergence=0.3"];
 
 /// A configuration the report runs every kernel on.
 struct Point {
@@ -66,8 +86,16 @@ const WARPBOARDS: [WarPolicy; 6] = [
     WarPolicy::BloomUnbounded,
 ];
 
-fn policy_name(p: WarPolicy) -> String {
+/// Seed 002's worst cases are over every scheduler it ran, so ours are too.
+const SCHEDULERS: [SchedulerPolicy; 3] = [SchedulerPolicy::Lrr, SchedulerPolicy::Gto, SchedulerPolicy::TwoLevel];
+
+/// A policy as the configuration spells it.
+fn policy_name(p: impl Serialize) -> String {
     serde_json::to_value(p).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+fn war_key(s: SchedulerPolicy, p: WarPolicy) -> String {
+    format!("war-{}-{}", policy_name(s), policy_name(p))
 }
 
 fn points() -> Vec<Point> {
@@ -81,8 +109,13 @@ fn points() -> Vec<Point> {
         v.push(point(format!("rfc-{n}"), "isca11-rfc", |c| c.rfc.entries = n));
         v.push(point(format!("orf-{n}"), "micro11-orf-lrf", |c| c.orf.entries = n));
     }
-    for p in WARPBOARDS {
-        v.push(point(format!("war-{}", policy_name(p)), "baseline", |c| c.warpboard.policy = p));
+    for s in SCHEDULERS {
+        for p in WARPBOARDS {
+            v.push(point(war_key(s, p), "baseline", |c| {
+                c.scheduler.policy = s;
+                c.warpboard.policy = p;
+            }));
+        }
     }
     v.push(point("tfet", "tfet-hybrid", |_| {}));
     v.push(point("tfet-4sm", "tfet-hybrid", |c| {
@@ -118,14 +151,25 @@ pub enum Measurement {
 /// runs are independent, so any backend may measure them in any order and place.
 pub struct Plan {
     kernels: Vec<Kernel>,
+    sets: Vec<KernelSet>,
     points: Vec<Point>,
     area: Vec<Point>,
 }
 
 impl Plan {
-    /// Without `synth`, the area sweep (the only runs that need Yosys) is left out.
-    pub fn new(kernels: Vec<Kernel>, synth: bool) -> Plan {
-        Plan { kernels, points: points(), area: if synth { area_points() } else { Vec::new() } }
+    /// `kernels` in their sets (by name, each set once, in the order given); each kernel's name
+    /// is unique and as `--kernel` takes it. Without `synth`, the area sweep (the only runs that
+    /// need Yosys) is left out.
+    pub fn new(kernels: Vec<(&'static str, Kernel)>, synth: bool) -> Plan {
+        let mut sets: Vec<KernelSet> = Vec::new();
+        for (set, k) in &kernels {
+            match sets.iter_mut().find(|s| s.name == *set) {
+                Some(s) => s.kernels.push(k.name.clone()),
+                None => sets.push(KernelSet { name: set, kernels: vec![k.name.clone()] }),
+            }
+        }
+        let kernels = kernels.into_iter().map(|(_, k)| k).collect();
+        Plan { kernels, sets, points: points(), area: if synth { area_points() } else { Vec::new() } }
     }
 
     pub fn kernels(&self) -> usize {
@@ -191,21 +235,42 @@ impl Plan {
                 _ => bail!("run {} ({}) holds the other kind of measurement", i, self.label(i)),
             }
         }
-        let names: Vec<String> = self.kernels.iter().map(|k| k.name.clone()).collect();
-        let m = Measured { at, kernels: &names };
+        let mut groups: Vec<Group> = Vec::new();
         let mut plots = Vec::new();
-        let kf: String = names.iter().map(|k| format!(" --kernel {k}")).collect();
-        let mut groups = vec![
-            bdi(&m, &kf, &mut plots)?,
-            rfc(&m, &kf, &mut plots)?,
-            orf(&m, &kf, &mut plots)?,
-            warpboards(&m, &kf, &mut plots)?,
-            tfet(&m, &kf, &mut plots)?,
-        ];
+        // One command reproduces every set's column (a sweep's results hold each kernel's).
+        let kf: String = self.kernels.iter().map(|k| format!(" --kernel {}", k.name)).collect();
+        for set in &self.sets {
+            let m = Measured { at: &at, kernels: &set.kernels };
+            let mut drawn = Vec::new();
+            let measured = vec![
+                bdi(&m, &kf, &mut drawn)?,
+                rfc(&m, &kf, &mut drawn)?,
+                orf(&m, &kf, &mut drawn)?,
+                warpboards(&m, &kf, &mut drawn)?,
+                tfet(&m, &kf, &mut drawn)?,
+            ];
+            // The library's plots keep their names; another set's are its own files.
+            if set.name != LIBRARY {
+                for p in &mut drawn {
+                    p.name = format!("{}-{}", p.name, set.name);
+                    p.caption = format!("{} ({} kernels)", p.caption, set.name);
+                }
+            }
+            plots.extend(drawn);
+            if groups.is_empty() {
+                groups = measured;
+                continue;
+            }
+            for (g, more) in groups.iter_mut().zip(measured) {
+                for (c, more) in g.claims.iter_mut().zip(more.claims) {
+                    c.ours.extend(more.ours);
+                }
+            }
+        }
         if !transistors.is_empty() {
             groups.push(area(&transistors, &mut plots)?);
         }
-        Ok(Report { kernels: names, groups, plots })
+        Ok(Report { sets: self.sets.clone(), groups, plots })
     }
 }
 
@@ -257,7 +322,7 @@ fn area(transistors: &[f64], plots: &mut Vec<Plot>) -> Result<Group> {
 
 /// The runs, by (point, kernel).
 struct Measured<'a> {
-    at: HashMap<(String, String), SimReport>,
+    at: &'a HashMap<(String, String), SimReport>,
     kernels: &'a [String],
 }
 
@@ -279,11 +344,11 @@ fn pct(v: Option<f64>) -> String {
 }
 
 fn claim(claim: &str, paper: &str, ours: String) -> Claim {
-    Claim { claim: claim.into(), paper: paper.into(), ours }
+    Claim { claim: claim.into(), paper: paper.into(), ours: vec![ours] }
 }
 
-fn plot(name: &'static str, caption: String, svg: Result<String, Box<dyn std::error::Error>>) -> Result<Plot> {
-    Ok(Plot { name, caption, svg: svg.map_err(|e| anyhow!("cannot draw {name}: {e}"))? })
+fn plot(name: &str, caption: String, svg: Result<String, Box<dyn std::error::Error>>) -> Result<Plot> {
+    Ok(Plot { name: name.into(), caption, svg: svg.map_err(|e| anyhow!("cannot draw {name}: {e}"))? })
 }
 
 fn bdi(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
@@ -358,7 +423,8 @@ fn rfc(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
     ];
     plots.push(plot(
         "rfc-traffic",
-        "Seed 000: MRF traffic the register file cache saves against its entries per warp (library mean)".into(),
+        "Seed 000: MRF traffic the register file cache saves against its entries per warp (mean over the kernels)"
+            .into(),
         chart::lines("RFC: MRF traffic saved (%)", "rfc.entries", "%", &series),
     )?);
     Ok(Group { seed, command: cmd, claims })
@@ -397,7 +463,7 @@ fn orf(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
     let paper: Vec<(u32, f64)> = (1..=8).map(|n| (n, TABLE_6_1[n as usize - 1])).collect();
     plots.push(plot(
         "orf-reads",
-        "Seed 001: MRF reads per warp instruction against ORF entries per thread, ours (library mean) and Table 6.1"
+        "Seed 001: MRF reads per warp instruction against ORF entries per thread, ours (mean over the kernels) and Table 6.1"
             .into(),
         chart::lines(
             "ORF/LRF: MRF reads per instruction",
@@ -411,26 +477,36 @@ fn orf(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
 
 fn warpboards(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
     let cmd = format!(
-        "rfgen sweep --preset baseline --param warpboard.policy=none,release_on_commit,release_on_read,bloom1,bloom2,bloom_unbounded{kf} --out war/"
+        "rfgen sweep --preset baseline --param scheduler.policy=lrr,gto,two_level --param warpboard.policy=none,release_on_commit,release_on_read,bloom1,bloom2,bloom_unbounded{kf} --out war/"
     );
-    let seed = "002 warpboards (GTO)";
+    let seed = "002 warpboards (LRR, GTO and two-level scheduling)";
     let mut claims = Vec::new();
-    let slowdown = |p: WarPolicy| {
-        let key = format!("war-{}", policy_name(p));
-        move |k: &str| m.report(&key, k).stats.cycles as f64 / m.report("war-none", k).stats.cycles as f64 - 1.0
+    // Slowdowns against no warpboard under the same scheduler, with the kernel and scheduler.
+    let slowdowns = |p: WarPolicy| -> Vec<(f64, String)> {
+        let mut v = Vec::new();
+        for s in SCHEDULERS {
+            for k in m.kernels {
+                let cycles = |p| m.report(&war_key(s, p), k).stats.cycles as f64;
+                v.push((cycles(p) / cycles(WarPolicy::None) - 1.0, format!("{k}, {}", policy_name(s))));
+            }
+        }
+        v
     };
-    let worst = |p: WarPolicy| {
-        m.kernels
-            .iter()
-            .map(|k| (slowdown(p)(k), k.clone()))
-            .fold((f64::MIN, String::new()), |a, b| if b.0 > a.0 { b } else { a })
+    let worst =
+        |p: WarPolicy| slowdowns(p).into_iter().fold((f64::MIN, String::new()), |a, b| if b.0 > a.0 { b } else { a });
+    let mean = |p: WarPolicy| {
+        let v = slowdowns(p);
+        v.iter().map(|(d, _)| d).sum::<f64>() / v.len() as f64
     };
-    let mean = |p: WarPolicy| m.kernels.iter().map(|k| slowdown(p)(k)).sum::<f64>() / m.kernels.len() as f64;
     let (w, k) = worst(WarPolicy::ReleaseOnCommit);
-    claims.push(claim("release-on-commit slowdown, worst kernel", "up to +88 %", format!("{} ({k})", pct(Some(w)))));
+    claims.push(claim(
+        "release-on-commit slowdown, worst kernel and scheduler",
+        "up to +88 %",
+        format!("{} ({k})", pct(Some(w))),
+    ));
     let (w, k) = worst(WarPolicy::ReleaseOnRead);
     claims.push(claim(
-        "release-on-read slowdown, worst kernel",
+        "release-on-read slowdown, worst kernel and scheduler",
         "about +12 % at most",
         format!("{} ({k})", pct(Some(w))),
     ));
@@ -447,7 +523,7 @@ fn warpboards(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
     let bars: Vec<(String, f64)> = WARPBOARDS[1..].iter().map(|&p| (policy_name(p), 100.0 * mean(p))).collect();
     plots.push(plot(
         "war-slowdown",
-        "Seed 002: mean slowdown of each warpboard against none (GTO)".into(),
+        "Seed 002: mean slowdown of each warpboard against none, over the kernels and the three schedulers".into(),
         chart::bars("Warpboards: slowdown vs none (%)", "%", &bars, None),
     )?);
     Ok(Group { seed, command: cmd, claims })
@@ -483,9 +559,16 @@ fn tfet(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
         claims.push(claim(&what, paper, format!("{} / {}", pct(energy), pct(slowdown))));
         bars.push((format!("{name}{sms}"), 100.0 * energy.unwrap_or(0.0)));
     }
+    // The figure the paper does not give, labelled with the value it was measured at.
+    let assumed = m.kernels.first().and_then(|k| m.report("tfet", k).rename.as_ref());
+    claims.push(claim(
+        "assumed: a TFET row's leakage against a CMOS row's (energy.tfet_leakage_ratio)",
+        "not given (Fig. 2: orders of magnitude lower)",
+        assumed.map_or("n/a".into(), |n| format!("{} (leakage counted at {} GHz)", n.tfet_leakage_ratio, n.clock_ghz)),
+    ));
     plots.push(plot(
         "tfet-designs",
-        "Seed 003: register-file energy change of each design against all-CMOS (library mean)".into(),
+        "Seed 003: register-file energy change of each design against all-CMOS (mean over the kernels)".into(),
         chart::bars("Hybrid CMOS/TFET: RF energy change (%)", "%", &bars, Some(("seed 003 MEM_RA", -34.0))),
     )?);
     Ok(Group { seed: "003 hybrid CMOS/TFET", command: cmd, claims })

@@ -87,6 +87,11 @@ pub struct RenameReport {
     pub no_register_stalls: u64,
     pub energy: energy::Hybrid,
     pub terms: Vec<String>,
+    /// The energy's assumptions the paper does not state or that are not its own: a TFET row's
+    /// leakage against a CMOS row's (`energy.tfet_leakage_ratio`), and the clock leakage is
+    /// counted at (`energy.clock_ghz`).
+    pub tfet_leakage_ratio: f64,
+    pub clock_ghz: f64,
     /// This config and the designs seed 003 compares it with, first the reference.
     pub designs: Vec<Design>,
 }
@@ -190,6 +195,8 @@ fn rename_report(
         no_register_stalls: stats.stalls.no_register,
         energy: mine,
         terms: energy::HYBRID_TERMS.map(String::from).to_vec(),
+        tfet_leakage_ratio: e.tfet_leakage_ratio,
+        clock_ghz: e.clock_ghz,
         designs,
     }))
 }
