@@ -229,3 +229,26 @@ fn cli_sim_prints_the_rfc_report() {
     assert!(rfc["mrf_reads"].as_u64() < rfc["uncached_mrf_reads"].as_u64());
     assert!(json["stats"]["rfc"]["read_hits"].as_u64().unwrap() > 0);
 }
+
+/// A last read under a partial mask is not a dead value: the lanes on the other side of the
+/// branch may still read it. Pathfinder's boundary branches did exactly that, and a one-entry
+/// cache evicting such a value without writing it back delivered wrong operands.
+#[test]
+fn a_last_read_under_a_divergent_mask_keeps_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let o = rfgen(&[
+        "sweep",
+        "--preset",
+        "isca11-rfc",
+        "--param",
+        "rfc.entries=1,2",
+        "--kernel",
+        "ptx:pathfinder",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().filter(|l| l.contains(",ok,")).count(), 2, "{csv}");
+}

@@ -22,13 +22,13 @@ pub struct BenchArgs {
 enum BenchWhat {
     /// Simulated SM cycles/s and warp instructions/s of the golden model on one thread
     #[command(
-        after_help = "Examples:\n  rfgen bench sim --kernel matmul\n  rfgen bench sim --preset isca15-bdi --kernel pathfinder --seconds 5"
+        after_help = "Examples:\n  rfgen bench sim --kernel matmul\n  rfgen bench sim --preset isca15-bdi --kernel pathfinder --seconds 5\n  rfgen bench sim --kernel ptx:sgemm\n  rfgen bench sim --kernel workloads/nbody.toml"
     )]
     Sim {
         #[command(flatten)]
         source: ConfigSource,
-        /// Library kernel
-        #[arg(long, default_value = "matmul")]
+        /// Library kernel, .kir or .ptx file (or its launch file), ptx:NAME or synthetic:KNOBS
+        #[arg(long, default_value = "matmul", value_name = "NAME|FILE")]
         kernel: String,
         /// Repeat the kernel until this many seconds have passed
         #[arg(long, default_value_t = 3.0)]
@@ -62,11 +62,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.what {
         BenchWhat::Sim { source, kernel, seconds } => {
             let checked = source.load()?;
-            let k = rfgen_model::kernel::library::find(&kernel)
-                .ok_or_else(|| {
-                    super::bad_input(format!("unknown library kernel `{kernel}` (rfgen sim --list-kernels)"))
-                })?
-                .parse()?;
+            let k = super::kernel(&kernel)?;
             let (mut cycles, mut instructions, mut runs) = (0u64, 0u64, 0u32);
             let start = std::time::Instant::now();
             while start.elapsed().as_secs_f64() < seconds || runs == 0 {

@@ -86,6 +86,8 @@ fn report_kernel(name: &str) -> anyhow::Result<(&'static str, Kernel)> {
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    // Every point is compared with the baseline, every cache size with no cache: run each once.
+    rfgen_model::sim::memo::enable();
     let names: Vec<String> = if args.kernels.is_empty() {
         let library = library::KERNELS.iter().map(|k| k.name).filter(|&n| n != "heartwall").map(String::from);
         let synthetic = report::SYNTHETIC_KERNELS.map(String::from);

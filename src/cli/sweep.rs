@@ -85,6 +85,8 @@ pub struct SweepArgs {
 }
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    // Every point's kernels are compared with the same baseline runs: make each once.
+    rfgen_model::sim::memo::enable();
     let base = args.source.load()?;
     let base_table = base.to_table();
     let params: Vec<Param> =

@@ -540,8 +540,7 @@ fn tfet(m: &Measured, kf: &str, plots: &mut Vec<Plot>) -> Result<Group> {
     };
     let cmd = format!(
         "rfgen sweep --preset tfet-hybrid --param rename.thr_acc=10{kf} --out tfet/\n\
-         printf 'name = \"gpu4\"\\n[sm]\\ncount = 4\\n[rename]\\nenabled = true\\ntrws = true\\ntuba = true\\n' > gpu4.toml\n\
-         rfgen sweep --config gpu4.toml --param rename.thr_acc=10{kf} --out tfet-4sm/"
+         rfgen sweep --preset tfet-hybrid --param sm.count=4 --param rename.trws=true --param rename.tuba=true --param rename.thr_acc=10{kf} --out tfet-4sm/"
     );
     let mut claims = Vec::new();
     let mut bars = Vec::new();

@@ -949,15 +949,19 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     /// compiler's placement of its sources.
     fn next_read(&self, w: usize, pc: usize) -> NextRead {
         let note = &self.k.notes[pc];
-        let mut read = NextRead { src_last: note.last_read, ..NextRead::default() };
+        let s = &self.slots[w];
+        let divergent = s.warp.as_ref().and_then(|x| x.next_active(self.k)) != Some(s.full_mask);
+        // Liveness is per thread: under a partial mask a value dead for the lanes on this path
+        // may still be read by those waiting on the other, so only a full warp's last read
+        // tells the register file the value is dead.
+        let src_last = if divergent { [false; 3] } else { note.last_read };
+        let mut read = NextRead { src_last, ..NextRead::default() };
         if let Some(o) = &self.orf {
             o.next_read(w, pc, note.strand_start, &mut read);
         }
         if let Some(r) = &self.rename {
-            let s = &self.slots[w];
-            let active = s.warp.as_ref().and_then(|x| x.next_active(self.k));
             let ins = &self.k.code[pc];
-            read.dst_new = r.dst_new(w as u32, ins.dst.map(u32::from), active != Some(s.full_mask));
+            read.dst_new = r.dst_new(w as u32, ins.dst.map(u32::from), divergent);
             read.dst_load = matches!(ins.op.unit(), Unit::Global | Unit::Shared | Unit::Texture);
         }
         read
