@@ -7,6 +7,10 @@ mod common;
 use common::*;
 use std::process::Command;
 
+/// The lines `rfgen report --readme` writes between.
+const BEGIN: &str = "<!-- rfgen report: begin (written by `rfgen report --readme`; do not edit) -->";
+const END: &str = "<!-- rfgen report: end -->";
+
 /// The headless browser the test opens the page in (`scripts/test` installs it).
 const BROWSER: &str = "chromium-headless-shell";
 
@@ -107,10 +111,39 @@ fn report_writes_every_claim_and_every_plot_renders() {
 fn report_gives_each_kernel_set_its_column() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sets");
+    // A README gets the claims between its report lines, and keeps the rest.
+    let readme = dir.path().join("README.md");
+    let (before, after) = ("# Mine\n\ntext\n", "\n## After\n");
+    let stale = format!("{before}{BEGIN}\nold figures\n{END}{after}");
+    std::fs::write(&readme, &stale).unwrap();
     let args = ["--kernel", "vecadd", "--kernel", "ptx:vecadd", "--kernel", "synthetic:seed=1", "--no-synth"];
-    let o = rfgen(&[&["report", "--out", out.to_str().unwrap()][..], &args].concat());
+    let o =
+        rfgen(&[&["report", "--out", out.to_str().unwrap(), "--readme", readme.to_str().unwrap()][..], &args].concat());
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let written = std::fs::read_to_string(&readme).unwrap();
+    assert!(
+        written.starts_with(&format!("{before}{BEGIN}\n")) && written.ends_with(&format!("{END}{after}")),
+        "{written}"
+    );
+    assert!(!written.contains("old figures"), "{written}");
+    for table in md.split("## Seed").skip(1) {
+        let rows = table[table.find("| claim").unwrap()..table.find("\n\nReproduce").unwrap()].to_string();
+        assert!(written.contains(&rows), "the README lacks\n{rows}\n{written}");
+    }
+    // The project's README holds a report's output written by this version: every claim with
+    // the paper's figure, in the same three columns of ours.
+    let ours = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = &ours[ours.find(BEGIN).expect("README has the report's lines")..ours.find(END).unwrap()];
+    for row in md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| claim")) {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let claim_and_paper = format!("{} | {} | ", cells[0], cells[1]);
+        assert!(
+            block.contains(&claim_and_paper),
+            "README's report has no row `{claim_and_paper}`; rerun `rfgen report --readme README.md`"
+        );
+    }
+    assert!(block.contains("| claim | paper | rfgen, library | rfgen, suite | rfgen, synthetic |"));
     assert!(md.contains("| claim | paper | rfgen, library | rfgen, suite | rfgen, synthetic |"), "{md}");
     // Every claim row has a measured figure in each column.
     for row in md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| claim")) {
@@ -132,6 +165,26 @@ fn report_refuses_bad_input() {
     let o = rfgen(&["report", "--kernel", "nope", "--out", dir.path().join("r").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--kernel nope: not a library kernel (allowed: vecadd"), "{}", stderr(&o));
+    // A README without the report's lines is refused before anything runs, and left alone.
+    let readme = dir.path().join("README.md");
+    for text in ["# no lines\n".to_string(), format!("{END}\n{BEGIN}\n")] {
+        std::fs::write(&readme, &text).unwrap();
+        let out = dir.path().join("r");
+        let o = rfgen(&[
+            "report",
+            "--kernel",
+            "vecadd",
+            "--readme",
+            readme.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("to write between"), "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&readme).unwrap(), text);
+        assert!(!out.exists(), "nothing written before the check");
+    }
+    std::fs::remove_file(&readme).unwrap();
     // A folder rfgen did not write is left alone.
     std::fs::write(dir.path().join("mine.txt"), "keep").unwrap();
     let o = rfgen(&["report", "--kernel", "vecadd", "--out", dir.path().to_str().unwrap()]);

@@ -47,6 +47,10 @@ pub struct ReportArgs {
     /// kernel and every PTX workload)
     #[arg(long = "kernel")]
     kernels: Vec<String>,
+    /// Also write the claims into FILE between its lines `<!-- rfgen report: begin ... -->` and
+    /// `<!-- rfgen report: end -->` (the README's tables against the papers)
+    #[arg(long, value_name = "FILE")]
+    readme: Option<PathBuf>,
     /// Leave out the area sweep (the only part that runs Yosys)
     #[arg(long)]
     no_synth: bool,
@@ -108,6 +112,24 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         write_atomic(file, &serde_json::to_vec(&m)?)?;
         return Ok(ExitCode::SUCCESS);
     }
+    // A README without its report lines is refused before anything runs.
+    let readme = match &args.readme {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| bad_input(format!("--readme {}: cannot read it: {e}", path.display())))?;
+            let begin = text.find(page::README_BEGIN);
+            if begin.is_none() || begin >= text.find(page::README_END) {
+                return Err(bad_input(format!(
+                    "--readme {}: it has no line `{}` followed by a line `{}` to write between",
+                    path.display(),
+                    page::README_BEGIN,
+                    page::README_END
+                )));
+            }
+            Some((path, text))
+        }
+        None => None,
+    };
     claim_folder(&args.out, "report", "a later report replaces its files; runs/ is reused by the same command")?;
     let report = match slurm {
         Some(settings) => on_slurm(&settings, &args.out, &plan)?,
@@ -134,6 +156,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     }
     write_atomic(&args.out.join("report.md"), page::markdown(&report).as_bytes())?;
     write_atomic(&args.out.join("report.html"), page::html(&report).as_bytes())?;
+    if let Some((path, text)) = readme {
+        let written = page::into_readme(&text, &report).expect("its lines were checked before the runs");
+        write_atomic(path, written.as_bytes())?;
+        println!("wrote the claims into {}", path.display());
+    }
     // The claims, without the plots.
     print!("{}", page::markdown(&report).split("## Plots").next().unwrap_or_default());
     println!("\nwrote {}/report.md, report.html and {} plots", args.out.display(), report.plots.len());

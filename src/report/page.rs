@@ -29,6 +29,31 @@ fn heads(r: &Report, g: &Group) -> Vec<String> {
     }
 }
 
+/// Where a README holds the report's claims: everything between the two lines is rewritten.
+pub const README_BEGIN: &str = "<!-- rfgen report: begin (written by `rfgen report --readme`; do not edit) -->";
+pub const README_END: &str = "<!-- rfgen report: end -->";
+
+/// The claims, a table per seed under `###` headings, for a README section.
+pub fn claims(r: &Report) -> String {
+    let page = markdown(r);
+    let body = page.split("## Plots").next().unwrap_or_default();
+    let body = &body[body.find("## Seed").unwrap_or(0)..];
+    let mut s = format!("{}\n\n", intro(r));
+    for line in body.lines() {
+        s += &line.strip_prefix("## ").map_or_else(|| line.to_string(), |h| format!("### {h}"));
+        s += "\n";
+    }
+    s.trim_end().to_string() + "\n"
+}
+
+/// `readme` with the text between its report lines replaced by [`claims`]; `None` when it does
+/// not have the two lines, in order.
+pub fn into_readme(readme: &str, r: &Report) -> Option<String> {
+    let begin = readme.find(README_BEGIN)? + README_BEGIN.len();
+    let end = begin + readme[begin..].find(README_END)?;
+    Some(format!("{}\n{}{}", &readme[..begin], claims(r), &readme[end..]))
+}
+
 pub fn markdown(r: &Report) -> String {
     let mut s = format!("# rfgen against the papers\n\n{}\n\n", intro(r));
     for g in &r.groups {
