@@ -31,13 +31,16 @@ use std::time::Instant;
   rfgen regress --config my.toml --rtl my-rtl/ --junit report.xml
   rfgen regress --preset small --block mrf --kernel matmul --kernel ptx:sgemm --seeds 4
   rfgen regress --preset small --kernel none --cycles 100000   # random stimulus only
+  rfgen regress --preset small --x-seeds 4        # every case from 4 power-up states
 
 Cases: each block the config generates (rfgen cosim --list; --block to choose) under random
 stimulus with --seeds seeds, fixed per block and index so every run repeats them, and, for the
 blocks the SM model drives, under every library kernel and built-in PTX workload (--kernel to
 choose). A kernel that does not fit the config's SM is reported as skipped with the reason. The
-composed top's random stimulus is a random program, run to its end like a kernel. Each failed
-case is reported with the rfgen cosim command that repeats it.
+composed top's random stimulus is a random program, run to its end like a kernel. With
+--x-seeds N each of these runs again from N-1 more power-up states of the registers without a
+reset, each its own case (named with its x-seed). Each failed case is reported with the rfgen
+cosim command that repeats it.
 
 With --rtl, each block's top is taken from DIR (its filelist <top>.f, else every .v/.sv file)
 and its ports must match the block's interface; blocks whose top module DIR does not define
@@ -64,6 +67,10 @@ pub struct RegressArgs {
     /// Random-stimulus seeds per block, 0 to 1000
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=1000))]
     seeds: u32,
+    /// Run every case under N power-up states of the registers without a reset: its default
+    /// x-seed and the N-1 after it (as rfgen cosim --x-seeds), each its own case; 1 to 100
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    x_seeds: u32,
     /// Cases run in parallel (default: number of cores)
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -370,22 +377,23 @@ fn plan(args: &RegressArgs, checked: &Checked, rtls: &[BlockRtl], kernels: &[Str
             stimuli.extend(kernels.iter().map(|k| Stimulus::Kernel(k.clone())));
         }
         let missing = mode.and_then(|m| (m.missing)(checked));
-        for stimulus in stimuli {
+        let cases = stimuli.into_iter().flat_map(|s| s.x_seeds(args.x_seeds).into_iter().map(move |x| (s.clone(), x)));
+        for (stimulus, x_seed) in cases {
             // A random run's cycles are the flag's; a kernel (the composed top's random program
             // too) runs to its end.
             let random_cycles = matches!(stimulus, Stimulus::Random { .. }) && block != Block::Sm;
             let cycles = if random_cycles { args.cycles } else { KERNEL_CYCLE_LIMIT };
-            let command =
-                reproducer(&args.source, block, &stimulus, random_cycles.then_some(cycles), None, args.rtl.as_deref());
+            let other_x_seed = (x_seed != stimulus.default_x_seed()).then_some(x_seed);
+            let command = reproducer(
+                &args.source,
+                block,
+                &stimulus,
+                random_cycles.then_some(cycles),
+                other_x_seed,
+                args.rtl.as_deref(),
+            );
             let mut job = Job {
-                case: Case {
-                    block,
-                    x_seed: stimulus.default_x_seed(),
-                    stimulus,
-                    cycles,
-                    reproducer: command,
-                    skip: None,
-                },
+                case: Case { block, x_seed, stimulus, cycles, reproducer: command, skip: None },
                 rtl: i,
                 kernel: None,
                 settled: None,

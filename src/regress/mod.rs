@@ -23,12 +23,17 @@ pub struct Case {
 }
 
 impl Case {
-    /// `random seed 815734`, `kernel matmul`: unique within a block and the same in every run,
-    /// so CI history follows a case across runs.
+    /// `random seed 815734`, `kernel matmul`, and `, x-seed N` past the stimulus' own x-seed:
+    /// unique within a block and the same in every run, so CI history follows a case across runs.
     pub fn name(&self) -> String {
-        match &self.stimulus {
+        let stimulus = match &self.stimulus {
             Stimulus::Random { seed } => format!("random seed {seed}"),
             Stimulus::Kernel(spec) => format!("kernel {spec}"),
+        };
+        if self.x_seed == self.stimulus.default_x_seed() {
+            stimulus
+        } else {
+            format!("{stimulus}, x-seed {}", self.x_seed)
         }
     }
 }
