@@ -126,6 +126,51 @@ impl IssueIn {
         IssueIn { next: vec![Next::default(); n], clr_preds: vec![0; n], changed: u64::MAX, ..IssueIn::default() }
     }
 
+    /// Makes `self` equal to `src` where `self` was last made equal to the same driver's inputs
+    /// at or after the last edge: the descriptors of warps `src.changed` does not name are still
+    /// equal, so only the others are copied (copying every warp's twice a cycle was an eighth of
+    /// the SM model's time).
+    pub fn sync_from(&mut self, src: &IssueIn) {
+        let IssueIn {
+            next,
+            barrier,
+            hold,
+            stall,
+            first,
+            collector_ready,
+            launch,
+            grant_last,
+            clr_valid,
+            clr_warp,
+            clr_reg,
+            clr_preds,
+            lv_valid,
+            lv_warp,
+            lv_src_valid,
+            lv_src_reg,
+            commit,
+            changed,
+        } = src;
+        if self.next.len() != next.len() || next.len() > 64 {
+            self.next.clone_from(next);
+        } else {
+            // `changed` may name warps past the last (every bit set: all of them).
+            let mut c = if next.len() == 64 { *changed } else { changed & ((1 << next.len()) - 1) };
+            while c != 0 {
+                let w = c.trailing_zeros() as usize;
+                self.next[w] = next[w].clone();
+                c &= c - 1;
+            }
+        }
+        self.clr_preds.clone_from(clr_preds);
+        (self.barrier, self.hold, self.stall, self.first, self.launch) = (*barrier, *hold, *stall, *first, *launch);
+        (self.collector_ready, self.grant_last, self.clr_valid, self.lv_valid) =
+            (*collector_ready, *grant_last, *clr_valid, *lv_valid);
+        (self.clr_warp, self.clr_reg, self.lv_warp) = (*clr_warp, *clr_reg, *lv_warp);
+        (self.lv_src_valid, self.lv_src_reg, self.commit, self.changed) =
+            (*lv_src_valid, *lv_src_reg, *commit, *changed);
+    }
+
     /// The events of a cycle back to none; descriptors, barriers and holds stay.
     pub fn clear_events(&mut self) {
         (self.launch, self.grant_last, self.clr_valid, self.lv_valid, self.commit) = (0, false, false, false, 0);

@@ -716,7 +716,9 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         // instruction writes one.
         let full = self.rf.rename_model().is_some_and(|r| !r.outputs().ren_ready);
         let no_register = if full { self.next_writers() } else { 0 };
-        let before: Vec<u32> = self.rf.outputs().issue.scheduler.active.to_vec();
+        // Two-level: the active set before the decision, to count the warps it deschedules.
+        let before: Vec<u32> =
+            if self.two_level { self.rf.outputs().issue.scheduler.active.to_vec() } else { Vec::new() };
         let d = self.rf.decide(&self.rf_in);
         let candidates = if self.two_level {
             let left = before.iter().filter(|&&w| d.desched >> w & 1 == 1);

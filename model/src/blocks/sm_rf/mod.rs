@@ -194,7 +194,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
 
     /// The issue stage's inputs with what the MRF and the rename stage drive inside the top.
     fn wire_issue(&self, i: &SmRfIn, into: &mut IssueIn, mrf: &MrfOut) {
-        into.clone_from(&i.issue);
+        into.sync_from(&i.issue);
         into.collector_ready = mrf.issue_ready;
         into.stall |= mrf.fill_busy;
         into.hold |= self.rfc.as_ref().map_or(0, RfcControl::flushing);
