@@ -301,7 +301,7 @@ fn a_kernel_that_faults_stops_with_exit_1_and_says_where_and_why() {
         let ptx = kernel(decl, body);
         let file = write_kernel(dir.path(), name, &ptx, LAUNCH);
         let line = line_of(&ptx, marker);
-        fails(&file, 1, &["kernel k faulted", &format!("line {line}: {what}")]);
+        fails(&file, 1, &[&format!("kernel k faulted in {file} at line {line}: {what}")]);
     }
 }
 

@@ -75,6 +75,23 @@ fn load_kernel(args: &SimArgs, registers_per_thread: u32) -> anyhow::Result<(Ker
     Ok((super::kernel(name)?, None))
 }
 
+/// The file whose lines a fault names: the kernel file given, or the built-in one.
+fn source_file(args: &SimArgs) -> Option<String> {
+    let spec = args.kernel.as_deref()?;
+    if let Some(name) = spec.strip_prefix(super::ptx::WORKLOAD_PREFIX) {
+        return Some(format!("workloads/{name}.ptx"));
+    }
+    if spec.ends_with(".toml") {
+        // The launch file names its PTX, or sits beside one of its name.
+        let beside = std::path::Path::new(spec).with_extension("ptx");
+        return Some(if beside.exists() { beside.display().to_string() } else { format!("the PTX {spec} launches") });
+    }
+    if library::find(spec).is_some() && !std::path::Path::new(spec).exists() {
+        return Some(format!("kernels/{spec}.kir"));
+    }
+    Some(spec.to_string())
+}
+
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if args.list_kernels {
         for k in library::KERNELS {
@@ -94,7 +111,13 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         .map_err(|e| match e {
             rfgen_model::sm::SimError::DoesNotFit(m) => bad_input(m),
             // Found while running: a failure of the kernel, not bad input.
-            rfgen_model::sm::SimError::Exec(e) => anyhow::anyhow!("kernel {} faulted at {e}", kernel.name),
+            rfgen_model::sm::SimError::Exec(e) => {
+                anyhow::anyhow!(
+                    "kernel {} faulted{} at {e}",
+                    kernel.name,
+                    source_file(&args).map_or(String::new(), |f| format!(" in {f}"))
+                )
+            }
             other => anyhow::Error::new(other),
         })
         .with_context(|| format!("simulating {} on {}", kernel.name, checked.config.name))?;
