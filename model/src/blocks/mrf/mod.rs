@@ -317,6 +317,11 @@ struct Plan {
     bank_rd_en: Vec<u64>,
     bank_wr_en: Vec<u64>,
     bank_gated: Vec<u64>,
+    /// The collectors' side of the outputs, read a dozen times a cycle: the unit offered for
+    /// dispatch, whether one is free, and the warps with a fill on its way.
+    offered: Option<u32>,
+    issue_ready: bool,
+    fill_busy: u64,
 }
 
 /// How write-backs reach the banks.
@@ -421,6 +426,9 @@ impl Mrf {
                 bank_rd_en: vec![0; words],
                 bank_wr_en: vec![0; words],
                 bank_gated: vec![0; words],
+                offered: None,
+                issue_ready: true,
+                fill_busy: 0,
             },
             stats,
         };
@@ -490,7 +498,11 @@ impl Mrf {
 
     /// Derives this cycle's decisions from the state (see [`Plan`]).
     fn replan(&mut self) {
+        let offered = self.offered();
+        let issue_ready = self.collectors.iter().any(|u| !u.busy);
+        let fill_busy = self.collectors.iter().filter(|u| u.busy && u.filling != 0).fold(0, |m, u| m | 1 << u.warp);
         let p = &mut self.plan;
+        (p.offered, p.issue_ready, p.fill_busy) = (offered, issue_ready, fill_busy);
         let (action, mov) = match &self.write {
             WritePath::Direct(_) => (WriteAction::Wait, None),
             WritePath::Compressed { groups, port, .. } => {
@@ -851,11 +863,11 @@ impl Block for Mrf {
     }
 
     fn outputs(&self) -> MrfOut<'_> {
-        let offered = self.offered();
-        let unit = &self.collectors[offered.unwrap_or(0) as usize];
         let p = &self.plan;
+        let offered = p.offered;
+        let unit = &self.collectors[offered.unwrap_or(0) as usize];
         MrfOut {
-            issue_ready: self.collectors.iter().any(|u| !u.busy),
+            issue_ready: p.issue_ready,
             disp_valid: offered.is_some(),
             disp_warp: unit.warp,
             disp_tag: unit.tag,
@@ -866,7 +878,7 @@ impl Block for Mrf {
             wb_commit: p.action == WriteAction::Commit || self.write_busy,
             act_ready: self.rfc().is_some_and(Rfc::act_ready),
             flush_ready: self.rfc().is_some_and(Rfc::flush_ready),
-            fill_busy: self.collectors.iter().filter(|u| u.busy && u.filling != 0).fold(0, |m, u| m | 1 << u.warp),
+            fill_busy: p.fill_busy,
             bank_rd_en: &p.bank_rd_en,
             bank_wr_en: &p.bank_wr_en,
             bank_gated: &p.bank_gated,
