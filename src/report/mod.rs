@@ -1,8 +1,8 @@
 //! `rfgen report`: every seed's headline experiment that rfgen models, run on the SM model, as
 //! claims (the paper's figure beside ours and the command that reproduces ours) and plots.
 //! Ours is measured on each kernel set: the library's application kernels (heartwall, seed
-//! 002's hazard pattern, is left out as in the README's tables) and the CUDA C suite compiled to
-//! PTX (`workloads/`), unless the caller narrows them.
+//! 002's hazard pattern, is left out as in the README's tables), the CUDA C suite compiled to
+//! PTX (`workloads/`) and the README's synthetic kernels, unless the caller narrows them.
 
 mod chart;
 pub mod page;
@@ -49,7 +49,8 @@ pub struct Report {
 /// The kernels one column of ours is measured on.
 #[derive(Clone)]
 pub struct KernelSet {
-    /// `library` or `suite`: the column's name, and the suffix of its plots' files.
+    /// [`LIBRARY`], [`SUITE`] or [`SYNTHETIC`]: the column's name, and the suffix of its plots'
+    /// files (the library's have none).
     pub name: &'static str,
     /// Kernel names as `--kernel` takes them.
     pub kernels: Vec<String>,
