@@ -158,7 +158,7 @@ impl IssueIn {
             let mut c = if next.len() == 64 { *changed } else { changed & ((1 << next.len()) - 1) };
             while c != 0 {
                 let w = c.trailing_zeros() as usize;
-                self.next[w] = next[w].clone();
+                self.next[w] = next[w];
                 c &= c - 1;
             }
         }
