@@ -200,13 +200,24 @@ mod tests {
     fn result(stimulus: Stimulus, verdict: Verdict) -> CaseResult {
         let case = Case {
             block: Block::Mrf,
+            x_seed: stimulus.default_x_seed(),
             stimulus,
             cycles: 100,
-            x_seed: 1,
             reproducer: "rfgen cosim --preset small --block mrf --seed 5 --cycles 100".into(),
             skip: None,
         };
         CaseResult { case, verdict, cycles: 100, seconds: 1.25, waveform: None }
+    }
+
+    /// A case under its stimulus' own x-seed keeps its name; another x-seed is named.
+    #[test]
+    fn a_case_past_its_own_x_seed_is_named_by_it() {
+        let mut r = result(Stimulus::Random { seed: 5 }, Verdict::Pass);
+        assert_eq!(r.case.name(), "random seed 5");
+        r.case.x_seed = 6;
+        assert_eq!(r.case.name(), "random seed 5, x-seed 6");
+        let k = result(Stimulus::Kernel("matmul".into()), Verdict::Pass);
+        assert_eq!(k.case.name(), "kernel matmul");
     }
 
     #[test]
