@@ -344,7 +344,8 @@ fn cli_sim_text_json_and_errors() {
     std::fs::write(&faulty, ".kernel k\n.grid 1 32\n  ld.global r1, [r2 + 2]\n  exit\n").unwrap();
     let out = rfgen(&["sim", "--kernel", faulty.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("kernel k faulted at line 3: misaligned global address"), "{}", stderr(&out));
+    let said = format!("kernel k faulted in {} at line 3: misaligned global address", faulty.display());
+    assert!(stderr(&out).contains(&said), "{}", stderr(&out));
 }
 
 /// `rfgen sim` says when it scaled a launch, in text and JSON, and says nothing of a launch it
