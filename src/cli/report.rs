@@ -16,7 +16,8 @@ use std::process::ExitCode;
 /// Run every paper's headline experiment rfgen models and write the comparison page
 #[derive(Args)]
 #[command(after_help = "Examples:
-  rfgen report                         # the library and the PTX suite into report/
+  rfgen report                         # the library, the PTX suite and the synthetic kernels
+  rfgen report --readme README.md      # and its tables into README.md's report lines
   rfgen report --out paper-check/ --jobs 2
   rfgen report --kernel vecadd --kernel bfs --out quick/
   rfgen report --kernel ptx:sgemm --kernel ptx:nbody --out compute/
@@ -25,10 +26,12 @@ use std::process::ExitCode;
 
 Runs, on the SM model, seed 000's register file cache (isca11-rfc, 1 to 8 entries), seed 001's
 ORF/LRF (micro11-orf-lrf, 1 to 8 entries), seed 002's warpboards, seed 003's hybrid CMOS/TFET
-designs (tfet-hybrid, one SM and four) and seed 004's compression, on two kernel sets, each its
-own column beside the paper's figure: the library's application kernels (heartwall, seed 002's
-hazard pattern, is left out as in the README) and the CUDA C suite compiled to PTX (ptx:NAME,
-rfgen sim --list-kernels; plots of the suite end in -suite.svg). It synthesizes the
+designs (tfet-hybrid, one SM and four) and seed 004's compression, on three kernel sets, each
+its own column beside the paper's figure: the library's application kernels (heartwall, seed
+002's hazard pattern, is left out as in the README), the CUDA C suite compiled to PTX (ptx:NAME,
+rfgen sim --list-kernels) and the README's four synthetic kernels (synthetic:KNOBS); the suite's
+and the synthetic kernels' plots end in -suite.svg and -synthetic.svg. --readme FILE also
+writes the claims into FILE between its report lines. It synthesizes the
 small preset's MRF with 1, 2 and 4 register file cache entries (Yosys logs in DIR/work/). Writes
 DIR/report.md with one SVG per plot beside it, and DIR/report.html with the plots inline; each
 claim names the command that reproduces it.
@@ -43,8 +46,8 @@ pub struct ReportArgs {
     /// Output folder: new, empty, or one an earlier report wrote
     #[arg(long, default_value = "report")]
     out: PathBuf,
-    /// Kernel to run: a library kernel or ptx:NAME (repeat; default: every library application
-    /// kernel and every PTX workload)
+    /// Kernel to run: a library kernel, ptx:NAME or synthetic:KNOBS (repeat; default: every
+    /// library application kernel, every PTX workload and the README's synthetic kernels)
     #[arg(long = "kernel")]
     kernels: Vec<String>,
     /// Also write the claims into FILE between its lines `<!-- rfgen report: begin ... -->` and
@@ -69,24 +72,22 @@ pub struct ReportArgs {
 /// A library kernel, a built-in PTX workload or a synthetic kernel, named as `--kernel` names it
 /// (the suite's workloads share names with library kernels), and the kernel set it belongs to.
 fn report_kernel(name: &str) -> anyhow::Result<(&'static str, Kernel)> {
-    if name.starts_with("synthetic:") {
-        let mut k = super::kernel(name)?;
-        k.name = name.to_string();
-        return Ok((report::SYNTHETIC, k));
-    }
-    if name.starts_with(super::ptx::WORKLOAD_PREFIX) {
-        let (mut k, _) = super::ptx::load(name)?;
-        k.kernel.name = name.to_string();
-        return Ok((report::SUITE, k.kernel));
-    }
-    let lib = library::find(name).ok_or_else(|| {
+    let set = if name.starts_with("synthetic:") {
+        report::SYNTHETIC
+    } else if name.starts_with(super::ptx::WORKLOAD_PREFIX) {
+        report::SUITE
+    } else if library::find(name).is_some() {
+        report::LIBRARY
+    } else {
         let all: Vec<&str> = library::KERNELS.iter().map(|k| k.name).collect();
-        bad_input(format!(
+        return Err(bad_input(format!(
             "--kernel {name}: not a library kernel (allowed: {}), a PTX workload ptx:NAME (rfgen sim --list-kernels) nor synthetic:KNOBS",
             all.join(", ")
-        ))
-    })?;
-    Ok((report::LIBRARY, lib.parse().map_err(|e| anyhow::anyhow!("{name}: {e}"))?))
+        )));
+    };
+    let mut kernel = super::kernel(name)?;
+    kernel.name = name.to_string();
+    Ok((set, kernel))
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {

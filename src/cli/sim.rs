@@ -77,7 +77,7 @@ fn load_kernel(args: &SimArgs, registers_per_thread: u32) -> anyhow::Result<(Ker
 
 /// The file whose lines a fault names: the kernel file given, or the built-in one.
 fn source_file(args: &SimArgs) -> Option<String> {
-    let spec = args.kernel.as_deref()?;
+    let spec = args.kernel.as_deref().filter(|s| !s.starts_with("synthetic:"))?;
     if let Some(name) = spec.strip_prefix(super::ptx::WORKLOAD_PREFIX) {
         return Some(format!("workloads/{name}.ptx"));
     }
@@ -86,7 +86,8 @@ fn source_file(args: &SimArgs) -> Option<String> {
         let beside = std::path::Path::new(spec).with_extension("ptx");
         return Some(if beside.exists() { beside.display().to_string() } else { format!("the PTX {spec} launches") });
     }
-    if library::find(spec).is_some() && !std::path::Path::new(spec).exists() {
+    // A library name is the built-in kernel, as `--kernel` takes it.
+    if library::find(spec).is_some() {
         return Some(format!("kernels/{spec}.kir"));
     }
     Some(spec.to_string())
