@@ -189,10 +189,29 @@ pub fn onehot_mux(terms: &[(String, String)], width: u32) -> String {
         .join("\n      | ")
 }
 
-/// The lowest set bit of the `n`-bit vector `v`, one-hot: `v & (~v + 1)`.
+/// The lowest set bit of the `n`-bit vector `v`, one-hot. Up to `PREFIX_MAX` bits, each bit is
+/// kept when no lower bit is set (`v & ~{|v[n-2:0], ..., v[0], 1'b0}`): plain logic the
+/// synthesizer merges with what feeds and follows it, where the adder form `v & (~v + 1)`
+/// becomes a carry chain it cannot see through (on ECP5 the round-robin arbiters' carry chain
+/// sat on the MRF's critical path). Wider vectors keep the adder: their carry chain is the
+/// faster path.
 pub fn lowest_set(v: &str, n: u32) -> String {
-    format!("{v} & (~{v} + {})", lit(n, 1))
+    if n == 1 {
+        return v.to_string();
+    }
+    if n > PREFIX_MAX {
+        return format!("{v} & (~{v} + {})", lit(n, 1));
+    }
+    let below: Vec<String> = (1..n)
+        .rev()
+        .map(|i| if i == 1 { format!("{v}[0]") } else { format!("(|{v}[{}:0])", i - 1) })
+        .chain(["1'b0".to_string()])
+        .collect();
+    format!("{v} & ~{{{}}}", below.join(", "))
 }
+
+/// The widest vector `lowest_set` writes without an adder.
+const PREFIX_MAX: u32 = 8;
 
 /// `onehot = 1 << index`, an `n`-bit one-hot decode of the binary `index`.
 pub fn onehot_decode(onehot: &str, index: &str, n: u32) -> String {

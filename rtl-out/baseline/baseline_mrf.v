@@ -110,7 +110,7 @@ module baseline_mrf (
 
   // Issue: the lowest-numbered free collector takes the instruction.
   assign free = ~cu_busy;
-  assign alloc_first = free & (~free + 4'd1);
+  assign alloc_first = free & ~{(|free[2:0]), (|free[1:0]), free[0], 1'b0};
   assign issue_ready = |free;
   assign cu_alloc = {4{issue_valid}} & alloc_first;
 

@@ -88,7 +88,7 @@ module full_sm_rf (
   wire [3:0] tag_give;
   wire [3:0] disp_sel;
   wire disp_take;
-  assign tag_first = tag_free & (~tag_free + 4'd1);  // lowest free tag, one-hot
+  assign tag_first = tag_free & ~{(|tag_free[2:0]), (|tag_free[1:0]), tag_free[0], 1'b0};  // lowest free tag, one-hot
   assign grant_tag = {{6{1'b0}}, {|(tag_first & 4'b1100), |(tag_first & 4'b1010)}};
   assign disp_take = disp_valid & disp_ready;
   assign disp_sel[0] = (disp_tag == 8'd0);

@@ -819,7 +819,7 @@ module isca11_rfc_rfc (
   assign wb_ready = ~evict_valid & ~flush_busy;
   assign flush_ready = ~flush_busy;
   assign free = ~owner_valid;
-  assign free_first = free & (~free + 8'd1);
+  assign free_first = free & ~{(|free[6:0]), (|free[5:0]), (|free[4:0]), (|free[3:0]), (|free[2:0]), (|free[1:0]), free[0], 1'b0};
   assign act_ready = |free;
   assign free_slot = {|(free_first & 8'b11110000), |(free_first & 8'b11001100), |(free_first & 8'b10101010)};
 

@@ -102,7 +102,7 @@ module micro11_orf_lrf_orf (
   // A warp issuing without a slot takes the lowest free one (lowest set bit).
   assign free_slot = ~owner_valid | rel_slot;
   assign take = take_en & ~(|rd_sel) & ~rel_mask[rd_warp];
-  assign take_sel = {8{take}} & free_slot & (~free_slot + 8'd1);
+  assign take_sel = {8{take}} & free_slot & ~{(|free_slot[6:0]), (|free_slot[5:0]), (|free_slot[4:0]), (|free_slot[3:0]), (|free_slot[2:0]), (|free_slot[1:0]), free_slot[0], 1'b0};
   always @(posedge clk) begin
     if (rst) owner_valid <= 8'd0;
     else owner_valid <= (owner_valid & ~rel_slot) | take_sel;

@@ -103,7 +103,7 @@ module small_mrf (
 
   // Issue: the lowest-numbered free collector takes the instruction.
   assign free = ~cu_busy;
-  assign alloc_first = free & (~free + 2'd1);
+  assign alloc_first = free & ~{free[0], 1'b0};
   assign issue_ready = |free;
   assign cu_alloc = {2{issue_valid}} & alloc_first;
 

@@ -73,7 +73,7 @@ module small_sm_rf (
   wire [1:0] tag_give;
   wire [1:0] disp_sel;
   wire disp_take;
-  assign tag_first = tag_free & (~tag_free + 2'd1);  // lowest free tag, one-hot
+  assign tag_first = tag_free & ~{tag_free[0], 1'b0};  // lowest free tag, one-hot
   assign grant_tag = {{7{1'b0}}, {|(tag_first & 2'b10)}};
   assign disp_take = disp_valid & disp_ready;
   assign disp_sel[0] = (disp_tag == 8'd0);

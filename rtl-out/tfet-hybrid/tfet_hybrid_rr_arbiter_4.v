@@ -24,8 +24,8 @@ module tfet_hybrid_rr_arbiter_4 (
   // Requests at or above the pointer win first; otherwise the lowest request wins.
   assign below_ptr = {1'b0, (ptr > 2'd2), (ptr > 2'd1), (ptr > 2'd0)};
   assign upper = req & ~below_ptr;
-  assign upper_first = upper & (~upper + 4'd1);
-  assign any_first = req & (~req + 4'd1);
+  assign upper_first = upper & ~{(|upper[2:0]), (|upper[1:0]), upper[0], 1'b0};
+  assign any_first = req & ~{(|req[2:0]), (|req[1:0]), req[0], 1'b0};
   assign grant = (|upper) ? upper_first : any_first;
   assign grant_valid = |req;
 

@@ -128,7 +128,7 @@ module war_warpboard_mrf (
 
   // Issue: the lowest-numbered free collector takes the instruction.
   assign free = ~cu_busy;
-  assign alloc_first = free & (~free + 8'd1);
+  assign alloc_first = free & ~{(|free[6:0]), (|free[5:0]), (|free[4:0]), (|free[3:0]), (|free[2:0]), (|free[1:0]), free[0], 1'b0};
   assign issue_ready = |free;
   assign cu_alloc = {8{issue_valid}} & alloc_first;
 

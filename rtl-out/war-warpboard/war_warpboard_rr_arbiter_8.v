@@ -24,8 +24,8 @@ module war_warpboard_rr_arbiter_8 (
   // Requests at or above the pointer win first; otherwise the lowest request wins.
   assign below_ptr = {1'b0, (ptr > 3'd6), (ptr > 3'd5), (ptr > 3'd4), (ptr > 3'd3), (ptr > 3'd2), (ptr > 3'd1), (ptr > 3'd0)};
   assign upper = req & ~below_ptr;
-  assign upper_first = upper & (~upper + 8'd1);
-  assign any_first = req & (~req + 8'd1);
+  assign upper_first = upper & ~{(|upper[6:0]), (|upper[5:0]), (|upper[4:0]), (|upper[3:0]), (|upper[2:0]), (|upper[1:0]), upper[0], 1'b0};
+  assign any_first = req & ~{(|req[6:0]), (|req[5:0]), (|req[4:0]), (|req[3:0]), (|req[2:0]), (|req[1:0]), req[0], 1'b0};
   assign grant = (|upper) ? upper_first : any_first;
   assign grant_valid = |req;
 

@@ -73,7 +73,7 @@ module war_warpboard_sm_rf (
   wire [7:0] tag_give;
   wire [7:0] disp_sel;
   wire disp_take;
-  assign tag_first = tag_free & (~tag_free + 8'd1);  // lowest free tag, one-hot
+  assign tag_first = tag_free & ~{(|tag_free[6:0]), (|tag_free[5:0]), (|tag_free[4:0]), (|tag_free[3:0]), (|tag_free[2:0]), (|tag_free[1:0]), tag_free[0], 1'b0};  // lowest free tag, one-hot
   assign grant_tag = {{1{1'b0}}, {|(tag_first & 8'b11110000), |(tag_first & 8'b11001100), |(tag_first & 8'b10101010)}};
   assign disp_take = disp_valid & disp_ready;
   assign disp_sel[0] = (disp_tag == 4'd0);
