@@ -50,8 +50,8 @@ fn options_off_are_todays_hardware_byte_for_byte() {
 
 /// Random lockstep of the MRF with the options on: plain (each option alone), one collector (no
 /// dispatch arbiter), with TFET rows, a register file cache and an ORF/LRF (all three), and the
-/// compressed MRF (registered dispatch, the one it takes). Each run must also dispatch and
-/// conflict, so the stages are exercised.
+/// compressed MRF (registered dispatch, the one it takes), each with either memory leaf. Each
+/// run must also dispatch and conflict, so the stages are exercised.
 #[test]
 fn every_setting_agrees_with_the_model_in_random_lockstep() {
     let text = |list: &[(&'static str, &'static str)], name: &str| list.iter().find(|(n, _)| *n == name).unwrap().1;
@@ -66,20 +66,24 @@ fn every_setting_agrees_with_the_model_in_random_lockstep() {
         ("osmall", text(UPPER, "osmall"), &[GRANT, READ, DISPATCH]),
         ("csmall", text(COMPRESSED, "csmall"), &[DISPATCH]),
     ];
-    for (name, text, options) in runs {
+    // Each with the behavioural memory leaf and the ECP5 one (tests/ecp5_leaf.rs).
+    for ((name, text, options), kind) in
+        runs.into_iter().flat_map(|r| [SramKind::Behavioural, SramKind::Ecp5].map(|k| (r, k)))
+    {
         let checked = timed(text, options);
         let g = &checked.geometry;
-        let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+        let design = rfgen_gen::generate(&checked, kind);
         let file = |suffix: &str| &design.files.iter().find(|(f, _)| f.ends_with(suffix)).unwrap().1;
         let group = if checked.compression.is_some() { file("_bank_group.v") } else { file("_mrf_bank_group.v") };
         assert_eq!(group.contains("slot_grant <= pick"), g.registered_grant, "{name} {options:?}");
-        assert_eq!(group.contains("rd_data <= bank_rd_data"), g.registered_read, "{name} {options:?}");
+        let two_cycle_leaf = design.files.iter().any(|(f, _)| f.ends_with("_r2.v"));
+        assert_eq!(two_cycle_leaf, g.registered_read, "{name} {options:?}: the read register is the leaf's");
         let top = file("_mrf.v");
         assert_eq!(top.contains("disp_grant <= disp_pick"), g.registered_dispatch, "{name} {options:?}");
         let lib = build(&design);
         let mut stimulus = RandomStimulus::new(g, 7, Knobs::for_config(&checked));
         let result = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 20_000, 3);
-        assert!(result.mismatch.is_none(), "{name} {options:?}: {}", result.mismatch.unwrap());
+        assert!(result.mismatch.is_none(), "{name} {options:?} {kind:?}: {}", result.mismatch.unwrap());
         let s = result.block.model().stats();
         assert!(s.dispatched > 2_000 && s.bank_conflicts > 500, "{name} {options:?}: {s:?}");
     }
@@ -97,8 +101,8 @@ fn a_wrong_pipeline_stage_is_caught() {
     let bugs = [
         (group, "assign req = slot_req & ~slot_grant;", "assign req = slot_req;", "grant seen twice"),
         (
-            group,
-            "always @(posedge clk) rd_data <= bank_rd_data;",
+            "small_sram_1r1w_16x128_r2.v",
+            "always @(posedge clk) rd_data <= rd_word;",
             "always @(posedge clk) rd_data <= rd_data;",
             "stale read data",
         ),

@@ -12,7 +12,7 @@ module small_mrf_bank_group (
   input  wire  [35:0] slot_row,    // row wanted by each slot, slot i at [6i+5:6i]
   output reg    [5:0] slot_grant,  // one-hot: slot whose read is issued this cycle
   output reg    [5:0] deliver,     // one-hot: slot whose register is on rd_data this cycle (captured now)
-  output reg  [255:0] rd_data,     // warp register on the banks' read data in the previous cycle, cluster i at [128i+127:128i]
+  output wire [255:0] rd_data,     // warp register on the banks' read data in the previous cycle, cluster i at [128i+127:128i]
   input  wire         wr_en,       // write a warp register
   input  wire   [5:0] wr_row,      // row to write
   input  wire   [7:0] wr_mask,     // per-lane write enable
@@ -51,7 +51,6 @@ module small_mrf_bank_group (
       | ({6{slot_grant[4]}} & slot_row[29:24])
       | ({6{slot_grant[5]}} & slot_row[35:30]);
 
-  wire [255:0] bank_rd_data;
   reg  [5:0] arrive;
   // The slot whose register the banks read this cycle.
   always @(posedge clk) begin
@@ -59,30 +58,30 @@ module small_mrf_bank_group (
     else arrive <= slot_grant;
   end
 
-  // The banks' read data is registered before the collectors (`timing.mrf_registered_read`).
+  // The banks' read data is registered before the collectors (`timing.mrf_registered_read`),
+  // inside the banks (on an FPGA, the block RAM's output register): it is there a cycle later.
   always @(posedge clk) begin
     if (rst) deliver <= 6'b0;
     else deliver <= arrive;
   end
-  always @(posedge clk) rd_data <= bank_rd_data;
 
   // Cluster 0: lanes 0..3.
-  small_sram_1r1w_64x128 u_bank_c0 (
+  small_sram_1r1w_64x128_r2 u_bank_c0 (
     .clk     (clk),
     .rd_en   (grant_valid),
     .rd_addr (rd_row),
-    .rd_data (bank_rd_data[127:0]),
+    .rd_data (rd_data[127:0]),
     .wr_en   (wr_en & (|wr_mask[3:0])),
     .wr_addr (wr_row),
     .wr_mask (wr_mask[3:0]),
     .wr_data (wr_data[127:0])
   );
   // Cluster 1: lanes 4..7.
-  small_sram_1r1w_64x128 u_bank_c1 (
+  small_sram_1r1w_64x128_r2 u_bank_c1 (
     .clk     (clk),
     .rd_en   (grant_valid),
     .rd_addr (rd_row),
-    .rd_data (bank_rd_data[255:128]),
+    .rd_data (rd_data[255:128]),
     .wr_en   (wr_en & (|wr_mask[7:4])),
     .wr_addr (wr_row),
     .wr_mask (wr_mask[7:4]),

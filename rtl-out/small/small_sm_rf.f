@@ -1,4 +1,4 @@
-small_sram_1r1w_64x128.v
+small_sram_1r1w_64x128_r2.v
 small_reg_map.v
 small_rr_arbiter_6.v
 small_rr_arbiter_2.v

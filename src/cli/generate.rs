@@ -13,6 +13,7 @@ use std::process::ExitCode;
   rfgen gen --preset baseline --out build/rtl
   rfgen gen --block mrf                       # the operand path alone into rtl-out/baseline-mrf/
   rfgen gen --config my.toml --sram blackbox  # SRAM leaves as stubs for a macro flow
+  rfgen gen --preset small --sram ecp5         # SRAM leaves in ECP5 block RAMs
   rfgen gen --force                           # also replace rtl-out/baseline after hand edits
   rfgen gen --preset war-warpboard --block issue   # issue stage into rtl-out/war-warpboard-issue/
 
@@ -43,6 +44,8 @@ enum Sram {
     Behavioural,
     /// port-compatible stub to replace with an SRAM macro (ASIC)
     Blackbox,
+    /// ECP5 DP16KD block RAMs, their output registers used (FPGA; a model of them for simulation)
+    Ecp5,
 }
 
 pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
@@ -50,12 +53,15 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     let kind = match args.sram {
         Sram::Behavioural => SramKind::Behavioural,
         Sram::Blackbox => SramKind::Blackbox,
+        Sram::Ecp5 => SramKind::Ecp5,
     };
     let block = args.block.unwrap_or(Block::Sm);
-    if kind == SramKind::Blackbox && !block.has_sram() {
-        return Err(bad_input(format!(
-            "--sram blackbox: only the mrf and sm blocks have SRAM leaves (--block {block})"
-        )));
+    if kind != SramKind::Behavioural && !block.has_sram() {
+        let name = args.sram.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
+        return Err(bad_input(format!("--sram {name}: only the mrf and sm blocks have SRAM leaves (--block {block})")));
+    }
+    if let Some(why) = kind.refuses(checked.config.mrf.entries) {
+        return Err(bad_input(format!("--sram ecp5: {why}; use --sram behavioural, which Yosys maps to any depth")));
     }
     let design = block.generate(&checked, kind).map_err(|e| bad_input(e.to_string()))?;
     let folder = match args.block {

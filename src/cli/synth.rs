@@ -6,7 +6,7 @@ use crate::synth::pnr::{PnrSettings, Router};
 use crate::synth::{FAKERAM45_UM2_PER_BIT, Liberty, ModuleArea, Options, Pnr, SramModel, Synth, Target};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
-use rfgen_gen::{Block, SramKind};
+use rfgen_gen::Block;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,7 +23,9 @@ use std::process::ExitCode;
   rfgen synth --target ecp5 --pnr --router router2  # the default SM's MRF: too congested for router1
 
 Each module is synthesized with everything below it (flattened). In the ASIC view (generic,
---liberty) SRAM leaves are black boxes costed by a per-bit model; FPGA targets infer RAM. With
+--liberty) SRAM leaves are black boxes costed by a per-bit model; FPGA targets infer RAM, but
+on ECP5 the leaves are DP16KD block RAMs instantiated with their output registers
+(`rfgen gen --sram ecp5`, for banks of up to 512 rows). With
 --pnr the top is placed and routed by nextpnr-ecp5 (LFE5U-85F) or nextpnr-ice40 (HX8K) inside a
 wrapper whose inputs come from a shift register and whose outputs are XOR-reduced to one pin.
 Method and meaning of every figure: docs/area.md.")]
@@ -145,7 +147,8 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
     let opts = args.flags.options()?;
     let pnr_settings = args.pnr.settings(opts.target)?;
     let pool = pool(args.jobs)?;
-    let design = args.block.generate(&checked, SramKind::Behavioural).map_err(|e| bad_input(e.to_string()))?;
+    let sram = opts.target.sram_kind(checked.config.mrf.entries);
+    let design = args.block.generate(&checked, sram).map_err(|e| bad_input(e.to_string()))?;
     let names: Vec<&str> = design.manifest.modules.iter().map(|m| m.name.as_str()).collect();
     let modules = match &args.module {
         None => names.clone(),

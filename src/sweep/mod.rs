@@ -126,8 +126,11 @@ impl Job {
     /// Measures one point and stores its record.
     pub fn measure(&self, out: &Path, checked: &Checked) -> Result<Record> {
         let work = out.join("work").join(checked.hash());
-        // The point's design, generated once for synthesis and cosim alike.
-        let design = rfgen_gen::generate(checked, SramKind::Behavioural);
+        // The point's design, generated once for synthesis and cosim alike (with the target's
+        // memory leaves, which keep the behavioural leaf's timing).
+        let sram =
+            self.synth.as_ref().map_or(SramKind::Behavioural, |o| o.target.sram_kind(checked.config.mrf.entries));
+        let design = rfgen_gen::generate(checked, sram);
         let (modules, pnr) = match &self.synth {
             Some(opts) => {
                 let synth = Synth::new(&design, opts, &work)?;

@@ -1,6 +1,7 @@
 //! The synthesis targets: the Yosys command that maps a module to each, and which of its cells
 //! are look-up tables, flip-flops, block RAM, LUT RAM or DSP blocks.
 
+use rfgen_gen::SramKind;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -66,6 +67,16 @@ impl Target {
     /// as an FPGA user's flow would; the ASIC view black-boxes them.
     pub fn is_fpga(self) -> bool {
         self != Target::Generic
+    }
+
+    /// The memory leaves a design of `rows`-row banks is generated with for this target: on ECP5
+    /// the block-RAM leaf (`rfgen gen --sram ecp5`) where it holds the banks, since Yosys 0.23
+    /// cannot use a DP16KD's output register; elsewhere the behavioural leaf.
+    pub fn sram_kind(self, rows: u32) -> SramKind {
+        match self {
+            Target::Ecp5 if SramKind::Ecp5.refuses(rows).is_none() => SramKind::Ecp5,
+            _ => SramKind::Behavioural,
+        }
     }
 
     /// The Yosys command mapping `top` and everything below it, flattened into one module.

@@ -40,7 +40,8 @@ pub fn modules(
     cache: Option<&RfcLayout>,
     upper: Option<&OrfLayout>,
 ) -> Vec<Module> {
-    let sram = sram(prefix, g.entries, g.entry_bits(), sram_kind);
+    // With the read data registered, the register is the leaf's (an FPGA block RAM's own).
+    let sram = sram(prefix, g.entries, g.entry_bits(), sram_kind, if g.registered_read { 2 } else { 1 });
     let reg_map = reg_map::reg_map(prefix, g);
     let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots());
     // One collector needs no dispatch arbiter.

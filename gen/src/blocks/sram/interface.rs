@@ -19,9 +19,10 @@ pub struct SramPorts<P> {
 }
 
 impl SramPorts<Port> {
-    pub fn new(depth: u32, width: u32, kind: SramKind) -> Self {
+    pub fn new(depth: u32, width: u32, kind: SramKind, read_cycles: u32) -> Self {
         let a = index_bits(depth);
-        let rd_data = Port::output("rd_data", width, "word read in the previous cycle (held until the next read)");
+        let when = if read_cycles == 2 { "two cycles before" } else { "in the previous cycle" };
+        let rd_data = Port::output("rd_data", width, &format!("word read {when} (held until the next read)"));
         SramPorts {
             clk: Port::input("clk", 1, "clock"),
             rd_en: Port::input("rd_en", 1, "read enable"),

@@ -46,10 +46,7 @@ impl BankGroupPorts<Port> {
                     .vector()
                     .reg()
             }),
-            rd_data: {
-                let rd_data = Port::output("rd_data", wr, &rd_data);
-                if g.registered_read { rd_data.reg() } else { rd_data }
-            },
+            rd_data: Port::output("rd_data", wr, &rd_data),
             wr_en: Port::input("wr_en", 1, "write a warp register"),
             wr_row: Port::input("wr_row", ab, "row to write"),
             wr_mask: Port::input("wr_mask", g.lanes, "per-lane write enable").vector(),

@@ -65,7 +65,10 @@ pub fn bank_group(
         body += "  always @(posedge clk) begin\n";
         body += &format!("    if (rst) slot_grant <= {s}'b0;\n    else slot_grant <= pick;\n  end\n");
         body += "  assign grant_valid = |slot_grant;\n";
-        body += &format!("\n  // Row of the slot whose read is issued.\n  assign rd_row = {};\n\n", granted_row(s, ab));
+        body += &format!(
+            "\n  // Row of the slot whose read is issued.\n  assign rd_row = {};\n\n",
+            granted_row("slot_grant", s, ab)
+        );
     } else {
         let (instance, granted_row) = slot_arbiter(arbiter, req, ("slot_grant", "grant_valid"), s, ab);
         body += &instance;
@@ -75,7 +78,6 @@ pub fn bank_group(
     // data, and `deliver` follows it a cycle later with the register.
     let arrive = if g.registered_read { "arrive" } else { "deliver" };
     if g.registered_read {
-        body += &vector_wire("bank_rd_data", wr);
         body += &vector_reg("arrive", s);
     }
     if tfet {
@@ -102,13 +104,12 @@ pub fn bank_group(
         );
     }
     if g.registered_read {
-        body += "  // The banks' read data is registered before the collectors (`timing.mrf_registered_read`).\n";
+        body += "  // The banks' read data is registered before the collectors (`timing.mrf_registered_read`),\n";
+        body += "  // inside the banks (on an FPGA, the block RAM's output register): it is there a cycle later.\n";
         body += &format!(
-            "  always @(posedge clk) begin\n    if (rst) deliver <= {s}'b0;\n    else deliver <= arrive;\n  end\n"
+            "  always @(posedge clk) begin\n    if (rst) deliver <= {s}'b0;\n    else deliver <= arrive;\n  end\n\n"
         );
-        body += "  always @(posedge clk) rd_data <= bank_rd_data;\n\n";
     }
-    let rd_data = if g.registered_read { "bank_rd_data" } else { "rd_data" };
     for c in 0..g.clusters {
         let mask = Sig::new("wr_mask", g.lanes).slice(c, lpc);
         let any = if lpc == 1 { format!("wr_en & {mask}") } else { format!("wr_en & (|{mask})") };
@@ -119,7 +120,7 @@ pub fn bank_group(
                 clk: Sig::new("clk", 1),
                 rd_en: Sig::new("grant_valid", 1),
                 rd_addr: Sig::new("rd_row", ab),
-                rd_data: Sig::new(rd_data, wr).slice(c, ew),
+                rd_data: Sig::new("rd_data", wr).slice(c, ew),
                 wr_en: Sig::new(any, 1),
                 wr_addr: Sig::new("wr_row", ab),
                 wr_mask: mask,
@@ -167,12 +168,12 @@ pub(super) fn slot_arbiter(
             grant_valid: Sig::new(outputs.1, 1),
         },
     );
-    (instance, granted_row(slots, row_bits))
+    (instance, granted_row("slot_grant", slots, row_bits))
 }
 
-/// The row of the slot `slot_grant` names, from `slot_row`.
-fn granted_row(slots: u32, row_bits: u32) -> String {
+/// The row of the slot the one-hot `grant` names, from `slot_row`.
+fn granted_row(grant: &str, slots: u32, row_bits: u32) -> String {
     let terms: Vec<(String, String)> =
-        (0..slots).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, row_bits))).collect();
+        (0..slots).map(|i| (format!("{grant}[{i}]"), slice("slot_row", i, row_bits))).collect();
     onehot_mux(&terms, row_bits)
 }
