@@ -12,6 +12,7 @@
 //! lockstep run tells a missing bypass.
 
 use crate::layout::geometry::{LANE_BITS, index_bits};
+use crate::verilog::{reg, vector_reg, wire};
 
 /// Words of one DP16KD in 36-bit mode.
 pub const MAX_DEPTH: u32 = 512;
@@ -35,33 +36,25 @@ pub fn body(depth: u32, lanes: u32, read_cycles: u32) -> String {
     b += "  // Writes land a cycle after they are offered (a DP16KD's read of the word its other port\n";
     b += "  // writes is undefined); a read of the word landing that cycle takes the lanes written from\n";
     b += "  // the bypass. A read in the cycle of its write still gets the old word (read-first).\n";
-    b += &format!(
-        "  reg wq_en;\n  reg [{}:0] wq_addr;\n  reg [{}:0] wq_mask;\n  reg [{}:0] wq_data;\n",
-        a - 1,
-        lanes - 1,
-        w - 1
-    );
-    b += &format!("  wire [{}:0] ebr_data;\n", w - 1);
+    b += &[reg("wq_en", 1), reg("wq_addr", a), vector_reg("wq_mask", lanes), reg("wq_data", w), wire("ebr_data", w)]
+        .concat();
     b += "  always @(posedge clk) begin\n    wq_en <= wr_en;\n    wq_addr <= wr_addr;\n    wq_mask <= wr_mask;\n    wq_data <= wr_data;\n  end\n\n";
     let hit = if two { "hit_qq" } else { "hit_q" };
     let byp = if two { "byp_qq" } else { "byp_q" };
     if two {
         b += "  // The read's address and the write landing with it, registered: the bypass compare is\n";
         b += "  // made a cycle later from flip-flops, not after the grant's row multiplexer.\n";
-        b += &format!(
-            "  reg rd_en_q;\n  reg [{}:0] rd_addr_q;\n  reg wl_en;\n  reg [{}:0] wl_addr;\n  reg [{}:0] wl_mask;\n",
-            a - 1,
-            a - 1,
-            lanes - 1
-        );
-        b += &format!("  reg [{}:0] byp_q;\n  reg [{}:0] hit_qq;\n  reg [{}:0] byp_qq;\n", w - 1, lanes - 1, w - 1);
+        b +=
+            &[reg("rd_en_q", 1), reg("rd_addr_q", a), reg("wl_en", 1), reg("wl_addr", a), vector_reg("wl_mask", lanes)]
+                .concat();
+        b += &[reg("byp_q", w), vector_reg("hit_qq", lanes), reg("byp_qq", w)].concat();
         b += "  always @(posedge clk) begin\n    rd_en_q <= rd_en;\n    wl_en <= wq_en;\n    wl_addr <= wq_addr;\n    wl_mask <= wq_mask;\n";
         b += "    if (rd_en) begin\n      rd_addr_q <= rd_addr;\n      byp_q <= wq_data;\n    end\n";
         b += &format!(
             "    if (rd_en_q) begin\n      hit_qq <= {{{lanes}{{wl_en & (rd_addr_q == wl_addr)}}}} & wl_mask;\n      byp_qq <= byp_q;\n    end\n  end\n"
         );
     } else {
-        b += &format!("  reg [{}:0] hit_q;\n  reg [{}:0] byp_q;\n", lanes - 1, w - 1);
+        b += &[vector_reg("hit_q", lanes), reg("byp_q", w)].concat();
         b += "  always @(posedge clk) begin\n    if (rd_en) begin\n";
         b += &format!(
             "      hit_q <= {{{lanes}{{wq_en & (rd_addr == wq_addr)}}}} & wq_mask;\n      byp_q <= wq_data;\n    end\n  end\n"
@@ -141,13 +134,8 @@ fn model(depth: u32, lanes: u32, two: bool) -> String {
     let mut s =
         String::from("  // Model of the DP16KDs above: a read of the word being written returns the old word\n");
     s += "  // inverted in the lanes written (the hardware's is undefined), so a missing bypass shows.\n";
-    s += &format!(
-        "  reg [{}:0] ebr [0:{}];\n  reg [{}:0] ebr_read;\n  wire [{}:0] collided;\n",
-        w - 1,
-        depth - 1,
-        w - 1,
-        w - 1
-    );
+    s += &format!("  reg  [{}:0] ebr [0:{}];\n", w - 1, depth - 1);
+    s += &[reg("ebr_read", w), wire("collided", w)].concat();
     let lanes_hit: Vec<String> = (0..lanes).rev().map(|l| format!("{{32{{wq_mask[{l}]}}}}")).collect();
     s += &format!("  assign collided = {{{w}{{wq_en & (rd_addr == wq_addr)}}}} & {{{}}};\n", lanes_hit.join(", "));
     s += "  always @(posedge clk) begin\n    if (rd_en) ebr_read <= ebr[rd_addr] ^ collided;\n    if (wq_en) begin\n";
@@ -157,10 +145,8 @@ fn model(depth: u32, lanes: u32, two: bool) -> String {
     }
     s += "    end\n  end\n";
     if two {
-        s += &format!(
-            "  reg [{}:0] ebr_out;\n  always @(posedge clk) ebr_out <= ebr_read;\n  assign ebr_data = ebr_out;\n",
-            w - 1
-        );
+        s += &reg("ebr_out", w);
+        s += "  always @(posedge clk) ebr_out <= ebr_read;\n  assign ebr_data = ebr_out;\n";
     } else {
         s += "  assign ebr_data = ebr_read;\n";
     }

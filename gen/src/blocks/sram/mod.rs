@@ -24,8 +24,8 @@ pub enum SramKind {
     Behavioural,
     /// Port-compatible stub to be replaced by an SRAM macro.
     Blackbox,
-    /// One ECP5 DP16KD block RAM per 32-bit lane, its output register used for a two-cycle
-    /// read; a simulation model of the primitive stands beside it for every simulator.
+    /// One ECP5 DP16KD block RAM per 32-bit lane (its output register the read register of a
+    /// two-cycle read); simulators other than a synthesizer get a model of the primitives.
     Ecp5,
 }
 

@@ -65,10 +65,7 @@ pub fn bank_group(
         body += "  always @(posedge clk) begin\n";
         body += &format!("    if (rst) slot_grant <= {s}'b0;\n    else slot_grant <= pick;\n  end\n");
         body += "  assign grant_valid = |slot_grant;\n";
-        body += &format!(
-            "\n  // Row of the slot whose read is issued.\n  assign rd_row = {};\n\n",
-            granted_row("slot_grant", s, ab)
-        );
+        body += &format!("\n  // Row of the slot whose read is issued.\n  assign rd_row = {};\n\n", granted_row(s, ab));
     } else {
         let (instance, granted_row) = slot_arbiter(arbiter, req, ("slot_grant", "grant_valid"), s, ab);
         body += &instance;
@@ -168,12 +165,12 @@ pub(super) fn slot_arbiter(
             grant_valid: Sig::new(outputs.1, 1),
         },
     );
-    (instance, granted_row("slot_grant", slots, row_bits))
+    (instance, granted_row(slots, row_bits))
 }
 
-/// The row of the slot the one-hot `grant` names, from `slot_row`.
-fn granted_row(grant: &str, slots: u32, row_bits: u32) -> String {
+/// The row of the slot `slot_grant` names, from `slot_row`.
+fn granted_row(slots: u32, row_bits: u32) -> String {
     let terms: Vec<(String, String)> =
-        (0..slots).map(|i| (format!("{grant}[{i}]"), slice("slot_row", i, row_bits))).collect();
+        (0..slots).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, row_bits))).collect();
     onehot_mux(&terms, row_bits)
 }
