@@ -215,9 +215,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             .par_iter()
             .zip(&verdicts)
             .map(|(m, v)| match v {
-                Verdict::Survived if args.equiv_depth > 0 => {
-                    equiv::check(&drawn.netlist, m.index, args.equiv_depth, &dir).map(Some)
-                }
+                Verdict::Survived if args.equiv_depth > 0 => equiv::check(&drawn, m, args.equiv_depth, &dir).map(Some),
                 _ => Ok(None),
             })
             .collect::<anyhow::Result<_>>()
@@ -233,7 +231,12 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                 format!("caught by {by}, x-seed {x_seed}, at cycle {cycle} ({output})")
             }
             (Verdict::Survived, None) => "SURVIVED".to_string(),
-            (Verdict::Survived, Some(Equivalence::Proved)) => "survived: equivalent (proved by induction)".to_string(),
+            (Verdict::Survived, Some(Equivalence::Proved { module })) if *module == drawn.top => {
+                "survived: equivalent (proved by induction)".to_string()
+            }
+            (Verdict::Survived, Some(Equivalence::Proved { module })) => {
+                format!("survived: equivalent (proved by induction in {module})")
+            }
             (Verdict::Survived, Some(Equivalence::Equivalent { cycles })) => {
                 format!("survived: equivalent (no difference within {cycles} cycles)")
             }

@@ -5,7 +5,7 @@
 use super::progress::Progress;
 use super::synth::pool;
 use super::{ConfigSource, bad_input, claim_folder, path_error};
-use crate::prove::equiv::{self, Equivalence, Sides};
+use crate::prove::equiv::{self, Equivalence, Sides, Source};
 use crate::prove::{self, Outcome};
 use clap::Args;
 use rayon::prelude::*;
@@ -243,7 +243,7 @@ fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) ->
         copy.dir.display()
     ));
     let start = std::time::Instant::now();
-    let sides = Sides { top, generated: &generated, copy: &copy.files };
+    let sides = Sides { top, generated: Source::Files(&generated), copy: Source::Files(&copy.files) };
     let verdict = equiv::check(&sides, args.depth, Duration::from_secs(args.time_limit), work)?;
     progress.finish();
     let result = match &verdict {

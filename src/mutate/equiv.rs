@@ -1,15 +1,22 @@
 //! Tells a surviving mutant's kind with the check `rfgen prove --rtl` runs on a user's copy
-//! (`prove::equiv`): the unmutated netlist (selector tied to 0) and the mutant (tied to its
-//! number) are paired signal by signal and proved equal by induction; failing that, Yosys' SAT
-//! solver looks for an input sequence from reset on which an output differs within a bounded
-//! number of cycles. Proved or not found: the mutant is equivalent (for every input sequence,
-//! or within the bound). Found: it is an escape of the stimulus (docs/mutate.md).
+//! (`prove::equiv`), on a netlist holding that one mutant:
+//!
+//! 1. **In its module**: the module the edited cell sits in, alone, with and without the edit,
+//!    proved equal by induction. Equal at that module's ports, the block is equal at its own —
+//!    and the check stays small where the block is large (an MRF's banks are tens of thousands
+//!    of flip-flops to the solver; one bank or one arbiter is not).
+//! 2. **In the block**: failing that (an edit the module's ports show may still be masked
+//!    around it), the flattened block with and without the edit, proved by induction; else
+//!    Yosys' SAT solver looks for an input sequence from reset on which an output differs within
+//!    a bounded number of cycles.
+//!
+//! Proved or not found: the mutant is equivalent (for every input sequence, or within the
+//! bound). Found: it is an escape of the stimulus (docs/mutate.md).
 
-use super::{SELECT, SELECT_BITS};
-use crate::prove::equiv::{self as prove_equiv, Sides};
+use super::{Mutant, Mutants};
+use crate::prove::equiv::{self as prove_equiv, Sides, Source};
 use anyhow::Result;
-use rfgen_gen::Design;
-use rfgen_gen::verilog::{Dir, Port};
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -17,8 +24,9 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "equivalence", rename_all = "snake_case")]
 pub enum Equivalence {
-    /// Proved by induction: no input sequence shows it at the ports.
-    Proved,
+    /// Proved by induction, in `module` (the edited cell's) or the whole block: no input
+    /// sequence shows it at the ports.
+    Proved { module: String },
     /// No input sequence of `cycles` cycles from reset shows it; the induction did not close.
     Equivalent { cycles: u32 },
     /// An input sequence shows it: `first_output` differs in `first_cycle` (reset held in cycle 1).
@@ -30,28 +38,34 @@ pub enum Equivalence {
 impl Equivalence {
     /// Proved or bounded: the mutant leaves the score.
     pub fn is_equivalent(&self) -> bool {
-        matches!(self, Equivalence::Proved | Equivalence::Equivalent { .. })
+        matches!(self, Equivalence::Proved { .. } | Equivalence::Equivalent { .. })
     }
 }
 
-/// Seconds the solver gets per mutant, for the proof and for the search each.
+/// Seconds the solver gets per mutant, for each proof and for the search.
 const TIMEOUT_S: u64 = 60;
 
-/// The wrapper module both sides are checked as.
-const SIDE: &str = "rfgen_mutant_side";
-
-/// Checks mutant `index` of `netlist` (one flattened module with the selector input) for
-/// `cycles` cycles from reset, in the folder `dir/equiv_<index>` (scripts and logs kept there).
-pub fn check(netlist: &Design, index: u32, cycles: u32, dir: &Path) -> Result<Equivalence> {
-    let top = netlist.manifest.top_module();
-    let (file, text) = &netlist.files[0];
-    let side =
-        |variant| vec![(file.clone(), text.clone()), (format!("{SIDE}.v"), wrapper(&top.name, &top.ports, variant))];
-    let (generated, copy) = (side(0), side(index));
-    let sides = Sides { top: SIDE, generated: &generated, copy: &copy };
+/// Checks `mutant` of `drawn` for `cycles` cycles from reset, in the folder
+/// `dir/equiv_<index>` (scripts and logs kept there).
+pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Result<Equivalence> {
+    let dir = dir.join(format!("equiv_{}", mutant.index));
+    let read = format!("read_rtlil \"{}\"\n", drawn.design.display());
     let limit = Duration::from_secs(TIMEOUT_S);
+    let edit = mutant.edit();
+    let modules = instances(&std::fs::read_to_string(&drawn.design)?);
+    if let Some((module, cell)) = innermost(&drawn.top, &mutant.cell, &modules) {
+        let copy = format!("{read}mutate -module {module} -cell {cell} {edit}\n");
+        let sides = Sides { top: &module, generated: Source::Commands(read.clone()), copy: Source::Commands(copy) };
+        if let Ok(prove_equiv::Equivalence::Proved) = prove_equiv::check(&sides, 0, limit, &dir.join("module")) {
+            return Ok(Equivalence::Proved { module });
+        }
+    }
+    let top = &drawn.top;
+    let flat = format!("{read}hierarchy -top {top}\nflatten\n");
+    let copy = format!("{flat}mutate -module {top} -cell {} {edit}\n", mutant.cell);
+    let sides = Sides { top, generated: Source::Commands(flat), copy: Source::Commands(copy) };
     // A tool that fails on one mutant leaves that mutant unknown, not the campaign stopped.
-    let verdict = match prove_equiv::check(&sides, cycles, limit, &dir.join(format!("equiv_{index}"))) {
+    let verdict = match prove_equiv::check(&sides, cycles, limit, &dir.join("block")) {
         Ok(v) => v,
         Err(e) => {
             let why = format!("{e:#}");
@@ -59,7 +73,7 @@ pub fn check(netlist: &Design, index: u32, cycles: u32, dir: &Path) -> Result<Eq
         }
     };
     Ok(match verdict {
-        prove_equiv::Equivalence::Proved => Equivalence::Proved,
+        prove_equiv::Equivalence::Proved => Equivalence::Proved { module: top.clone() },
         prove_equiv::Equivalence::Bounded { cycles, .. } => Equivalence::Equivalent { cycles },
         prove_equiv::Equivalence::Differs { output, cycle, .. } => {
             Equivalence::Differs { first_output: output, first_cycle: cycle }
@@ -68,16 +82,54 @@ pub fn check(netlist: &Design, index: u32, cycles: u32, dir: &Path) -> Result<Eq
     })
 }
 
-/// The block's ports around the netlist with its selector tied to `variant`.
-fn wrapper(top: &str, ports: &[Port], variant: u32) -> String {
-    let decls: Vec<String> = ports
-        .iter()
-        .map(|p| {
-            let dir = if p.dir == Dir::Input { "input" } else { "output" };
-            let range = if p.width > 1 { format!(" [{}:0]", p.width - 1) } else { String::new() };
-            format!("{dir}{range} {}", p.name)
-        })
-        .collect();
-    let conns: String = ports.iter().map(|p| format!(".{0}({0}), ", p.name)).collect();
-    format!("module {SIDE}({});\n  {top} u({conns}.{SELECT}({SELECT_BITS}'d{variant}));\nendmodule\n", decls.join(", "))
+/// The module type of every instance in an RTLIL design: (module, instance) → module.
+fn instances(rtlil: &str) -> HashMap<(String, String), String> {
+    let mut map = HashMap::new();
+    let mut module = "";
+    for line in rtlil.lines().map(str::trim_start) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[..] {
+            ["module", name] => module = name.trim_start_matches('\\'),
+            ["cell", kind, name] if kind.starts_with('\\') => {
+                map.insert((module.to_string(), name.to_string()), kind[1..].to_string());
+            }
+            _ => {}
+        }
+    }
+    map
+}
+
+/// The module a flattened cell name (`$flatten\u_a.\u_b.$and$x.v:3$7`) comes from and the
+/// cell's name in it (`$and$x.v:3$7`); `None` for a cell of the top module itself.
+fn innermost(top: &str, cell: &str, modules: &HashMap<(String, String), String>) -> Option<(String, String)> {
+    let mut rest = cell.strip_prefix("$flatten")?;
+    let mut module = top.to_string();
+    while rest.starts_with('\\') {
+        let (instance, tail) = rest.split_once('.')?;
+        module = modules.get(&(module, instance.to_string()))?.clone();
+        rest = tail;
+    }
+    (module != top).then(|| (module, rest.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flattened_cell_is_found_in_its_module() {
+        let rtlil = "module \\top\n  cell \\group \\u_group2\n  end\nend\nmodule \\group\n  cell \\sram \\u_bank_c0\n  end\n  cell $and $and$g.v:3$1\n  end\nend\n";
+        let modules = instances(rtlil);
+        let cell = "$flatten\\u_group2.\\u_bank_c0.$auto$proc_memwr.cc:45:proc_memwr$430";
+        assert_eq!(
+            innermost("top", cell, &modules),
+            Some(("sram".into(), "$auto$proc_memwr.cc:45:proc_memwr$430".into()))
+        );
+        assert_eq!(
+            innermost("top", "$flatten\\u_group2.$and$g.v:3$1", &modules),
+            Some(("group".into(), "$and$g.v:3$1".into()))
+        );
+        assert_eq!(innermost("top", "$and$top.v:9$3", &modules), None);
+        assert_eq!(innermost("top", "$flatten\\u_missing.$and$g.v:3$1", &modules), None);
+    }
 }

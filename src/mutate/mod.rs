@@ -16,7 +16,7 @@ use rfgen_cosim::verilator::x_seed_of;
 use rfgen_gen::{Block, Checked, Design};
 use rfgen_model::kernel::Kernel;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The input selecting the active mutant: 16 bits, so a campaign holds up to 65,535.
@@ -36,6 +36,9 @@ pub struct Mutant {
     pub cell: String,
     pub port: String,
     pub bit: u32,
+    /// `cnot0` / `cnot1`: the other bit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ctrlbit: Option<u32>,
     /// The generated Verilog it comes from, `file:line.column-line.column`, outermost first.
     pub src: Vec<String>,
 }
@@ -53,8 +56,16 @@ impl Mutant {
             cell: value("-cell")?.into(),
             port: value("-port")?.into(),
             bit: value("-portbit")?.parse().ok()?,
+            ctrlbit: value("-ctrlbit").and_then(|b| b.parse().ok()),
             src,
         })
+    }
+
+    /// The edit as `mutate` options, without the cell: it applies to a design holding the cell
+    /// under any name.
+    pub fn edit(&self) -> String {
+        let ctrl = self.ctrlbit.map_or(String::new(), |b| format!(" -ctrlbit {b}"));
+        format!("-mode {} -port {} -portbit {}{ctrl}", self.mode, self.port, self.bit)
     }
 
     /// The innermost source location: the expression the edit is in.
@@ -68,6 +79,10 @@ pub struct Mutants {
     pub mutants: Vec<Mutant>,
     /// The block's interface plus [`SELECT`], one flattened module named as the block's top.
     pub netlist: Design,
+    /// The block's top module, and its design as Yosys read it (RTLIL, hierarchy kept, cells
+    /// named as in the mutants' netlist before flattening): what one mutant is applied to.
+    pub top: String,
+    pub design: PathBuf,
 }
 
 /// Draws `count` mutants of `design`'s top with `seed` in `dir` (scripts and logs kept there).
@@ -80,8 +95,11 @@ pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutant
     }
     let top = &design.manifest.top;
     // `opt_clean` only: a stronger optimization would fold away logic a mutant may edit.
+    let design_file = format!("{top}_design.il");
     let flat = format!("{read}hierarchy -top {top}\nproc\nflatten\nopt_clean\n");
-    let list = format!("{flat}mutate -list {count} -seed {seed} -ctrl {SELECT} {SELECT_BITS} 1 -o mutants.ys\n");
+    let list = format!(
+        "{read}hierarchy -top {top}\nproc\nwrite_rtlil {design_file}\nflatten\nopt_clean\nmutate -list {count} -seed {seed} -ctrl {SELECT} {SELECT_BITS} 1 -o mutants.ys\n"
+    );
     std::fs::write(dir.join("list.ys"), list)?;
     yosys::run(dir, "list.ys", "list.log")?;
     let text = std::fs::read_to_string(dir.join("mutants.ys")).context("Yosys wrote no mutants.ys")?;
@@ -94,7 +112,12 @@ pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutant
     yosys::run(dir, "apply.ys", "apply.log")?;
     let file = format!("{top}_mutants.v");
     let text = std::fs::read_to_string(dir.join(&file)).with_context(|| format!("Yosys wrote no {file}"))?;
-    Ok(Mutants { mutants, netlist: Design { manifest: design.manifest.clone(), files: vec![(file, text)] } })
+    Ok(Mutants {
+        mutants,
+        netlist: Design { manifest: design.manifest.clone(), files: vec![(file, text)] },
+        top: top.clone(),
+        design: std::path::absolute(dir.join(design_file))?,
+    })
 }
 
 /// What the campaign runs on each mutant.
