@@ -1,8 +1,8 @@
 //! `rfgen mutate`: a sampled campaign on the `small` warp scheduler catches most of its mutants, names each
 //! mutant's edit and where it came from, and writes the same as JSON; a weakened stimulus scores
 //! lower and fails `--min-score`; the scoreboard's stimulus keeps the score it gained from a
-//! campaign's escapes; more x-seeds catch a mutant only some power-up states show; bad input is
-//! refused. Needs Yosys and Verilator.
+//! campaign's escapes; more x-seeds catch a mutant only some power-up states show; survivors in
+//! the MRF's banks are proved equivalent in their module; bad input is refused. Needs Yosys and Verilator.
 
 mod common;
 
@@ -146,6 +146,34 @@ fn more_x_seeds_catch_a_mutant_only_some_power_up_states_show() {
     }
     assert!(late >= 1, "a mutant is caught only under more x-seeds:\n{out}");
     assert!(eight["caught"].as_u64() > one["caught"].as_u64());
+}
+
+#[test]
+fn survivors_in_the_mrfs_banks_are_proved_equivalent_in_their_module() {
+    // The `small` MRF flattened is 65,536 flip-flops of banks to the solver, beyond the check's
+    // time; the bank (SRAM leaf) an edit sits in is one eighth of that. This draw's two
+    // survivors edit bank write ports where no enable reaches them.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("mrf.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_rfgen"))
+        .args(["mutate", "--preset", "small", "--count", "12", "--seed", "2", "--kernel", "none"])
+        .args(["--equiv-depth", "2", "--json", json.to_str().unwrap()])
+        .env("RFGEN_CACHE_DIR", cache_dir())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let survivors: Vec<&serde_json::Value> =
+        c["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "survived").collect();
+    assert!(!survivors.is_empty(), "{c}");
+    for m in &survivors {
+        assert_eq!(m["equivalence"], "proved", "{m}");
+        assert_eq!(m["module"], "small_sram_1r1w_64x128_r2", "{m}");
+        assert!(m["cell"].as_str().unwrap().starts_with("$flatten\\u_group"), "{m}");
+    }
+    assert_eq!(c["equivalent"].as_u64().unwrap() as usize, survivors.len());
+    assert_eq!(c["score_percent"].as_f64().unwrap(), 100.0, "{c}");
+    assert!(stdout(&o).contains("survived: equivalent (proved by induction in small_sram_1r1w_64x128_r2)"));
 }
 
 #[test]

@@ -29,7 +29,7 @@ use std::time::Instant;
   rfgen mutate --preset small --block scoreboard --x-seeds 4   # 4 power-up states per run
 
 Yosys draws COUNT mutants of the block's flattened netlist (`mutate -list`: a bit of a cell's
-port inverted, stuck at 0 or 1, or tied to another bit) and builds them all into one netlist
+port inverted, stuck at 0 or 1, or inverted where another bit of the port is 0 or 1) and builds them all into one netlist
 with a selector input, so one Verilator build serves the campaign. Each mutant runs in lockstep
 against the block's model: random stimulus with --seeds seeds of --cycles cycles, then, for the
 blocks the SM model drives, every --kernel, each from --x-seeds power-up states of the

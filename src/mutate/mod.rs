@@ -30,7 +30,7 @@ pub struct Mutant {
     /// Its value of [`SELECT`], from 1.
     pub index: u32,
     /// `inv` (a bit inverted), `const0` / `const1` (a bit stuck), `cnot0` / `cnot1` (a bit
-    /// replaced by the inverse of another bit of the same signal, or its value).
+    /// inverted where another bit of the same port, `ctrlbit`, is 0 / is 1: XNOR / XOR with it).
     pub mode: String,
     /// The netlist cell, its port and bit.
     pub cell: String,

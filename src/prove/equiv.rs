@@ -4,8 +4,10 @@
 //!
 //! 1. **Proof**: `equiv_make` pairs the outputs and the signals of the same name, `equiv_struct
 //!    -icells` pairs signals and state that are renamed but computed by the same cells, and
-//!    `equiv_simple` / `equiv_induct` prove every pair by induction: from any power-up state in which the paired registers
-//!    agree, every output agrees for every input sequence.
+//!    `equiv_simple` / `equiv_induct` prove every pair by induction: from any power-up state in
+//!    which the paired registers agree, every output agrees for every input sequence. Unproven
+//!    pairs are tried again with unused internal names dropped, then with only ports and
+//!    registers paired (an internal wire whose difference the logic after it masks).
 //! 2. **Search**: when a pair is left unproven (state of the copy without a counterpart, or a
 //!    real difference), a miter of the two is checked by SAT from reset for `depth` cycles: a
 //!    trace on which an output differs is a counterexample (written as a VCD); none means the
@@ -88,13 +90,20 @@ pub fn check(sides: &Sides, depth: u32, limit: Duration, dir: &Path) -> Result<E
     }
     reads += "design -copy-from generated -as generated generated\ndesign -copy-from copy -as copy copy\n";
 
-    // Pairs by every name first (what lets a copy with renamed state prove); if pairs are left
-    // unproven, once more with the internal names that drive nothing dropped (`-purge`): a pair
-    // of them that differs where no output sees it (a mutant's dead wire) stops the first.
+    // Pairs by every name first, and cells computing the same from paired inputs (what lets a
+    // copy with renamed state prove); if pairs are left unproven, once more with the internal
+    // names that drive nothing dropped (`-purge`): a pair of them that differs where no output
+    // sees it (a mutant's dead wire) stops the first. Last, only the ports and the registers
+    // paired: a wire that differs where the logic after it masks it (or a cell pair merged
+    // because of it) stops the others.
+    const STRUCT: &str = "equiv_struct -icells\n";
+    const HIDE: &str = "rename -hide w:* i:* o:* %u %d t:$*dff* %x:+[Q] w:* %i %d\nopt_clean -purge\n";
     let mut why = String::new();
-    for (script, purge) in [("proof", ""), ("proof_purged", "opt_clean -purge\n")] {
+    for (script, before, pairing) in
+        [("proof", "", STRUCT), ("proof_purged", "opt_clean -purge\n", STRUCT), ("proof_registers", HIDE, "")]
+    {
         let proof = format!(
-            "{reads}{purge}equiv_make generated copy equiv\nhierarchy -top equiv\nequiv_struct -icells\n\
+            "{reads}{before}equiv_make generated copy equiv\nhierarchy -top equiv\n{pairing}\
              equiv_simple -seq 2\nequiv_induct -seq 2\nequiv_status -assert\n"
         );
         std::fs::write(dir.join(format!("{script}.ys")), proof)?;

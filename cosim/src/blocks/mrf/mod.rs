@@ -138,7 +138,7 @@ impl RandomBlock for Mrf {
     type Stimulus = RandomStimulus;
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomStimulus {
-        RandomStimulus::new(&checked.geometry, seed, Knobs::for_config(checked))
+        RandomStimulus::new(&checked.geometry, seed, Knobs::for_config(checked).for_seed(seed))
     }
 
     fn idle(&self) -> MrfIn {
