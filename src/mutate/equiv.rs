@@ -52,8 +52,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     let read = format!("read_rtlil \"{}\"\n", drawn.design.display());
     let limit = Duration::from_secs(TIMEOUT_S);
     let edit = mutant.edit();
-    let modules = instances(&std::fs::read_to_string(&drawn.design)?);
-    if let Some((module, cell)) = innermost(&drawn.top, &mutant.cell, &modules) {
+    if let Some((module, cell)) = innermost(&drawn.top, &mutant.cell, &drawn.instances) {
         let copy = format!("{read}mutate -module {module} -cell {cell} {edit}\n");
         let sides = Sides { top: &module, generated: Source::Commands(read.clone()), copy: Source::Commands(copy) };
         if let Ok(prove_equiv::Equivalence::Proved) = prove_equiv::check(&sides, 0, limit, &dir.join("module")) {
@@ -83,7 +82,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
 }
 
 /// The module type of every instance in an RTLIL design: (module, instance) → module.
-fn instances(rtlil: &str) -> HashMap<(String, String), String> {
+pub fn instances(rtlil: &str) -> HashMap<(String, String), String> {
     let mut map = HashMap::new();
     let mut module = "";
     for line in rtlil.lines().map(str::trim_start) {

@@ -16,6 +16,7 @@ use rfgen_cosim::verilator::x_seed_of;
 use rfgen_gen::{Block, Checked, Design};
 use rfgen_model::kernel::Kernel;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -83,6 +84,8 @@ pub struct Mutants {
     /// named as in the mutants' netlist before flattening): what one mutant is applied to.
     pub top: String,
     pub design: PathBuf,
+    /// The design's instances: (module, instance) → module ([`equiv::instances`]).
+    pub instances: HashMap<(String, String), String>,
 }
 
 /// Draws `count` mutants of `design`'s top with `seed` in `dir` (scripts and logs kept there).
@@ -116,6 +119,7 @@ pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutant
         mutants,
         netlist: Design { manifest: design.manifest.clone(), files: vec![(file, text)] },
         top: top.clone(),
+        instances: equiv::instances(&std::fs::read_to_string(dir.join(&design_file))?),
         design: std::path::absolute(dir.join(design_file))?,
     })
 }
