@@ -2,9 +2,11 @@
 //! (`prove::equiv`), on a netlist holding that one mutant:
 //!
 //! 1. **In its module**: the module the edited cell sits in, alone, with and without the edit,
-//!    proved equal by induction. Equal at that module's ports, the block is equal at its own —
-//!    and the check stays small where the block is large (an MRF's banks are tens of thousands
-//!    of flip-flops to the solver; one bank or one arbiter is not).
+//!    proved equal by induction, else searched for a difference within the bound. Equal at that
+//!    module's ports, the block is equal at its own — and the check stays small where the block
+//!    is large (an MRF's banks are tens of thousands of flip-flops to the solver; one bank or one
+//!    arbiter is not). An induction that needs an invariant of the states the module reaches (a
+//!    scheduler's age order being transitive) does not close, but the search does.
 //! 2. **In the block**: failing that (an edit the module's ports show may still be masked
 //!    around it), the flattened block with and without the edit, proved by induction; else
 //!    Yosys' SAT solver looks for an input sequence from reset on which an output differs within
@@ -27,8 +29,9 @@ pub enum Equivalence {
     /// Proved by induction, in `module` (the edited cell's) or the whole block: no input
     /// sequence shows it at the ports.
     Proved { module: String },
-    /// No input sequence of `cycles` cycles from reset shows it; the induction did not close.
-    Equivalent { cycles: u32 },
+    /// No input sequence of `cycles` cycles from reset shows it at the ports of `module` (the
+    /// edited cell's, or the whole block); the induction did not close.
+    Equivalent { cycles: u32, module: String },
     /// An input sequence shows it: `first_output` differs in `first_cycle` (reset held in cycle 1).
     Differs { first_output: String, first_cycle: u32 },
     /// The solver did not finish in time.
@@ -55,8 +58,15 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     if let Some((module, cell)) = innermost(&drawn.top, &mutant.cell, &drawn.instances) {
         let copy = format!("{read}mutate -module {module} -cell {cell} {edit}\n");
         let sides = Sides { top: &module, generated: Source::Commands(read.clone()), copy: Source::Commands(copy) };
-        if let Ok(prove_equiv::Equivalence::Proved) = prove_equiv::check(&sides, 0, limit, &dir.join("module")) {
-            return Ok(Equivalence::Proved { module });
+        // With the module's inputs free its input sequences include every one the block gives
+        // it, so a bound there holds for the block too; a difference there may not reach the
+        // block's ports, and is looked for again in the block.
+        match prove_equiv::check(&sides, cycles, limit, &dir.join("module")) {
+            Ok(prove_equiv::Equivalence::Proved) => return Ok(Equivalence::Proved { module }),
+            Ok(prove_equiv::Equivalence::Bounded { cycles, .. }) => {
+                return Ok(Equivalence::Equivalent { cycles, module });
+            }
+            _ => {}
         }
     }
     let top = &drawn.top;
@@ -73,7 +83,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     };
     Ok(match verdict {
         prove_equiv::Equivalence::Proved => Equivalence::Proved { module: top.clone() },
-        prove_equiv::Equivalence::Bounded { cycles, .. } => Equivalence::Equivalent { cycles },
+        prove_equiv::Equivalence::Bounded { cycles, .. } => Equivalence::Equivalent { cycles, module: top.clone() },
         prove_equiv::Equivalence::Differs { output, cycle, .. } => {
             Equivalence::Differs { first_output: output, first_cycle: cycle }
         }

@@ -177,12 +177,28 @@ const ISSUE_TWO_LEVEL_ON_READ: &[Mutant] = &[
         "assign released = {6{iss_valid}} & (6'd1 << iss_warp);",
     ),
 ];
-const ISSUE_LRR_NONE: &[Mutant] = &[m(
-    "scoreboard bit cleared early (at the next edge, not at the write-back)",
-    "ismall_scoreboard.v",
-    "pending <= (pending & ~clr_regs) | set_regs;",
-    "pending <= set_regs;",
-)];
+const ISSUE_LRR_NONE: &[Mutant] = &[
+    m(
+        "scoreboard bit cleared early (at the next edge, not at the write-back)",
+        "ismall_scoreboard.v",
+        "pending <= (pending & ~clr_regs) | set_regs;",
+        "pending <= set_regs;",
+    ),
+    // Caught only because absent operands' fields carry noise in the random stimulus.
+    m(
+        "an absent third source counts when its register field is 4 or more",
+        "ismall_issue.v",
+        "({8{next_src_valid[3*w+2]}} &",
+        "({8{next_src_valid[3*w+2] | next_src_reg[3*(3*w+2)+2]}} &",
+    ),
+    // Caught only because the random stimulus releases any pending register, not the lowest.
+    m(
+        "a release is lost while the warp's register below it is pending",
+        "ismall_scoreboard.v",
+        "pending <= (pending & ~clr_regs) | set_regs;",
+        "pending <= (pending & ~(clr_regs & (~(pending << 1) | 48'h010101010101))) | set_regs;",
+    ),
+];
 const ISSUE_LRR_BLOOM_N: &[Mutant] = &[m(
     "the bloomboard check ignores the destination",
     "ismall_issue.v",

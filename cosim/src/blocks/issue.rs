@@ -195,7 +195,22 @@ impl RandomStage {
             long: rng.random_bool(0.3),
             long_consumer: rng.random_bool(0.3),
         };
-        Next::new(&f)
+        // Fields of absent operands carry noise, as a real decoder's would: an edit that lets
+        // an invalid slot's register count (a valid bit XNORed with itself) escaped zeros there.
+        let mut next = Next::new(&f);
+        let any = self.g.registers;
+        for s in 0..3 {
+            if !next.src_valid[s] {
+                next.src_reg[s] = self.rng.random_range(0..any);
+            }
+        }
+        if !next.dst_valid {
+            next.dst = self.rng.random_range(0..any);
+        }
+        if !next.pdst_valid {
+            next.pdst = self.rng.random_range(0..PREDICATES);
+        }
+        next
     }
 }
 
@@ -232,11 +247,15 @@ impl Stimulus<Issue> for RandomStage {
             i.launch = 1 << rng.random_range(0..warps);
         }
         i.grant_last = rng.random_bool(0.02);
-        // Releases: a pending register of some warp, and its predicates.
+        // Releases: any pending register of some warp (not always its lowest, so that a high
+        // register is released while a low one waits), and its predicates.
         let w = rng.random_range(0..warps) as usize;
         let pending = out.scoreboard.pending[w];
         self.pending += out.scoreboard.pending.iter().any(|p| !p.is_empty()) as u64;
-        if let Some(r) = (0..self.g.registers).find(|&r| pending.contains(r)).filter(|_| rng.random_bool(0.6)) {
+        let waiting = || (0..self.g.registers).filter(|&r| pending.contains(r));
+        let n = waiting().count();
+        if n > 0 && rng.random_bool(0.6) {
+            let r = waiting().nth(rng.random_range(0..n)).expect("n registers wait");
             (i.clr_valid, i.clr_warp, i.clr_reg) = (true, w as u32, r);
             self.releases += 1;
         }

@@ -2,7 +2,9 @@
 //! (conflicts, stalls, releases), and a window that moves every [`MOVE`] cycles, so that a run
 //! reaches every warp and register the block holds and every bit of its one-hot decodes. A fixed
 //! window (the first four warps and eight registers) left most of those bits untested: mutation
-//! campaigns on the scoreboard and the issue stage showed it (docs/mutate.md).
+//! campaigns on the scoreboard and the issue stage showed it (docs/mutate.md). Each window is two
+//! halves placed apart, so that two registers (or warps) far apart meet too: an edit that
+//! crosses bit 7 with bit 14 of a decode escaped windows of eight aligned registers.
 
 use rand::Rng;
 
@@ -13,16 +15,14 @@ pub const MOVE: u32 = 200;
 
 #[derive(Clone, Debug)]
 pub struct Window {
-    warps: u32,
-    registers: u32,
-    warp_base: u32,
-    register_base: u32,
+    warps: Span,
+    registers: Span,
     left: u32,
 }
 
 impl Window {
     pub fn new(warps: u32, registers: u32) -> Window {
-        Window { warps, registers, warp_base: 0, register_base: 0, left: MOVE }
+        Window { warps: Span::new(warps, WARPS), registers: Span::new(registers, REGISTERS), left: MOVE }
     }
 
     /// Once per cycle: after [`MOVE`] cycles in place, the window moves to a random place.
@@ -30,24 +30,47 @@ impl Window {
         self.left -= 1;
         if self.left == 0 {
             self.left = MOVE;
-            self.warp_base = place(rng, self.warps, WARPS);
-            self.register_base = place(rng, self.registers, REGISTERS);
+            self.warps.move_to(rng);
+            self.registers.move_to(rng);
         }
     }
 
     pub fn warp(&self, rng: &mut impl Rng) -> u32 {
-        self.warp_base + rng.random_range(0..self.warps.min(WARPS))
+        self.warps.pick(rng)
     }
 
     pub fn register(&self, rng: &mut impl Rng) -> u32 {
-        self.register_base + rng.random_range(0..self.registers.min(REGISTERS))
+        self.registers.pick(rng)
     }
 }
 
-/// A window of `width` of `total` at a random one of the aligned places (the last one flush with
+/// `width` of `total` numbers as two halves, each at one of the aligned places.
+#[derive(Clone, Debug)]
+struct Span {
+    total: u32,
+    half: u32,
+    bases: [u32; 2],
+}
+
+impl Span {
+    fn new(total: u32, width: u32) -> Span {
+        let half = (width / 2).min(total.div_ceil(2));
+        Span { total, half, bases: [0, half.min(total - half)] }
+    }
+
+    fn move_to(&mut self, rng: &mut impl Rng) {
+        self.bases = [place(rng, self.total, self.half), place(rng, self.total, self.half)];
+    }
+
+    fn pick(&self, rng: &mut impl Rng) -> u32 {
+        let i = rng.random_range(0..2 * self.half);
+        self.bases[(i / self.half) as usize] + i % self.half
+    }
+}
+
+/// A place for `width` of `total` at a random one of the aligned places (the last one flush with
 /// the end), so that the first and last warps and registers are reached as often as the others.
 fn place(rng: &mut impl Rng, total: u32, width: u32) -> u32 {
-    let width = total.min(width);
     (rng.random_range(0..total.div_ceil(width)) * width).min(total - width)
 }
 
@@ -76,6 +99,27 @@ mod tests {
         for _ in 0..1_000 {
             assert!(small.warp(&mut rng) < 2 && small.register(&mut rng) < 3);
             small.step(&mut rng);
+        }
+    }
+
+    #[test]
+    fn registers_far_apart_meet_in_one_window() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut w = Window::new(8, 32);
+        // met[a] holds every register seen in a window together with register a.
+        let (mut met, mut seen) = ([0u32; 32], 0u32);
+        for cycle in 1..=50_000 {
+            seen |= 1 << w.register(&mut rng);
+            if cycle % MOVE == 0 {
+                for a in (0..32).filter(|a| seen >> a & 1 == 1) {
+                    met[a] |= seen;
+                }
+                seen = 0;
+            }
+            w.step(&mut rng);
+        }
+        for (a, m) in met.iter().enumerate() {
+            assert_eq!(*m, u32::MAX, "register {a} never shares a window with some register: {m:#x}");
         }
     }
 }
