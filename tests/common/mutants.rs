@@ -390,6 +390,13 @@ pub const RENAME: &[Mutant] = &[
     ),
     m("a TFET allocation takes 1", "nsmall_rename.v", "counter_q[10:0] - 11'd2", "counter_q[10:0] - 11'd1"),
     m("released registers never reused", "nsmall_free_list_cmos.v", "from_fifo = count != 6'd0;", "from_fifo = 1'b0;"),
+    // Caught only because the random stimulus holds an access past the counter's top.
+    m(
+        "the counter wraps at its top",
+        "nsmall_rename.v",
+        "counting[0] ? ((counter_q[10:0] == 11'd2047) ? counter_q[10:0] : counter_q[10:0] + 11'd1)",
+        "counting[0] ? (counter_q[10:0] + 11'd1)",
+    ),
 ];
 
 /// The TFET rows of a renamed MRF (`tmixed`: rows 10..15 of 16 TFET).

@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::Checked;
 use rfgen_gen::blocks::rename::interface::RenamePorts;
-use rfgen_gen::layout::rename::RenameLayout;
+use rfgen_gen::layout::rename::{COUNTER_MAX, RenameLayout};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::{Rename, RenameBlock, RenameIn, RenameOut};
@@ -131,6 +131,17 @@ impl RandomBlock for Rename {
     }
 }
 
+/// A counter's whole range, which short accesses never reach: now and then one warp's memory
+/// access is held past the counter's top (it saturates, and the prediction from it is at its
+/// largest), then that warp renames most destinations until the counter has drained to zero
+/// (two per TFET register it is given), so every counter bit shows in when its warp's TFET
+/// requests stop.
+#[derive(Clone, Copy, Debug)]
+enum Dwell {
+    Held { warp: u32, until: u64 },
+    Draining { warp: u32, until: u64 },
+}
+
 /// Random rename traffic: renames of few registers per warp, releases of registers handed out,
 /// loads, and memory accesses whose latencies vary around `ref_acc`, in phases that fill the
 /// register file (few releases) and drain it (many).
@@ -143,6 +154,9 @@ pub struct RandomRenames {
     live: Vec<u32>,
     /// Warps with a memory access under way.
     waiting: u64,
+    /// The warp the traffic dwells on, if any, and how many it has dwelt on (each warp in turn).
+    dwell: Option<Dwell>,
+    dwells: u32,
     sample: u32,
 }
 
@@ -155,6 +169,8 @@ impl RandomRenames {
             l,
             live: Vec::new(),
             waiting: 0,
+            dwell: None,
+            dwells: 0,
             sample: 100,
         }
     }
@@ -164,12 +180,19 @@ impl Stimulus<Rename> for RandomRenames {
     fn next(&mut self, cycle: u64, out: &RenameOut, i: &mut RenameIn) {
         let (rng, l, window) = (&mut self.rng, &self.l, &mut self.window);
         window.step(rng);
-        let filling = (cycle / 2_000).is_multiple_of(2);
+        let draining = match self.dwell {
+            Some(Dwell::Draining { warp, .. }) => Some(warp),
+            _ => None,
+        };
+        let filling = draining.is_none() && (cycle / 2_000).is_multiple_of(2);
         i.ren_valid = rng.random_bool(0.8);
-        i.ren_warp = rng.random_range(0..l.warps);
+        i.ren_warp = match draining {
+            Some(w) if rng.random_bool(0.9) => w,
+            _ => rng.random_range(0..l.warps),
+        };
         i.ren_src_reg = std::array::from_fn(|_| window.register(rng));
         i.ren_dst_reg = window.register(rng);
-        i.ren_dst_load = rng.random_bool(0.3);
+        i.ren_dst_load = draining != Some(i.ren_warp) && rng.random_bool(0.3);
         // New destinations mostly when a register is free (the SM's protocol), sometimes not.
         i.ren_dst_new = rng.random_bool(0.7) && (out.ren_ready || rng.random_bool(0.1));
         if i.ren_valid && i.ren_dst_new && out.ren_ready {
@@ -187,9 +210,39 @@ impl Stimulus<Rename> for RandomRenames {
         // Memory: accesses start and complete; the sampled latency drifts across ref_acc.
         i.mem_start_valid = rng.random_bool(0.04);
         i.mem_start_warp = rng.random_range(0..l.warps);
-        let waiting = self.waiting;
-        i.mem_done_valid = waiting != 0 && rng.random_bool(0.05);
-        if i.mem_done_valid {
+        let top = u64::from(COUNTER_MAX) + 1;
+        let mut held_done = None;
+        match self.dwell {
+            None if rng.random_bool(0.001) => {
+                (i.mem_start_valid, i.mem_start_warp) = (true, self.dwells % l.warps);
+                self.dwells += 1;
+                self.dwell =
+                    Some(Dwell::Held { warp: i.mem_start_warp, until: cycle + top + rng.random_range(0..top / 2) });
+            }
+            Some(Dwell::Held { warp, until }) if cycle >= until => {
+                held_done = Some(warp);
+                self.dwell = Some(Dwell::Draining { warp, until: cycle + 4 * top });
+            }
+            // Drained (its hint is off: the counter is zero), or given up on.
+            Some(Dwell::Draining { warp, until }) if cycle >= until || out.tfet_hint >> warp & 1 == 0 => {
+                self.dwell = None
+            }
+            // The warp dwelt on starts no other access.
+            Some(Dwell::Held { warp, .. } | Dwell::Draining { warp, .. }) if i.mem_start_warp == warp => {
+                i.mem_start_valid = false
+            }
+            _ => {}
+        }
+        let held = match self.dwell {
+            Some(Dwell::Held { warp, .. }) => 1u64 << warp,
+            _ => 0,
+        };
+        let waiting = self.waiting & !held;
+        i.mem_done_valid = held_done.is_some() || (waiting != 0 && rng.random_bool(0.05));
+        if let Some(w) = held_done {
+            i.mem_done_warp = w;
+            self.waiting &= !(1 << w);
+        } else if i.mem_done_valid {
             let n = rng.random_range(0..waiting.count_ones());
             let mut m = waiting;
             (0..n).for_each(|_| m &= m - 1);
@@ -200,7 +253,11 @@ impl Stimulus<Rename> for RandomRenames {
             self.waiting |= 1 << i.mem_start_warp;
         }
         if rng.random_bool(0.01) {
-            self.sample = rng.random_range(0..2 << l.ref_shift.min(9));
+            // Mostly around ref_acc; sometimes anywhere the port reaches.
+            self.sample = match rng.random_bool(0.9) {
+                true => rng.random_range(0..2 << l.ref_shift.min(9)),
+                false => rng.random_range(0..=COUNTER_MAX),
+            };
         }
         i.sample_acc = self.sample;
     }
