@@ -9,7 +9,7 @@ use rfgen_model::kernel::ptx::{self, PtxKernel, launch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const WORKLOADS: [&str; 14] = [
+const WORKLOADS: [&str; 15] = [
     "vecadd",
     "saxpy",
     "sgemm",
@@ -21,6 +21,7 @@ const WORKLOADS: [&str; 14] = [
     "bfs",
     "hotspot",
     "pathfinder",
+    "nw",
     "histogram",
     "collatz",
     "srad",
@@ -271,6 +272,29 @@ fn pathfinder_finds_the_cheapest_path_to_every_bottom_cell() {
         want.extend(best.iter().map(|&b| b as u32));
     }
     assert_eq!(output(&k, &m, "result"), want);
+}
+
+#[test]
+fn nw_scores_every_alignment_as_the_recurrence_does() {
+    let (k, m) = run("nw");
+    let (similarity, n, penalty) = (words(&k, "similarity"), 24, 10);
+    let w = n + 1;
+    let mut want = words(&k, "score");
+    for (pair, sim) in similarity.chunks(w * w).enumerate().take(2) {
+        let s = &mut want[pair * w * w..][..w * w];
+        for i in 0..w {
+            s[i * w] = (-(i as i32) * penalty) as u32;
+            s[i] = (-(i as i32) * penalty) as u32;
+        }
+        for i in 1..w {
+            for j in 1..w {
+                let at = |r: usize, c: usize| s[r * w + c] as i32;
+                let diagonal = at(i - 1, j - 1) + sim[i * w + j] as i32;
+                s[i * w + j] = diagonal.max(at(i - 1, j) - penalty).max(at(i, j - 1) - penalty) as u32;
+            }
+        }
+    }
+    assert_eq!(output(&k, &m, "score"), want);
 }
 
 #[test]

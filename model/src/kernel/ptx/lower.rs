@@ -478,6 +478,20 @@ impl<'a> Lowerer<'a> {
                 self.emit(Op::AddCc, Some((d, 0)), [alo, blo, VSrc::None]).pdst = Some(carry);
                 self.emit(Op::AddX, Some((d, 1)), [ahi, bhi, VSrc::None]).psrc = Some(carry);
             }
+            // a - b as ~(~a + b), with the carry chain `add` uses.
+            ("sub", [], t) if INT64.contains(&t) => {
+                let o = self.operands(ins, 3)?;
+                let d = self.dst64(&o[0])?;
+                let ([alo, ahi], [blo, bhi]) = (self.src64(&o[1])?, self.src64(&o[2])?);
+                let (not_a, carry) = (self.fresh("not_a", Class::W64), self.fresh("carry", Class::Pred));
+                let ones = VSrc::Imm(u32::MAX);
+                self.emit(Op::Xor, Some((not_a, 0)), [alo, ones, VSrc::None]);
+                self.emit(Op::Xor, Some((not_a, 1)), [ahi, ones, VSrc::None]);
+                self.emit(Op::AddCc, Some((d, 0)), [VSrc::Reg((not_a, 0)), blo, VSrc::None]).pdst = Some(carry);
+                self.emit(Op::AddX, Some((d, 1)), [VSrc::Reg((not_a, 1)), bhi, VSrc::None]).psrc = Some(carry);
+                self.emit(Op::Xor, Some((d, 0)), [VSrc::Reg((d, 0)), ones, VSrc::None]);
+                self.emit(Op::Xor, Some((d, 1)), [VSrc::Reg((d, 1)), ones, VSrc::None]);
+            }
             ("and" | "or" | "xor", [], "b64") => {
                 let op = match base {
                     "and" => Op::And,
@@ -773,6 +787,33 @@ mod tests {
             let (a, b) = (t & 1, t >> 1);
             let got: Vec<u32> = (0..6).map(|i| memory.read(out + 32 * t + 4 * i)).collect();
             assert_eq!(got, [a & b, a | b, a ^ b, 1 - a, b, 1], "a = {a}, b = {b}");
+        }
+    }
+
+    /// Thread t stores both halves of 2^32 + t - 3: a borrow out of the low half for t < 3.
+    #[test]
+    fn a_64_bit_subtraction_borrows_across_its_halves() {
+        let text = ".version 6.0\n.target sm_70\n.address_size 64\n\
+                    .visible .entry k(.param .u64 k_param_0)\n{\n\
+                    .reg .b32 %r<2>;\n.reg .b64 %rd<7>;\n\
+                    ld.param.u64 %rd1, [k_param_0];\n\
+                    mov.u32 %r1, %tid.x;\n\
+                    cvt.u64.u32 %rd2, %r1;\n\
+                    add.s64 %rd3, %rd2, 4294967296;\n\
+                    sub.s64 %rd4, %rd3, 3;\n\
+                    mul.wide.u32 %rd5, %r1, 8;\n\
+                    add.s64 %rd6, %rd1, %rd5;\n\
+                    st.global.u64 [%rd6], %rd4;\n\
+                    ret;\n}\n";
+        let launch = "grid = 1\nblock = 6\nparams = [{ buffer = \"out\" }]\n\
+                      [buffers.out]\ntype = \"u32\"\ncount = 12\ninit = \"zero\"\n";
+        let k = load(text, &launch::parse(launch).unwrap()).unwrap();
+        let memory = crate::func::run(&k.kernel, 32).unwrap().memory;
+        let out = k.buffer("out").unwrap().addr;
+        for t in 0..6u32 {
+            let want = (1u64 << 32) + u64::from(t) - 3;
+            let got = u64::from(memory.read(out + 8 * t)) | u64::from(memory.read(out + 8 * t + 4)) << 32;
+            assert_eq!(got, want, "thread {t}");
         }
     }
 

@@ -29,6 +29,7 @@ pub const WORKLOADS: &[Workload] = &[
     workload!("hotspot"),
     workload!("mriq"),
     workload!("nbody"),
+    workload!("nw"),
     workload!("pathfinder"),
     workload!("reduction"),
     workload!("saxpy"),
