@@ -230,7 +230,7 @@ impl InSm for SmRf<Mrf, Issue> {
 pub fn random_program_spec(checked: &Checked, seed: u64) -> String {
     let g = &checked.geometry;
     let threads = (g.warps * g.lanes / 2).clamp(g.lanes, 256);
-    let registers = if seed % 2 == 0 { g.registers } else { g.registers.min(16) };
+    let registers = if seed.is_multiple_of(2) { g.registers } else { g.registers.min(16) };
     format!(
         "synthetic:length=60,iterations=2,blocks=3,threads={threads},registers={registers},divergence=0.2,long_latency=0.1,sfu=0.1,barriers=0.1,predicated=0.15,seed={seed}"
     )
@@ -275,7 +275,7 @@ mod tests {
         assert_eq!(small.geometry.registers, 32);
         for seed in 1..=4 {
             let regs = random_program(&small, seed).regs;
-            assert_eq!(regs, if seed % 2 == 0 { 32 } else { 16 }, "seed {seed}");
+            assert_eq!(regs, if seed.is_multiple_of(2) { 32 } else { 16 }, "seed {seed}");
         }
     }
 }
