@@ -299,3 +299,21 @@ fn cli_cosim_bdi_refuses_a_mode_that_saves_nothing() {
     let want = "`compression.modes` = \"4,2\": needs 2 of the 2 banks of a register, saving none (sm.lanes = 32, sm.clusters = 2) (allowed: 4,0 4,1 8,0 8,1 8,2)";
     assert!(stderr(&out).contains(want), "{}", stderr(&out));
 }
+
+/// One bit of one value's 8-bit fit check held at 1 (`isca15-bdi`: value 17's bit 24): only a
+/// register whose value 17 alone sits at -2^24 - 1 from value 0 shows it, and the random
+/// stimulus' sweep of single-value deltas at every edge reaches it (uniform, ramp and boundary
+/// values alone did not in two runs of 50,000 cycles).
+#[test]
+fn the_delta_sweep_reaches_one_bit_of_one_values_fit_check() {
+    let checked = rfgen_gen::config::preset("isca15-bdi").unwrap();
+    let design = rfgen_gen::emit::generate_bdi_codec(&checked).unwrap();
+    let mutant = mutants::Mutant {
+        name: "value 17's 8-bit fit ignores bit 24",
+        file: "isca15_bdi_compressor.v",
+        from: "assign ok4_1[16] = (&d4[543:519])",
+        to: "assign ok4_1[16] = (&{d4[543:537], 1'b1, d4[535:519]})",
+    };
+    let (mismatch, _) = random_lockstep::<Codec>(&checked, &mutant.apply(&design), 50_000, 1, 1);
+    assert!(mismatch.is_some(), "`{}` was not caught", mutant.name);
+}

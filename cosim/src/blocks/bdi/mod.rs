@@ -93,16 +93,18 @@ impl Default for CodecKnobs {
     }
 }
 
-/// Seeded random inputs: kernel-shaped and uniform values ([`Pattern::random`]).
+/// Seeded random inputs: kernel-shaped and uniform values ([`Pattern::random`]), and one in ten
+/// the next register of a sweep of single-value deltas at every edge ([`Pattern::spike_sweep`]).
 pub struct RandomCodecInputs {
     rng: Xoshiro256PlusPlus,
     lanes: u32,
     knobs: CodecKnobs,
+    spikes: u64,
 }
 
 impl RandomCodecInputs {
     pub fn new(lanes: u32, seed: u64, knobs: CodecKnobs) -> Self {
-        RandomCodecInputs { rng: Xoshiro256PlusPlus::seed_from_u64(seed), lanes, knobs }
+        RandomCodecInputs { rng: Xoshiro256PlusPlus::seed_from_u64(seed), lanes, knobs, spikes: 0 }
     }
 
     fn chance(&mut self, p: f64) -> bool {
@@ -116,8 +118,14 @@ impl CodecInputs for RandomCodecInputs {
         inp.in_valid = self.chance(self.knobs.valid);
         inp.in_bypass = self.chance(self.knobs.bypass);
         if inp.in_valid {
-            let rng = &mut self.rng;
-            Pattern::random(self.lanes, || rng.next_u64()).fill(&mut inp.in_data);
+            let pattern = if self.chance(0.1) {
+                self.spikes += 1;
+                Pattern::spike_sweep(self.lanes, self.spikes - 1, self.rng.next_u64())
+            } else {
+                let rng = &mut self.rng;
+                Pattern::random(self.lanes, || rng.next_u64())
+            };
+            pattern.fill(&mut inp.in_data);
         }
     }
 }

@@ -115,6 +115,21 @@ impl Pattern {
         }
     }
 
+    /// The `n`th of a sweep over every value index, width and edge: one value off the others
+    /// (`base`) by 2^k, 2^k - 1, -2^k or -2^k - 1, k from 0 to 31. A width's fit check reads
+    /// every bit above it, so an edit of one bit of one value's check shows only for a delta
+    /// at that bit's edge in that value; 4,096 registers of 32 lanes reach them all.
+    pub fn spike_sweep(lanes: u32, n: u64, base: u64) -> Pattern {
+        let (kind, k, at) = (n % 4, (n / 4) % 32, (n / 128) % u64::from(lanes.max(1)));
+        let delta = match kind {
+            0 => 1u64 << k,
+            1 => (1u64 << k) - 1,
+            2 => 0u64.wrapping_sub(1 << k),
+            _ => 0u64.wrapping_sub(1 << k).wrapping_sub(1),
+        };
+        Pattern::Spike { base, wide: false, at: at as u32, delta }
+    }
+
     /// A pattern drawn from `r` (64 random bits per call), weighted toward kernel-like values
     /// and toward bases near the wrap-around and sign edges.
     pub fn random(lanes: u32, mut r: impl FnMut() -> u64) -> Pattern {
