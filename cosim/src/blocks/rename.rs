@@ -220,6 +220,8 @@ impl Stimulus<Rename> for RandomRenames {
                     Some(Dwell::Held { warp: i.mem_start_warp, until: cycle + top + rng.random_range(0..top / 2) });
             }
             Some(Dwell::Held { warp, until }) if cycle >= until => {
+                // Completes now, with no restart beside it: the drain starts from the prediction.
+                i.mem_start_valid &= i.mem_start_warp != warp;
                 held_done = Some(warp);
                 self.dwell = Some(Dwell::Draining { warp, until: cycle + 4 * top });
             }
