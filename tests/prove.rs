@@ -313,11 +313,14 @@ fn the_rename_stage_proves_unique_and_free_lists_that_lose_or_repeat_a_register_
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
     assert!(result(&out, "rename.unique").starts_with("proved "), "{out}");
 
-    // Two releases at one edge land at the same FIFO place: the first is lost (and the place
-    // after them is handed out with whatever it holds). And a FIFO whose head never moves hands
-    // its first released register out again.
-    let lose = ("assign at1 = ({{1{1'b0}}, push_valid[0]} == 2'd1) ? tail1 : tail0;", "assign at1 = tail0;");
-    let repeat = ("if (pop_fifo) head <=", "if (1'b0) head <=");
+    // Two releases at one edge go to the same bank's place: the first is lost (and the place
+    // after them is handed out with whatever it holds). And a bank whose head word never moves
+    // hands its first released register out again.
+    let lose = (
+        "assign slot1_bank = ({{1{1'b0}}, push_valid[0]} == 2'd1) ? {tail_at[1], tail_at[0], tail_at[2]} : tail_at;",
+        "assign slot1_bank = tail_at;",
+    );
+    let repeat = ("if (pop_fifo & head_at[0]) head_word0 <=", "if (1'b0) head_word0 <=");
     for (i, (from, to)) in [lose, repeat].into_iter().enumerate() {
         let sub = dir.path().join(format!("m{i}"));
         std::fs::create_dir(&sub).unwrap();

@@ -26,7 +26,11 @@ fn random_runs_exercise_every_rule() {
         let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;
         assert!(stat("destinations renamed") > 10_000 && stat("registers released") > 10_000, "{name}: {stats:?}");
         assert!(stat("stall predictions") > 500, "{name}: {stats:?}");
-        let l = rfgen_gen::layout::rename::RenameLayout::new(&checked.geometry, &checked.config.rename);
+        let l = rfgen_gen::layout::rename::RenameLayout::new(
+            &checked.geometry,
+            &checked.config.rename,
+            &checked.config.timing,
+        );
         // With one kind only, every request for the other falls back to it.
         assert!(stat("fallbacks to other kind") > 0 && stat("TFET requests") > 100, "{name}: {stats:?}");
         let given = stat("TFET registers given");

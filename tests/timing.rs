@@ -12,6 +12,7 @@ use rfgen_gen::config::{self, SchedulerPolicy, WarPolicy};
 use rfgen_gen::{Checked, SramKind};
 use rfgen_model::blocks::issue::Issue;
 use rfgen_model::blocks::mrf::Mrf;
+use rfgen_model::blocks::rename::Rename;
 
 const GRANT: &str = "mrf_registered_grant = true\n";
 const READ: &str = "mrf_registered_read = true\n";
@@ -40,6 +41,7 @@ fn options_off_are_todays_hardware_byte_for_byte() {
             "bdi_split_compressor = false\n",
             "issue_registered_eligibility = false\n",
             "issue_registered_reservation = false\n",
+            "rename_registered_prediction = false\n",
         ];
         let explicit = timed(&plain.to_toml(), &off);
         assert_eq!(plain.hash(), explicit.hash(), "{name}: options off leave the config hash");
@@ -296,5 +298,59 @@ fn a_wrong_issue_stage_register_is_caught() {
         let design = mutated(design, "ismall_issue.v", from, to, name);
         let (mismatch, _) = random_lockstep::<Issue>(&checked, &design, 5_000, 11, 3);
         assert!(mismatch.is_some(), "{name}: not caught");
+    }
+}
+
+/// `rename_registered_prediction` on a small stage with a CMOS/TFET split and on one all TFET.
+fn predicted_later(name: &str) -> Checked {
+    let mut config = rename_small(name).config;
+    config.timing.rename_registered_prediction = true;
+    config::check(config).unwrap()
+}
+
+/// The rename stage with its prediction registered agrees with the model under random traffic
+/// (stalls predicted, TFET registers given on request), and the register is really there: a
+/// counter that goes on counting at its completion edge, and a prediction that lands on a warp
+/// restarted at its completion edge or at the edge after, are caught.
+#[test]
+fn a_registered_prediction_agrees_and_a_wrong_one_is_caught() {
+    for name in ["nsmall", "ntfet"] {
+        let checked = predicted_later(name);
+        let design = rfgen_gen::emit::generate_rename(&checked);
+        let top = design.files.iter().find(|(f, _)| f.ends_with("_rename.v")).unwrap().1.clone();
+        assert!(top.contains("pred_over <= over;"), "{name}: the completion is registered");
+        let (mismatch, stats) = random_lockstep::<Rename>(&checked, &design, 40_000, 5, 2);
+        assert!(mismatch.is_none(), "{name}: {}", mismatch.unwrap());
+        let stat = |n: &str| stats.iter().find(|s| s.0 == n).unwrap().1;
+        assert!(stat("stall predictions") > 500 && stat("TFET requests") > 100, "{name}: {stats:?}");
+    }
+    let checked = predicted_later("nsmall");
+    let design = rfgen_gen::emit::generate_rename(&checked);
+    let bugs = [
+        ("      : completed[0] ? counter_q[10:0]\n", "", "counter counts on at its completion"),
+        (" & ~(mem_start_valid & (mem_start_warp == mem_done_warp));", ";", "prediction over a restart"),
+        (" & ~(mem_start_valid & (mem_start_warp == pred_warp));", ";", "prediction over a restart on the way"),
+    ];
+    for (from, to, name) in bugs {
+        let bad = mutated(design.clone(), "nsmall_rename.v", from, to, name);
+        let (mismatch, _) = random_lockstep::<Rename>(&checked, &bad, 40_000, 5, 2);
+        assert!(mismatch.is_some(), "{name}: not caught");
+    }
+}
+
+/// The renamed `small` SM with the prediction registered, from the CLI: the stage under the SM
+/// model's kernel traffic and the composed top under a kernel agree with the model.
+#[test]
+fn a_registered_prediction_agrees_on_kernels_alone_and_in_the_composed_top() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("renamed.toml");
+    let text = "name = \"renamed\"\n[sm]\nwarps = 8\nlanes = 8\nclusters = 2\n[mrf]\nbanks = 8\nentries = 64\n\
+                collectors = 2\n[rename]\nenabled = true\ncmos_rows = 12\n[timing]\nrename_registered_prediction = true\n";
+    std::fs::write(&path, text).unwrap();
+    for (block, kernel) in [("rename", "bfs"), ("sm", "pathfinder")] {
+        let o = rfgen(&["cosim", "--config", path.to_str().unwrap(), "--block", block, "--kernel", kernel]);
+        let out = stdout(&o);
+        assert!(o.status.success(), "{block}: {out}{}", stderr(&o));
+        assert!(out.contains("PASS") && out.contains("operand mismatches         0"), "{block}: {out}");
     }
 }

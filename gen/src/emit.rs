@@ -111,7 +111,8 @@ pub fn generate_scoreboard(checked: &Checked) -> Design {
 /// Generates the rename stage of a config's `[rename]` section (top `<prefix>_rename`), whether
 /// or not renaming is enabled (the SM does not run it yet).
 pub fn generate_rename(checked: &Checked) -> Design {
-    let layout = crate::layout::rename::RenameLayout::new(&checked.geometry, &checked.config.rename);
+    let layout =
+        crate::layout::rename::RenameLayout::new(&checked.geometry, &checked.config.rename, &checked.config.timing);
     let modules = blocks::rename::modules(&checked.prefix(), &layout);
     let description = "Rename stage: rename table, CMOS and TFET free lists, MEM_RA counters (seed 003)";
     assemble(checked, SramKind::Behavioural, modules, description, "rfgen gen --block rename")

@@ -50,7 +50,8 @@ module tfet_hybrid_rename (
   wire tfet_valid;
   wire [9:0] tfet_head;
   wire [2:0] tfet_push;
-  wire [10:0] warp_counter;
+  reg  [31:0] wants_tfet;
+  wire [31:0] wants_tfet_next;
   wire [10:0] done_counter;
   wire [10:0] over;
   wire [10:0] scaled;
@@ -66,39 +67,7 @@ module tfet_hybrid_rename (
 
   // A new destination requests TFET when its warp's counter is above 1, not counting, and
   // it is no load; it gets the requested kind if free, else the other.
-  assign warp_counter = ({11{(ren_warp == 5'd0)}} & counter_q[10:0])
-      | ({11{(ren_warp == 5'd1)}} & counter_q[21:11])
-      | ({11{(ren_warp == 5'd2)}} & counter_q[32:22])
-      | ({11{(ren_warp == 5'd3)}} & counter_q[43:33])
-      | ({11{(ren_warp == 5'd4)}} & counter_q[54:44])
-      | ({11{(ren_warp == 5'd5)}} & counter_q[65:55])
-      | ({11{(ren_warp == 5'd6)}} & counter_q[76:66])
-      | ({11{(ren_warp == 5'd7)}} & counter_q[87:77])
-      | ({11{(ren_warp == 5'd8)}} & counter_q[98:88])
-      | ({11{(ren_warp == 5'd9)}} & counter_q[109:99])
-      | ({11{(ren_warp == 5'd10)}} & counter_q[120:110])
-      | ({11{(ren_warp == 5'd11)}} & counter_q[131:121])
-      | ({11{(ren_warp == 5'd12)}} & counter_q[142:132])
-      | ({11{(ren_warp == 5'd13)}} & counter_q[153:143])
-      | ({11{(ren_warp == 5'd14)}} & counter_q[164:154])
-      | ({11{(ren_warp == 5'd15)}} & counter_q[175:165])
-      | ({11{(ren_warp == 5'd16)}} & counter_q[186:176])
-      | ({11{(ren_warp == 5'd17)}} & counter_q[197:187])
-      | ({11{(ren_warp == 5'd18)}} & counter_q[208:198])
-      | ({11{(ren_warp == 5'd19)}} & counter_q[219:209])
-      | ({11{(ren_warp == 5'd20)}} & counter_q[230:220])
-      | ({11{(ren_warp == 5'd21)}} & counter_q[241:231])
-      | ({11{(ren_warp == 5'd22)}} & counter_q[252:242])
-      | ({11{(ren_warp == 5'd23)}} & counter_q[263:253])
-      | ({11{(ren_warp == 5'd24)}} & counter_q[274:264])
-      | ({11{(ren_warp == 5'd25)}} & counter_q[285:275])
-      | ({11{(ren_warp == 5'd26)}} & counter_q[296:286])
-      | ({11{(ren_warp == 5'd27)}} & counter_q[307:297])
-      | ({11{(ren_warp == 5'd28)}} & counter_q[318:308])
-      | ({11{(ren_warp == 5'd29)}} & counter_q[329:319])
-      | ({11{(ren_warp == 5'd30)}} & counter_q[340:330])
-      | ({11{(ren_warp == 5'd31)}} & counter_q[351:341]);
-  assign req_tfet = (warp_counter > 11'd1) & ~counting[ren_warp] & ~ren_dst_load;
+  assign req_tfet = wants_tfet[ren_warp] & ~ren_dst_load;
   assign take_tfet = req_tfet ? tfet_valid : ~cmos_valid;
   assign ren_ready = cmos_valid | tfet_valid;
   assign fire = ren_valid & ren_dst_new & ren_ready;
@@ -282,6 +251,8 @@ module tfet_hybrid_rename (
       : spent[0] ? ((counter_q[10:0] > 11'd1) ? counter_q[10:0] - 11'd2 : 11'd0)
       : counter_q[10:0];
   assign counting_next[0] = started[0] | (~completed[0] & counting[0]);
+  assign wants_tfet_next[0] = ~counting_next[0] & (completed[0] ? (|stall_cycles[10:1])
+      : spent[0] ? (|counter_q[10:2]) : (|counter_q[10:1]));
   assign tfet_hint[0] = (counter_q[10:0] != 11'd0) & ~counting[0];
   assign counters[21:11] = started[1] ? 11'd0
       : completed[1] ? stall_cycles
@@ -289,6 +260,8 @@ module tfet_hybrid_rename (
       : spent[1] ? ((counter_q[21:11] > 11'd1) ? counter_q[21:11] - 11'd2 : 11'd0)
       : counter_q[21:11];
   assign counting_next[1] = started[1] | (~completed[1] & counting[1]);
+  assign wants_tfet_next[1] = ~counting_next[1] & (completed[1] ? (|stall_cycles[10:1])
+      : spent[1] ? (|counter_q[21:13]) : (|counter_q[21:12]));
   assign tfet_hint[1] = (counter_q[21:11] != 11'd0) & ~counting[1];
   assign counters[32:22] = started[2] ? 11'd0
       : completed[2] ? stall_cycles
@@ -296,6 +269,8 @@ module tfet_hybrid_rename (
       : spent[2] ? ((counter_q[32:22] > 11'd1) ? counter_q[32:22] - 11'd2 : 11'd0)
       : counter_q[32:22];
   assign counting_next[2] = started[2] | (~completed[2] & counting[2]);
+  assign wants_tfet_next[2] = ~counting_next[2] & (completed[2] ? (|stall_cycles[10:1])
+      : spent[2] ? (|counter_q[32:24]) : (|counter_q[32:23]));
   assign tfet_hint[2] = (counter_q[32:22] != 11'd0) & ~counting[2];
   assign counters[43:33] = started[3] ? 11'd0
       : completed[3] ? stall_cycles
@@ -303,6 +278,8 @@ module tfet_hybrid_rename (
       : spent[3] ? ((counter_q[43:33] > 11'd1) ? counter_q[43:33] - 11'd2 : 11'd0)
       : counter_q[43:33];
   assign counting_next[3] = started[3] | (~completed[3] & counting[3]);
+  assign wants_tfet_next[3] = ~counting_next[3] & (completed[3] ? (|stall_cycles[10:1])
+      : spent[3] ? (|counter_q[43:35]) : (|counter_q[43:34]));
   assign tfet_hint[3] = (counter_q[43:33] != 11'd0) & ~counting[3];
   assign counters[54:44] = started[4] ? 11'd0
       : completed[4] ? stall_cycles
@@ -310,6 +287,8 @@ module tfet_hybrid_rename (
       : spent[4] ? ((counter_q[54:44] > 11'd1) ? counter_q[54:44] - 11'd2 : 11'd0)
       : counter_q[54:44];
   assign counting_next[4] = started[4] | (~completed[4] & counting[4]);
+  assign wants_tfet_next[4] = ~counting_next[4] & (completed[4] ? (|stall_cycles[10:1])
+      : spent[4] ? (|counter_q[54:46]) : (|counter_q[54:45]));
   assign tfet_hint[4] = (counter_q[54:44] != 11'd0) & ~counting[4];
   assign counters[65:55] = started[5] ? 11'd0
       : completed[5] ? stall_cycles
@@ -317,6 +296,8 @@ module tfet_hybrid_rename (
       : spent[5] ? ((counter_q[65:55] > 11'd1) ? counter_q[65:55] - 11'd2 : 11'd0)
       : counter_q[65:55];
   assign counting_next[5] = started[5] | (~completed[5] & counting[5]);
+  assign wants_tfet_next[5] = ~counting_next[5] & (completed[5] ? (|stall_cycles[10:1])
+      : spent[5] ? (|counter_q[65:57]) : (|counter_q[65:56]));
   assign tfet_hint[5] = (counter_q[65:55] != 11'd0) & ~counting[5];
   assign counters[76:66] = started[6] ? 11'd0
       : completed[6] ? stall_cycles
@@ -324,6 +305,8 @@ module tfet_hybrid_rename (
       : spent[6] ? ((counter_q[76:66] > 11'd1) ? counter_q[76:66] - 11'd2 : 11'd0)
       : counter_q[76:66];
   assign counting_next[6] = started[6] | (~completed[6] & counting[6]);
+  assign wants_tfet_next[6] = ~counting_next[6] & (completed[6] ? (|stall_cycles[10:1])
+      : spent[6] ? (|counter_q[76:68]) : (|counter_q[76:67]));
   assign tfet_hint[6] = (counter_q[76:66] != 11'd0) & ~counting[6];
   assign counters[87:77] = started[7] ? 11'd0
       : completed[7] ? stall_cycles
@@ -331,6 +314,8 @@ module tfet_hybrid_rename (
       : spent[7] ? ((counter_q[87:77] > 11'd1) ? counter_q[87:77] - 11'd2 : 11'd0)
       : counter_q[87:77];
   assign counting_next[7] = started[7] | (~completed[7] & counting[7]);
+  assign wants_tfet_next[7] = ~counting_next[7] & (completed[7] ? (|stall_cycles[10:1])
+      : spent[7] ? (|counter_q[87:79]) : (|counter_q[87:78]));
   assign tfet_hint[7] = (counter_q[87:77] != 11'd0) & ~counting[7];
   assign counters[98:88] = started[8] ? 11'd0
       : completed[8] ? stall_cycles
@@ -338,6 +323,8 @@ module tfet_hybrid_rename (
       : spent[8] ? ((counter_q[98:88] > 11'd1) ? counter_q[98:88] - 11'd2 : 11'd0)
       : counter_q[98:88];
   assign counting_next[8] = started[8] | (~completed[8] & counting[8]);
+  assign wants_tfet_next[8] = ~counting_next[8] & (completed[8] ? (|stall_cycles[10:1])
+      : spent[8] ? (|counter_q[98:90]) : (|counter_q[98:89]));
   assign tfet_hint[8] = (counter_q[98:88] != 11'd0) & ~counting[8];
   assign counters[109:99] = started[9] ? 11'd0
       : completed[9] ? stall_cycles
@@ -345,6 +332,8 @@ module tfet_hybrid_rename (
       : spent[9] ? ((counter_q[109:99] > 11'd1) ? counter_q[109:99] - 11'd2 : 11'd0)
       : counter_q[109:99];
   assign counting_next[9] = started[9] | (~completed[9] & counting[9]);
+  assign wants_tfet_next[9] = ~counting_next[9] & (completed[9] ? (|stall_cycles[10:1])
+      : spent[9] ? (|counter_q[109:101]) : (|counter_q[109:100]));
   assign tfet_hint[9] = (counter_q[109:99] != 11'd0) & ~counting[9];
   assign counters[120:110] = started[10] ? 11'd0
       : completed[10] ? stall_cycles
@@ -352,6 +341,8 @@ module tfet_hybrid_rename (
       : spent[10] ? ((counter_q[120:110] > 11'd1) ? counter_q[120:110] - 11'd2 : 11'd0)
       : counter_q[120:110];
   assign counting_next[10] = started[10] | (~completed[10] & counting[10]);
+  assign wants_tfet_next[10] = ~counting_next[10] & (completed[10] ? (|stall_cycles[10:1])
+      : spent[10] ? (|counter_q[120:112]) : (|counter_q[120:111]));
   assign tfet_hint[10] = (counter_q[120:110] != 11'd0) & ~counting[10];
   assign counters[131:121] = started[11] ? 11'd0
       : completed[11] ? stall_cycles
@@ -359,6 +350,8 @@ module tfet_hybrid_rename (
       : spent[11] ? ((counter_q[131:121] > 11'd1) ? counter_q[131:121] - 11'd2 : 11'd0)
       : counter_q[131:121];
   assign counting_next[11] = started[11] | (~completed[11] & counting[11]);
+  assign wants_tfet_next[11] = ~counting_next[11] & (completed[11] ? (|stall_cycles[10:1])
+      : spent[11] ? (|counter_q[131:123]) : (|counter_q[131:122]));
   assign tfet_hint[11] = (counter_q[131:121] != 11'd0) & ~counting[11];
   assign counters[142:132] = started[12] ? 11'd0
       : completed[12] ? stall_cycles
@@ -366,6 +359,8 @@ module tfet_hybrid_rename (
       : spent[12] ? ((counter_q[142:132] > 11'd1) ? counter_q[142:132] - 11'd2 : 11'd0)
       : counter_q[142:132];
   assign counting_next[12] = started[12] | (~completed[12] & counting[12]);
+  assign wants_tfet_next[12] = ~counting_next[12] & (completed[12] ? (|stall_cycles[10:1])
+      : spent[12] ? (|counter_q[142:134]) : (|counter_q[142:133]));
   assign tfet_hint[12] = (counter_q[142:132] != 11'd0) & ~counting[12];
   assign counters[153:143] = started[13] ? 11'd0
       : completed[13] ? stall_cycles
@@ -373,6 +368,8 @@ module tfet_hybrid_rename (
       : spent[13] ? ((counter_q[153:143] > 11'd1) ? counter_q[153:143] - 11'd2 : 11'd0)
       : counter_q[153:143];
   assign counting_next[13] = started[13] | (~completed[13] & counting[13]);
+  assign wants_tfet_next[13] = ~counting_next[13] & (completed[13] ? (|stall_cycles[10:1])
+      : spent[13] ? (|counter_q[153:145]) : (|counter_q[153:144]));
   assign tfet_hint[13] = (counter_q[153:143] != 11'd0) & ~counting[13];
   assign counters[164:154] = started[14] ? 11'd0
       : completed[14] ? stall_cycles
@@ -380,6 +377,8 @@ module tfet_hybrid_rename (
       : spent[14] ? ((counter_q[164:154] > 11'd1) ? counter_q[164:154] - 11'd2 : 11'd0)
       : counter_q[164:154];
   assign counting_next[14] = started[14] | (~completed[14] & counting[14]);
+  assign wants_tfet_next[14] = ~counting_next[14] & (completed[14] ? (|stall_cycles[10:1])
+      : spent[14] ? (|counter_q[164:156]) : (|counter_q[164:155]));
   assign tfet_hint[14] = (counter_q[164:154] != 11'd0) & ~counting[14];
   assign counters[175:165] = started[15] ? 11'd0
       : completed[15] ? stall_cycles
@@ -387,6 +386,8 @@ module tfet_hybrid_rename (
       : spent[15] ? ((counter_q[175:165] > 11'd1) ? counter_q[175:165] - 11'd2 : 11'd0)
       : counter_q[175:165];
   assign counting_next[15] = started[15] | (~completed[15] & counting[15]);
+  assign wants_tfet_next[15] = ~counting_next[15] & (completed[15] ? (|stall_cycles[10:1])
+      : spent[15] ? (|counter_q[175:167]) : (|counter_q[175:166]));
   assign tfet_hint[15] = (counter_q[175:165] != 11'd0) & ~counting[15];
   assign counters[186:176] = started[16] ? 11'd0
       : completed[16] ? stall_cycles
@@ -394,6 +395,8 @@ module tfet_hybrid_rename (
       : spent[16] ? ((counter_q[186:176] > 11'd1) ? counter_q[186:176] - 11'd2 : 11'd0)
       : counter_q[186:176];
   assign counting_next[16] = started[16] | (~completed[16] & counting[16]);
+  assign wants_tfet_next[16] = ~counting_next[16] & (completed[16] ? (|stall_cycles[10:1])
+      : spent[16] ? (|counter_q[186:178]) : (|counter_q[186:177]));
   assign tfet_hint[16] = (counter_q[186:176] != 11'd0) & ~counting[16];
   assign counters[197:187] = started[17] ? 11'd0
       : completed[17] ? stall_cycles
@@ -401,6 +404,8 @@ module tfet_hybrid_rename (
       : spent[17] ? ((counter_q[197:187] > 11'd1) ? counter_q[197:187] - 11'd2 : 11'd0)
       : counter_q[197:187];
   assign counting_next[17] = started[17] | (~completed[17] & counting[17]);
+  assign wants_tfet_next[17] = ~counting_next[17] & (completed[17] ? (|stall_cycles[10:1])
+      : spent[17] ? (|counter_q[197:189]) : (|counter_q[197:188]));
   assign tfet_hint[17] = (counter_q[197:187] != 11'd0) & ~counting[17];
   assign counters[208:198] = started[18] ? 11'd0
       : completed[18] ? stall_cycles
@@ -408,6 +413,8 @@ module tfet_hybrid_rename (
       : spent[18] ? ((counter_q[208:198] > 11'd1) ? counter_q[208:198] - 11'd2 : 11'd0)
       : counter_q[208:198];
   assign counting_next[18] = started[18] | (~completed[18] & counting[18]);
+  assign wants_tfet_next[18] = ~counting_next[18] & (completed[18] ? (|stall_cycles[10:1])
+      : spent[18] ? (|counter_q[208:200]) : (|counter_q[208:199]));
   assign tfet_hint[18] = (counter_q[208:198] != 11'd0) & ~counting[18];
   assign counters[219:209] = started[19] ? 11'd0
       : completed[19] ? stall_cycles
@@ -415,6 +422,8 @@ module tfet_hybrid_rename (
       : spent[19] ? ((counter_q[219:209] > 11'd1) ? counter_q[219:209] - 11'd2 : 11'd0)
       : counter_q[219:209];
   assign counting_next[19] = started[19] | (~completed[19] & counting[19]);
+  assign wants_tfet_next[19] = ~counting_next[19] & (completed[19] ? (|stall_cycles[10:1])
+      : spent[19] ? (|counter_q[219:211]) : (|counter_q[219:210]));
   assign tfet_hint[19] = (counter_q[219:209] != 11'd0) & ~counting[19];
   assign counters[230:220] = started[20] ? 11'd0
       : completed[20] ? stall_cycles
@@ -422,6 +431,8 @@ module tfet_hybrid_rename (
       : spent[20] ? ((counter_q[230:220] > 11'd1) ? counter_q[230:220] - 11'd2 : 11'd0)
       : counter_q[230:220];
   assign counting_next[20] = started[20] | (~completed[20] & counting[20]);
+  assign wants_tfet_next[20] = ~counting_next[20] & (completed[20] ? (|stall_cycles[10:1])
+      : spent[20] ? (|counter_q[230:222]) : (|counter_q[230:221]));
   assign tfet_hint[20] = (counter_q[230:220] != 11'd0) & ~counting[20];
   assign counters[241:231] = started[21] ? 11'd0
       : completed[21] ? stall_cycles
@@ -429,6 +440,8 @@ module tfet_hybrid_rename (
       : spent[21] ? ((counter_q[241:231] > 11'd1) ? counter_q[241:231] - 11'd2 : 11'd0)
       : counter_q[241:231];
   assign counting_next[21] = started[21] | (~completed[21] & counting[21]);
+  assign wants_tfet_next[21] = ~counting_next[21] & (completed[21] ? (|stall_cycles[10:1])
+      : spent[21] ? (|counter_q[241:233]) : (|counter_q[241:232]));
   assign tfet_hint[21] = (counter_q[241:231] != 11'd0) & ~counting[21];
   assign counters[252:242] = started[22] ? 11'd0
       : completed[22] ? stall_cycles
@@ -436,6 +449,8 @@ module tfet_hybrid_rename (
       : spent[22] ? ((counter_q[252:242] > 11'd1) ? counter_q[252:242] - 11'd2 : 11'd0)
       : counter_q[252:242];
   assign counting_next[22] = started[22] | (~completed[22] & counting[22]);
+  assign wants_tfet_next[22] = ~counting_next[22] & (completed[22] ? (|stall_cycles[10:1])
+      : spent[22] ? (|counter_q[252:244]) : (|counter_q[252:243]));
   assign tfet_hint[22] = (counter_q[252:242] != 11'd0) & ~counting[22];
   assign counters[263:253] = started[23] ? 11'd0
       : completed[23] ? stall_cycles
@@ -443,6 +458,8 @@ module tfet_hybrid_rename (
       : spent[23] ? ((counter_q[263:253] > 11'd1) ? counter_q[263:253] - 11'd2 : 11'd0)
       : counter_q[263:253];
   assign counting_next[23] = started[23] | (~completed[23] & counting[23]);
+  assign wants_tfet_next[23] = ~counting_next[23] & (completed[23] ? (|stall_cycles[10:1])
+      : spent[23] ? (|counter_q[263:255]) : (|counter_q[263:254]));
   assign tfet_hint[23] = (counter_q[263:253] != 11'd0) & ~counting[23];
   assign counters[274:264] = started[24] ? 11'd0
       : completed[24] ? stall_cycles
@@ -450,6 +467,8 @@ module tfet_hybrid_rename (
       : spent[24] ? ((counter_q[274:264] > 11'd1) ? counter_q[274:264] - 11'd2 : 11'd0)
       : counter_q[274:264];
   assign counting_next[24] = started[24] | (~completed[24] & counting[24]);
+  assign wants_tfet_next[24] = ~counting_next[24] & (completed[24] ? (|stall_cycles[10:1])
+      : spent[24] ? (|counter_q[274:266]) : (|counter_q[274:265]));
   assign tfet_hint[24] = (counter_q[274:264] != 11'd0) & ~counting[24];
   assign counters[285:275] = started[25] ? 11'd0
       : completed[25] ? stall_cycles
@@ -457,6 +476,8 @@ module tfet_hybrid_rename (
       : spent[25] ? ((counter_q[285:275] > 11'd1) ? counter_q[285:275] - 11'd2 : 11'd0)
       : counter_q[285:275];
   assign counting_next[25] = started[25] | (~completed[25] & counting[25]);
+  assign wants_tfet_next[25] = ~counting_next[25] & (completed[25] ? (|stall_cycles[10:1])
+      : spent[25] ? (|counter_q[285:277]) : (|counter_q[285:276]));
   assign tfet_hint[25] = (counter_q[285:275] != 11'd0) & ~counting[25];
   assign counters[296:286] = started[26] ? 11'd0
       : completed[26] ? stall_cycles
@@ -464,6 +485,8 @@ module tfet_hybrid_rename (
       : spent[26] ? ((counter_q[296:286] > 11'd1) ? counter_q[296:286] - 11'd2 : 11'd0)
       : counter_q[296:286];
   assign counting_next[26] = started[26] | (~completed[26] & counting[26]);
+  assign wants_tfet_next[26] = ~counting_next[26] & (completed[26] ? (|stall_cycles[10:1])
+      : spent[26] ? (|counter_q[296:288]) : (|counter_q[296:287]));
   assign tfet_hint[26] = (counter_q[296:286] != 11'd0) & ~counting[26];
   assign counters[307:297] = started[27] ? 11'd0
       : completed[27] ? stall_cycles
@@ -471,6 +494,8 @@ module tfet_hybrid_rename (
       : spent[27] ? ((counter_q[307:297] > 11'd1) ? counter_q[307:297] - 11'd2 : 11'd0)
       : counter_q[307:297];
   assign counting_next[27] = started[27] | (~completed[27] & counting[27]);
+  assign wants_tfet_next[27] = ~counting_next[27] & (completed[27] ? (|stall_cycles[10:1])
+      : spent[27] ? (|counter_q[307:299]) : (|counter_q[307:298]));
   assign tfet_hint[27] = (counter_q[307:297] != 11'd0) & ~counting[27];
   assign counters[318:308] = started[28] ? 11'd0
       : completed[28] ? stall_cycles
@@ -478,6 +503,8 @@ module tfet_hybrid_rename (
       : spent[28] ? ((counter_q[318:308] > 11'd1) ? counter_q[318:308] - 11'd2 : 11'd0)
       : counter_q[318:308];
   assign counting_next[28] = started[28] | (~completed[28] & counting[28]);
+  assign wants_tfet_next[28] = ~counting_next[28] & (completed[28] ? (|stall_cycles[10:1])
+      : spent[28] ? (|counter_q[318:310]) : (|counter_q[318:309]));
   assign tfet_hint[28] = (counter_q[318:308] != 11'd0) & ~counting[28];
   assign counters[329:319] = started[29] ? 11'd0
       : completed[29] ? stall_cycles
@@ -485,6 +512,8 @@ module tfet_hybrid_rename (
       : spent[29] ? ((counter_q[329:319] > 11'd1) ? counter_q[329:319] - 11'd2 : 11'd0)
       : counter_q[329:319];
   assign counting_next[29] = started[29] | (~completed[29] & counting[29]);
+  assign wants_tfet_next[29] = ~counting_next[29] & (completed[29] ? (|stall_cycles[10:1])
+      : spent[29] ? (|counter_q[329:321]) : (|counter_q[329:320]));
   assign tfet_hint[29] = (counter_q[329:319] != 11'd0) & ~counting[29];
   assign counters[340:330] = started[30] ? 11'd0
       : completed[30] ? stall_cycles
@@ -492,6 +521,8 @@ module tfet_hybrid_rename (
       : spent[30] ? ((counter_q[340:330] > 11'd1) ? counter_q[340:330] - 11'd2 : 11'd0)
       : counter_q[340:330];
   assign counting_next[30] = started[30] | (~completed[30] & counting[30]);
+  assign wants_tfet_next[30] = ~counting_next[30] & (completed[30] ? (|stall_cycles[10:1])
+      : spent[30] ? (|counter_q[340:332]) : (|counter_q[340:331]));
   assign tfet_hint[30] = (counter_q[340:330] != 11'd0) & ~counting[30];
   assign counters[351:341] = started[31] ? 11'd0
       : completed[31] ? stall_cycles
@@ -499,14 +530,18 @@ module tfet_hybrid_rename (
       : spent[31] ? ((counter_q[351:341] > 11'd1) ? counter_q[351:341] - 11'd2 : 11'd0)
       : counter_q[351:341];
   assign counting_next[31] = started[31] | (~completed[31] & counting[31]);
+  assign wants_tfet_next[31] = ~counting_next[31] & (completed[31] ? (|stall_cycles[10:1])
+      : spent[31] ? (|counter_q[351:343]) : (|counter_q[351:342]));
   assign tfet_hint[31] = (counter_q[351:341] != 11'd0) & ~counting[31];
   always @(posedge clk) begin
     if (rst) begin
       counter_q <= 352'd0;
       counting <= 32'd0;
+      wants_tfet <= 32'd0;
     end else begin
       counter_q <= counters;
       counting <= counting_next;
+      wants_tfet <= wants_tfet_next;
     end
   end
 endmodule

@@ -310,10 +310,14 @@ fn area(transistors: &[f64], plots: &mut Vec<Plot>) -> Result<Group> {
     )?);
     // Seed 003 §4.1.2.3: the rename table and free lists against the register file, by bits.
     let paper = config::preset("tfet-hybrid").expect("presets are valid");
-    let l = rfgen_gen::layout::rename::RenameLayout::new(&paper.geometry, &paper.config.rename);
+    let l = rfgen_gen::layout::rename::RenameLayout::new(&paper.geometry, &paper.config.rename, &paper.config.timing);
     let g = &paper.geometry;
     let ids = u64::from(l.phys_bits());
-    let table_and_lists = u64::from(l.warps * l.registers) * ids + u64::from(l.phys) * ids;
+    let places: u32 = rfgen_gen::blocks::rename::free_lists(&l)
+        .iter()
+        .map(|f| rfgen_gen::blocks::rename::FREE_BANKS * rfgen_gen::blocks::rename::bank_words(f.n))
+        .sum();
+    let table_and_lists = u64::from(l.warps * l.registers) * ids + u64::from(places) * ids;
     let counters = u64::from(l.warps * rfgen_gen::layout::rename::COUNTER_BITS);
     let mrf = u64::from(g.physical_registers()) * u64::from(g.warp_reg_bits());
     let share = |bits: u64| format!("{:.2} % of the MRF's bits", 100.0 * bits as f64 / mrf as f64);

@@ -390,6 +390,12 @@ pub const RENAME: &[Mutant] = &[
     ),
     m("a TFET allocation takes 1", "nsmall_rename.v", "counter_q[10:0] - 11'd2", "counter_q[10:0] - 11'd1"),
     m("released registers never reused", "nsmall_free_list_cmos.v", "from_fifo = count != 6'd0;", "from_fifo = 1'b0;"),
+    m(
+        "TFET request registered from the counting bit before the edge",
+        "nsmall_rename.v",
+        "wants_tfet_next[0] = ~counting_next[0] & (",
+        "wants_tfet_next[0] = ~counting[0] & (",
+    ),
     // Caught only because the random stimulus holds an access past the counter's top.
     m(
         "the counter wraps at its top",

@@ -102,7 +102,7 @@ impl InSm for Rename {
 
 impl CosimBlock for Rename {
     fn model(checked: &Checked) -> Result<Self> {
-        Ok(Rename::new(&RenameLayout::new(&checked.geometry, &checked.config.rename)))
+        Ok(Rename::new(&RenameLayout::new(&checked.geometry, &checked.config.rename, &checked.config.timing)))
     }
 }
 
@@ -110,7 +110,7 @@ impl RandomBlock for Rename {
     type Stimulus = RandomRenames;
 
     fn stimulus(checked: &Checked, seed: u64) -> RandomRenames {
-        RandomRenames::new(RenameLayout::new(&checked.geometry, &checked.config.rename), seed)
+        RandomRenames::new(RenameLayout::new(&checked.geometry, &checked.config.rename, &checked.config.timing), seed)
     }
 
     fn idle(&self) -> RenameIn {

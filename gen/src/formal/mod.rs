@@ -158,7 +158,11 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
         Block::Scoreboard => scoreboard::harnesses(&prefix, &checked.geometry, depth),
         Block::Rename => rename::harnesses(
             &prefix,
-            &crate::layout::rename::RenameLayout::new(&checked.geometry, &checked.config.rename),
+            &crate::layout::rename::RenameLayout::new(
+                &checked.geometry,
+                &checked.config.rename,
+                &checked.config.timing,
+            ),
             depth,
         ),
         _ => Vec::new(),

@@ -6,7 +6,8 @@
 use super::{Harness, PROBES_DEFINE, Probe, Proof, RENAME_UNIQUE, free_running, module_head};
 use crate::blocks::rename::interface::RenamePorts;
 use crate::blocks::rename::{
-    FREE_COUNT, FREE_FIFO, FREE_FRESH, FREE_HEAD, FREE_TAILS, FreeListKind, free_lists, modules,
+    FREE_BANK, FREE_BANKS, FREE_COUNT, FREE_FRESH, FREE_HEAD_AT, FREE_HEAD_WORD, FREE_TAIL_AT, FREE_TAIL_WORD,
+    FreeListKind, bank_words, free_lists, modules,
 };
 use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rename::RenameLayout;
@@ -94,15 +95,18 @@ pub fn harnesses(prefix: &str, l: &RenameLayout, depth: u32) -> Vec<Harness> {
     }]
 }
 
-/// One free list's invariant: its head and tail in range and `count` apart, its released
-/// registers (`count` FIFO places from the head) all of its kind, and each of its registers in
-/// exactly one place: the FIFO's live places, the registers never handed out (`fresh` and
-/// above), or the record.
+/// One free list's invariant: its head and tail places in range (each the word and bank its
+/// one-hot bank vector names) and `count` apart, each bank's head and tail words those of its
+/// first place at or after them, its released registers (`count` places from the head) all of
+/// its kind, and each of its registers in exactly one place: the ring's live places, the
+/// registers never handed out (`fresh` and above), or the record.
 fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String {
     let (kind, base, n) = (f.kind, f.base, f.n);
-    let (ib, cb) = (index_bits(n), index_bits(n + 1));
-    // Place arithmetic, wide enough for 2n + 2.
-    let w = index_bits(2 * n + 3) + 1;
+    let (words, banks) = (bank_words(n), FREE_BANKS);
+    let places = words * banks;
+    let (wb, cb) = (index_bits(words), index_bits(n + 1));
+    // Place arithmetic, wide enough for two places' sum.
+    let w = index_bits(2 * places + banks) + 1;
     let mut b = format!("  // The {} free list: registers {base}..{}.\n", kind.to_uppercase(), base + n - 1);
     let mut probe = |name: &str, signal: &str, width: u32, b: &mut String| {
         let wire = format!("probe_{kind}_{name}");
@@ -110,30 +114,49 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
         probes.push(Probe { wire: wire.clone(), path: format!("dut.{}.{signal}", f.instance()) });
         wire
     };
-    let head = probe("head", FREE_HEAD, ib, &mut b);
     let count = probe("count", FREE_COUNT, cb, &mut b);
     let fresh = probe("fresh", FREE_FRESH, cb, &mut b);
-    let tails: Vec<String> = FREE_TAILS.iter().map(|t| probe(t, t, ib, &mut b)).collect();
-    let fifo: Vec<String> =
-        (0..n).map(|i| probe(&format!("fifo_{i}"), &format!("{FREE_FIFO}[{i}]"), pb, &mut b)).collect();
+    let head_at = probe("head_at", FREE_HEAD_AT, banks, &mut b);
+    let tail_at = probe("tail_at", FREE_TAIL_AT, banks, &mut b);
+    let head_words: Vec<String> = FREE_HEAD_WORD.iter().map(|x| probe(x, x, wb, &mut b)).collect();
+    let tail_words: Vec<String> = FREE_TAIL_WORD.iter().map(|x| probe(x, x, wb, &mut b)).collect();
+    // Place `i` is word `i / banks` of bank `i mod banks`.
+    let fifo: Vec<String> = (0..places)
+        .map(|i| {
+            let bank = FREE_BANK[(i % banks) as usize];
+            probe(&format!("{bank}_{}", i / banks), &format!("{bank}[{}]", i / banks), pb, &mut b)
+        })
+        .collect();
     let x = |name: &str| format!("{kind}_{name}");
-    let (h, c, fr, t0) = (x("h"), x("c"), x("f"), x("t0"));
-    for (name, from, width) in [(&h, &head, ib), (&c, &count, cb), (&fr, &fresh, cb), (&t0, &tails[0], ib)] {
+    let (h, t0, c, fr) = (x("h"), x("t0"), x("c"), x("f"));
+    for (name, from, width) in [(&c, &count, cb), (&fr, &fresh, cb)] {
         b += &format!("  wire [{}:0] {name} = {};\n", w - 1, resize(from, width, w));
     }
-    let nn = lit(w, n as u64);
+    let nn = lit(w, places as u64);
     let wrap = |e: &str| format!("(({e}) >= {nn} ? ({e}) - {nn} : ({e}))");
-    let mut asserts = vec![
-        format!("{h} < {nn}"),
-        format!("{fr} <= {nn}"),
-        format!("{c} <= {fr}"),
-        format!("{t0} == {}", wrap(&format!("{h} + {c}"))),
-    ];
-    for (j, t) in tails.iter().enumerate().skip(1) {
-        asserts.push(format!("{} == {}", resize(t, ib, w), wrap(&format!("{t0} + {}", lit(w, j as u64 % n as u64)))));
+    // The place of bank `bank`'s word `word`.
+    let place =
+        |word: &str, bank: u32| format!("{} * {} + {}", lit(w, banks as u64), resize(word, wb, w), lit(w, bank as u64));
+    let mut asserts = vec![format!("{fr} <= {}", lit(w, n as u64)), format!("{c} <= {fr}")];
+    for (end, at, ws) in [(&h, &head_at, &head_words), (&t0, &tail_at, &tail_words)] {
+        let onehot: Vec<String> = (0..banks).map(|k| format!("{at} == {}", lit(banks, 1 << k))).collect();
+        asserts.push(onehot.join(" || "));
+        let from_bank =
+            (0..banks).rev().fold(lit(w, 0), |rest, k| format!("{at}[{k}] ? {} : {rest}", place(&ws[k as usize], k)));
+        b += &format!("  wire [{}:0] {end} = {from_bank};\n", w - 1);
+        for (k, word) in ws.iter().enumerate() {
+            let k = k as u32;
+            asserts.push(format!("{} < {}", resize(word, wb, w), lit(w, words as u64)));
+            // Bank k's first place at or after `end`: `end` plus the banks from `end`'s to k.
+            let ahead = (1..banks).rev().fold(lit(w, 0), |rest, d| {
+                format!("{at}[{}] ? {} : ({rest})", (k + banks - d) % banks, lit(w, d as u64))
+            });
+            asserts.push(format!("{} == {}", place(word, k), wrap(&format!("{end} + ({ahead})"))));
+        }
     }
-    // A FIFO place is live when it is fewer than `count` places after the head.
-    let live: Vec<String> = (0..n).map(|i| format!("{kind}_live_{i}")).collect();
+    asserts.push(format!("{t0} == {}", wrap(&format!("{h} + {c}"))));
+    // A place is live when it is fewer than `count` places after the head.
+    let live: Vec<String> = (0..places).map(|i| format!("{kind}_live_{i}")).collect();
     for (i, name) in live.iter().enumerate() {
         let iw = lit(w, i as u64);
         b += &format!("  wire {name} = (({iw} >= {h}) ? {iw} - {h} : {iw} + {nn} - {h}) < {c};\n");
@@ -144,14 +167,14 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
             lit(pb + 1, (base + n) as u64)
         ));
     }
-    let ob = index_bits(n + 3);
+    let ob = index_bits(places + 3);
     for p in base..base + n {
-        let places: Vec<String> = (0..n as usize)
+        let hits: Vec<String> = (0..places as usize)
             .map(|i| resize(&format!("({} && {} == {})", live[i], fifo[i], lit(pb, p as u64)), 1, ob))
             .collect();
         let never = resize(&format!("({fr} <= {})", lit(w, (p - base) as u64)), 1, ob);
         let out = resize(&format!("used[{p}]"), 1, ob);
-        asserts.push(format!("{} + {never} + {out} == {}", places.join(" + "), lit(ob, 1)));
+        asserts.push(format!("{} + {never} + {out} == {}", hits.join(" + "), lit(ob, 1)));
     }
     b += "  always @* if (!init) begin\n";
     for a in asserts {

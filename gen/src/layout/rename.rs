@@ -4,7 +4,7 @@
 //! the golden model both read it.
 
 use crate::layout::geometry::{Geometry, index_bits};
-use crate::schema::Rename;
+use crate::schema::{Rename, Timing};
 
 /// MEM_RA counters are 11 bits (seed 003 §4.1.2.3: memory accesses up to 2,048 cycles).
 pub const COUNTER_BITS: u32 = 11;
@@ -21,10 +21,13 @@ pub struct RenameLayout {
     pub thr_acc: u32,
     /// `ref_acc` = 2^`ref_shift`.
     pub ref_shift: u32,
+    /// `timing.rename_registered_prediction`: Eq. (1)'s prediction is written two edges after
+    /// the completion it follows.
+    pub registered_prediction: bool,
 }
 
 impl RenameLayout {
-    pub fn new(g: &Geometry, r: &Rename) -> Self {
+    pub fn new(g: &Geometry, r: &Rename, t: &Timing) -> Self {
         RenameLayout {
             warps: g.warps,
             registers: g.registers,
@@ -33,6 +36,7 @@ impl RenameLayout {
             cmos: g.groups * r.cmos_rows.min(g.entries),
             thr_acc: r.thr_acc,
             ref_shift: r.ref_acc.trailing_zeros(),
+            registered_prediction: t.rename_registered_prediction,
         }
     }
 

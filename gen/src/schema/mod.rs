@@ -97,6 +97,11 @@ pub struct Timing {
     /// and makes them at the next edge, so the pick and the reservations are not one path: the
     /// granted warp sits out a cycle more.
     pub issue_registered_reservation: bool,
+    /// The rename stage registers a completing memory access's counted latency beyond
+    /// `thr_acc`, then Eq. (1)'s prediction from it, and writes that at the edge after, so the
+    /// counter's multiplexer, the subtraction, the multiply and the counters' update are not one
+    /// path: the counter holds two cycles before the prediction lands.
+    pub rename_registered_prediction: bool,
 }
 
 impl Timing {

@@ -32,6 +32,10 @@
 //! 3. **Counters**: a counting warp's counter adds 1 (saturating at 2047); `mem_done` writes
 //!    Eq. (1)'s predicted stall from the counter and `sample_acc` and stops counting;
 //!    `mem_start` restarts it from 0, counting (it wins over `mem_done` for the same warp).
+//!    With `timing.rename_registered_prediction` a completion instead stops the count and holds
+//!    the counter, and (unless the warp restarts at the same edge) records the warp, its counter
+//!    and `sample_acc`; two edges later the record writes Eq. (1)'s prediction into that warp's
+//!    counter, over anything but a start of the warp — a start at the edge between drops it.
 //!
 //! Protocol: a released register is one the table handed out and not released since; the SM
 //! renames a new destination only with `ren_ready`. Reset frees every register and stops every
@@ -42,6 +46,8 @@ use rfgen_gen::layout::geometry::SLOTS_PER_COLLECTOR;
 use rfgen_gen::layout::rename::{COUNTER_MAX, RenameLayout};
 
 const SLOTS: usize = SLOTS_PER_COLLECTOR as usize;
+/// With `timing.rename_registered_prediction`, the edges from a completion to its prediction.
+const PREDICTION_EDGES: usize = 2;
 
 /// Inputs of one cycle: one field per input port.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -177,6 +183,9 @@ pub struct Rename {
     tfet: FreeList,
     counter: Vec<u32>,
     counting: u64,
+    /// With `registered_prediction`: the completions (warp, counted latency, sampled latency)
+    /// of the last edge and of the one before, whose predictions are written two edges after.
+    completions: [Option<(u32, u32, u32)>; PREDICTION_EDGES],
     stats: RenameStats,
 }
 
@@ -191,13 +200,14 @@ impl Rename {
             tfet: FreeList::new(layout.cmos, layout.tfet()),
             counter: vec![0; layout.warps as usize],
             counting: 0,
+            completions: [None; PREDICTION_EDGES],
             stats: RenameStats::default(),
         }
     }
 
     /// The stage a config describes.
     pub fn for_config(c: &rfgen_gen::Checked) -> Self {
-        Rename::new(&RenameLayout::new(&c.geometry, &c.config.rename))
+        Rename::new(&RenameLayout::new(&c.geometry, &c.config.rename, &c.config.timing))
     }
 
     pub fn layout(&self) -> &RenameLayout {
@@ -273,6 +283,7 @@ impl Block for Rename {
         self.tfet.reset();
         self.counter.fill(0);
         self.counting = 0;
+        self.completions = [None; PREDICTION_EDGES];
     }
 
     fn outputs(&self) -> RenameOut {
@@ -336,11 +347,24 @@ impl Block for Rename {
                 *c = c.saturating_sub(2);
             }
         }
+        // Completions on their way to a prediction move one edge on; a start drops its warp's.
+        let restarts = |w: u32| i.mem_start_valid && i.mem_start_warp == w;
+        let [recent, landing] = std::mem::take(&mut self.completions);
+        self.completions[1] = recent.filter(|&(w, ..)| !restarts(w));
         if i.mem_done_valid {
             let w = i.mem_done_warp as usize;
-            self.counter[w] = self.layout.predicted_stall(done_prev, i.sample_acc).min(COUNTER_MAX);
+            self.counter[w] = if self.layout.registered_prediction {
+                self.completions[0] =
+                    (!restarts(i.mem_done_warp)).then_some((i.mem_done_warp, done_prev, i.sample_acc));
+                done_prev
+            } else {
+                self.layout.predicted_stall(done_prev, i.sample_acc).min(COUNTER_MAX)
+            };
             self.counting &= !(1 << w);
             self.stats.predictions += 1;
+        }
+        if let Some((w, prev, sample)) = landing {
+            self.counter[w as usize] = self.layout.predicted_stall(prev, sample).min(COUNTER_MAX);
         }
         if i.mem_start_valid {
             let w = i.mem_start_warp as usize;
@@ -359,7 +383,7 @@ mod tests {
     fn stage() -> Rename {
         let text = "[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\n[rename]\ncmos_rows = 3\n";
         let c = rfgen_gen::config::parse(text).unwrap();
-        Rename::new(&RenameLayout::new(&c.geometry, &c.config.rename))
+        Rename::new(&RenameLayout::new(&c.geometry, &c.config.rename, &c.config.timing))
     }
 
     fn rename(r: &mut Rename, warp: u32, reg: u32, load: bool) -> Option<u32> {
@@ -374,6 +398,34 @@ mod tests {
         let p = r.lookup(&i).dst_phys;
         r.tick(&i);
         p
+    }
+
+    /// A completion's prediction (here 0: 5 cycles counted, under `thr_acc`) lands at once, or
+    /// two edges later with `timing.rename_registered_prediction`, the counter held till then.
+    #[test]
+    fn a_registered_prediction_lands_two_edges_later() {
+        let requesting = |registered: bool| -> Vec<bool> {
+            let text = format!(
+                "[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\n\
+                 [rename]\ncmos_rows = 3\n[timing]\nrename_registered_prediction = {registered}\n"
+            );
+            let c = rfgen_gen::config::parse(&text).unwrap();
+            let mut r = Rename::for_config(&c);
+            r.tick(&RenameIn { mem_start_valid: true, mem_start_warp: 1, ..Default::default() });
+            for _ in 0..5 {
+                r.tick(&RenameIn::default());
+            }
+            r.tick(&RenameIn { mem_done_valid: true, mem_done_warp: 1, sample_acc: 256, ..Default::default() });
+            (0..3)
+                .map(|_| {
+                    let wants = r.outputs().requesting >> 1 & 1 == 1;
+                    r.tick(&RenameIn::default());
+                    wants
+                })
+                .collect()
+        };
+        assert_eq!(requesting(false), [false, false, false]);
+        assert_eq!(requesting(true), [true, true, false], "the counted 5 held for two cycles");
     }
 
     #[test]

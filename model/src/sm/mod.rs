@@ -398,7 +398,11 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             bdi: c.compression.clone(),
             cache: c.rfc.is_some(),
             orf: OrfControl::new(c, k),
-            rename: c.config.rename.enabled.then(|| RenameControl::new(&RenameLayout::new(g, &c.config.rename))),
+            rename: c
+                .config
+                .rename
+                .enabled
+                .then(|| RenameControl::new(&RenameLayout::new(g, &c.config.rename, &c.config.timing))),
             collecting: Vec::new(),
             war_exposed: Vec::new(),
         };

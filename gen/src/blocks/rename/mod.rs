@@ -6,12 +6,15 @@ mod free_list;
 pub mod interface;
 
 pub use free_list::{
-    COUNT as FREE_COUNT, FIFO as FREE_FIFO, FRESH as FREE_FRESH, HEAD as FREE_HEAD, TAILS as FREE_TAILS,
+    BANK as FREE_BANK, BANKS as FREE_BANKS, COUNT as FREE_COUNT, FRESH as FREE_FRESH, HEAD_AT as FREE_HEAD_AT,
+    HEAD_WORD as FREE_HEAD_WORD, TAIL_AT as FREE_TAIL_AT, TAIL_WORD as FREE_TAIL_WORD, bank_words,
 };
 
 use crate::layout::geometry::{SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rename::{COUNTER_BITS, RenameLayout};
-use crate::verilog::{Module, Port, Ports, Sig, Submodule, lit, onehot_mux, reg, resize, slice, vector_wire, wire};
+use crate::verilog::{
+    Module, Port, Ports, Sig, Submodule, lit, onehot_mux, reg, resize, slice, vector_reg, vector_wire, wire,
+};
 use free_list::{FreeListPorts, free_list};
 use interface::RenamePorts;
 
@@ -72,7 +75,11 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(FreeListKind, Submodule<FreeLis
             b += &vector_wire(&format!("{kind}_push"), k);
         }
     }
-    b += &wire("warp_counter", nb);
+    // Per warp: its next non-load destination requests TFET. Kept in a register, written from
+    // the counters after each edge, so a rename's choice of list is a one-bit select by
+    // `ren_warp` and not that warp's counter multiplexed and compared.
+    b += &vector_reg("wants_tfet", w);
+    b += &vector_wire("wants_tfet_next", w);
     b += &wire("done_counter", nb);
     b += &wire("over", nb);
     // sample_acc < ref_acc: the product fits ref_shift + 11 bits; its low ref_shift bits are
@@ -94,15 +101,7 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(FreeListKind, Submodule<FreeLis
 
     b += "\n  // A new destination requests TFET when its warp's counter is above 1, not counting, and\n";
     b += "  // it is no load; it gets the requested kind if free, else the other.\n";
-    let warp_terms: Vec<(String, String)> =
-        (0..w).map(|x| (format!("({} == {})", p.ren_warp, lit(wb, x as u64)), slice("counter_q", x, nb))).collect();
-    b += &format!("  assign warp_counter = {};\n", onehot_mux(&warp_terms, nb));
-    b += &format!(
-        "  assign req_tfet = (warp_counter > {}) & ~counting[{}] & ~{};\n",
-        lit(nb, 1),
-        p.ren_warp,
-        p.ren_dst_load
-    );
+    b += &format!("  assign req_tfet = wants_tfet[{}] & ~{};\n", p.ren_warp, p.ren_dst_load);
     b += "  assign take_tfet = req_tfet ? tfet_valid : ~cmos_valid;\n";
     b += &format!("  assign {} = cmos_valid | tfet_valid;\n", p.ren_ready);
     b += &format!("  assign fire = {} & {} & {};\n", p.ren_valid, p.ren_dst_new, p.ren_ready);
@@ -168,16 +167,41 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(FreeListKind, Submodule<FreeLis
     b += &format!("  assign done_counter = {};\n", onehot_mux(&done_terms, nb));
     b += &format!("  assign over_thr = done_counter > {};\n", lit(nb, l.thr_acc as u64));
     b += &format!("  assign over = done_counter - {};\n", lit(nb, l.thr_acc as u64));
-    let product = format!("{} * {}", resize(&p.sample_acc.expr, nb, pw), resize("over", nb, pw));
+    // With the registered prediction, the multiply and the choice read last edge's completion.
+    let (sample, over, over_thr) = if l.registered_prediction {
+        b += "  // Eq. (1) in two registered steps (`timing.rename_registered_prediction`): the\n";
+        b += "  // completion's latency beyond the threshold, then the prediction, written at the edge\n";
+        b += "  // after; a start of the warp on the way drops it.\n";
+        b += &reg("pred_valid", 1);
+        b += &reg("pred_warp", wb);
+        b += &reg("pred_over_thr", 1);
+        b += &reg("pred_over", nb);
+        b += &reg("pred_sample", nb);
+        b += &reg("land_valid", 1);
+        b += &reg("land_warp", wb);
+        b += &reg("land_stall", nb);
+        let restarts = |warp: &str| format!("({} & ({} == {warp}))", p.mem_start_valid, p.mem_start_warp);
+        b += "  always @(posedge clk) begin\n";
+        b += &format!("    pred_valid <= ~rst & {} & ~{};\n", p.mem_done_valid, restarts(&p.mem_done_warp.expr));
+        b += &format!("    pred_warp <= {};\n", p.mem_done_warp);
+        b += "    pred_over_thr <= over_thr;\n    pred_over <= over;\n";
+        b += &format!("    pred_sample <= {};\n", p.sample_acc);
+        b += &format!("    land_valid <= ~rst & pred_valid & ~{};\n", restarts("pred_warp"));
+        b += "    land_warp <= pred_warp;\n    land_stall <= stall_cycles;\n";
+        b += "  end\n";
+        ("pred_sample".to_string(), "pred_over", "pred_over_thr")
+    } else {
+        (p.sample_acc.expr.clone(), "over", "over_thr")
+    };
+    let product = format!("{} * {}", resize(&sample, nb, pw), resize(over, nb, pw));
     match l.ref_shift {
         0 => b += &format!("  assign scaled = {product};\n"),
         _ => b += &format!("  assign {{scaled, unused_scaled_lo}} = {product};\n"),
     }
     let shifted = "scaled";
     b += &format!(
-        "  assign stall_cycles = ~over_thr ? {} : ({} < {}) ? {shifted} : over;\n",
+        "  assign stall_cycles = ~{over_thr} ? {} : ({sample} < {}) ? {shifted} : {over};\n",
         lit(nb, 0),
-        p.sample_acc,
         lit(nb, 1 << l.ref_shift)
     );
     b += "  // Per warp: restart on a start, the prediction on a completion, +1 while counting\n";
@@ -192,17 +216,45 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(FreeListKind, Submodule<FreeLis
     for x in 0..w {
         let c = slice("counter_q", x, nb);
         b += &format!("  assign {} = started[{x}] ? {zero}\n", slice("counters", x, nb));
-        b += "      : completed[";
-        b += &format!("{x}] ? stall_cycles\n");
+        if l.registered_prediction {
+            b += &format!("      : (land_valid & (land_warp == {})) ? land_stall\n", lit(wb, x as u64));
+            b += &format!("      : completed[{x}] ? {c}\n");
+        } else {
+            b += "      : completed[";
+            b += &format!("{x}] ? stall_cycles\n");
+        }
         b += &format!("      : counting[{x}] ? (({c} == {max}) ? {c} : {c} + {one})\n");
         b += &format!("      : spent[{x}] ? (({c} > {one}) ? {c} - {two} : {zero})\n");
         b += &format!("      : {c};\n");
         b += &format!("  assign counting_next[{x}] = started[{x}] | (~completed[{x}] & counting[{x}]);\n");
+        // The next counter above 1 and not counting, case by case from the state, so this
+        // cycle's rename (which may spend 2) only selects: above 1 after spending 2 is above 3.
+        // "Above" as an OR of upper bits, which FPGA tools do not turn into a carry chain.
+        let above = |v: &str, k: u32| format!("(|{v}[{}:{k}])", nb - 1);
+        let c_above = |k: u32| format!("(|counter_q[{}:{}])", x * nb + nb - 1, x * nb + k);
+        let on_completion = if l.registered_prediction { c_above(1) } else { above("stall_cycles", 1) };
+        let landing = match l.registered_prediction {
+            true => {
+                format!("(land_valid & (land_warp == {})) ? {}\n      : ", lit(wb, x as u64), above("land_stall", 1))
+            }
+            false => String::new(),
+        };
+        b += &format!(
+            "  assign wants_tfet_next[{x}] = ~counting_next[{x}] & ({landing}completed[{x}] ? {on_completion}\n      : spent[{x}] ? {} : {});\n",
+            c_above(2),
+            c_above(1)
+        );
         b += &format!("  assign {} = ({c} != {zero}) & ~counting[{x}];\n", p.tfet_hint.bit(x));
     }
     b += "  always @(posedge clk) begin\n";
-    b += &format!("    if (rst) begin\n      counter_q <= {};\n      counting <= {};\n", lit(w * nb, 0), lit(w, 0));
-    b += "    end else begin\n      counter_q <= counters;\n      counting <= counting_next;\n    end\n  end\n";
+    b += &format!(
+        "    if (rst) begin\n      counter_q <= {};\n      counting <= {};\n      wants_tfet <= {};\n",
+        lit(w * nb, 0),
+        lit(w, 0),
+        lit(w, 0)
+    );
+    b += "    end else begin\n      counter_q <= counters;\n      counting <= counting_next;\n";
+    b += "      wants_tfet <= wants_tfet_next;\n    end\n  end\n";
     Module {
         name: format!("{prefix}_rename"),
         doc: vec![

@@ -59,7 +59,11 @@ impl Interfaces {
 
 /// The rename stage's layout, with renaming.
 fn rename_layout(checked: &Checked) -> Option<RenameLayout> {
-    checked.config.rename.enabled.then(|| RenameLayout::new(&checked.geometry, &checked.config.rename))
+    checked
+        .config
+        .rename
+        .enabled
+        .then(|| RenameLayout::new(&checked.geometry, &checked.config.rename, &checked.config.timing))
 }
 
 /// When the top releases a register result in the issue stage (`clr_*`, and with
@@ -787,7 +791,7 @@ mod tests {
             );
         }
         assert!(top.contains(".ren_valid       (mrf_issue_valid)") && top.contains(".ren_dst_reg     (granted_dst)"));
-        let cmos = RenameLayout::new(&checked.geometry, &checked.config.rename).cmos;
+        let cmos = RenameLayout::new(&checked.geometry, &checked.config.rename, &checked.config.timing).cmos;
         assert!(top.contains(&format!("assign release_valid = wb_commit | (wb_taken & (wb_reg < 10'd{cmos}));")));
         assert!(top.contains("assign release_reg = wb_commit ? held_reg : wb_arch_reg;"));
         assert!(top.contains("assign issue_stall = stall | ({32{~ren_ready}} & next_dst_valid);"));
