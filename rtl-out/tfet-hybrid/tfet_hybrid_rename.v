@@ -32,6 +32,7 @@ module tfet_hybrid_rename (
   output wire [10:0] tfet_free         // free TFET physical registers
 );
   reg  [9:0] table_q [0:1023];
+  reg         kind_q [0:1023];
   wire [351:0] counters;
   reg  [351:0] counter_q;
   reg  [31:0] counting;
@@ -72,10 +73,11 @@ module tfet_hybrid_rename (
   assign ren_ready = cmos_valid | tfet_valid;
   assign fire = ren_valid & ren_dst_new & ren_ready;
   assign ren_dst_phys = ren_dst_new ? (take_tfet ? tfet_head : cmos_head) : dst_current;
-  assign ren_dst_tfet = ren_dst_new ? take_tfet : (dst_current >= 10'd800);
+  assign ren_dst_tfet = ren_dst_new ? take_tfet : kind_q[{ren_warp, ren_dst_reg}];
   assign took_tfet_on_request = fire & req_tfet & take_tfet;
   always @(posedge clk) begin
     if (fire) table_q[{ren_warp, ren_dst_reg}] <= ren_dst_phys;
+    if (fire) kind_q[{ren_warp, ren_dst_reg}] <= take_tfet;
   end
 
   // Free lists: the renamed destination pops its kind; releases go to theirs.

@@ -317,7 +317,8 @@ fn area(transistors: &[f64], plots: &mut Vec<Plot>) -> Result<Group> {
         .iter()
         .map(|f| rfgen_gen::blocks::rename::FREE_BANKS * rfgen_gen::blocks::rename::bank_words(f.n))
         .sum();
-    let table_and_lists = u64::from(l.warps * l.registers) * ids + u64::from(places) * ids;
+    let entry = ids + u64::from(l.keeps_kind());
+    let table_and_lists = u64::from(l.warps * l.registers) * entry + u64::from(places) * ids;
     let counters = u64::from(l.warps * rfgen_gen::layout::rename::COUNTER_BITS);
     let mrf = u64::from(g.physical_registers()) * u64::from(g.warp_reg_bits());
     let share = |bits: u64| format!("{:.2} % of the MRF's bits", 100.0 * bits as f64 / mrf as f64);

@@ -396,6 +396,12 @@ pub const RENAME: &[Mutant] = &[
         "wants_tfet_next[0] = ~counting_next[0] & (",
         "wants_tfet_next[0] = ~counting[0] & (",
     ),
+    m(
+        "a kept destination's kind lost",
+        "nsmall_rename.v",
+        "kind_q[{ren_warp, ren_dst_reg}] <= take_tfet;",
+        "kind_q[{ren_warp, ren_dst_reg}] <= 1'b0;",
+    ),
     // Caught only because the random stimulus holds an access past the counter's top.
     m(
         "the counter wraps at its top",

@@ -53,6 +53,12 @@ impl RenameLayout {
         index_bits(self.phys + 1)
     }
 
+    /// With both kinds, the table keeps each entry's kind beside its id (written as it is
+    /// handed out), so a kept destination's kind is read rather than compared.
+    pub fn keeps_kind(&self) -> bool {
+        self.cmos > 0 && self.tfet() > 0
+    }
+
     /// Physical register `p` is a TFET one.
     pub fn is_tfet(&self, p: u32) -> bool {
         p >= self.cmos

@@ -58,6 +58,9 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(FreeListKind, Submodule<FreeLis
     let v = |name: &str, width: u32| Sig::new(name, width);
     let mut b = String::new();
     b += &format!("  reg  [{}:0] table_q [0:{}];\n", pb - 1, depth - 1);
+    if l.keeps_kind() {
+        b += &format!("  reg         kind_q [0:{}];\n", depth - 1);
+    }
     b += &vector_wire("counters", w * nb);
     b += &reg("counter_q", w * nb);
     b += &reg("counting", w);
@@ -114,10 +117,15 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(FreeListKind, Submodule<FreeLis
         (_, 0) => "1'b0".to_string(),
         (c, _) => format!("({e} >= {})", lit(pb, c as u64)),
     };
-    b += &format!("  assign {} = {} ? take_tfet : {};\n", p.ren_dst_tfet, p.ren_dst_new, is_tfet("dst_current"));
+    let current_kind =
+        if l.keeps_kind() { format!("kind_q[{{{}, {}}}]", p.ren_warp, p.ren_dst_reg) } else { is_tfet("dst_current") };
+    b += &format!("  assign {} = {} ? take_tfet : {current_kind};\n", p.ren_dst_tfet, p.ren_dst_new);
     b += "  assign took_tfet_on_request = fire & req_tfet & take_tfet;\n";
     b += "  always @(posedge clk) begin\n";
     b += &format!("    if (fire) {} <= {};\n", at(p.ren_dst_reg.expr.clone()), p.ren_dst_phys);
+    if l.keeps_kind() {
+        b += &format!("    if (fire) kind_q[{{{}, {}}}] <= take_tfet;\n", p.ren_warp, p.ren_dst_reg);
+    }
     b += "  end\n";
 
     b += "\n  // Free lists: the renamed destination pops its kind; releases go to theirs.\n";
