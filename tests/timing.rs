@@ -39,6 +39,8 @@ fn options_off_are_todays_hardware_byte_for_byte() {
             "mrf_registered_read = false\n",
             "mrf_registered_dispatch = false\n",
             "bdi_split_compressor = false\n",
+            "bdi_registered_fit = false\n",
+            "bdi_split_decompressor = false\n",
             "issue_registered_eligibility = false\n",
             "issue_registered_reservation = false\n",
             "rename_registered_prediction = false\n",
@@ -160,25 +162,57 @@ fn sim_reports_the_cycles_the_stages_cost() {
     assert!(cycles(&text) > without, "{text}");
 }
 
-/// The BDI compressor with its first stage split, alone (the codec) and in the compressed MRF,
-/// agrees with its model under random stimulus; the difference register really is there.
+/// The BDI compressor with its first stage split, with each value's fit registered, and with
+/// both, and the decompressor split, alone (the codec) and in the compressed MRF, agree with
+/// their models under random stimulus; the registers really are there.
 #[test]
 fn a_split_compressor_agrees_alone_and_in_the_compressed_mrf() {
+    const SPLIT: &str = "bdi_split_compressor = true\n";
+    const FIT: &str = "bdi_registered_fit = true\n";
+    const DECOMPRESSOR: &str = "bdi_split_decompressor = true\n";
     for (name, latency) in [("csmall", 2), ("ctiny", 1)] {
-        let text = COMPRESSED.iter().find(|(n, _)| *n == name).unwrap().1;
-        let checked = timed(text, &["bdi_split_compressor = true\n"]);
-        let l = checked.compression.as_ref().unwrap();
-        assert_eq!((l.compress_latency, l.split_deltas), (checked.config.compression.compress_latency + 1, true));
-        assert_eq!(checked.config.compression.compress_latency, latency, "{name}");
-        let codec = rfgen_gen::emit::generate_bdi_codec(&checked).unwrap();
-        let compressor = &codec.files.iter().find(|(f, _)| f.ends_with("_compressor.v")).unwrap().1;
-        assert!(compressor.contains("s1_d4 <= s0_d4;"), "{name}: the differences are registered");
-        let (mismatch, counts) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &codec, 20_000, 7, 3);
-        assert!(mismatch.is_none(), "{name} codec: {}", mismatch.unwrap());
-        assert!(counts.iter().any(|(_, n)| *n > 1_000), "{name}: {counts:?}");
-        let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
-        let (mismatch, _) = random_lockstep::<Mrf>(&checked, &design, 20_000, 7, 3);
-        assert!(mismatch.is_none(), "{name} MRF: {}", mismatch.unwrap());
+        for options in [&[SPLIT][..], &[FIT], &[SPLIT, FIT], &[DECOMPRESSOR], &[SPLIT, FIT, DECOMPRESSOR]] {
+            let text = COMPRESSED.iter().find(|(n, _)| *n == name).unwrap().1;
+            let checked = timed(text, options);
+            let (split, fit) = (options.contains(&SPLIT), options.contains(&FIT));
+            let l = checked.compression.as_ref().unwrap();
+            assert_eq!((l.split_deltas, l.registered_fit), (split, fit));
+            assert_eq!(l.compress_latency, latency + u32::from(split) + u32::from(fit), "{name} {options:?}");
+            assert_eq!(checked.config.compression.compress_latency, latency, "{name}");
+            let codec = rfgen_gen::emit::generate_bdi_codec(&checked).unwrap();
+            let compressor = &codec.files.iter().find(|(f, _)| f.ends_with("_compressor.v")).unwrap().1;
+            assert_eq!(compressor.contains("s1_d4 <= s0_d4;"), split, "{name} {options:?}: the differences registered");
+            let oks = if split { "s2_ok4_0 <= f_ok4_0;" } else { "s1_ok4_0 <= s0_ok4_0;" };
+            assert_eq!(compressor.contains(oks), fit, "{name} {options:?}: each value's fit registered");
+            let decompressor = &codec.files.iter().find(|(f, _)| f.ends_with("_decompressor.v")).unwrap().1;
+            let split_decompressor = options.contains(&DECOMPRESSOR);
+            assert_eq!(decompressor.contains("d1_delta4 <= in_delta4;"), split_decompressor, "{name} {options:?}");
+            assert_eq!(
+                l.decompress_latency,
+                checked.config.compression.decompress_latency + u32::from(split_decompressor)
+            );
+            let (mismatch, counts) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &codec, 20_000, 7, 3);
+            assert!(mismatch.is_none(), "{name} {options:?} codec: {}", mismatch.unwrap());
+            assert!(counts.iter().any(|(_, n)| *n > 1_000), "{name}: {counts:?}");
+            let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+            let (mismatch, _) = random_lockstep::<Mrf>(&checked, &design, 20_000, 7, 3);
+            assert!(mismatch.is_none(), "{name} {options:?} MRF: {}", mismatch.unwrap());
+            if name == "csmall" && options == [DECOMPRESSOR] {
+                // The register's valid bit skipping the delta register: out a cycle early.
+                let early =
+                    ("assign s0_valid = d1_valid;", "assign s0_valid = in_valid;", "decompressed a cycle early");
+                let bad = mutated(codec.clone(), "csmall_decompressor.v", early.0, early.1, early.2);
+                let (mismatch, _) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &bad, 20_000, 7, 3);
+                assert!(mismatch.is_some(), "{}: not caught", early.2);
+            }
+            if name == "csmall" && split && fit && !split_decompressor {
+                // A mode's flag reduced from the fit check before its register: a cycle early.
+                let early = ("assign g_fit[0] = &s2_ok4_0;", "assign g_fit[0] = &f_ok4_0;", "fit flag a cycle early");
+                let bad = mutated(codec, "csmall_compressor.v", early.0, early.1, early.2);
+                let (mismatch, _) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &bad, 20_000, 7, 3);
+                assert!(mismatch.is_some(), "{}: not caught", early.2);
+            }
+        }
     }
 }
 
@@ -338,19 +372,25 @@ fn a_registered_prediction_agrees_and_a_wrong_one_is_caught() {
     }
 }
 
-/// The renamed `small` SM with the prediction registered, from the CLI: the stage under the SM
-/// model's kernel traffic and the composed top under a kernel agree with the model.
+/// From the CLI, under the SM model's kernel traffic: the renamed `small` SM with the prediction
+/// registered (its rename stage alone and its composed top), and a compressed SM with the three
+/// BDI options (its composed top) agree with the model.
 #[test]
-fn a_registered_prediction_agrees_on_kernels_alone_and_in_the_composed_top() {
+fn rename_and_bdi_options_agree_on_kernels_in_the_composed_top() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("renamed.toml");
-    let text = "name = \"renamed\"\n[sm]\nwarps = 8\nlanes = 8\nclusters = 2\n[mrf]\nbanks = 8\nentries = 64\n\
-                collectors = 2\n[rename]\nenabled = true\ncmos_rows = 12\n[timing]\nrename_registered_prediction = true\n";
-    std::fs::write(&path, text).unwrap();
-    for (block, kernel) in [("rename", "bfs"), ("sm", "pathfinder")] {
+    let renamed = "name = \"renamed\"\n[sm]\nwarps = 8\nlanes = 8\nclusters = 2\n[mrf]\nbanks = 8\nentries = 64\n\
+                   collectors = 2\n[rename]\nenabled = true\ncmos_rows = 12\n[timing]\nrename_registered_prediction = true\n";
+    let compressed = COMPRESSED.iter().find(|(n, _)| *n == "csmall").unwrap().1;
+    let compressed = format!(
+        "{compressed}\n[timing]\nbdi_split_compressor = true\nbdi_registered_fit = true\nbdi_split_decompressor = true\n"
+    );
+    let runs = [(renamed, "rename", "bfs"), (renamed, "sm", "pathfinder"), (compressed.as_str(), "sm", "bfs")];
+    for (i, (text, block, kernel)) in runs.into_iter().enumerate() {
+        let path = dir.path().join(format!("c{i}.toml"));
+        std::fs::write(&path, text).unwrap();
         let o = rfgen(&["cosim", "--config", path.to_str().unwrap(), "--block", block, "--kernel", kernel]);
         let out = stdout(&o);
-        assert!(o.status.success(), "{block}: {out}{}", stderr(&o));
-        assert!(out.contains("PASS") && out.contains("operand mismatches         0"), "{block}: {out}");
+        assert!(o.status.success(), "{block} {kernel}: {out}{}", stderr(&o));
+        assert!(out.contains("PASS") && out.contains("operand mismatches         0"), "{block} {kernel}: {out}");
     }
 }

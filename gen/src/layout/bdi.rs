@@ -80,7 +80,8 @@ pub struct Layout {
     pub modes: Vec<ModeLayout>,
     /// Indices into `modes` in choice order: fewest banks first, ties in canonical order.
     pub priority: Vec<usize>,
-    /// Compressor stages: `compression.compress_latency`, one more with the first stage split.
+    /// Compressor stages: `compression.compress_latency`, one more with the first stage split
+    /// and one more with each value's fit registered.
     pub compress_latency: u32,
     pub decompress_latency: u32,
     pub wakeup_cycles: u32,
@@ -88,6 +89,12 @@ pub struct Layout {
     /// `timing.bdi_split_compressor`: the differences from the base are registered before
     /// their fit check.
     pub split_deltas: bool,
+    /// `timing.bdi_registered_fit`: whether each difference fits each mode is registered before
+    /// the reductions to the modes' fit flags.
+    pub registered_fit: bool,
+    /// `timing.bdi_split_decompressor`: each value's delta, selected by the range indicator, is
+    /// registered before its adder.
+    pub split_decompressor: bool,
 }
 
 impl Layout {
@@ -149,11 +156,15 @@ impl Layout {
             chunk_bits,
             modes,
             priority,
-            compress_latency: c.compress_latency + u32::from(timing.bdi_split_compressor),
-            decompress_latency: c.decompress_latency,
+            compress_latency: c.compress_latency
+                + u32::from(timing.bdi_split_compressor)
+                + u32::from(timing.bdi_registered_fit),
+            decompress_latency: c.decompress_latency + u32::from(timing.bdi_split_decompressor),
             wakeup_cycles: c.wakeup_cycles,
             gate_delay: c.gate_delay,
             split_deltas: timing.bdi_split_compressor,
+            registered_fit: timing.bdi_registered_fit,
+            split_decompressor: timing.bdi_split_decompressor,
         })
     }
 

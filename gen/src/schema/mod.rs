@@ -89,6 +89,12 @@ pub struct Timing {
     /// The BDI compressor's first stage is split in two: the differences from the base are
     /// registered before their fit check (the compressor takes a cycle more).
     pub bdi_split_compressor: bool,
+    /// The BDI compressor registers whether each difference fits each mode before reducing
+    /// those to the modes' fit flags (the compressor takes a cycle more).
+    pub bdi_registered_fit: bool,
+    /// The BDI decompressor registers each value's delta, selected by the range indicator,
+    /// before adding the base (the decompressor takes a cycle more).
+    pub bdi_split_decompressor: bool,
     /// The issue stage computes which warps may issue a cycle ahead, from the state and
     /// descriptors of the cycle before, into a register the scheduler picks from: a release
     /// lets a warp issue a cycle later, and a warp does not issue in two cycles running.

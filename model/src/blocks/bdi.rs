@@ -405,6 +405,16 @@ mod tests {
         assert_eq!(seen, want);
     }
 
+    /// With each value's fit registered too (`timing.bdi_registered_fit`): one cycle more again.
+    #[test]
+    fn documented_registered_fit_codec_timing() {
+        let l = layout_timed(&["4,0", "4,1", "4,2"], "bdi_split_compressor = true\nbdi_registered_fit = true\n");
+        assert_eq!((l.compress_latency, l.split_deltas, l.registered_fit), (4, true, true));
+        let seen = codec_timing(&l);
+        let want = [(None, None), (None, None), (None, None), (None, None), (Some(1), None), (Some(2), Some(1))];
+        assert_eq!(seen, want);
+    }
+
     #[test]
     fn pipeline_delays_by_latency_and_holds_without_en() {
         let l = layout(&["4,0"]);

@@ -21,6 +21,7 @@ pub fn codec_modules(prefix: &str, l: &Layout) -> Vec<Module> {
 }
 
 /// A signal carried by a pipeline stage.
+#[derive(Clone)]
 struct Field {
     name: String,
     width: u32,

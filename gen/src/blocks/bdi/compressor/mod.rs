@@ -29,6 +29,16 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
         }
     }
 
+    // With each value's fit registered (`timing.bdi_registered_fit`), the fit check's domain
+    // carries every difference's fit per mode (`ok<base>_<delta>`) instead of the modes' flags.
+    let oks: Vec<Field> =
+        l.modes.iter().map(|m| Field::vector(&format!("ok{}_{}", m.mode.base, m.mode.delta), m.values - 1)).collect();
+    let checked: Vec<Field> = if l.registered_fit {
+        front.iter().filter(|f| f.name != "fit").cloned().chain(oks.iter().cloned()).collect()
+    } else {
+        front.clone()
+    };
+
     // With the first stage split (`timing.bdi_split_compressor`), the differences are
     // registered on their own and the fit check reads them from that register.
     let deltas = |base: u32| if l.split_deltas { format!("s1_d{base}") } else { format!("d{base}") };
@@ -52,10 +62,10 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
         b += &declare_stage("s1_", &diff);
         b += &stage("s1_", "s0_", &diff, Some("en"));
         b += "\n  // Stage 2 logic: check by sign extension which delta widths each difference fits.\n";
-        b += &declare_wires("f_", &front);
+        b += &declare_wires("f_", &checked);
         b += "  assign f_valid = s1_valid;\n  assign f_bypass = s1_bypass;\n  assign f_data = s1_data;\n";
     } else {
-        b += &declare_wires("s0_", &front);
+        b += &declare_wires("s0_", &checked);
         b += "  assign s0_valid = in_valid;\n  assign s0_bypass = in_bypass;\n  assign s0_data = in_data;\n";
         b += "\n  // Stage 1 logic: subtract the base (value 0) from every other value, then check by sign\n";
         b += "  // extension which delta widths each difference fits.\n";
@@ -90,10 +100,12 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
     for (i, m) in l.modes.iter().enumerate() {
         let (base, bits, d) = (m.mode.base, m.mode.base_bits(), m.mode.delta_bits());
         let dv = deltas(base);
-        let ok = format!("ok{base}_{}", m.mode.delta);
+        let ok = format!("{}ok{base}_{}", if l.registered_fit { fit } else { "" }, m.mode.delta);
         let what = if d == 0 { "is zero".to_string() } else { format!("is the sign extension of its low {d} bits") };
         b += &format!("  // <{}>: every difference {what}.\n", m.mode.name());
-        b += &vector_wire(&ok, m.values - 1);
+        if !l.registered_fit {
+            b += &vector_wire(&ok, m.values - 1);
+        }
         for j in 1..m.values {
             let low = (j - 1) * bits;
             let test = if d == 0 {
@@ -104,11 +116,36 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
             };
             b += &format!("  assign {ok}[{}] = {test};\n", j - 1);
         }
-        b += &format!("  assign {fit}fit[{i}] = &{ok};\n");
+        if !l.registered_fit {
+            b += &format!("  assign {fit}fit[{i}] = &{ok};\n");
+        }
     }
+    let checked_at = if l.split_deltas { 2 } else { 1 };
+    let fit = if l.registered_fit {
+        let (at, flags) = (format!("s{checked_at}_"), "g_");
+        b += &format!(
+            "\n  // Stage {checked_at} register: the register, whether each difference fits each mode, and the\n  // delta bits to pack.\n"
+        );
+        b += &declare_stage(&at, &checked);
+        b += &stage(&at, fit, &checked, Some("en"));
+        b += &format!("\n  // Stage {} logic: a mode fits when every difference does.\n", checked_at + 1);
+        b += &declare_wires(flags, &front);
+        for f in ["valid", "bypass", "data"]
+            .into_iter()
+            .chain(front.iter().filter(|f| f.name.starts_with("lo")).map(|f| f.name.as_str()))
+        {
+            b += &format!("  assign {flags}{f} = {at}{f};\n");
+        }
+        for (i, ok) in oks.iter().enumerate() {
+            b += &format!("  assign {flags}fit[{i}] = &{at}{};\n", ok.name);
+        }
+        flags
+    } else {
+        fit
+    };
 
     // The stage whose logic chooses the mode: after the fit flags' register, if there is one.
-    let first = if l.split_deltas { 2 } else { 1 };
+    let first = checked_at + u32::from(l.registered_fit);
     let s = if n > first {
         let at = format!("s{}_", first);
         b += &format!("\n  // Stage {first} register: the register, its fit flags and the delta bits to pack.\n");

@@ -17,14 +17,21 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
     b += &wire("raw", 1);
     b += &wire("s0_valid", 1);
     b += &wire("s0_data", w);
+    // With the decompressor split (`timing.bdi_split_decompressor`), the mode's flags, the chunks
+    // and every value's selected delta are registered (`d1_`) before the adders.
+    let bases: Vec<u32> = [4, 8].into_iter().filter(|&base| l.has_base(base)).collect();
+    let at = if l.split_decompressor { "d1_" } else { "" };
+    let mut split = vec![Field::new("raw", 1), Field::new("chunks", w)];
     b += "\n  // The mode the range indicator names; a code no mode uses reads as uncompressed.\n";
     for (i, m) in l.modes.iter().enumerate() {
         b += &format!("  assign is[{i}] = (in_ri == {});  // <{}>\n", lit(rb, m.ri as u64), m.mode.name());
     }
     b += "  assign raw = ~(|is);\n";
 
-    let mut results = vec![("raw".to_string(), "in_chunks".to_string())];
-    for base in [4, 8].into_iter().filter(|&base| l.has_base(base)) {
+    let chunks = format!("{}chunks", if l.split_decompressor { at } else { "in_" });
+    let mut results = vec![(format!("{at}raw"), chunks.clone())];
+    let mut adders = String::new();
+    for &base in &bases {
         let (bits, values, lo) = (8 * base, l.lanes * LANE_BITS / (8 * base), l.max_delta_bits(base));
         let of_base: Vec<(usize, &crate::layout::bdi::ModeLayout)> =
             l.modes.iter().enumerate().filter(|(_, m)| m.mode.base == base).collect();
@@ -37,13 +44,21 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
             "  assign {any} = {};\n",
             of_base.iter().map(|(i, _)| format!("is[{i}]")).collect::<Vec<_>>().join(" | ")
         );
+        split.push(Field::new(&any, 1));
         let whole = if lo == 0 {
             // Only a zero-delta mode: every value is the base.
-            format!("{{{values}{{in_chunks[{}:0]}}}}", bits - 1)
+            format!("{{{values}{{{chunks}[{}:0]}}}}", bits - 1)
         } else {
             let (dv, sv) = (format!("delta{base}"), format!("value{base}"));
             b += &wire(&dv, (values - 1) * bits);
-            b += &wire(&sv, (values - 1) * bits);
+            // Without the split the adders follow their deltas, as they always have.
+            let adder_wire = wire(&sv, (values - 1) * bits);
+            if l.split_decompressor {
+                adders += &adder_wire
+            } else {
+                b += &adder_wire
+            }
+            split.push(Field::new(&dv, (values - 1) * bits));
             for j in 1..values {
                 let terms: Vec<(String, String)> = of_base
                     .iter()
@@ -57,23 +72,36 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
                     })
                     .collect();
                 b += &format!("  assign {} = {};\n", slice(&dv, j - 1, bits), onehot_mux(&terms, bits));
-                b += &format!(
-                    "  assign {} = in_chunks[{}:0] + {};\n",
+                let adder = format!(
+                    "  assign {} = {chunks}[{}:0] + {};\n",
                     slice(&sv, j - 1, bits),
                     bits - 1,
-                    slice(&dv, j - 1, bits)
+                    slice(&format!("{at}{dv}"), j - 1, bits)
                 );
+                if l.split_decompressor { adders += &adder } else { b += &adder }
             }
-            format!("{{{sv}, in_chunks[{}:0]}}", bits - 1)
+            format!("{{{sv}, {chunks}[{}:0]}}", bits - 1)
         };
-        results.push((any, whole));
+        results.push((format!("{at}{any}"), whole));
     }
-    b += "\n  assign s0_valid = in_valid;\n";
+    if l.split_decompressor {
+        b += "\n  // Stage 1 register: the mode's flags, the chunks and the selected deltas.\n";
+        // The stage loads `d1_<field>` from `in_<field>`: the ports, and these names for the rest.
+        for f in split.iter().filter(|f| f.name != "chunks") {
+            b += &wire(&format!("in_{}", f.name), f.width);
+            b += &format!("  assign in_{0} = {0};\n", f.name);
+        }
+        b += &declare_stage(at, &split);
+        b += &stage(at, "in_", &split, None);
+        b += "\n  // Stage 2 logic: add the base to every delta.\n";
+    }
+    b += &adders;
+    b += &format!("\n  assign s0_valid = {}valid;\n", if l.split_decompressor { at } else { "in_" });
     b += &format!("  assign s0_data = {};\n", onehot_mux(&results, w));
 
     let data = [Field::new("data", w)];
     let mut from = "s0_".to_string();
-    for st in 1..=n {
+    for st in 1 + u32::from(l.split_decompressor)..=n {
         let at = if st == n { "out_".to_string() } else { format!("s{st}_") };
         b += &format!("\n  // Stage {st} register{}.\n", if st == n { ": the outputs" } else { "" });
         if st < n {
