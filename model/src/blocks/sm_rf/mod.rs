@@ -142,6 +142,9 @@ pub struct SmRf<M: MrfBlock, I: IssueBlock, R: RenameBlock = Rename> {
     orf_warps: Option<u64>,
     /// The parts' inputs as connected this cycle (kept to reuse their buffers).
     wired: RefCell<(IssueIn, MrfIn)>,
+    /// The issue decision `decide` made this cycle: the edge takes it rather than deciding
+    /// again (the SM changes nothing it depends on between the two).
+    decided: RefCell<Option<IssueDecision>>,
 }
 
 impl<M: MrfBlock, I: IssueBlock> SmRf<M, I> {
@@ -173,6 +176,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
             free: c.compression.is_some().then(FreeControl::default),
             orf_warps: c.orf.as_ref().filter(|o| o.mapped).map(|_| all(g.warps)),
             wired: RefCell::new((IssueIn::new(g), MrfIn::new(g))),
+            decided: RefCell::new(None),
         }
     }
 
@@ -286,7 +290,9 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRfBlock for SmRf<M, I, R> {
     fn decide(&self, i: &SmRfIn) -> IssueDecision {
         let mut wired = self.wired.borrow_mut();
         self.wire_issue(i, &mut wired.0, &self.mrf.outputs());
-        self.issue.decide(&wired.0)
+        let d = self.issue.decide(&wired.0);
+        *self.decided.borrow_mut() = Some(d.clone());
+        d
     }
 
     fn mrf_stats(&self) -> &MrfStats {
@@ -307,6 +313,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
     type Out<'a> = SmRfOut<'a>;
 
     fn reset(&mut self) {
+        *self.decided.get_mut() = None;
         self.mrf.reset();
         self.issue.reset();
         if let Some(r) = &mut self.rename {
@@ -334,7 +341,13 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
         let freed = (out.disp_valid && i.mrf.disp_ready).then_some(out.disp_tag);
         let (stored, taken) = (out.wb_commit, i.mrf.wb_valid && out.wb_ready);
         self.wire_issue(i, &mut issue_in, &out);
-        let decision = self.issue.decide(&issue_in);
+        let decision = match self.decided.get_mut().take() {
+            Some(d) => {
+                debug_assert_eq!(d, self.issue.decide(&issue_in), "the issue stage's inputs changed after `decide`");
+                d
+            }
+            None => self.issue.decide(&issue_in),
+        };
         let grant = decision.sched.grant;
         self.wire_mrf(i, &mut mrf_in, grant);
         if let Some(warps) = self.orf_warps {
