@@ -206,9 +206,8 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(FreeListKind, Submodule<FreeLis
         0 => b += &format!("  assign scaled = {product};\n"),
         _ => b += &format!("  assign {{scaled, unused_scaled_lo}} = {product};\n"),
     }
-    let shifted = "scaled";
     b += &format!(
-        "  assign stall_cycles = ~{over_thr} ? {} : ({sample} < {}) ? {shifted} : {over};\n",
+        "  assign stall_cycles = ~{over_thr} ? {} : ({sample} < {}) ? scaled : {over};\n",
         lit(nb, 0),
         lit(nb, 1 << l.ref_shift)
     );
@@ -228,8 +227,7 @@ fn top(prefix: &str, l: &RenameLayout, lists: &[(FreeListKind, Submodule<FreeLis
             b += &format!("      : (land_valid & (land_warp == {})) ? land_stall\n", lit(wb, x as u64));
             b += &format!("      : completed[{x}] ? {c}\n");
         } else {
-            b += "      : completed[";
-            b += &format!("{x}] ? stall_cycles\n");
+            b += &format!("      : completed[{x}] ? stall_cycles\n");
         }
         b += &format!("      : counting[{x}] ? (({c} == {max}) ? {c} : {c} + {one})\n");
         b += &format!("      : spent[{x}] ? (({c} > {one}) ? {c} - {two} : {zero})\n");

@@ -19,7 +19,6 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
     b += &wire("s0_data", w);
     // With the decompressor split (`timing.bdi_split_decompressor`), the mode's flags, the chunks
     // and every value's selected delta are registered (`d1_`) before the adders.
-    let bases: Vec<u32> = [4, 8].into_iter().filter(|&base| l.has_base(base)).collect();
     let at = if l.split_decompressor { "d1_" } else { "" };
     let mut split = vec![Field::new("raw", 1), Field::new("chunks", w)];
     b += "\n  // The mode the range indicator names; a code no mode uses reads as uncompressed.\n";
@@ -31,7 +30,7 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
     let chunks = format!("{}chunks", if l.split_decompressor { at } else { "in_" });
     let mut results = vec![(format!("{at}raw"), chunks.clone())];
     let mut adders = String::new();
-    for &base in &bases {
+    for base in [4, 8].into_iter().filter(|&base| l.has_base(base)) {
         let (bits, values, lo) = (8 * base, l.lanes * LANE_BITS / (8 * base), l.max_delta_bits(base));
         let of_base: Vec<(usize, &crate::layout::bdi::ModeLayout)> =
             l.modes.iter().enumerate().filter(|(_, m)| m.mode.base == base).collect();
