@@ -39,7 +39,7 @@ fn clang(source: &Path, out: &Path) -> std::process::Output {
 }
 
 /// Small kernels in tests/data/ptx/ exercising one PTX feature each, with their CUDA C beside them.
-const FEATURE_KERNELS: [&str; 2] = ["constants", "calls"];
+const FEATURE_KERNELS: [&str; 3] = ["constants", "calls", "local"];
 
 #[test]
 fn the_committed_ptx_is_what_clang_makes_of_the_cuda_sources() {
@@ -386,6 +386,30 @@ fn constant_data_is_read_through_ld_const() {
 }
 
 #[test]
+fn local_arrays_and_generic_addresses_hold_each_threads_own_values() {
+    let (k, m) = run("local");
+    let (input, size) = (words(&k, "in"), 32i32);
+    let mut want = vec![0u32; 1024];
+    for row in 0..size {
+        for col in 0..size {
+            let mut v: Vec<u32> = (-1..=1)
+                .flat_map(|dy| (-1..=1).map(move |dx| (dy, dx)))
+                .map(|(dy, dx)| input[((row + dy).clamp(0, size - 1) * size + (col + dx).clamp(0, size - 1)) as usize])
+                .collect();
+            v.sort_unstable();
+            want[(row * size + col) as usize] = v[4];
+        }
+    }
+    assert_eq!(output(&k, &m, "out"), want);
+    // Each thread sorted its own array, in its own window (36 bytes in a window of 64): thread t
+    // of the first block is pixel (t / 8, t % 8), and its median is word 4 of its window.
+    for t in 0..64u32 {
+        let at = rfgen_model::kernel::ptx::lower::LOCAL_WINDOWS + 64 * t + 4 * 4;
+        assert_eq!(m.read(at), want[(t / 8 * 32 + t % 8) as usize], "thread {t}");
+    }
+}
+
+#[test]
 fn device_functions_are_inlined_at_every_call() {
     let (k, m) = run("calls");
     let (x, y) = (input(&k, "x"), input(&k, "y"));
@@ -454,7 +478,9 @@ fn ptx_outside_the_subset_is_refused_with_file_and_line() {
     let cases = [
         ("add.f32", "add.ftz.f32", "unsupported instruction `add.ftz.f32`"),
         ("add.f32", "div.s32", "unsupported instruction `div.s32`"),
-        ("ld.global.f32", "ld.local.f32", "unsupported state space `.local`"),
+        ("st.global.f32", "st.param.f32", "unsupported state space `.param`"),
+        // A generic address is a global or local one: shared memory has no generic window.
+        ("cvta.to.global.u64", "cvta.shared.u64", "unsupported instruction `cvta.shared.u64`"),
         ("ld.global.f32", "tex.1d.v4.f32.s32", "unsupported instruction `tex.1d.v4.f32.s32`"),
     ];
     for (i, (from, to, what)) in cases.into_iter().enumerate() {
@@ -473,4 +499,17 @@ fn ptx_outside_the_subset_is_refused_with_file_and_line() {
     refused(&["sim", "--kernel", file.to_str().unwrap()], "params[3] (`vecadd_param_3`, .u32): 2.5 does not fit");
     std::fs::remove_file(file.with_extension("toml")).unwrap();
     refused(&["sim", "--kernel", file.to_str().unwrap()], "its launch file");
+
+    // `.local` windows: a thread's beyond 64 KiB, and all of a grid's beyond the 1 GiB the model
+    // keeps for them.
+    let ptx = std::fs::read_to_string(root().join("tests/data/ptx/local.ptx")).unwrap();
+    let launch = std::fs::read_to_string(root().join("tests/data/ptx/local.toml")).unwrap();
+    let launch = launch.lines().filter(|l| !l.starts_with("ptx =")).collect::<Vec<_>>().join("\n");
+    let file = dir.path().join("local.ptx");
+    std::fs::write(&file, ptx.replace("__local_depot1[36]", "__local_depot1[65537]")).unwrap();
+    std::fs::write(file.with_extension("toml"), &launch).unwrap();
+    refused(&["sim", "--kernel", file.to_str().unwrap()], "local memory exceeds 65536 bytes at `__local_depot1`");
+    std::fs::write(&file, ptx.replace("__local_depot1[36]", "__local_depot1[65536]")).unwrap();
+    std::fs::write(file.with_extension("toml"), launch.replace("grid = [4, 4]", "grid = [64, 64]")).unwrap();
+    refused(&["sim", "--kernel", file.to_str().unwrap()], "262144 threads need 17179869184 bytes");
 }

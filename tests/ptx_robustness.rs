@@ -94,11 +94,11 @@ fn unsupported_ptx_is_refused_before_the_run_with_file_line_and_construct() {
         ("f64_register", reg_f64, "\tmov.b32 \t%r2, %fd1;\n", "%fd1;", "unsupported register type `.f64` of `%fd1`"),
         ("unknown_type", "\t.reg .q32 \t%q<2>;\n", "", ".q32", "unsupported type `.q32`"),
         (
-            "local",
+            "local_byte",
             "",
-            "\tld.local.u32 \t%r2, [%rd2];\n",
+            "\tld.local.u8 \t%r2, [%rd2];\n",
             "ld.local",
-            "unsupported state space `.local` in `ld.local.u32`",
+            "unsupported type `.u8` in `ld.local.u8` (32- and 64-bit only)",
         ),
         (
             "const_store",
@@ -108,7 +108,13 @@ fn unsupported_ptx_is_refused_before_the_run_with_file_line_and_construct() {
             "`st.const.u32` stores to `.const`, which kernels can only read",
         ),
         ("pragma", "", "\t.pragma \"nounroll\";\n", ".pragma", "unsupported directive `.pragma` in a kernel body"),
-        ("local_var", "\t.local .align 4 .b8 \tstack[16];\n", "", ".local", "unsupported directive `.local`"),
+        (
+            "local_var",
+            "\t.local .align 4 .b8 \tstack[];\n",
+            "",
+            ".local",
+            "unsupported `.local` array `stack[]` of unknown size",
+        ),
         (
             "texture",
             "",

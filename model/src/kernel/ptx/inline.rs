@@ -200,11 +200,13 @@ impl Inliner<'_> {
                 ),
             );
         }
-        if let Some(s) = func.entry.shared.first() {
-            return fail(
-                s.line,
-                format!("unsupported `.shared` variable `{}` inside function `{}`", s.name, call.callee),
-            );
+        for (space, vars) in [("shared", &func.entry.shared), ("local", &func.entry.local)] {
+            if let Some(s) = vars.first() {
+                return fail(
+                    s.line,
+                    format!("unsupported `.{space}` variable `{}` inside function `{}`", s.name, call.callee),
+                );
+            }
         }
         let site = self.sites;
         self.sites += 1;

@@ -53,6 +53,8 @@ pub struct Lowered {
     /// The PTX name of every virtual register (temporaries are named after their purpose).
     pub names: Vec<String>,
     pub shared_bytes: u32,
+    /// Bytes of each thread's `.local` window (a power of two; 0 without `.local` variables).
+    pub local_window: u32,
 }
 
 /// A parameter's value at launch: pointers and integers as their bits, f32 as its bits.
@@ -68,6 +70,8 @@ struct Lowerer<'a> {
     classes: Vec<Class>,
     names: Vec<String>,
     shared: HashMap<&'a str, u32>,
+    /// The register holding each `.local` variable's address in the thread's window.
+    local: HashMap<&'a str, VReg>,
     consts: &'a HashMap<String, u32>,
     params: HashMap<&'a str, (usize, &'a str)>,
     values: &'a [ParamValue],
@@ -82,20 +86,36 @@ fn fail<T>(line: u32, message: impl Into<String>) -> Result<T, PtxError> {
 
 /// Lays out the shared variables from offset 0, each at its alignment.
 pub fn shared_layout(vars: &[&SharedVar]) -> Result<(HashMap<String, u32>, u32), PtxError> {
+    layout(vars, "shared", MAX_SHARED_BYTES)
+}
+
+/// Lays out the `space` variables from offset 0, each at its alignment, within `max` bytes.
+fn layout(vars: &[&SharedVar], space: &str, max: u32) -> Result<(HashMap<String, u32>, u32), PtxError> {
     let mut at = 0u64;
     let mut offsets = HashMap::new();
     for v in vars {
         at = at.next_multiple_of(u64::from(v.align));
         if offsets.insert(v.name.clone(), at as u32).is_some() {
-            return fail(v.line, format!("shared variable `{}` is declared twice", v.name));
+            return fail(v.line, format!("{space} variable `{}` is declared twice", v.name));
         }
         at += u64::from(v.bytes);
-        if at > u64::from(MAX_SHARED_BYTES) {
-            return fail(v.line, format!("shared memory exceeds {MAX_SHARED_BYTES} bytes at `{}`", v.name));
+        if at > u64::from(max) {
+            return fail(v.line, format!("{space} memory exceeds {max} bytes at `{}`", v.name));
         }
     }
     Ok((offsets, at.next_multiple_of(4) as u32))
 }
+
+/// Global address of the threads' `.local` windows (docs/ptx.md): thread `t` (its index in the
+/// grid) has the `local_window` bytes from `LOCAL_WINDOWS + t * local_window`, below the spill
+/// slots (`spill::LOCAL_BASE`) and above the launch's buffers.
+pub const LOCAL_WINDOWS: u32 = 0x4000_0000;
+
+/// Bytes of all the threads' `.local` windows together.
+pub const LOCAL_WINDOWS_BYTES: u64 = 1 << 30;
+
+/// Largest `.local` memory of a thread.
+const MAX_LOCAL_BYTES: u32 = 1 << 16;
 
 /// Global address of the module's constant data: the 64 KiB below the launch's buffers
 /// (docs/ptx.md). The model serves `ld.const` from global memory, as the constant bank lives
@@ -142,6 +162,7 @@ pub fn lower(
         classes: Vec::new(),
         names: Vec::new(),
         shared: vars.iter().map(|v| (v.name.as_str(), offsets[&v.name])).collect(),
+        local: HashMap::new(),
         consts,
         params: entry.params.iter().enumerate().map(|(i, p)| (p.name.as_str(), (i, p.ty.as_str()))).collect(),
         values,
@@ -158,6 +179,7 @@ pub fn lower(
             return fail(d.line, format!("register `{}` is declared twice", d.name));
         }
     }
+    let local_window = l.local_addresses(&entry.local)?;
     let mut labels: HashMap<&str, u32> = HashMap::new();
     let mut branches = Vec::new();
     for s in &entry.body {
@@ -195,7 +217,7 @@ pub fn lower(
         Some(last) if last.guard.is_none() && matches!(last.op, Op::Exit | Op::Bra) => {}
         _ => return fail(entry.line, format!("`{}` can run past its last instruction: end it with `ret`", entry.name)),
     }
-    Ok(Lowered { code: l.code, classes: l.classes, names: l.names, shared_bytes })
+    Ok(Lowered { code: l.code, classes: l.classes, names: l.names, shared_bytes, local_window })
 }
 
 fn special(name: &str) -> Option<VSrc> {
@@ -325,7 +347,10 @@ impl<'a> Lowerer<'a> {
             Operand::F32(bits) => Ok(VSrc::Imm(*bits)),
             Operand::Symbol(s) => match self.shared.get(s.as_str()).or_else(|| self.consts.get(s)) {
                 Some(&at) => Ok(VSrc::Imm(at)),
-                None => fail(self.line, format!("`{s}` is not a shared or constant variable")),
+                None => match self.local.get(s.as_str()) {
+                    Some(&v) => Ok(VSrc::Reg((v, 0))),
+                    None => fail(self.line, format!("`{s}` is not a shared, local or constant variable")),
+                },
             },
             Operand::Address { .. } => fail(self.line, "expected a value, found an address `[...]`"),
         }
@@ -360,6 +385,27 @@ impl<'a> Lowerer<'a> {
             };
         }
         Ok(([self.src32(&Operand::Symbol(base.clone()))?, VSrc::None, VSrc::None], offset))
+    }
+
+    /// Lays out the `.local` variables in each thread's window and computes, before the body,
+    /// the address of each in the thread's window. Returns the window's bytes.
+    fn local_addresses(&mut self, vars: &'a [SharedVar]) -> Result<u32, PtxError> {
+        if vars.is_empty() {
+            return Ok(0);
+        }
+        let refs: Vec<&SharedVar> = vars.iter().collect();
+        let (offsets, bytes) = layout(&refs, "local", MAX_LOCAL_BYTES)?;
+        let window = bytes.max(4).next_power_of_two();
+        let base = self.fresh("local window", Class::W32);
+        let (gtid, shift) = (VSrc::Special(Special::Gtid), VSrc::Imm(window.trailing_zeros()));
+        self.emit(Op::Shl, Some((base, 0)), [gtid, shift, VSrc::None]);
+        for v in vars {
+            let at = self.fresh(&v.name, Class::W32);
+            let offset = VSrc::Imm(LOCAL_WINDOWS + offsets[&v.name]);
+            self.emit(Op::Add, Some((at, 0)), [VSrc::Reg((base, 0)), offset, VSrc::None]);
+            self.local.insert(&v.name, at);
+        }
+        Ok(window)
     }
 
     fn emit(&mut self, op: Op, dst: Option<Half>, srcs: [VSrc; 3]) -> &mut VInstr {
@@ -463,7 +509,9 @@ impl<'a> Lowerer<'a> {
                 let p = self.reg_of(&o[3], Class::Pred, "the selecting predicate")?;
                 self.emit(Op::Selp, Some(dst), [a, b, VSrc::None]).psrc = Some(p);
             }
-            ("mov" | "cvta", m, t) if INT64.contains(&t) && matches!(m, [] | ["to", "global"]) => {
+            ("mov" | "cvta", m, t)
+                if INT64.contains(&t) && matches!(m, [] | ["global" | "local"] | ["to", "global" | "local"]) =>
+            {
                 let o = self.operands(ins, 2)?;
                 let d = self.dst64(&o[0])?;
                 let [lo, hi] = self.src64(&o[1])?;
@@ -533,6 +581,7 @@ impl<'a> Lowerer<'a> {
             ("ld" | "st", [space, rest @ ..], t) if rest.is_empty() || rest == ["nc"] && base == "ld" => {
                 self.memory(ins, base == "ld", space, t)?
             }
+            ("ld" | "st", [], t) => self.memory(ins, base == "ld", "generic", t)?,
             ("atom" | "red", [space @ ("global" | "shared"), "add"], t @ ("u32" | "s32" | "f32")) => {
                 let returns = base == "atom";
                 let o = self.operands(ins, 2 + returns as usize)?;
@@ -683,6 +732,11 @@ impl<'a> Lowerer<'a> {
             ("global", false) => Op::StGlobal,
             ("shared", true) => Op::LdShared,
             ("shared", false) => Op::StShared,
+            // A thread's `.local` window is global memory private to it, and a generic address
+            // is a global one: the model's `.local` addresses are global addresses already, and
+            // `cvta.shared` (the one conversion that would need a shared window) is refused.
+            ("local" | "generic", true) => Op::LdGlobal,
+            ("local" | "generic", false) => Op::StGlobal,
             // The constant bank is global memory the kernel only reads.
             ("const", true) => Op::LdGlobal,
             ("const", false) => {

@@ -103,10 +103,20 @@ fn build(text: &str, launch: &Launch, numbering: Numbering, max_registers: u32) 
     }
     let entry = &inline::inline_calls(entry, &module.funcs)?;
     let lowered = lower::lower(entry, &module.shared, &consts, &values)?;
+    let threads_in_grid = launch.blocks_x * launch.blocks_y * launch.threads;
+    let windows = u64::from(lowered.local_window) * u64::from(threads_in_grid);
+    if windows > lower::LOCAL_WINDOWS_BYTES {
+        return Err(LaunchError(format!(
+            "`{}` has a `.local` window of {} bytes per thread; {threads_in_grid} threads need {windows} bytes, more than the {} the model gives all windows: launch fewer threads",
+            entry.name,
+            lowered.local_window,
+            lower::LOCAL_WINDOWS_BYTES
+        ))
+        .into());
+    }
     let virtual_registers = used_registers(&lowered);
     let (lowered, alloc, spilled) = match numbering {
         Numbering::Allocated => {
-            let threads_in_grid = launch.blocks_x * launch.blocks_y * launch.threads;
             let s = spill::allocate_within(&lowered, max_registers, threads_in_grid)?;
             (s.code, s.alloc, s.spilled)
         }

@@ -110,6 +110,8 @@ pub struct Entry {
     pub params: Vec<Param>,
     pub regs: Vec<RegDecl>,
     pub shared: Vec<SharedVar>,
+    /// `.local` variables: laid out as shared ones, in each thread's own window of memory.
+    pub local: Vec<SharedVar>,
     pub body: Vec<Statement>,
 }
 
@@ -363,7 +365,7 @@ pub fn parse(text: &str) -> Result<Module, PtxError> {
                     module.funcs.push(Func { entry: e, ret });
                 }
             }
-            ".shared" => module.shared.push(shared_var(&mut p, line)?),
+            ".shared" => module.shared.push(variable(&mut p, line, "shared")?),
             ".const" => module.consts.push(const_var(&mut p, line)?),
             ".global" | ".local" | ".tex" | ".surf" | ".samplerref" | ".texref" => {
                 return fail(
@@ -401,7 +403,15 @@ fn param(p: &mut Parser) -> Result<Param, PtxError> {
 /// A kernel's or function's name and parameter list.
 fn header(p: &mut Parser, line: u32) -> Result<Entry, PtxError> {
     let name = p.word("the kernel's name")?;
-    let mut e = Entry { name, line, params: Vec::new(), regs: Vec::new(), shared: Vec::new(), body: Vec::new() };
+    let mut e = Entry {
+        name,
+        line,
+        params: Vec::new(),
+        regs: Vec::new(),
+        shared: Vec::new(),
+        local: Vec::new(),
+        body: Vec::new(),
+    };
     p.expect('(')?;
     while !p.eat(')') {
         e.params.push(param(p)?);
@@ -465,7 +475,11 @@ fn body(p: &mut Parser, e: &mut Entry) -> Result<(), PtxError> {
             }
             Some(Tok::Word(w)) if w == ".shared" => {
                 p.i += 1;
-                e.shared.push(shared_var(p, sline)?);
+                e.shared.push(variable(p, sline, "shared")?);
+            }
+            Some(Tok::Word(w)) if w == ".local" => {
+                p.i += 1;
+                e.local.push(variable(p, sline, "local")?);
             }
             Some(Tok::Word(w)) if w.starts_with('.') => {
                 return fail(sline, format!("unsupported directive `{w}` in a kernel body"));
@@ -492,18 +506,18 @@ fn alignment(p: &mut Parser, line: u32) -> Result<u32, PtxError> {
     Ok(align)
 }
 
-/// `[.align N] .TYPE name[N];` after `.shared` (the type's size times the count, in bytes).
-fn shared_var(p: &mut Parser, line: u32) -> Result<SharedVar, PtxError> {
+/// `[.align N] .TYPE name[N];` after `.shared` or `.local` (`space`): the type's size times the
+/// count, in bytes.
+fn variable(p: &mut Parser, line: u32, space: &str) -> Result<SharedVar, PtxError> {
     let align = alignment(p, line)?;
     let ty = p.ty()?;
-    let elem = type_bytes(&ty).ok_or_else(|| PtxError { line, message: format!("unsupported shared type `.{ty}`") })?;
+    let elem =
+        type_bytes(&ty).ok_or_else(|| PtxError { line, message: format!("unsupported {space} type `.{ty}`") })?;
     let name = p.word("a variable name")?;
     let count = if p.eat('[') {
         if p.is(']') {
-            return fail(
-                line,
-                format!("unsupported `.shared` array `{name}[]` of unknown size (dynamic shared memory)"),
-            );
+            let what = if space == "shared" { " (dynamic shared memory)" } else { "" };
+            return fail(line, format!("unsupported `.{space}` array `{name}[]` of unknown size{what}"));
         }
         let n = p.size("an array length")?;
         p.expect(']')?;
@@ -512,7 +526,7 @@ fn shared_var(p: &mut Parser, line: u32) -> Result<SharedVar, PtxError> {
         1
     };
     if p.is('=') {
-        return fail(line, format!("unsupported initializer of shared variable `{name}`"));
+        return fail(line, format!("unsupported initializer of {space} variable `{name}`"));
     }
     p.expect(';')?;
     let bytes = count.checked_mul(elem).ok_or_else(|| PtxError { line, message: format!("`{name}` is too large") })?;
