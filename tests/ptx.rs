@@ -39,7 +39,7 @@ fn clang(source: &Path, out: &Path) -> std::process::Output {
 }
 
 /// Small kernels in tests/data/ptx/ exercising one PTX feature each, with their CUDA C beside them.
-const FEATURE_KERNELS: [&str; 3] = ["constants", "calls", "local"];
+const FEATURE_KERNELS: [&str; 4] = ["constants", "calls", "local", "vectors"];
 
 #[test]
 fn the_committed_ptx_is_what_clang_makes_of_the_cuda_sources() {
@@ -407,6 +407,20 @@ fn local_arrays_and_generic_addresses_hold_each_threads_own_values() {
         let at = rfgen_model::kernel::ptx::lower::LOCAL_WINDOWS + 64 * t + 4 * 4;
         assert_eq!(m.read(at), want[(t / 8 * 32 + t % 8) as usize], "thread {t}");
     }
+}
+
+#[test]
+fn vector_loads_and_stores_move_every_element() {
+    let (k, m) = run("vectors");
+    let (x, mut out, mut pairs) = (input(&k, "in"), input(&k, "out"), words(&k, "pairs"));
+    for i in 0..100 {
+        let v = &x[4 * i..4 * i + 4];
+        out[4 * i..4 * i + 4].copy_from_slice(&[v[3], v[2] * 2.0, v[1] + 1.0, v[0] - v[1]]);
+        let (a, b) = (pairs[2 * i], pairs[2 * i + 1]);
+        pairs[2 * i..2 * i + 2].copy_from_slice(&[b ^ a, a.wrapping_add(3)]);
+    }
+    assert_eq!(output(&k, &m, "out"), bits(&out));
+    assert_eq!(output(&k, &m, "pairs"), pairs);
 }
 
 #[test]

@@ -85,6 +85,9 @@ impl Frame {
             Operand::Address { base, offset } if self.own.has(base) => {
                 Operand::Address { base: self.rename(base), offset: *offset }
             }
+            Operand::Vector(regs) => {
+                Operand::Vector(regs.iter().map(|r| if self.own.has(r) { self.rename(r) } else { r.clone() }).collect())
+            }
             other => other.clone(),
         }
     }

@@ -353,6 +353,7 @@ impl<'a> Lowerer<'a> {
                 },
             },
             Operand::Address { .. } => fail(self.line, "expected a value, found an address `[...]`"),
+            Operand::Vector(_) => fail(self.line, "expected a value, found a vector `{...}`"),
         }
     }
 
@@ -578,10 +579,23 @@ impl<'a> Lowerer<'a> {
                 let [lo, _] = self.src64(&o[1])?;
                 self.emit(Op::Mov, Some(d), [lo, VSrc::None, VSrc::None]);
             }
-            ("ld" | "st", [space, rest @ ..], t) if rest.is_empty() || rest == ["nc"] && base == "ld" => {
-                self.memory(ins, base == "ld", space, t)?
+            ("ld" | "st", mods, t) => {
+                let load = base == "ld";
+                // [space][.nc][.v2|.v4]: a state space (generic without one), `.nc` on loads and
+                // a vector's width.
+                let (space, rest) = match mods {
+                    [space, rest @ ..] if !space.starts_with('v') => (*space, rest),
+                    rest => ("generic", rest),
+                };
+                let rest = if load { rest.strip_prefix(&["nc"][..]).unwrap_or(rest) } else { rest };
+                let elements = match rest {
+                    [] => 1,
+                    ["v2"] => 2,
+                    ["v4"] => 4,
+                    _ => return self.unsupported(&ins.opcode),
+                };
+                self.memory(ins, load, space, elements, t)?
             }
-            ("ld" | "st", [], t) => self.memory(ins, base == "ld", "generic", t)?,
             ("atom" | "red", [space @ ("global" | "shared"), "add"], t @ ("u32" | "s32" | "f32")) => {
                 let returns = base == "atom";
                 let o = self.operands(ins, 2 + returns as usize)?;
@@ -718,8 +732,16 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    /// Loads and stores of 32- and 64-bit values (a 64-bit value as two words, low first).
-    fn memory(&mut self, ins: &Instruction, load: bool, space: &str, ty: &str) -> Result<(), PtxError> {
+    /// Loads and stores of 32- and 64-bit values (a 64-bit value as two words, low first), and of
+    /// vectors of `elements` of them (one access per element, at consecutive places).
+    fn memory(
+        &mut self,
+        ins: &Instruction,
+        load: bool,
+        space: &str,
+        elements: usize,
+        ty: &str,
+    ) -> Result<(), PtxError> {
         let o = self.operands(ins, 2)?;
         let wide = INT64.contains(&ty);
         if !wide && !ANY32.contains(&ty) {
@@ -727,7 +749,7 @@ impl<'a> Lowerer<'a> {
         }
         let (value, addr) = if load { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
         let op = match (space, load) {
-            ("param", true) => return self.param(value, addr, wide),
+            ("param", true) if elements == 1 => return self.param(value, addr, wide),
             ("global", true) => Op::LdGlobal,
             ("global", false) => Op::StGlobal,
             ("shared", true) => Op::LdShared,
@@ -744,17 +766,31 @@ impl<'a> Lowerer<'a> {
             }
             _ => return fail(self.line, format!("unsupported state space `.{space}` in `{}`", ins.opcode)),
         };
-        let (srcs, offset) = self.address(addr)?;
-        let halves: Vec<(VSrc, Option<Half>)> = match (wide, load) {
-            (false, true) => vec![(VSrc::None, Some(self.dst32(value)?))],
-            (false, false) => vec![(self.src32(value)?, None)],
-            (true, true) => {
-                let d = self.dst64(value)?;
-                vec![(VSrc::None, Some((d, 0))), (VSrc::None, Some((d, 1)))]
+        let values: Vec<Operand> = match value {
+            Operand::Vector(regs) if regs.len() == elements => regs.iter().cloned().map(Operand::Reg).collect(),
+            Operand::Vector(regs) => {
+                let n = regs.len();
+                return fail(self.line, format!("`{}` takes a vector of {elements} registers, found {n}", ins.opcode));
             }
-            (true, false) => self.src64(value)?.into_iter().map(|s| (s, None)).collect(),
+            _ if elements > 1 => {
+                return fail(self.line, format!("`{}` takes a vector `{{...}}` of {elements} registers", ins.opcode));
+            }
+            scalar => vec![scalar.clone()],
         };
-        for (i, (v, dst)) in halves.into_iter().enumerate() {
+        let (srcs, offset) = self.address(addr)?;
+        let mut words: Vec<(VSrc, Option<Half>)> = Vec::new();
+        for value in &values {
+            match (wide, load) {
+                (false, true) => words.push((VSrc::None, Some(self.dst32(value)?))),
+                (false, false) => words.push((self.src32(value)?, None)),
+                (true, true) => {
+                    let d = self.dst64(value)?;
+                    words.extend([(VSrc::None, Some((d, 0))), (VSrc::None, Some((d, 1)))]);
+                }
+                (true, false) => words.extend(self.src64(value)?.into_iter().map(|s| (s, None))),
+            }
+        }
+        for (i, (v, dst)) in words.into_iter().enumerate() {
             let mut s = srcs;
             s[1] = v;
             self.emit(op, dst, s).offset = offset + 4 * i as i32;

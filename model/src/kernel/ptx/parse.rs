@@ -54,6 +54,8 @@ pub enum Operand {
         base: String,
         offset: i64,
     },
+    /// `{%a, %b}` or `{%a, %b, %c, %d}`: the registers of a vector load or store.
+    Vector(Vec<String>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -696,8 +698,19 @@ fn operand(p: &mut Parser, opcode: &str) -> Result<Operand, PtxError> {
         p.expect(']')?;
         return Ok(Operand::Address { base, offset });
     }
-    if p.is('{') {
-        return fail(line, format!("unsupported vector operand `{{...}}` in `{opcode}`"));
+    if p.eat('{') {
+        let mut regs = Vec::new();
+        loop {
+            match p.next() {
+                Some(Tok::Word(w)) if w.starts_with('%') => regs.push(w),
+                _ => return fail(line, format!("unsupported vector operand in `{opcode}`: registers only")),
+            }
+            if !p.eat(',') {
+                break;
+            }
+        }
+        p.expect('}')?;
+        return Ok(Operand::Vector(regs));
     }
     if p.is('-') {
         return Ok(Operand::Int(p.int("a number")?));
