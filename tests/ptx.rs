@@ -39,7 +39,7 @@ fn clang(source: &Path, out: &Path) -> std::process::Output {
 }
 
 /// Small kernels in tests/data/ptx/ exercising one PTX feature each, with their CUDA C beside them.
-const FEATURE_KERNELS: [&str; 4] = ["constants", "calls", "local", "vectors"];
+const FEATURE_KERNELS: [&str; 5] = ["constants", "calls", "local", "vectors", "structs"];
 
 #[test]
 fn the_committed_ptx_is_what_clang_makes_of_the_cuda_sources() {
@@ -421,6 +421,17 @@ fn vector_loads_and_stores_move_every_element() {
     }
     assert_eq!(output(&k, &m, "out"), bits(&out));
     assert_eq!(output(&k, &m, "pairs"), pairs);
+}
+
+#[test]
+fn a_struct_passed_by_value_reaches_the_kernel_field_by_field() {
+    let (k, m) = run("structs");
+    let (src, mut out) = (input(&k, "src"), input(&k, "out"));
+    for i in 0..100 {
+        // clang contracts `src[i] * scale + bias` into one fma.
+        out[i] = src[i].mul_add(1.5, -0.25);
+    }
+    assert_eq!(output(&k, &m, "out"), bits(&out));
 }
 
 #[test]

@@ -207,7 +207,7 @@ fn a_launch_file_that_does_not_match_the_kernel_is_named_field_by_field() {
         ),
         (
             format!("{head}params = [{{ buffer = \"out\", value = 1 }}, {{ value = 5 }}]\n{out_buffer}"),
-            "params[0]: give either `buffer = NAME` or `value = NUMBER`",
+            "params[0]: give one of `buffer = NAME`, `value = NUMBER` or `fields = [...]` (a struct)",
         ),
         ("grid = 0\nblock = 64\nparams = []\n".to_string(), "grid: 0 × 1 blocks (allowed: 1 to"),
         (

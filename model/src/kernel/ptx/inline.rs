@@ -203,6 +203,10 @@ impl Inliner<'_> {
                 ),
             );
         }
+        if let Some(d) = func.entry.params.iter().find(|d| d.bytes.is_some()) {
+            let message = format!("unsupported struct parameter `{}` of function `{}`", d.name, call.callee);
+            return fail(d.line, message);
+        }
         for (space, vars) in [("shared", &func.entry.shared), ("local", &func.entry.local)] {
             if let Some(s) = vars.first() {
                 return fail(

@@ -41,6 +41,19 @@ pub enum Number {
 struct ParamFile {
     buffer: Option<String>,
     value: Option<Number>,
+    fields: Option<Vec<FieldFile>>,
+}
+
+/// One field of a struct passed by value: exactly one of its keys.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct FieldFile {
+    u32: Option<Number>,
+    s32: Option<Number>,
+    f32: Option<Number>,
+    u64: Option<Number>,
+    s64: Option<Number>,
+    buffer: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -96,11 +109,36 @@ pub struct Buffer {
     pub words: Vec<u32>,
 }
 
-/// A kernel parameter's launch value: a buffer's address or a number.
+/// A kernel parameter's launch value: a buffer's address, a number or a struct's fields.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamValue {
     Buffer(String),
     Number(Number),
+    Struct(Vec<Field>),
+}
+
+/// A field of a struct passed by value, laid out as C lays it out: each at its own size's
+/// alignment, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Field {
+    /// A 32-bit value's bits.
+    Word(u32),
+    /// A 64-bit integer's bits.
+    Wide(u64),
+    /// A buffer's address (a 64-bit pointer).
+    Buffer(String),
+}
+
+/// Global address of the structs passed by value: the 4 KiB (CUDA's parameter space) below the
+/// constant data, each struct at an 8-byte boundary.
+pub const STRUCT_BASE: u32 = BUFFER_BASE - super::parse::MAX_CONST_BYTES - MAX_STRUCT_BYTES;
+const MAX_STRUCT_BYTES: u32 = 4096;
+
+/// A parameter as the lowering takes it: a value, or the address of a struct's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    Value(u64),
+    At(u32),
 }
 
 /// A checked launch description.
@@ -132,11 +170,25 @@ pub fn parse(text: &str) -> Result<Launch, LaunchError> {
     }
     let mut params = Vec::new();
     for (i, p) in f.params.into_iter().enumerate() {
-        params.push(match (p.buffer, p.value) {
-            (Some(b), None) if f.buffers.contains_key(&b) => ParamValue::Buffer(b),
-            (Some(b), None) => return fail(format!("params[{i}]: no buffer `{b}` in [buffers]")),
-            (None, Some(v)) => ParamValue::Number(v),
-            _ => return fail(format!("params[{i}]: give either `buffer = NAME` or `value = NUMBER`")),
+        let known = |b: String, at: &str| match f.buffers.contains_key(&b) {
+            true => Ok(b),
+            false => fail(format!("{at}: no buffer `{b}` in [buffers]")),
+        };
+        params.push(match (p.buffer, p.value, p.fields) {
+            (Some(b), None, None) => ParamValue::Buffer(known(b, &format!("params[{i}]"))?),
+            (None, Some(v), None) => ParamValue::Number(v),
+            (None, None, Some(fields)) => {
+                let mut out = Vec::new();
+                for (j, field) in fields.into_iter().enumerate() {
+                    out.push(struct_field(field, &format!("params[{i}].fields[{j}]"), &known)?);
+                }
+                ParamValue::Struct(out)
+            }
+            _ => {
+                return fail(format!(
+                    "params[{i}]: give one of `buffer = NAME`, `value = NUMBER` or `fields = [...]` (a struct)"
+                ));
+            }
         });
     }
     let mut buffers = Vec::new();
@@ -154,6 +206,35 @@ pub fn parse(text: &str) -> Result<Launch, LaunchError> {
         addr = (addr + 4 * u64::from(b.count)).next_multiple_of(u64::from(BUFFER_ALIGN));
     }
     Ok(Launch { ptx: f.ptx, entry: f.entry, blocks_x, blocks_y, threads: f.block, params, buffers })
+}
+
+/// A struct's field from its launch-file table, which has exactly one key.
+fn struct_field(
+    f: FieldFile,
+    at: &str,
+    known: &dyn Fn(String, &str) -> Result<String, LaunchError>,
+) -> Result<Field, LaunchError> {
+    let word = |n: Number, ty: Elem| bits(n, ty).map(Field::Word);
+    let wide = |n: Number, signed: bool| match n {
+        Number::Int(v) if signed || v >= 0 => Some(Field::Wide(v as u64)),
+        _ => None,
+    };
+    let keys = [
+        f.u32.map(|n| ("u32", n, word(n, Elem::U32))),
+        f.s32.map(|n| ("s32", n, word(n, Elem::S32))),
+        f.f32.map(|n| ("f32", n, word(n, Elem::F32))),
+        f.u64.map(|n| ("u64", n, wide(n, false))),
+        f.s64.map(|n| ("s64", n, wide(n, true))),
+    ];
+    let mut given: Vec<(&str, Number, Option<Field>)> = keys.into_iter().flatten().collect();
+    match (given.len(), f.buffer) {
+        (0, Some(b)) => Ok(Field::Buffer(known(b, at)?)),
+        (1, None) => {
+            let (ty, n, field) = given.remove(0);
+            field.ok_or_else(|| LaunchError(format!("{at}: {} does not fit .{ty}", as_f64(n))))
+        }
+        _ => fail(format!("{at}: give exactly one of u32, s32, f32, u64, s64 = NUMBER or buffer = NAME")),
+    }
 }
 
 /// FNV-1a of the name: the seed of a buffer that gives none.
@@ -252,7 +333,7 @@ fn offsets(name: &str, b: &BufferFile, lo: Number, hi: Number) -> Result<Vec<u32
 impl Launch {
     /// The parameters' values as `ld.param` reads them, checked against the kernel's
     /// parameters one by one.
-    pub fn values(&self, entry: &str, params: &[Param]) -> Result<Vec<u64>, LaunchError> {
+    pub fn values(&self, entry: &str, params: &[Param]) -> Result<(Vec<Arg>, Vec<DataInit>), LaunchError> {
         if params.len() != self.params.len() {
             return fail(format!(
                 "params: `{entry}` has {} parameters, the launch file gives {}",
@@ -260,16 +341,36 @@ impl Launch {
                 self.params.len()
             ));
         }
-        let mut out = Vec::new();
+        let address =
+            |b: &String| u64::from(self.buffers.iter().find(|x| &x.name == b).expect("checked when parsed").addr);
+        let (mut out, mut structs) = (Vec::new(), Vec::new());
+        let mut at = STRUCT_BASE;
         for (i, (p, v)) in params.iter().zip(&self.params).enumerate() {
             let what = format!("params[{i}] (`{}`, .{})", p.name, p.ty);
-            out.push(match (p.ty.as_str(), v) {
-                ("u64" | "b64" | "s64", ParamValue::Buffer(b)) => {
-                    u64::from(self.buffers.iter().find(|x| &x.name == b).expect("checked when parsed").addr)
+            out.push(match (p.bytes, p.ty.as_str(), v) {
+                (Some(size), _, ParamValue::Struct(fields)) => {
+                    let bytes =
+                        struct_bytes(fields, size, &address).map_err(|e| LaunchError(format!("{what}: {e}")))?;
+                    let end = u64::from(at - STRUCT_BASE) + u64::from(size.next_multiple_of(8));
+                    if end > u64::from(MAX_STRUCT_BYTES) {
+                        return fail(format!("{what}: the structs passed by value exceed {MAX_STRUCT_BYTES} bytes"));
+                    }
+                    let words = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                    structs.push(DataInit { addr: at, words });
+                    let arg = Arg::At(at);
+                    at = STRUCT_BASE + end as u32;
+                    arg
                 }
-                ("u64" | "b64" | "s64", _) => return fail(format!("{what}: a pointer, give `buffer = NAME`")),
-                (_, ParamValue::Buffer(_)) => return fail(format!("{what}: not a pointer, give `value = NUMBER`")),
-                (ty, ParamValue::Number(n)) => {
+                (Some(size), _, _) => return fail(format!("{what}: a struct of {size} bytes, give `fields = [...]`")),
+                (None, _, ParamValue::Struct(_)) => {
+                    return fail(format!("{what}: not a struct, give `value` or `buffer`"));
+                }
+                (None, "u64" | "b64" | "s64", ParamValue::Buffer(b)) => Arg::Value(address(b)),
+                (None, "u64" | "b64" | "s64", _) => return fail(format!("{what}: a pointer, give `buffer = NAME`")),
+                (None, _, ParamValue::Buffer(_)) => {
+                    return fail(format!("{what}: not a pointer, give `value = NUMBER`"));
+                }
+                (None, ty, ParamValue::Number(n)) => {
                     let elem = match ty {
                         "u32" | "b32" => Elem::U32,
                         "s32" => Elem::S32,
@@ -280,17 +381,36 @@ impl Launch {
                     let Some(bits) = bits else {
                         return fail(format!("{what}: {} does not fit", as_f64(*n)));
                     };
-                    u64::from(bits)
+                    Arg::Value(u64::from(bits))
                 }
             });
         }
-        Ok(out)
+        Ok((out, structs))
     }
 
     /// Global memory the kernel starts with: the buffers.
     pub fn data(&self) -> Vec<DataInit> {
         self.buffers.iter().map(|b| DataInit { addr: b.addr, words: b.words.clone() }).collect()
     }
+}
+
+/// A struct's bytes (`size` of them, zero past its fields), its fields laid out as C does.
+fn struct_bytes(fields: &[Field], size: u32, address: &dyn Fn(&String) -> u64) -> Result<Vec<u8>, String> {
+    let mut bytes: Vec<u8> = Vec::new();
+    for f in fields {
+        let (width, bits) = match f {
+            Field::Word(w) => (4, u64::from(*w)),
+            Field::Wide(v) => (8, *v),
+            Field::Buffer(b) => (8, address(b)),
+        };
+        bytes.resize(bytes.len().next_multiple_of(width), 0);
+        bytes.extend_from_slice(&bits.to_le_bytes()[..width]);
+    }
+    if bytes.len() > size as usize {
+        return Err(format!("the fields take {} bytes, the struct has {size}", bytes.len()));
+    }
+    bytes.resize((size as usize).next_multiple_of(4), 0);
+    Ok(bytes)
 }
 
 #[cfg(test)]
@@ -312,15 +432,35 @@ mod tests {
     }
 
     #[test]
+    fn a_struct_passed_by_value_is_laid_out_as_c_lays_it_out() {
+        let text = "grid = 1\nblock = 32\nparams = [{ fields = [{ f32 = 2.0 }, { s32 = -3 }, { buffer = \"a\" }, { u32 = 7 }] }]\n\
+                    [buffers.a]\ntype = \"u32\"\ncount = 4\ninit = \"zero\"\n";
+        let l = parse(text).unwrap();
+        let s = |bytes| Param { name: "k_s".into(), ty: "b8".into(), bytes: Some(bytes), line: 1 };
+        let (args, structs) = l.values("k", &[s(24)]).unwrap();
+        assert_eq!(args, vec![Arg::At(STRUCT_BASE)]);
+        // f32 at 0, s32 at 4, the pointer at 8 (its own alignment), u32 at 16, zero to 24.
+        let want = vec![2.0f32.to_bits(), (-3i32) as u32, BUFFER_BASE, 0, 7, 0];
+        assert_eq!(structs, vec![DataInit { addr: STRUCT_BASE, words: want }]);
+        let e = l.values("k", &[s(16)]).unwrap_err();
+        assert_eq!(e.0, "params[0] (`k_s`, .b8): the fields take 20 bytes, the struct has 16");
+        let e = parse("grid = 1\nblock = 32\nparams = [{ fields = [{ f32 = 2.0, u32 = 1 }] }]\n").unwrap_err();
+        assert!(e.0.starts_with("params[0].fields[0]: give exactly one of"), "{e}");
+        let e = parse("grid = 1\nblock = 32\nparams = [{ fields = [{ u64 = -1 }] }]\n").unwrap_err();
+        assert_eq!(e.0, "params[0].fields[0]: -1 does not fit .u64");
+    }
+
+    #[test]
     fn a_launch_file_that_does_not_match_the_kernel_is_named_field_by_field() {
         let l = parse("grid = 1\nblock = 32\nparams = [{ value = 1.5 }, { value = 3 }]\n").unwrap();
-        let p = |ty: &str| Param { name: format!("k_{ty}"), ty: ty.into(), line: 1 };
+        let p = |ty: &str| Param { name: format!("k_{ty}"), ty: ty.into(), bytes: None, line: 1 };
         let e = l.values("k", &[p("u64"), p("u32")]).unwrap_err();
         assert!(e.0.starts_with("params[0] (`k_u64`, .u64): a pointer"), "{e}");
         let e = l.values("k", &[p("f32")]).unwrap_err();
         assert!(e.0.contains("`k` has 1 parameters, the launch file gives 2"), "{e}");
-        let e = l.values("k", &[p("f32"), p("f32")]).unwrap();
-        assert_eq!(e, vec![u64::from(1.5f32.to_bits()), u64::from(3.0f32.to_bits())]);
+        let (e, structs) = l.values("k", &[p("f32"), p("f32")]).unwrap();
+        assert_eq!(e, vec![Arg::Value(u64::from(1.5f32.to_bits())), Arg::Value(u64::from(3.0f32.to_bits()))]);
+        assert!(structs.is_empty());
         let e =
             parse("grid = 1\nblock = 32\n[buffers.a]\ntype = \"f32\"\ncount = 4\ninit = \"uniform\"\n").unwrap_err();
         assert!(e.0.contains("buffers.a.min: needed by init = \"uniform\""), "{e}");

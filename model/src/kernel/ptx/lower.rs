@@ -57,8 +57,9 @@ pub struct Lowered {
     pub local_window: u32,
 }
 
-/// A parameter's value at launch: pointers and integers as their bits, f32 as its bits.
-pub type ParamValue = u64;
+/// A parameter's value at launch: pointers and integers as their bits, f32 as its bits, a struct
+/// passed by value as the address of its bytes.
+pub use super::launch::Arg as ParamValue;
 
 /// Largest shared memory of a block (as kernel files, docs/kernel-ir.md).
 const MAX_SHARED_BYTES: u32 = crate::kernel::parse::MAX_SHARED_BYTES;
@@ -347,9 +348,13 @@ impl<'a> Lowerer<'a> {
             Operand::F32(bits) => Ok(VSrc::Imm(*bits)),
             Operand::Symbol(s) => match self.shared.get(s.as_str()).or_else(|| self.consts.get(s)) {
                 Some(&at) => Ok(VSrc::Imm(at)),
-                None => match self.local.get(s.as_str()) {
-                    Some(&v) => Ok(VSrc::Reg((v, 0))),
-                    None => fail(self.line, format!("`{s}` is not a shared, local or constant variable")),
+                None => match (self.local.get(s.as_str()), self.struct_at(s)) {
+                    (Some(&v), _) => Ok(VSrc::Reg((v, 0))),
+                    (None, Some(at)) => Ok(VSrc::Imm(at)),
+                    _ => fail(
+                        self.line,
+                        format!("`{s}` is not a shared, local or constant variable or a struct parameter"),
+                    ),
                 },
             },
             Operand::Address { .. } => fail(self.line, "expected a value, found an address `[...]`"),
@@ -386,6 +391,14 @@ impl<'a> Lowerer<'a> {
             };
         }
         Ok(([self.src32(&Operand::Symbol(base.clone()))?, VSrc::None, VSrc::None], offset))
+    }
+
+    /// The address of the struct passed by value as parameter `name`, if it is one.
+    fn struct_at(&self, name: &str) -> Option<u32> {
+        match self.params.get(name).map(|&(i, _)| self.values[i]) {
+            Some(ParamValue::At(at)) => Some(at),
+            _ => None,
+        }
     }
 
     /// Lays out the `.local` variables in each thread's window and computes, before the body,
@@ -749,7 +762,10 @@ impl<'a> Lowerer<'a> {
         }
         let (value, addr) = if load { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
         let op = match (space, load) {
-            ("param", true) if elements == 1 => return self.param(value, addr, wide),
+            // A scalar parameter is its launch value; a struct passed by value is read from its
+            // bytes in global memory, through its name or an address taken of it.
+            ("param", true) if elements == 1 && !self.through_memory(addr) => return self.param(value, addr, wide),
+            ("param", true) => Op::LdGlobal,
             ("global", true) => Op::LdGlobal,
             ("global", false) => Op::StGlobal,
             ("shared", true) => Op::LdShared,
@@ -798,6 +814,11 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
+    /// Whether `ld.param` of `addr` reads memory: a register's address or a struct's bytes.
+    fn through_memory(&self, addr: &Operand) -> bool {
+        matches!(addr, Operand::Address { base, .. } if base.starts_with('%') || self.struct_at(base).is_some())
+    }
+
     /// `ld.param`: the parameter's launch value as immediates.
     fn param(&mut self, value: &Operand, addr: &Operand, wide: bool) -> Result<(), PtxError> {
         let Operand::Address { base, offset } = addr else {
@@ -813,7 +834,9 @@ impl<'a> Lowerer<'a> {
         if bytes != if wide { 8 } else { 4 } {
             return fail(self.line, format!("`{base}` is .{ty}, loaded as {} bits", if wide { 64 } else { 32 }));
         }
-        let v = self.values[index];
+        let ParamValue::Value(v) = self.values[index] else {
+            return fail(self.line, format!("`{base}` is a struct passed by value, read from memory"));
+        };
         let imm = |w: u64| [VSrc::Imm(w as u32), VSrc::None, VSrc::None];
         if wide {
             let d = self.dst64(value)?;

@@ -94,7 +94,7 @@ fn build(text: &str, launch: &Launch, numbering: Numbering, max_registers: u32) 
             .find(|e| &e.name == name)
             .ok_or_else(|| LaunchError(format!("entry: the module has no kernel `{name}`")))?,
     };
-    let values = launch.values(&entry.name, &entry.params)?;
+    let (values, structs) = launch.values(&entry.name, &entry.params)?;
     let (consts, const_data) = lower::const_layout(&module.consts)?;
     if let Some(v) = module.consts.iter().find(|v| module.shared.iter().chain(&entry.shared).any(|s| s.name == v.name))
     {
@@ -136,7 +136,7 @@ fn build(text: &str, launch: &Launch, numbering: Numbering, max_registers: u32) 
         min_threads: launch.threads,
         derived: Default::default(),
         shared_bytes: lowered.shared_bytes,
-        data: launch.data().into_iter().chain(const_data).collect(),
+        data: launch.data().into_iter().chain(const_data).chain(structs).collect(),
         reconverge: cfg::reconvergence(&code),
         code,
         pos,

@@ -26,8 +26,10 @@ pub struct ConstVar {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
     pub name: String,
-    /// The type without its dot: `u64`, `f32`, ...
+    /// The type without its dot: `u64`, `f32`, ... (`b8` for a struct).
     pub ty: String,
+    /// A struct passed by value (`.param .align A .b8 name[N]`): its bytes.
+    pub bytes: Option<u32>,
     pub line: u32,
 }
 
@@ -388,18 +390,27 @@ fn param(p: &mut Parser) -> Result<Param, PtxError> {
     if w != ".param" {
         return fail(pline, format!("expected `.param`, found `{w}`"));
     }
-    if matches!(p.peek(), Some(Tok::Word(w)) if w == ".align") {
-        return fail(pline, "unsupported `.param .align` (structs passed by value)");
-    }
+    let aligned = matches!(p.peek(), Some(Tok::Word(w)) if w == ".align");
+    alignment(p, pline)?;
     let ty = p.ty()?;
     if matches!(p.peek(), Some(Tok::Word(w)) if w.starts_with(".ptr")) {
         return fail(pline, "unsupported `.param .ptr` attributes");
     }
     let name = p.word("a parameter name")?;
-    if p.is('[') {
-        return fail(pline, format!("unsupported array parameter `{name}[...]` (structs passed by value)"));
-    }
-    Ok(Param { name, ty, line: pline })
+    // A struct passed by value is an aligned byte array.
+    let bytes = if p.eat('[') {
+        if !aligned || ty != "b8" {
+            return fail(pline, format!("unsupported array parameter `{name}[...]` (only `.align A .b8` structs)"));
+        }
+        let n = p.size("the struct's bytes")?;
+        p.expect(']')?;
+        Some(n)
+    } else if aligned {
+        return fail(pline, format!("unsupported `.param .align` of the scalar `{name}`"));
+    } else {
+        None
+    };
+    Ok(Param { name, ty, bytes, line: pline })
 }
 
 /// A kernel's or function's name and parameter list.
@@ -449,6 +460,9 @@ fn body(p: &mut Parser, e: &mut Entry) -> Result<(), PtxError> {
             }
             Some(Tok::Word(w)) if w == ".param" => {
                 let d = param(p)?;
+                if d.bytes.is_some() {
+                    return fail(sline, format!("unsupported struct `{}` passed by value to a call", d.name));
+                }
                 p.expect(';')?;
                 e.body.push(Statement::Param(RegDecl { name: d.name, ty: d.ty, count: None, line: d.line }));
             }
