@@ -104,6 +104,8 @@ struct Campaign<'a> {
     x_seeds: u32,
     cycles: u64,
     kernels: Vec<&'a str>,
+    /// Drawn edits left out: an asynchronous read port's enable, which Yosys cannot write.
+    unwritable: usize,
     caught: usize,
     survived: usize,
     /// Survivors no input sequence of `equiv_depth` cycles tells from the unmutated netlist.
@@ -170,6 +172,12 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         args.count
     ));
     let drawn = mutate::draw(&design, args.count, args.seed, &dir)?;
+    if drawn.unwritable > 0 {
+        progress.line(&format!(
+            "left out {} of them: edits of an asynchronous read port's enable, which Yosys cannot write",
+            drawn.unwritable
+        ));
+    }
     let cache = args.cache_dir.clone().unwrap_or_else(default_cache_dir);
     let lib = session::load_variants(&drawn.netlist, mutate::SELECT, &cache, &mut |e| {
         if let Event::Building { top, key } = e {
@@ -284,6 +292,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             x_seeds: args.x_seeds,
             cycles: args.cycles,
             kernels: kernels.iter().map(|k| k.name.as_str()).collect(),
+            unwritable: drawn.unwritable,
             caught,
             survived,
             equivalent,

@@ -69,6 +69,12 @@ impl Mutant {
         format!("-mode {} -port {} -portbit {}{ctrl}", self.mode, self.port, self.bit)
     }
 
+    /// Whether Yosys can write the edited netlist: not an edit of a read port's enable, which
+    /// before the memory passes is an asynchronous port's and must stay 1.
+    fn writable(&self) -> bool {
+        !(self.cell.contains("$memrd") && self.port == "EN")
+    }
+
     /// The innermost source location: the expression the edit is in.
     pub fn location(&self) -> &str {
         self.src.last().map_or("?", String::as_str)
@@ -86,6 +92,8 @@ pub struct Mutants {
     pub design: PathBuf,
     /// The design's instances: (module, instance) → module ([`equiv::instances`]).
     pub instances: HashMap<(String, String), String>,
+    /// Drawn edits left out because Yosys cannot write them ([`Mutant::writable`]).
+    pub unwritable: usize,
 }
 
 /// Draws `count` mutants of `design`'s top with `seed` in `dir` (scripts and logs kept there).
@@ -106,7 +114,15 @@ pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutant
     std::fs::write(dir.join("list.ys"), list)?;
     yosys::run(dir, "list.ys", "list.log")?;
     let text = std::fs::read_to_string(dir.join("mutants.ys")).context("Yosys wrote no mutants.ys")?;
-    let mutants: Vec<Mutant> = text.lines().filter(|l| l.starts_with("mutate ")).filter_map(Mutant::parse).collect();
+    // Yosys draws edits of an asynchronous read port's enable (which must stay 1: a register
+    // file cache's entries are read combinationally) and then cannot write the netlist; those
+    // are left out, the others keep their numbers.
+    let (kept, dropped): (Vec<&str>, Vec<&str>) =
+        text.lines().filter(|l| l.starts_with("mutate ")).partition(|l| Mutant::parse(l).is_some_and(|m| m.writable()));
+    std::fs::write(dir.join("mutants.ys"), kept.iter().map(|l| format!("{l}\n")).collect::<String>())?;
+    std::fs::write(dir.join("dropped.ys"), dropped.iter().map(|l| format!("{l}\n")).collect::<String>())?;
+    let mutants: Vec<Mutant> = kept.into_iter().filter_map(Mutant::parse).collect();
+    let unwritable = dropped.len();
     if mutants.is_empty() {
         bail!("Yosys drew no mutants of {top} (see {})", dir.join("list.log").display());
     }
@@ -121,6 +137,7 @@ pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutant
         top: top.clone(),
         instances: equiv::instances(&std::fs::read_to_string(dir.join(&design_file))?),
         design: std::path::absolute(dir.join(design_file))?,
+        unwritable,
     })
 }
 
@@ -205,4 +222,27 @@ pub fn run(block: Block, checked: &Checked, lib: &Arc<RtlLib>, variant: u32, sti
 /// The outputs that differ, by name.
 fn outputs(m: &rfgen_cosim::lockstep::Mismatch) -> String {
     m.ports.iter().map(|p| p.port.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines as Yosys 0.23 draws them for the `small` MRF with a register file cache.
+    #[test]
+    fn an_edit_of_a_read_ports_enable_is_left_out_and_others_are_kept() {
+        let line = |cell: &str, port: &str| {
+            format!(
+                "mutate -ctrl rfgen_mutant 16 7 -mode const0 -module m -cell {cell} -port {port} -portbit 0 -src m.v:1.1-1.2"
+            )
+        };
+        let read = "$flatten\\u_rfc.$memrd$\\entries$rsmall_rfc.v:40$12";
+        let write = "$flatten\\u_rfc.$auto$proc_memwr.cc:45:proc_memwr$7992";
+        let parse = |l: String| Mutant::parse(&l).unwrap();
+        assert!(!parse(line(read, "EN")).writable());
+        assert!(parse(line(read, "ADDR")).writable());
+        assert!(parse(line(write, "EN")).writable(), "a write port's enable is any signal");
+        assert!(parse(line("$and$m.v:3$1", "A")).writable());
+        assert_eq!(parse(line(read, "EN")).index, 7);
+    }
 }
