@@ -476,8 +476,8 @@ fn rfgen_sim_runs_every_workload_on_the_sm_model_and_reports_its_registers() {
 
 #[test]
 fn the_kernel_driven_cosim_runs_ptx_kernels() {
-    // Global atomics, shared atomics, divergent loops on lowered predicate logic.
-    for name in ["reduction", "histogram", "collatz"] {
+    // Global atomics, shared atomics, divergent loops on lowered predicate logic, local arrays.
+    for name in ["reduction", "histogram", "collatz", "local"] {
         let launch = format!("tests/data/ptx/{name}.toml");
         let out = rfgen(&["cosim", "--preset", "small", "--kernel", &launch]);
         assert!(out.status.success(), "{name}: {}{}", stdout(&out), stderr(&out));
