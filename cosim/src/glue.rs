@@ -21,6 +21,12 @@ pub trait Glue: Block + 'static {
     /// Outputs follow from the state (`out`), or, for a block that decides within the cycle
     /// (the warp scheduler's grant), from the state and this cycle's inputs (`inp`).
     fn expect(&self, ports: &Self::Ports, out: &Self::Out<'_>, inp: &Self::In, exp: &mut Expected);
+    /// Whether a reset in the middle of a run holds the last cycle's inputs on the RTL (else
+    /// they are all 0): a block whose reset clears every register whatever its inputs shows a
+    /// register left out of its reset only with inputs that would set it. Blocks with memories
+    /// keep 0: a write offered during reset lands in the RTL's memory, and the model's reset
+    /// knows nothing of it.
+    const RESET_HOLDS_INPUTS: bool = false;
 }
 
 /// The model's outputs of one cycle: the expected values, the bits the RTL must match, and

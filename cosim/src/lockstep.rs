@@ -141,7 +141,13 @@ impl<B: Glue> Lockstep<B> {
     /// start of the run, so a mismatch names one cycle of it.
     pub fn reset_mid_run(&mut self) {
         let cycle = self.cycle;
-        self.reset();
+        let held = B::RESET_HOLDS_INPUTS.then(|| self.inp.clone());
+        self.model.reset();
+        if let Some(c) = &mut self.checker
+            && let Err(e) = c.reset(held)
+        {
+            self.error = Some(e.to_string());
+        }
         self.cycle = cycle;
     }
 
@@ -207,7 +213,7 @@ impl<B: Glue> Block for Lockstep<B> {
         self.model.reset();
         self.cycle = 0;
         if let Some(c) = &mut self.checker
-            && let Err(e) = c.reset()
+            && let Err(e) = c.reset(None)
         {
             self.error = Some(e.to_string());
         }
@@ -276,10 +282,10 @@ impl Checker {
         Ok(Checker { rtl, lib: lib.clone(), out, waveform, mismatch: None, raw_digest: 0xcbf2_9ce4_8422_2325 })
     }
 
-    /// `rst` high for [`RESET_CYCLES`] cycles.
-    fn reset(&mut self) {
+    /// `rst` high for [`RESET_CYCLES`] cycles, the other inputs `held` or 0.
+    fn reset(&mut self, held: Option<Vec<u32>>) {
         let layout = self.lib.layout();
-        let mut inp = vec![0; layout.in_words];
+        let mut inp = held.unwrap_or_else(|| vec![0; layout.in_words]);
         layout.input("rst").put(&mut inp, 1);
         for _ in 0..RESET_CYCLES {
             self.rtl.eval(&inp, &mut self.out);
@@ -330,7 +336,8 @@ impl Checker {
 
 /// What the model side sends the checker's thread.
 enum ToChecker {
-    Reset,
+    /// Reset, the other inputs held at these words or 0.
+    Reset(Option<Vec<u32>>),
     /// `n` cycles from `first`: per cycle the input words, the expected output values and the
     /// mask of compared bits.
     Cycles {
@@ -379,7 +386,7 @@ impl CheckerThread {
             let (i, o) = (layout.in_words, layout.out_words);
             while let Ok(msg) = inbox.recv() {
                 match msg {
-                    ToChecker::Reset => c.reset(),
+                    ToChecker::Reset(held) => c.reset(held),
                     ToChecker::Cycles { first, n, words } => {
                         for (k, frame) in words.chunks_exact(i + 2 * o).take(n).enumerate() {
                             let (inp, rest) = frame.split_at(i);
@@ -407,9 +414,9 @@ impl CheckerThread {
         self.to.send(msg).map_err(|_| anyhow::anyhow!("the RTL checker's thread stopped"))
     }
 
-    fn reset(&mut self) -> Result<()> {
+    fn reset(&mut self, held: Option<Vec<u32>>) -> Result<()> {
         self.flush()?;
-        self.send(ToChecker::Reset)
+        self.send(ToChecker::Reset(held))
     }
 
     /// Adds a cycle; whether a mismatch is known (in the batch two before the one filling).

@@ -24,6 +24,8 @@ use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 
 impl Glue for Issue {
+    const RESET_HOLDS_INPUTS: bool = true;
+
     type Ports = IssuePorts<PortSlot>;
 
     fn bind(&self, layout: &PortLayout) -> Result<Self::Ports> {

@@ -26,6 +26,8 @@ use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 
 impl Glue for Scheduler {
+    const RESET_HOLDS_INPUTS: bool = true;
+
     type Ports = SchedulerPorts<PortSlot>;
 
     fn bind(&self, layout: &PortLayout) -> Result<Self::Ports> {

@@ -44,6 +44,8 @@ fn pack(warps: usize, per: u32, chunks: impl Fn(usize) -> [u64; 4]) -> Vec<u64> 
 }
 
 impl Glue for Scoreboard {
+    const RESET_HOLDS_INPUTS: bool = true;
+
     type Ports = ScoreboardPorts<PortSlot>;
 
     fn bind(&self, layout: &PortLayout) -> Result<Self::Ports> {

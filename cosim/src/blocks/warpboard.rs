@@ -25,6 +25,8 @@ use rfgen_model::kernel::Kernel;
 use rfgen_model::sm::{SimError, SimStats, Sm};
 
 impl Glue for Warpboard {
+    const RESET_HOLDS_INPUTS: bool = true;
+
     type Ports = WarpboardPorts<PortSlot>;
 
     fn bind(&self, layout: &PortLayout) -> Result<Self::Ports> {
