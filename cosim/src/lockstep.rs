@@ -140,15 +140,18 @@ impl<B: Glue> Lockstep<B> {
     /// Resets the model and the RTL in the middle of a run; cycles go on being counted from the
     /// start of the run, so a mismatch names one cycle of it.
     pub fn reset_mid_run(&mut self) {
-        let cycle = self.cycle;
         let held = B::RESET_HOLDS_INPUTS.then(|| self.inp.clone());
+        self.reset_both(held);
+    }
+
+    /// Resets the model, and the RTL with the other inputs `held` or 0.
+    fn reset_both(&mut self, held: Option<Vec<u32>>) {
         self.model.reset();
         if let Some(c) = &mut self.checker
             && let Err(e) = c.reset(held)
         {
             self.error = Some(e.to_string());
         }
-        self.cycle = cycle;
     }
 
     /// The input frames the model side drove (see [`Lockstep::model_side`]).
@@ -210,13 +213,8 @@ impl<B: Glue> Block for Lockstep<B> {
 
     /// Resets the model, and the RTL through `rst` for [`RESET_CYCLES`] cycles.
     fn reset(&mut self) {
-        self.model.reset();
+        self.reset_both(None);
         self.cycle = 0;
-        if let Some(c) = &mut self.checker
-            && let Err(e) = c.reset(None)
-        {
-            self.error = Some(e.to_string());
-        }
     }
 
     fn outputs(&self) -> B::Out<'_> {

@@ -117,12 +117,17 @@ pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutant
     // Yosys draws edits of an asynchronous read port's enable (which must stay 1: a register
     // file cache's entries are read combinationally) and then cannot write the netlist; those
     // are left out, the others keep their numbers.
-    let (kept, dropped): (Vec<&str>, Vec<&str>) =
-        text.lines().filter(|l| l.starts_with("mutate ")).partition(|l| Mutant::parse(l).is_some_and(|m| m.writable()));
-    std::fs::write(dir.join("mutants.ys"), kept.iter().map(|l| format!("{l}\n")).collect::<String>())?;
-    std::fs::write(dir.join("dropped.ys"), dropped.iter().map(|l| format!("{l}\n")).collect::<String>())?;
-    let mutants: Vec<Mutant> = kept.into_iter().filter_map(Mutant::parse).collect();
+    type Drawn<'t> = Vec<(&'t str, Mutant)>;
+    let (kept, dropped): (Drawn, Drawn) = text
+        .lines()
+        .filter(|l| l.starts_with("mutate "))
+        .filter_map(|l| Mutant::parse(l).map(|m| (l, m)))
+        .partition(|(_, m)| m.writable());
+    let script = |list: &Drawn| list.iter().map(|(l, _)| format!("{l}\n")).collect::<String>();
+    std::fs::write(dir.join("mutants.ys"), script(&kept))?;
+    std::fs::write(dir.join("dropped.ys"), script(&dropped))?;
     let unwritable = dropped.len();
+    let mutants: Vec<Mutant> = kept.into_iter().map(|(_, m)| m).collect();
     if mutants.is_empty() {
         bail!("Yosys drew no mutants of {top} (see {})", dir.join("list.log").display());
     }

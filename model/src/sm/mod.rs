@@ -678,12 +678,15 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 let (got, want) = (out.disp_src_data[s], f.vals.src(s));
                 let defined = f.mask & f.vals.src_defined[s];
                 self.stats.undefined_reads += (f.mask & !defined).count_ones() as u64;
-                // All lanes equal (one slice compare) is the common case; only then is each
-                // lane asked whether it is defined.
+                // All lanes equal (one slice compare) is the common case; only when they are
+                // not is each lane asked whether it is defined.
                 let lanes = self.lanes;
-                let differs = |l: usize| defined >> l & 1 == 1 && got[l] != want[l];
-                if let Some(lane) = (got[..lanes] != want[..lanes]).then(|| (0..lanes).find(|&l| differs(l))).flatten()
-                {
+                let lane = if got[..lanes] == want[..lanes] {
+                    None
+                } else {
+                    (0..lanes).find(|&l| defined >> l & 1 == 1 && got[l] != want[l])
+                };
+                if let Some(lane) = lane {
                     self.stats.operand_mismatches += 1;
                     let war = self.war_exposed.iter().find(|e| e.0 == id && e.1 == s);
                     let war_writer_line = war.map(|e| self.k.pos[e.2 as usize].line);
