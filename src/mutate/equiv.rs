@@ -7,6 +7,11 @@
 //!    is large (an MRF's banks are tens of thousands of flip-flops to the solver; one bank or one
 //!    arbiter is not). An induction that needs an invariant of the states the module reaches (a
 //!    scheduler's age order being transitive) does not close, but the search does.
+//!    First with the module's own instances cut out (`expose -evert`): what it drives into them
+//!    becomes outputs, compared like its own, and what they drive back becomes inputs, the same
+//!    free values on both sides. Equal inputs into identical instances give equal values back,
+//!    so equal there is equal with them in place — and a top module of a few hundred cells is
+//!    checked without the banks below it. Then, if that fails, with them in place.
 //! 2. **In the block**: failing that (an edit the module's ports show may still be masked
 //!    around it), the flattened block with and without the edit, proved by induction; else
 //!    Yosys' SAT solver looks for an input sequence from reset on which an output differs within
@@ -55,13 +60,24 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     let read = format!("read_rtlil \"{}\"\n", drawn.design.display());
     let limit = Duration::from_secs(TIMEOUT_S);
     let edit = mutant.edit();
-    if let Some((module, cell)) = innermost(&drawn.top, &mutant.cell, &drawn.instances) {
-        let copy = format!("{read}mutate -module {module} -cell {cell} {edit}\n");
-        let sides = Sides { top: &module, generated: Source::Commands(read.clone()), copy: Source::Commands(copy) };
+    let top = &drawn.top;
+    let (module, cell) =
+        innermost(top, &mutant.cell, &drawn.instances).unwrap_or_else(|| (top.clone(), mutant.cell.clone()));
+    let edited = format!("{read}mutate -module {module} -cell {cell} {edit}\n");
+    let cut = cut_instances(&module, &drawn.instances);
+    let mut scopes = Vec::new();
+    if !cut.is_empty() {
+        scopes.push(("module_cut", format!("{read}{cut}"), format!("{edited}{cut}")));
+    }
+    if module != *top {
+        scopes.push(("module", read.clone(), edited));
+    }
+    for (folder, generated, copy) in scopes {
+        let sides = Sides { top: &module, generated: Source::Commands(generated), copy: Source::Commands(copy) };
         // With the module's inputs free its input sequences include every one the block gives
         // it, so a bound there holds for the block too; a difference there may not reach the
         // block's ports, and is looked for again in the block.
-        match prove_equiv::check(&sides, cycles, limit, &dir.join("module")) {
+        match prove_equiv::check(&sides, cycles, limit, &dir.join(folder)) {
             Ok(prove_equiv::Equivalence::Proved) => return Ok(Equivalence::Proved { module }),
             Ok(prove_equiv::Equivalence::Bounded { cycles, .. }) => {
                 return Ok(Equivalence::Equivalent { cycles, module });
@@ -69,7 +85,6 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
             _ => {}
         }
     }
-    let top = &drawn.top;
     let flat = format!("{read}hierarchy -top {top}\nflatten\n");
     let copy = format!("{flat}mutate -module {top} -cell {} {edit}\n", mutant.cell);
     let sides = Sides { top, generated: Source::Commands(flat), copy: Source::Commands(copy) };
@@ -106,6 +121,19 @@ pub fn instances(rtlil: &str) -> HashMap<(String, String), String> {
         }
     }
     map
+}
+
+/// Yosys commands replacing `module`'s instances of other modules by ports (`expose -evert`):
+/// empty when it has none.
+fn cut_instances(module: &str, instances: &HashMap<(String, String), String>) -> String {
+    // Selected by type: instance names out of generate blocks hold brackets, which a selection
+    // reads as a pattern.
+    let types: std::collections::BTreeSet<String> =
+        instances.iter().filter(|((m, _), _)| m == module).map(|(_, kind)| format!("{module}/t:{kind}")).collect();
+    if types.is_empty() {
+        return String::new();
+    }
+    format!("hierarchy -top {module}\nproc\nexpose -evert {}\n", types.into_iter().collect::<Vec<_>>().join(" "))
 }
 
 /// The module a flattened cell name (`$flatten\u_a.\u_b.$and$x.v:3$7`) comes from and the

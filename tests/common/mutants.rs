@@ -272,12 +272,27 @@ pub const SCOREBOARD: &[Mutant] = &[
 ];
 
 /// The warpboard alone (`wsmall`), by policy.
-const WARPBOARD_BLOOM2: &[Mutant] = &[m(
-    "bloom2 counter saturating early (at 2)",
-    "wsmall_warpboard.v",
-    "assign capped = (up > 3'd3) ? 2'd3 : up[1:0];",
-    "assign capped = (up > 3'd2) ? 2'd2 : up[1:0];",
-)];
+const WARPBOARD_BLOOM2: &[Mutant] = &[
+    m(
+        "bloom2 counter saturating early (at 2)",
+        "wsmall_warpboard.v",
+        "assign capped = (up > 3'd3) ? 2'd3 : up[1:0];",
+        "assign capped = (up > 3'd2) ? 2'd2 : up[1:0];",
+    ),
+    // These two are caught only because the random stimulus now and then issues past the check.
+    m(
+        "bloom2 counter wrapping past 3 instead of saturating",
+        "wsmall_warpboard.v",
+        "assign capped = (up > 3'd3) ? 2'd3 : up[1:0];",
+        "assign capped = up[1:0];",
+    ),
+    m(
+        "bloom2 counter wrapping below 0 instead of stopping there",
+        "wsmall_warpboard.v",
+        "<= (capped > down) ? capped - down : 2'd0;",
+        "<= capped - down;",
+    ),
+];
 const WARPBOARD_ON_READ: &[Mutant] = &[m(
     "release-on-read released at the issue instead of the leave",
     "wsmall_warpboard.v",
