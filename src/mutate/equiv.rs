@@ -169,4 +169,12 @@ mod tests {
         assert_eq!(innermost("top", "$and$top.v:9$3", &modules), None);
         assert_eq!(innermost("top", "$flatten\\u_missing.$and$g.v:3$1", &modules), None);
     }
+
+    #[test]
+    fn a_module_is_cut_at_its_instances_by_type() {
+        let rtlil = "module \\top\n  cell \\group \\g_bank[0].u_group\n  end\n  cell \\group \\g_bank[1].u_group\n  end\n  cell \\map \\u_map\n  end\n  cell $and $and$t.v:2$1\n  end\nend\nmodule \\map\nend\n";
+        let modules = instances(rtlil);
+        assert_eq!(cut_instances("top", &modules), "hierarchy -top top\nproc\nexpose -evert top/t:group top/t:map\n");
+        assert_eq!(cut_instances("map", &modules), "");
+    }
 }
