@@ -240,18 +240,13 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                 format!("caught by {by}, x-seed {x_seed}, at cycle {cycle} ({output})")
             }
             (Verdict::Survived, None) => "SURVIVED".to_string(),
-            (Verdict::Survived, Some(Equivalence::Proved { module })) if *module == drawn.top => {
-                "survived: equivalent (proved by induction)".to_string()
+            (Verdict::Survived, Some(Equivalence::Proved { module, cut })) => {
+                format!("survived: equivalent (proved by induction{})", scope(" in", module, *cut, &drawn.top))
             }
-            (Verdict::Survived, Some(Equivalence::Proved { module })) => {
-                format!("survived: equivalent (proved by induction in {module})")
-            }
-            (Verdict::Survived, Some(Equivalence::Equivalent { cycles, module })) if *module == drawn.top => {
-                format!("survived: equivalent (no difference within {cycles} cycles)")
-            }
-            (Verdict::Survived, Some(Equivalence::Equivalent { cycles, module })) => {
-                format!("survived: equivalent (no difference within {cycles} cycles at the ports of {module})")
-            }
+            (Verdict::Survived, Some(Equivalence::Equivalent { cycles, module, cut })) => format!(
+                "survived: equivalent (no difference within {cycles} cycles{})",
+                scope(" at the ports of", module, *cut, &drawn.top)
+            ),
             (Verdict::Survived, Some(Equivalence::Differs { first_output, first_cycle })) => {
                 format!("SURVIVED: an ESCAPE ({first_output} differs in cycle {first_cycle} of a sequence from reset)")
             }
@@ -347,4 +342,14 @@ fn kernels(args: &MutateArgs, checked: &rfgen_gen::Checked) -> anyhow::Result<(V
         }
     }
     Ok((launched, skipped))
+}
+
+/// Where a survivor was shown equivalent, for its line: nothing for the whole block, else
+/// `lead` and the module, and whether its instances were cut out.
+fn scope(lead: &str, module: &str, cut: bool, top: &str) -> String {
+    match (module == top, cut) {
+        (true, false) => String::new(),
+        (_, false) => format!("{lead} {module}"),
+        (_, true) => format!("{lead} {module}, its instances cut out"),
+    }
 }

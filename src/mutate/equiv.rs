@@ -31,12 +31,13 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "equivalence", rename_all = "snake_case")]
 pub enum Equivalence {
-    /// Proved by induction, in `module` (the edited cell's) or the whole block: no input
-    /// sequence shows it at the ports.
-    Proved { module: String },
+    /// Proved by induction, in `module` (the edited cell's, with its instances `cut` out or
+    /// not) or the whole block: no input sequence shows it at the ports.
+    Proved { module: String, cut: bool },
     /// No input sequence of `cycles` cycles from reset shows it at the ports of `module` (the
-    /// edited cell's, or the whole block); the induction did not close.
-    Equivalent { cycles: u32, module: String },
+    /// edited cell's, with its instances `cut` out or not, or the whole block); the induction
+    /// did not close.
+    Equivalent { cycles: u32, module: String, cut: bool },
     /// An input sequence shows it: `first_output` differs in `first_cycle` (reset held in cycle 1).
     Differs { first_output: String, first_cycle: u32 },
     /// The solver did not finish in time.
@@ -73,14 +74,15 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
         scopes.push(("module", read.clone(), edited));
     }
     for (folder, generated, copy) in scopes {
+        let cut = folder == "module_cut";
         let sides = Sides { top: &module, generated: Source::Commands(generated), copy: Source::Commands(copy) };
         // With the module's inputs free its input sequences include every one the block gives
         // it, so a bound there holds for the block too; a difference there may not reach the
         // block's ports, and is looked for again in the block.
         match prove_equiv::check(&sides, cycles, limit, &dir.join(folder)) {
-            Ok(prove_equiv::Equivalence::Proved) => return Ok(Equivalence::Proved { module }),
+            Ok(prove_equiv::Equivalence::Proved) => return Ok(Equivalence::Proved { module, cut }),
             Ok(prove_equiv::Equivalence::Bounded { cycles, .. }) => {
-                return Ok(Equivalence::Equivalent { cycles, module });
+                return Ok(Equivalence::Equivalent { cycles, module, cut });
             }
             _ => {}
         }
@@ -97,8 +99,10 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
         }
     };
     Ok(match verdict {
-        prove_equiv::Equivalence::Proved => Equivalence::Proved { module: top.clone() },
-        prove_equiv::Equivalence::Bounded { cycles, .. } => Equivalence::Equivalent { cycles, module: top.clone() },
+        prove_equiv::Equivalence::Proved => Equivalence::Proved { module: top.clone(), cut: false },
+        prove_equiv::Equivalence::Bounded { cycles, .. } => {
+            Equivalence::Equivalent { cycles, module: top.clone(), cut: false }
+        }
         prove_equiv::Equivalence::Differs { output, cycle, .. } => {
             Equivalence::Differs { first_output: output, first_cycle: cycle }
         }
