@@ -65,16 +65,16 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     let (module, cell) =
         innermost(top, &mutant.cell, &drawn.instances).unwrap_or_else(|| (top.clone(), mutant.cell.clone()));
     let edited = format!("{read}mutate -module {module} -cell {cell} {edit}\n");
-    let cut = cut_instances(&module, &drawn.instances);
+    // (folder, instances cut out, generated side, copy)
     let mut scopes = Vec::new();
-    if !cut.is_empty() {
-        scopes.push(("module_cut", format!("{read}{cut}"), format!("{edited}{cut}")));
+    let cut_commands = cut_instances(&module, &drawn.instances);
+    if !cut_commands.is_empty() {
+        scopes.push(("module_cut", true, format!("{read}{cut_commands}"), format!("{edited}{cut_commands}")));
     }
     if module != *top {
-        scopes.push(("module", read.clone(), edited));
+        scopes.push(("module", false, read.clone(), edited));
     }
-    for (folder, generated, copy) in scopes {
-        let cut = folder == "module_cut";
+    for (folder, cut, generated, copy) in scopes {
         let sides = Sides { top: &module, generated: Source::Commands(generated), copy: Source::Commands(copy) };
         // With the module's inputs free its input sequences include every one the block gives
         // it, so a bound there holds for the block too; a difference there may not reach the
