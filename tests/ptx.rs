@@ -39,7 +39,7 @@ fn clang(source: &Path, out: &Path) -> std::process::Output {
 }
 
 /// Small kernels in tests/data/ptx/ exercising one PTX feature each, with their CUDA C beside them.
-const FEATURE_KERNELS: [&str; 5] = ["constants", "calls", "local", "vectors", "structs"];
+const FEATURE_KERNELS: [&str; 6] = ["constants", "calls", "local", "vectors", "structs", "doubles"];
 
 #[test]
 fn the_committed_ptx_is_what_clang_makes_of_the_cuda_sources() {
@@ -434,6 +434,43 @@ fn a_struct_passed_by_value_reaches_the_kernel_field_by_field() {
     assert_eq!(output(&k, &m, "out"), bits(&out));
 }
 
+/// A buffer of doubles, two words each.
+fn doubles(words: &[u32]) -> Vec<f64> {
+    words.chunks(2).map(|w| f64::from_bits(u64::from(w[0]) | u64::from(w[1]) << 32)).collect()
+}
+
+#[test]
+fn double_precision_is_computed_as_ieee_doubles() {
+    let (k, m) = run("doubles");
+    let (x, w) = (input(&k, "x"), doubles(&words(&k, "w")));
+    let (mut y, mut acc_out, mut steps) = (input(&k, "y"), doubles(&words(&k, "acc")), words(&k, "steps"));
+    let scale = 3.5;
+    let mut diverged = false;
+    for i in 0..100 {
+        let v = f64::from(x[i]);
+        // In the order clang leaves it: `acc * 1.0001 + v / (k + 1)` contracted into one fma.
+        let mut acc = w[i];
+        for k in 0..8 {
+            acc = acc.mul_add(1.0001, v / f64::from(k + 1));
+        }
+        let mut s = 0;
+        while acc > scale && s < 20 {
+            acc = acc.mul_add(0.75, -0.125);
+            s += 1;
+        }
+        diverged |= s != 0 && s != 20;
+        let acc = acc.abs().min(100.0) + f64::from(i as u32).max(3.0);
+        y[i] = v.mul_add(0.5, 1.25) as f32 + acc as f32;
+        acc_out[i] = acc.sqrt() + 1.0 / (acc + 1.0);
+        steps[i] = (s + (acc * 10.0) as i32) as u32;
+    }
+    assert!(diverged, "the loop's trip count differs between lanes");
+    assert_eq!(output(&k, &m, "y"), bits(&y));
+    let acc_bits = |v: &[f64]| v.iter().map(|d| d.to_bits()).collect::<Vec<_>>();
+    assert_eq!(acc_bits(&doubles(&output(&k, &m, "acc"))), acc_bits(&acc_out), "the last 28 are left at 9.0");
+    assert_eq!(output(&k, &m, "steps"), steps);
+}
+
 #[test]
 fn device_functions_are_inlined_at_every_call() {
     let (k, m) = run("calls");
@@ -476,8 +513,9 @@ fn rfgen_sim_runs_every_workload_on_the_sm_model_and_reports_its_registers() {
 
 #[test]
 fn the_kernel_driven_cosim_runs_ptx_kernels() {
-    // Global atomics, shared atomics, divergent loops on lowered predicate logic, local arrays.
-    for name in ["reduction", "histogram", "collatz", "local"] {
+    // Global atomics, shared atomics, divergent loops on lowered predicate logic, local arrays,
+    // doubles in passes.
+    for name in ["reduction", "histogram", "collatz", "local", "doubles"] {
         let launch = format!("tests/data/ptx/{name}.toml");
         let out = rfgen(&["cosim", "--preset", "small", "--kernel", &launch]);
         assert!(out.status.success(), "{name}: {}{}", stdout(&out), stderr(&out));

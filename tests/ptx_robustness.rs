@@ -91,7 +91,14 @@ fn unsupported_ptx_is_refused_before_the_run_with_file_line_and_construct() {
     let cases = [
         ("instruction", "", "\tdiv.s32 \t%r2, %r1, 3;\n", "div.s32", "unsupported instruction `div.s32`"),
         ("ftz", "", "\tadd.ftz.f32 \t%r2, %r1, %r1;\n", "add.ftz", "unsupported instruction `add.ftz.f32`"),
-        ("f64_register", reg_f64, "\tmov.b32 \t%r2, %fd1;\n", "%fd1;", "unsupported register type `.f64` of `%fd1`"),
+        ("f64_as_32_bits", reg_f64, "\tmov.b32 \t%r2, %fd1;\n", "%fd1;", "`%fd1` is not a 32-bit register"),
+        (
+            "f64_rounding",
+            reg_f64,
+            "\tcvt.rz.f32.f64 \t%r2, %fd1;\n",
+            "cvt.rz",
+            "unsupported instruction `cvt.rz.f32.f64`",
+        ),
         ("unknown_type", "\t.reg .q32 \t%q<2>;\n", "", ".q32", "unsupported type `.q32`"),
         (
             "local_byte",
@@ -154,7 +161,7 @@ fn unsupported_ptx_is_refused_before_the_run_with_file_line_and_construct() {
         (".maxnreg 16\n", ".maxnreg", "unsupported directive `.maxnreg`"),
         (".const .b8 t[2] = {1, 2, 3};\n", ".const", "`t` has 2 elements, its initializer gives 3"),
         (".const .b8 t[2] = {1, 256};\n", ".const", "value 256 in `t`'s initializer does not fit `.b8`"),
-        (".const .f64 t = 1;\n", ".const", "unsupported `.const` type `.f64`"),
+        (".const .f16 t = 1;\n", ".const", "unsupported `.const` type `.f16`"),
     ];
     for (i, (text, marker, what)) in module_cases.into_iter().enumerate() {
         let ptx = kernel("", "").replace(".visible .entry", &format!("{text}.visible .entry"));
@@ -237,17 +244,17 @@ fn a_launch_file_that_does_not_match_the_kernel_is_named_field_by_field() {
             format!(
                 "{head}params = [{{ buffer = \"out\" }}, {{ value = 5 }}]\n[buffers.out]\ntype = \"u32\"\ncount = 0\ninit = \"zero\"\n"
             ),
-            "buffers.out.count: 0 (allowed: 1 or more, 4194304 in all buffers)",
+            "buffers.out.count: 0 (allowed: 1 or more, 4194304 words in all buffers, two per f64)",
         ),
         (
             format!(
                 "{head}params = [{{ buffer = \"out\" }}, {{ value = 5 }}]\n[buffers.out]\ntype = \"u32\"\ncount = 4194305\ninit = \"zero\"\n"
             ),
-            "buffers.out.count: 4194305 (allowed: 1 or more, 4194304 in all buffers)",
+            "buffers.out.count: 4194305 (allowed: 1 or more, 4194304 words in all buffers, two per f64)",
         ),
         (
             format!(
-                "{head}params = [{{ buffer = \"out\" }}, {{ value = 5 }}]\n[buffers.out]\ntype = \"f64\"\ncount = 64\ninit = \"zero\"\n"
+                "{head}params = [{{ buffer = \"out\" }}, {{ value = 5 }}]\n[buffers.out]\ntype = \"f16\"\ncount = 64\ninit = \"zero\"\n"
             ),
             "type",
         ),

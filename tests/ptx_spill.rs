@@ -133,3 +133,24 @@ fn a_value_written_under_a_guard_keeps_its_other_lanes_when_spilled() {
     assert_eq!(outputs(&whole), vec![want.clone()], "unspilled");
     assert_eq!(outputs(&k), vec![want], "spilled");
 }
+
+/// Doubles are register pairs: spilled, a pair takes two slots, and a pass of a double
+/// operation keeps its words in registers. `rfgen cosim` allocates within the config's registers
+/// as `rfgen sim` does.
+#[test]
+fn spilled_doubles_compute_what_they_compute_unspilled_and_cosimulate() {
+    let dir = root().join("tests/data/ptx");
+    let text = std::fs::read_to_string(dir.join("doubles.ptx")).unwrap();
+    let launch = launch::parse(&std::fs::read_to_string(dir.join("doubles.toml")).unwrap()).unwrap();
+    let whole = ptx::load_within(&text, &launch, regalloc::MAX_REGISTERS).unwrap();
+    let spilled = ptx::load_within(&text, &launch, 8).unwrap();
+    assert!(whole.kernel.regs > 8 && spilled.kernel.regs <= 8 && spilled.spilled > 0);
+    assert_eq!(outputs(&spilled), outputs(&whole));
+
+    let small = std::fs::read_to_string(root().join("configs/small.toml")).unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let eight = config.path().join("small-r8.toml");
+    std::fs::write(&eight, small.replacen("[sm]\n", "[sm]\nregisters_per_thread = 8\n", 1)).unwrap();
+    let out = rfgen(&["cosim", "--config", eight.to_str().unwrap(), "--kernel", "tests/data/ptx/doubles.toml"]);
+    assert!(out.status.success() && stdout(&out).contains("PASS"), "{}{}", stdout(&out), stderr(&out));
+}

@@ -463,7 +463,7 @@ pub fn launched_kernel(
     stimulus: &Stimulus,
     config: &ConfigSource,
 ) -> anyhow::Result<LaunchedKernel> {
-    let (mut declared, source) = super::kernel_with_source(spec)?;
+    let (mut declared, source) = super::kernel_within(spec, checked.config.sm.registers_per_thread)?;
     if let Stimulus::Random { seed } = stimulus {
         declared.name = format!("random-program-{seed}");
     }

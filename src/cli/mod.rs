@@ -200,6 +200,12 @@ pub fn kernel(name: &str) -> anyhow::Result<rfgen_model::kernel::Kernel> {
 
 /// [`kernel`] and its source text.
 pub fn kernel_with_source(name: &str) -> anyhow::Result<(rfgen_model::kernel::Kernel, String)> {
+    kernel_within(name, rfgen_model::kernel::ptx::regalloc::MAX_REGISTERS)
+}
+
+/// [`kernel_with_source`], a PTX kernel allocated within `max_registers` per thread (spilling
+/// the rest to local memory, as `rfgen sim` does for its config).
+pub fn kernel_within(name: &str, max_registers: u32) -> anyhow::Result<(rfgen_model::kernel::Kernel, String)> {
     use rfgen_model::kernel::{library, synthetic};
     if let Some(text) = name.strip_prefix("synthetic:") {
         let knobs = synthetic::Knobs::parse(text).map_err(|e| bad_input(format!("--kernel {name}: {e}")))?;
@@ -210,7 +216,7 @@ pub fn kernel_with_source(name: &str) -> anyhow::Result<(rfgen_model::kernel::Ke
         return Ok((kernel, source));
     }
     if ptx::names_ptx(name) {
-        return ptx::load(name).map(|(k, source)| (k.kernel, source));
+        return ptx::load_within(name, max_registers).map(|(k, source)| (k.kernel, source));
     }
     if let Some(k) = library::find(name) {
         let kernel = k.parse().map_err(|e| anyhow::anyhow!("library kernel {name}: {e}"))?;

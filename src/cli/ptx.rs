@@ -20,12 +20,8 @@ pub fn workload_specs() -> impl Iterator<Item = String> {
     suite::WORKLOADS.iter().map(|w| format!("{WORKLOAD_PREFIX}{}", w.name))
 }
 
-/// The kernel `name` names, and its source (PTX and launch file) to identify its results.
-pub fn load(name: &str) -> anyhow::Result<(PtxKernel, String)> {
-    load_within(name, ptx::regalloc::MAX_REGISTERS)
-}
-
-/// [`load`], spilling to local memory beyond `max_registers` per thread.
+/// The kernel `name` names, and its source (PTX and launch file) to identify its results,
+/// spilling to local memory beyond `max_registers` per thread.
 pub fn load_within(name: &str, max_registers: u32) -> anyhow::Result<(PtxKernel, String)> {
     if let Some(short) = name.strip_prefix(WORKLOAD_PREFIX) {
         return load_workload(short, max_registers);

@@ -3,7 +3,7 @@
 //! functions (`sin`, `cos`, `ex2`, `lg2`) return the correctly computed f32 value of the math
 //! library where the hardware's approximations differ in the last bits.
 
-use crate::kernel::{Cvt, FCmp, Op};
+use crate::kernel::{Cvt, Dop, FCmp, Op};
 
 fn f(x: u32) -> f32 {
     f32::from_bits(x)
@@ -42,6 +42,33 @@ pub fn lane(op: Op, x: u32, y: u32, z: u32, carry: bool) -> u32 {
     }
 }
 
+/// The result of one lane of a double-precision operation on its operand words (a double's low
+/// word first): a double's bits, a 32-bit result in the low word, or a predicate as 0 or 1.
+pub fn double(op: Dop, w: &[u32]) -> u64 {
+    let d = |i: usize| f64::from_bits(u64::from(w[i]) | u64::from(w[i + 1]) << 32);
+    let bits = |v: f64| v.to_bits();
+    match op {
+        Dop::Add => bits(d(0) + d(2)),
+        Dop::Sub => bits(d(0) - d(2)),
+        Dop::Mul => bits(d(0) * d(2)),
+        Dop::Fma => bits(d(0).mul_add(d(2), d(4))),
+        Dop::Div => bits(d(0) / d(2)),
+        Dop::Sqrt => bits(d(0).sqrt()),
+        Dop::Rcp => bits(1.0 / d(0)),
+        Dop::Min => bits(d(0).min(d(2))),
+        Dop::Max => bits(d(0).max(d(2))),
+        Dop::Setp(cmp) => u64::from(compare_with(cmp, d(0), d(2))),
+        Dop::F64FromF32 => bits(f64::from(f(w[0]))),
+        Dop::F64FromS32 => bits(f64::from(w[0] as i32)),
+        Dop::F64FromU32 => bits(f64::from(w[0])),
+        // Rust's casts round to nearest (to f32) and truncate, saturate and map NaN to 0 (to
+        // integers), as cvt.rn and cvt.rzi do.
+        Dop::F32FromF64 => u64::from((d(0) as f32).to_bits()),
+        Dop::S32FromF64 => u64::from(d(0) as i32 as u32),
+        Dop::U32FromF64 => u64::from(d(0) as u32),
+    }
+}
+
 /// PTX's `bfe.u32`: `len` bits of `x` from bit `pos` (each taken from its operand's low byte),
 /// bits past bit 31 and past `len` read as zero.
 pub fn bit_field(x: u32, pos: u32, len: u32) -> u32 {
@@ -55,8 +82,12 @@ pub fn bit_field(x: u32, pos: u32, len: u32) -> u32 {
 
 /// Whether `x CMP y` holds for f32 values.
 pub fn compare(cmp: FCmp, x: u32, y: u32) -> bool {
-    let (x, y) = (f(x), f(y));
-    let unordered = x.is_nan() || y.is_nan();
+    compare_with(cmp, f(x), f(y))
+}
+
+/// `compare` on f32 or f64 values: unordered when either is NaN.
+fn compare_with<T: PartialOrd>(cmp: FCmp, x: T, y: T) -> bool {
+    let unordered = x.partial_cmp(&y).is_none();
     match cmp {
         FCmp::Eq => x == y,
         FCmp::Ne => !unordered && x != y,
@@ -99,6 +130,22 @@ mod tests {
         assert_eq!(bit_field(0xa1b2_c3d4, 0, 40), 0xa1b2_c3d4);
         assert_eq!(bit_field(0xa1b2_c3d4, 32, 8), 0);
         assert_eq!(bit_field(0xa1b2_c3d4, 4, 0x100), 0, "only the low byte of len counts");
+    }
+
+    #[test]
+    fn doubles_are_ieee_on_their_words_low_first() {
+        let w = |v: f64| [v.to_bits() as u32, (v.to_bits() >> 32) as u32];
+        let words = |vs: &[f64]| vs.iter().flat_map(|&v| w(v)).collect::<Vec<u32>>();
+        let (a, b, c) = (0.1f64, 10.0f64, -1.0f64);
+        assert_eq!(double(Dop::Fma, &words(&[a, b, c])), a.mul_add(b, c).to_bits());
+        assert_ne!(a.mul_add(b, c), a * b + c, "the fma is fused, rounded once");
+        assert_eq!(double(Dop::Div, &words(&[1.0, 3.0])), (1.0f64 / 3.0).to_bits());
+        assert_eq!(double(Dop::Setp(FCmp::Ltu), &words(&[f64::NAN, 1.0])), 1);
+        assert_eq!(double(Dop::Setp(FCmp::Lt), &words(&[f64::NAN, 1.0])), 0);
+        assert_eq!(double(Dop::F64FromS32, &[(-3i32) as u32]), (-3.0f64).to_bits());
+        assert_eq!(double(Dop::F32FromF64, &words(&[1.0 + 1e-12])), u64::from(1.0f32.to_bits()));
+        assert_eq!(double(Dop::S32FromF64, &words(&[-1e20])), u64::from(i32::MIN as u32), "saturates");
+        assert_eq!(double(Dop::U32FromF64, &words(&[f64::NAN])), 0);
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod barrier;
 pub mod memory;
 
 use crate::kernel::cfg::NO_RECONVERGENCE;
-use crate::kernel::{Cmp, Instr, Kernel, Op, Special, Src};
+use crate::kernel::{Cmp, DpResult, Instr, Kernel, Op, Special, Src};
 pub use memory::{GlobalMemory, default_word};
 use std::fmt;
 
@@ -88,6 +88,10 @@ pub struct Warp {
     defined: Vec<u64>,
     preds: [u64; 8],
     stack: Vec<Entry>,
+    /// Per lane, the double-precision unit's state between the passes of one operation
+    /// (`Op::DpOperands`, `Op::Dp`, `Op::DpHigh`): three operand words, then the result's high
+    /// word.
+    dp: Vec<[u32; 4]>,
 }
 
 impl Warp {
@@ -106,6 +110,7 @@ impl Warp {
             defined: vec![0; k.regs.max(1) as usize],
             preds: [0; 8],
             stack: vec![Entry { pc: 0, mask, rpc: NO_RECONVERGENCE }],
+            dp: vec![[0; 4]; lanes as usize],
         }
     }
 
@@ -318,6 +323,36 @@ impl Warp {
                         }
                         _ => dst[l] = shared[word],
                     }
+                }
+            }
+            Op::DpOperands => {
+                for l in (0..lanes).filter(|&l| lane_on(l)) {
+                    self.dp[l][..3].copy_from_slice(&[a[l], b[l], c[l]]);
+                }
+            }
+            Op::Dp(op) => {
+                let mut preds = 0u64;
+                for l in (0..lanes).filter(|&l| lane_on(l)) {
+                    // The first three words from `DpOperands` when there are more than three.
+                    let mut words = [0u32; 6];
+                    let (held, brought) = if op.words() > 3 { (3, op.words() - 3) } else { (0, op.words()) };
+                    words[..held].copy_from_slice(&self.dp[l][..held]);
+                    words[held..held + brought].copy_from_slice(&[a[l], b[l], c[l]][..brought]);
+                    let r = arith::double(op, &words[..op.words()]);
+                    match op.result() {
+                        DpResult::Pred => preds |= (r & 1) << l,
+                        DpResult::Word => dst[l] = r as u32,
+                        DpResult::Double => (dst[l], self.dp[l][3]) = (r as u32, (r >> 32) as u32),
+                    }
+                }
+                if let Some(p) = ins.pdst {
+                    let p = &mut self.preds[p as usize];
+                    *p = (*p & !active) | preds;
+                }
+            }
+            Op::DpHigh => {
+                for l in (0..lanes).filter(|&l| lane_on(l)) {
+                    dst[l] = self.dp[l][3];
                 }
             }
             Op::Bar if active != self.threads => {

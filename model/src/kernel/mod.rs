@@ -58,6 +58,80 @@ pub enum Cvt {
     U32FromF32,
 }
 
+/// A double-precision operation (PTX's `.f64`, docs/ptx.md), on IEEE 754 doubles rounding to
+/// nearest; conversions to integers round toward zero (saturating; NaN gives 0), as `cvt.rzi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dop {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+    Div,
+    Sqrt,
+    Rcp,
+    Min,
+    Max,
+    Setp(FCmp),
+    F64FromF32,
+    F64FromS32,
+    F64FromU32,
+    F32FromF64,
+    S32FromF64,
+    U32FromF64,
+}
+
+/// What a double-precision operation produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DpResult {
+    /// A double: its low word from `Dp`, its high word from the `DpHigh` after it.
+    Double,
+    /// A 32-bit value (a conversion).
+    Word,
+    /// A predicate (`setp`).
+    Pred,
+}
+
+impl Dop {
+    /// Operand words: two per double, one per 32-bit value.
+    pub fn words(self) -> usize {
+        match self {
+            Dop::Fma => 6,
+            Dop::Add | Dop::Sub | Dop::Mul | Dop::Div | Dop::Min | Dop::Max | Dop::Setp(_) => 4,
+            Dop::Sqrt | Dop::Rcp | Dop::F32FromF64 | Dop::S32FromF64 | Dop::U32FromF64 => 2,
+            Dop::F64FromF32 | Dop::F64FromS32 | Dop::F64FromU32 => 1,
+        }
+    }
+
+    pub fn result(self) -> DpResult {
+        match self {
+            Dop::Setp(_) => DpResult::Pred,
+            Dop::F32FromF64 | Dop::S32FromF64 | Dop::U32FromF64 => DpResult::Word,
+            _ => DpResult::Double,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Dop::Add => "add.f64",
+            Dop::Sub => "sub.f64",
+            Dop::Mul => "mul.f64",
+            Dop::Fma => "fma.f64",
+            Dop::Div => "div.f64",
+            Dop::Sqrt => "sqrt.f64",
+            Dop::Rcp => "rcp.f64",
+            Dop::Min => "min.f64",
+            Dop::Max => "max.f64",
+            Dop::Setp(_) => "setp.f64",
+            Dop::F64FromF32 => "cvt.f64.f32",
+            Dop::F64FromS32 => "cvt.f64.s32",
+            Dop::F64FromU32 => "cvt.f64.u32",
+            Dop::F32FromF64 => "cvt.f32.f64",
+            Dop::S32FromF64 => "cvt.rzi.s32.f64",
+            Dop::U32FromF64 => "cvt.rzi.u32.f64",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Add,
@@ -117,6 +191,14 @@ pub enum Op {
     AtomAddShared,
     /// Unsigned bit-field extract: `len` (c) bits of `a` from bit `pos` (b), zero-filled.
     Bfe,
+    /// Double precision (docs/ptx.md). The datapath and the operand collectors are 32 bits
+    /// wide and a double is a register pair, so an operation on doubles collects its operand
+    /// words in passes of up to three: `DpOperands` hands the first three to the lane's
+    /// double-precision unit, `Dp` brings the rest as its sources, computes, and writes the low
+    /// word (or its 32-bit result, or `pdst`); `DpHigh` writes the high word the unit kept.
+    DpOperands,
+    Dp(Dop),
+    DpHigh,
 }
 
 /// Where an instruction executes.
@@ -136,6 +218,7 @@ impl Op {
         use Op::*;
         match self {
             Popc | Clz | Isqrt | Rcp | FDiv | FSqrt | FRcp | Ex2 | Lg2 | Sin | Cos => Unit::Sfu,
+            Dp(Dop::Div | Dop::Sqrt | Dop::Rcp) => Unit::Sfu,
             LdGlobal | StGlobal | AtomAdd | AtomAddF => Unit::Global,
             LdShared | StShared | AtomAddShared => Unit::Shared,
             LdTex => Unit::Texture,
@@ -176,6 +259,9 @@ impl Op {
             AtomAddF => "atom.add.f32",
             AtomAddShared => "atom.shared.add.u32",
             Bfe => "bfe.u32",
+            DpOperands => "dp.operands",
+            Dp(d) => d.name(),
+            DpHigh => "dp.high",
             _ => return None,
         })
     }

@@ -62,6 +62,15 @@ pub enum Elem {
     U32,
     S32,
     F32,
+    /// A double: two words, the low one first.
+    F64,
+}
+
+impl Elem {
+    /// Words an element takes.
+    pub fn words(self) -> u32 {
+        if self == Elem::F64 { 2 } else { 1 }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -194,16 +203,17 @@ pub fn parse(text: &str) -> Result<Launch, LaunchError> {
     let mut buffers = Vec::new();
     let (mut addr, mut words) = (u64::from(BUFFER_BASE), 0u64);
     for (name, b) in f.buffers {
-        words += u64::from(b.count);
+        words += u64::from(b.count) * u64::from(b.ty.words());
         if b.count == 0 || words > u64::from(MAX_DATA_WORDS) {
             return fail(format!(
-                "buffers.{name}.count: {} (allowed: 1 or more, {MAX_DATA_WORDS} in all buffers)",
+                "buffers.{name}.count: {} (allowed: 1 or more, {MAX_DATA_WORDS} words in all buffers, two per f64)",
                 b.count
             ));
         }
         let data = generate(&name, &b)?;
+        let end = (addr + 4 * data.len() as u64).next_multiple_of(u64::from(BUFFER_ALIGN));
         buffers.push(Buffer { name, ty: b.ty, addr: addr as u32, words: data });
-        addr = (addr + 4 * u64::from(b.count)).next_multiple_of(u64::from(BUFFER_ALIGN));
+        addr = end;
     }
     Ok(Launch { ptx: f.ptx, entry: f.entry, blocks_x, blocks_y, threads: f.block, params, buffers })
 }
@@ -214,7 +224,7 @@ fn struct_field(
     at: &str,
     known: &dyn Fn(String, &str) -> Result<String, LaunchError>,
 ) -> Result<Field, LaunchError> {
-    let word = |n: Number, ty: Elem| bits(n, ty).map(Field::Word);
+    let word = |n: Number, ty: Elem| bits(n, ty).map(|b| Field::Word(b as u32));
     let wide = |n: Number, signed: bool| match n {
         Number::Int(v) if signed || v >= 0 => Some(Field::Wide(v as u64)),
         _ => None,
@@ -250,12 +260,21 @@ fn as_f64(n: Number) -> f64 {
 }
 
 /// The bits of `n` as an element of type `ty`; `None` when it does not fit.
-fn bits(n: Number, ty: Elem) -> Option<u32> {
+fn bits(n: Number, ty: Elem) -> Option<u64> {
     match (ty, n) {
-        (Elem::F32, n) => Some((as_f64(n) as f32).to_bits()),
-        (Elem::U32, Number::Int(v)) => u32::try_from(v).ok(),
-        (Elem::S32, Number::Int(v)) => i32::try_from(v).ok().map(|v| v as u32),
+        (Elem::F32, n) => Some(u64::from((as_f64(n) as f32).to_bits())),
+        (Elem::F64, n) => Some(as_f64(n).to_bits()),
+        (Elem::U32, Number::Int(v)) => u32::try_from(v).ok().map(u64::from),
+        (Elem::S32, Number::Int(v)) => i32::try_from(v).ok().map(|v| u64::from(v as u32)),
         (_, Number::Float(_)) => None,
+    }
+}
+
+/// The words of elements' bits: one each, a double's two low word first.
+fn words_of(ty: Elem, elements: impl Iterator<Item = u64>) -> Vec<u32> {
+    match ty {
+        Elem::F64 => elements.flat_map(|e| [e as u32, (e >> 32) as u32]).collect(),
+        _ => elements.map(|e| e as u32).collect(),
     }
 }
 
@@ -267,7 +286,7 @@ fn generate(name: &str, b: &BufferFile) -> Result<Vec<u32>, LaunchError> {
         }),
     };
     let n = b.count as usize;
-    Ok(match b.init {
+    let elements: Vec<u64> = match b.init {
         Init::Zero => vec![0; n],
         Init::Iota => (0..b.count).map(|i| bits(Number::Int(i64::from(i)), b.ty).unwrap()).collect(),
         Init::Constant => vec![bits(field("value", b.value)?, b.ty).unwrap(); n],
@@ -276,6 +295,13 @@ fn generate(name: &str, b: &BufferFile) -> Result<Vec<u32>, LaunchError> {
             let (lo, hi) = (field("min", b.min)?, field("max", b.max)?);
             let mut rng = rng(name, b);
             match b.ty {
+                Elem::F64 => {
+                    let (lo, hi) = (as_f64(lo), as_f64(hi));
+                    if lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) || !(hi - lo).is_finite() {
+                        return fail(format!("buffers.{name}: min {lo:e} must be below max {hi:e}, by a finite span"));
+                    }
+                    (0..n).map(|_| rng.random_range(lo..hi).to_bits()).collect()
+                }
                 Elem::F32 => {
                     let (lo, hi) = (as_f64(lo) as f32, as_f64(hi) as f32);
                     if lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
@@ -288,18 +314,19 @@ fn generate(name: &str, b: &BufferFile) -> Result<Vec<u32>, LaunchError> {
                             f32::MAX
                         ));
                     }
-                    (0..n).map(|_| rng.random_range(lo..hi).to_bits()).collect()
+                    (0..n).map(|_| u64::from(rng.random_range(lo..hi).to_bits())).collect()
                 }
-                _ => {
+                Elem::U32 | Elem::S32 => {
                     let (lo, hi) = (as_f64(lo) as i64, as_f64(hi) as i64);
                     if lo > hi {
                         return fail(format!("buffers.{name}: min {lo} is above max {hi}"));
                     }
-                    (0..n).map(|_| rng.random_range(lo..=hi) as u32).collect()
+                    (0..n).map(|_| u64::from(rng.random_range(lo..=hi) as u32)).collect()
                 }
             }
         }
-    })
+    };
+    Ok(words_of(b.ty, elements.into_iter()))
 }
 
 fn rng(name: &str, b: &BufferFile) -> Xoshiro256PlusPlus {
@@ -308,8 +335,8 @@ fn rng(name: &str, b: &BufferFile) -> Xoshiro256PlusPlus {
 
 /// The start offsets of rows of random lengths (compressed sparse rows, a graph's adjacency
 /// lists): element 0 is 0, every next one adds a uniform integer in [min, max].
-fn offsets(name: &str, b: &BufferFile, lo: Number, hi: Number) -> Result<Vec<u32>, LaunchError> {
-    if b.ty == Elem::F32 {
+fn offsets(name: &str, b: &BufferFile, lo: Number, hi: Number) -> Result<Vec<u64>, LaunchError> {
+    if matches!(b.ty, Elem::F32 | Elem::F64) {
         return fail(format!("buffers.{name}.type: init = \"offsets\" makes integers (allowed: u32, s32)"));
     }
     let (lo, hi) = (as_f64(lo) as i64, as_f64(hi) as i64);
@@ -319,13 +346,13 @@ fn offsets(name: &str, b: &BufferFile, lo: Number, hi: Number) -> Result<Vec<u32
     let limit = if b.ty == Elem::U32 { i64::from(u32::MAX) } else { i64::from(i32::MAX) };
     let mut rng = rng(name, b);
     let mut at = 0i64;
-    let mut out = vec![0u32];
+    let mut out = vec![0u64];
     for _ in 1..b.count {
         at += rng.random_range(lo..=hi);
         if at > limit {
             return fail(format!("buffers.{name}: offset {at} does not fit a {:?}", b.ty).to_lowercase());
         }
-        out.push(at as u32);
+        out.push(at as u64);
     }
     Ok(out)
 }
@@ -375,13 +402,14 @@ impl Launch {
                         "u32" | "b32" => Elem::U32,
                         "s32" => Elem::S32,
                         "f32" => Elem::F32,
+                        "f64" => Elem::F64,
                         _ => return fail(format!("{what}: parameters of type .{ty} are not supported yet")),
                     };
                     let bits = bits(*n, elem).or_else(|| if elem == Elem::U32 { bits(*n, Elem::S32) } else { None });
                     let Some(bits) = bits else {
                         return fail(format!("{what}: {} does not fit", as_f64(*n)));
                     };
-                    Arg::Value(u64::from(bits))
+                    Arg::Value(bits)
                 }
             });
         }
@@ -429,6 +457,22 @@ mod tests {
         assert_eq!(l.buffers[1].words[4999], 4999);
         assert!(l.buffers[0].words.iter().all(|&w| (-1.0..1.0).contains(&f32::from_bits(w))));
         assert_eq!(parse(text).unwrap(), l, "generation is deterministic");
+    }
+
+    #[test]
+    fn doubles_take_two_words_low_first_in_buffers_and_parameters() {
+        let text = "grid = 1\nblock = 32\nparams = [{ value = 2.5 }]\n\
+                    [buffers.a]\ntype = \"f64\"\ncount = 3\ninit = \"iota\"\n\
+                    [buffers.b]\ntype = \"f64\"\ncount = 64\ninit = \"uniform\"\nmin = -1\nmax = 1.0\n";
+        let l = parse(text).unwrap();
+        let two = 2.0f64.to_bits();
+        assert_eq!(l.buffers[0].words, vec![0, 0, 0, (1.0f64.to_bits() >> 32) as u32, two as u32, (two >> 32) as u32]);
+        let b = &l.buffers[1].words;
+        assert_eq!(b.len(), 128);
+        assert!(b.chunks(2).all(|w| (-1.0..1.0).contains(&f64::from_bits(u64::from(w[0]) | u64::from(w[1]) << 32))));
+        assert_eq!(l.buffers[1].addr, l.buffers[0].addr + BUFFER_ALIGN, "placed after the first's 24 bytes");
+        let params = [Param { name: "s".into(), ty: "f64".into(), bytes: None, line: 1 }];
+        assert_eq!(l.values("k", &params).unwrap().0, vec![Arg::Value(2.5f64.to_bits())]);
     }
 
     #[test]

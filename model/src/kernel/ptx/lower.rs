@@ -6,7 +6,7 @@
 
 use super::PtxError;
 use super::parse::{ConstVar, Entry, Instruction, Operand, SharedVar, Statement};
-use crate::kernel::{Cmp, Cvt, DataInit, FCmp, Op, Special};
+use crate::kernel::{Cmp, Cvt, DataInit, Dop, DpResult, FCmp, Op, Special};
 use std::collections::HashMap;
 
 /// A virtual register: an index into [`Lowered::classes`].
@@ -276,6 +276,31 @@ const INT32: &[&str] = &["b32", "u32", "s32"];
 const ANY32: &[&str] = &["b32", "u32", "s32", "f32"];
 const INT64: &[&str] = &["b64", "u64", "s64"];
 
+/// The double-precision operation of an opcode (its type last, rounding to nearest dropped from
+/// `mods`), if it is one.
+fn double_op(base: &str, mods: &[&str], ty: &str) -> Option<Dop> {
+    Some(match (base, mods, ty) {
+        ("add", [], "f64") => Dop::Add,
+        ("sub", [], "f64") => Dop::Sub,
+        ("mul", [], "f64") => Dop::Mul,
+        ("fma" | "mad", [], "f64") => Dop::Fma,
+        ("div", [], "f64") => Dop::Div,
+        ("sqrt", [], "f64") => Dop::Sqrt,
+        ("rcp", [], "f64") => Dop::Rcp,
+        ("min", [], "f64") => Dop::Min,
+        ("max", [], "f64") => Dop::Max,
+        ("setp", [cmp], "f64") => Dop::Setp(float_cmp(cmp)?),
+        ("cvt", ["f64"], "f32") => Dop::F64FromF32,
+        ("cvt", ["f64"], "s32") => Dop::F64FromS32,
+        ("cvt", ["f64"], "u32") => Dop::F64FromU32,
+        ("cvt", ["f32"], "f64") => Dop::F32FromF64,
+        ("cvt", ["rzi", "s32"], "f64") => Dop::S32FromF64,
+        ("cvt", ["rzi", "u32"], "f64") => Dop::U32FromF64,
+        _ => return None,
+    })
+}
+const ANY64: &[&str] = &["b64", "u64", "s64", "f64"];
+
 impl<'a> Lowerer<'a> {
     fn unsupported<T>(&self, what: &str) -> Result<T, PtxError> {
         fail(self.line, format!("unsupported instruction `{what}`"))
@@ -295,7 +320,7 @@ impl<'a> Lowerer<'a> {
         let class = match ty {
             "pred" => Class::Pred,
             "b32" | "u32" | "s32" | "f32" => Class::W32,
-            "b64" | "u64" | "s64" => Class::W64,
+            "b64" | "u64" | "s64" | "f64" => Class::W64,
             _ => return fail(self.line, format!("unsupported register type `.{ty}` of `{name}`")),
         };
         Ok((self.fresh(name, class), class))
@@ -346,6 +371,7 @@ impl<'a> Lowerer<'a> {
                 None => fail(self.line, format!("immediate {v} does not fit 32 bits")),
             },
             Operand::F32(bits) => Ok(VSrc::Imm(*bits)),
+            Operand::F64(_) => fail(self.line, "expected a 32-bit value, found an f64 literal"),
             Operand::Symbol(s) => match self.shared.get(s.as_str()).or_else(|| self.consts.get(s)) {
                 Some(&at) => Ok(VSrc::Imm(at)),
                 None => match (self.local.get(s.as_str()), self.struct_at(s)) {
@@ -370,6 +396,7 @@ impl<'a> Lowerer<'a> {
                 Ok([VSrc::Reg((v, 0)), VSrc::Reg((v, 1))])
             }
             Operand::Int(v) => Ok([VSrc::Imm(*v as u32), VSrc::Imm((*v >> 32) as u32)]),
+            Operand::F64(bits) => Ok([VSrc::Imm(*bits as u32), VSrc::Imm((*bits >> 32) as u32)]),
             _ => Ok([self.src32(o)?, VSrc::Imm(0)]),
         }
     }
@@ -500,8 +527,21 @@ impl<'a> Lowerer<'a> {
             self.emit(op, Some(dst), srcs);
             return Ok(None);
         }
+        if let Some(op) = double_op(base, mods, ty) {
+            self.double(ins, op)?;
+            return Ok(None);
+        }
         match (base, mods, ty) {
             ("and" | "or" | "xor" | "not" | "mov", [], "pred") => self.predicate_logic(ins, base)?,
+            // A double's sign is the high word's bit 31.
+            ("neg" | "abs", [], "f64") => {
+                let o = self.operands(ins, 2)?;
+                let d = self.dst64(&o[0])?;
+                let [lo, hi] = self.src64(&o[1])?;
+                let (op, mask) = if base == "neg" { (Op::Xor, 0x8000_0000) } else { (Op::And, 0x7fff_ffff) };
+                self.emit(Op::Mov, Some((d, 0)), [lo, VSrc::None, VSrc::None]);
+                self.emit(op, Some((d, 1)), [hi, VSrc::Imm(mask), VSrc::None]);
+            }
             ("neg" | "not" | "abs", [], _) => self.bit_unary(ins, base, ty)?,
             ("setp", [cmp], t) => {
                 let o = self.operands(ins, 3)?;
@@ -523,8 +563,19 @@ impl<'a> Lowerer<'a> {
                 let p = self.reg_of(&o[3], Class::Pred, "the selecting predicate")?;
                 self.emit(Op::Selp, Some(dst), [a, b, VSrc::None]).psrc = Some(p);
             }
+            ("selp", [], t) if ANY64.contains(&t) => {
+                let o = self.operands(ins, 4)?;
+                let d = self.dst64(&o[0])?;
+                let (a, b) = (self.src64(&o[1])?, self.src64(&o[2])?);
+                let p = self.reg_of(&o[3], Class::Pred, "the selecting predicate")?;
+                for half in 0..2 {
+                    self.emit(Op::Selp, Some((d, half)), [a[half as usize], b[half as usize], VSrc::None]).psrc =
+                        Some(p);
+                }
+            }
             ("mov" | "cvta", m, t)
-                if INT64.contains(&t) && matches!(m, [] | ["global" | "local"] | ["to", "global" | "local"]) =>
+                if (base == "mov" && m.is_empty() && ANY64.contains(&t))
+                    || (INT64.contains(&t) && matches!(m, [] | ["global" | "local"] | ["to", "global" | "local"])) =>
             {
                 let o = self.operands(ins, 2)?;
                 let d = self.dst64(&o[0])?;
@@ -646,6 +697,46 @@ impl<'a> Lowerer<'a> {
         Ok(None)
     }
 
+    /// A double-precision operation in the passes `Op::DpOperands`, `Op::Dp` and `Op::DpHigh`
+    /// (docs/ptx.md): the operands' words in order (a double's low word first), the first three
+    /// handed over ahead when there are more than three.
+    fn double(&mut self, ins: &Instruction, op: Dop) -> Result<(), PtxError> {
+        let wide_sources = !matches!(op, Dop::F64FromF32 | Dop::F64FromS32 | Dop::F64FromU32);
+        let o = self.operands(ins, 1 + if wide_sources { op.words() / 2 } else { op.words() })?;
+        let mut words = Vec::with_capacity(6);
+        for operand in &o[1..] {
+            if wide_sources {
+                words.extend(self.src64(operand)?);
+            } else {
+                words.push(self.src32(operand)?);
+            }
+        }
+        let rest = if words.len() > 3 {
+            self.emit(Op::DpOperands, None, [words[0], words[1], words[2]]);
+            &words[3..]
+        } else {
+            &words[..]
+        };
+        let mut srcs = [VSrc::None; 3];
+        srcs[..rest.len()].copy_from_slice(rest);
+        match op.result() {
+            DpResult::Pred => {
+                let p = self.reg_of(&o[0], Class::Pred, "the destination predicate")?;
+                self.emit(Op::Dp(op), None, srcs).pdst = Some(p);
+            }
+            DpResult::Word => {
+                let d = self.dst32(&o[0])?;
+                self.emit(Op::Dp(op), Some(d), srcs);
+            }
+            DpResult::Double => {
+                let d = self.dst64(&o[0])?;
+                self.emit(Op::Dp(op), Some((d, 0)), srcs);
+                self.emit(Op::DpHigh, Some((d, 1)), [VSrc::None; 3]);
+            }
+        }
+        Ok(())
+    }
+
     /// `shl.b64` by a constant: the high word takes the bits shifted out of the low word.
     fn shift_left64(&mut self, ins: &Instruction) -> Result<(), PtxError> {
         let o = self.operands(ins, 3)?;
@@ -756,7 +847,7 @@ impl<'a> Lowerer<'a> {
         ty: &str,
     ) -> Result<(), PtxError> {
         let o = self.operands(ins, 2)?;
-        let wide = INT64.contains(&ty);
+        let wide = ANY64.contains(&ty);
         if !wide && !ANY32.contains(&ty) {
             return fail(self.line, format!("unsupported type `.{ty}` in `{}` (32- and 64-bit only)", ins.opcode));
         }
@@ -861,6 +952,7 @@ fn class_name(c: Class) -> &'static str {
 #[cfg(test)]
 mod tests {
     use crate::kernel::ptx::{launch, load};
+    use crate::kernel::{Dop, Op, Src};
 
     /// Thread t holds a = bit 0 and b = bit 1 of t; it stores a & b, a | b, a ^ b, !a, b and
     /// the constant 1, each as 0 or 1, in the 6 words from `out + 32 t`.
@@ -928,6 +1020,32 @@ mod tests {
             let got = u64::from(memory.read(out + 8 * t)) | u64::from(memory.read(out + 8 * t + 4)) << 32;
             assert_eq!(got, want, "thread {t}");
         }
+    }
+
+    /// `fma.f64` reads six words: three handed over, three brought by the operation, then the
+    /// high word written; a conversion to f32 reads its two words in one pass.
+    #[test]
+    fn a_double_operation_takes_its_words_in_passes_of_three() {
+        let text = ".version 6.0\n.target sm_70\n.address_size 64\n\
+                    .visible .entry k(.param .u64 k_param_0)\n{\n\
+                    .reg .f32 %f<2>;\n.reg .b64 %rd<2>;\n.reg .f64 %fd<4>;\n\
+                    ld.param.u64 %rd1, [k_param_0];\n\
+                    ld.global.f64 %fd1, [%rd1];\n\
+                    fma.rn.f64 %fd2, %fd1, %fd1, 0d3FF8000000000000;\n\
+                    cvt.rn.f32.f64 %f1, %fd2;\n\
+                    st.global.f32 [%rd1], %f1;\n\
+                    ret;\n}\n";
+        let launch = "grid = 1\nblock = 1\nparams = [{ buffer = \"d\" }]\n\
+                      [buffers.d]\ntype = \"f64\"\ncount = 1\ninit = \"constant\"\nvalue = 0.5\n";
+        let k = load(text, &launch::parse(launch).unwrap()).unwrap();
+        let ops: Vec<Op> = k.kernel.code.iter().map(|i| i.op).collect();
+        let fma = ops.iter().position(|&op| op == Op::Dp(Dop::Fma)).unwrap();
+        assert_eq!(&ops[fma - 1..fma + 3], [Op::DpOperands, Op::Dp(Dop::Fma), Op::DpHigh, Op::Dp(Dop::F32FromF64)]);
+        let (hand, fma_ins) = (&k.kernel.code[fma - 1], &k.kernel.code[fma]);
+        assert_eq!(hand.src_regs().count(), 3, "a.lo a.hi b.lo");
+        assert_eq!(fma_ins.srcs[1..], [Src::Imm(0), Src::Imm(0x3ff8_0000)], "b.hi, then c's words");
+        let memory = crate::func::run(&k.kernel, 32).unwrap().memory;
+        assert_eq!(memory.read(k.buffer("d").unwrap().addr), 1.75f32.to_bits());
     }
 
     #[test]

@@ -49,6 +49,8 @@ pub enum Operand {
     Int(i64),
     /// An f32 literal's bits (`0f3F800000`).
     F32(u32),
+    /// An f64 literal's bits (`0d3FF0000000000000`).
+    F64(u64),
     /// A label, variable or parameter name.
     Symbol(String),
     /// `[base]` or `[base+offset]`: base a register or symbol.
@@ -136,6 +138,7 @@ enum Tok {
     Word(String),
     Int(i64),
     F32(u32),
+    F64(u64),
     Punct(char),
 }
 
@@ -233,8 +236,11 @@ fn number(s: &str, line: u32) -> Result<Tok, PtxError> {
         }
         return u32::from_str_radix(hex, 16).map(Tok::F32).map_err(|_| bad());
     }
-    if s.starts_with("0d") || s.starts_with("0D") {
-        return fail(line, format!("unsupported f64 literal `{s}` (f64 is not supported yet)"));
+    if let Some(hex) = s.strip_prefix("0d").or_else(|| s.strip_prefix("0D")) {
+        if hex.len() != 16 {
+            return Err(bad());
+        }
+        return u64::from_str_radix(hex, 16).map(Tok::F64).map_err(|_| bad());
     }
     let s = s.strip_suffix('U').unwrap_or(s);
     let v = if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -279,6 +285,7 @@ impl Parser {
             Some(Tok::Punct(c)) => format!(", found `{c}`"),
             Some(Tok::Int(v)) => format!(", found `{v}`"),
             Some(Tok::F32(b)) => format!(", found `0f{b:08X}`"),
+            Some(Tok::F64(b)) => format!(", found `0d{b:016X}`"),
             None => ", found the end of the file".into(),
         }
     }
@@ -558,8 +565,8 @@ fn const_var(p: &mut Parser, line: u32) -> Result<ConstVar, PtxError> {
     let align = alignment(p, line)?;
     let ty = p.ty()?;
     let elem = match type_bytes(&ty) {
-        Some(n) if ty != "f16" && ty != "f64" => n,
-        _ => return fail(line, format!("unsupported `.const` type `.{ty}` (integers of 8 to 64 bits, f32)")),
+        Some(n) if ty != "f16" => n,
+        _ => return fail(line, format!("unsupported `.const` type `.{ty}` (integers of 8 to 64 bits, f32, f64)")),
     };
     let name = p.word("a variable name")?;
     let count = if p.eat('[') {
@@ -584,11 +591,12 @@ fn const_var(p: &mut Parser, line: u32) -> Result<ConstVar, PtxError> {
                     }
                 }
                 Some(Tok::F32(bits)) if ty == "f32" && !negative => i64::from(bits),
+                Some(Tok::F64(bits)) if ty == "f64" && !negative => bits as i64,
                 _ => {
                     p.i -= 1;
                     return fail(
                         vline,
-                        format!("expected an integer or f32 value in `{name}`'s initializer{}", p.found()),
+                        format!("expected an integer, f32 or f64 value in `{name}`'s initializer{}", p.found()),
                     );
                 }
             };
@@ -737,6 +745,7 @@ fn operand(p: &mut Parser, opcode: &str) -> Result<Operand, PtxError> {
         Some(Tok::Word(w)) => Ok(Operand::Symbol(w)),
         Some(Tok::Int(v)) => Ok(Operand::Int(v)),
         Some(Tok::F32(b)) => Ok(Operand::F32(b)),
+        Some(Tok::F64(b)) => Ok(Operand::F64(b)),
         _ => fail(line, format!("expected an operand of `{opcode}`")),
     }
 }
@@ -767,8 +776,10 @@ mod tests {
         let e = parse(".version 6.0\n\n.global .u32 counter;\n").unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.message.contains(".global"), "{e}");
-        let e = parse(".entry k()\n{\n mov.f64 %fd1, 0d3FF0000000000000;\n}\n").unwrap_err();
+        let e = parse(".entry k()\n{\n mov.f64 %fd1, 0d3FF00000;\n}\n").unwrap_err();
         assert_eq!(e.line, 3);
-        assert!(e.message.contains("f64"), "{e}");
+        assert!(e.message.contains("0d3FF00000"), "{e}");
+        let e = parse(".const .f16 half = 1;\n").unwrap_err();
+        assert!(e.message.contains(".f16"), "{e}");
     }
 }
