@@ -11,6 +11,7 @@ fn f(x: u32) -> f32 {
 
 /// The result of one lane of a PTX-only operation with sources `x, y, z` and, for `AddX`, the
 /// carry in.
+#[inline]
 pub fn lane(op: Op, x: u32, y: u32, z: u32, carry: bool) -> u32 {
     match op {
         Op::MulHi => ((i64::from(x as i32) * i64::from(y as i32)) >> 32) as u32,

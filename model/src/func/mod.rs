@@ -361,43 +361,28 @@ impl Warp {
             Op::Bar => {}
             op => {
                 let sel = ins.psrc.map(|p| self.preds[p as usize]).unwrap_or(0);
-                for l in (0..lanes).filter(|&l| lane_on(l)) {
-                    let (x, y, z) = (a[l], b[l], c[l]);
-                    dst[l] = match op {
-                        Op::Add => x.wrapping_add(y),
-                        Op::Sub => x.wrapping_sub(y),
-                        Op::Mul => x.wrapping_mul(y),
-                        Op::Mad => x.wrapping_mul(y).wrapping_add(z),
-                        Op::And => x & y,
-                        Op::Or => x | y,
-                        Op::Xor => x ^ y,
-                        Op::Shl => x << (y & 31),
-                        Op::Shr => x >> (y & 31),
-                        Op::Sra => ((x as i32) >> (y & 31)) as u32,
-                        Op::Min => (x as i32).min(y as i32) as u32,
-                        Op::Max => (x as i32).max(y as i32) as u32,
-                        Op::Mov => x,
-                        Op::Selp => {
-                            if sel >> l & 1 == 1 {
-                                x
-                            } else {
-                                y
-                            }
+                // A loop per operation, so that the operation is decided once, not per lane.
+                macro_rules! per_op {
+                    ($($o:ident),*) => {
+                        match op {
+                            $(Op::$o => each_lane(active, dst, |l| alu(Op::$o, a[l], b[l], c[l], sel >> l & 1 == 1)),)*
+                            op => each_lane(active, dst, |l| alu(op, a[l], b[l], c[l], sel >> l & 1 == 1)),
                         }
-                        Op::Popc => x.count_ones(),
-                        Op::Clz => x.leading_zeros(),
-                        Op::Isqrt => x.isqrt(),
-                        Op::Rcp => u32::MAX.checked_div(x).unwrap_or(u32::MAX),
-                        op => arith::lane(op, x, y, z, sel >> l & 1 == 1),
                     };
                 }
+                per_op!(
+                    Add, Sub, Mul, Mad, And, Or, Xor, Shl, Shr, Sra, Min, Max, Mov, Selp, MulHi, MulHiU, AddX, FAdd,
+                    FSub, FMul, FFma, FMin, FMax, Bfe
+                );
             }
         }
         if let Some(d) = ins.dst {
             self.defined[d as usize] |= active;
             let reg = &mut self.regs[d as usize * lanes..][..lanes];
-            for l in (0..lanes).filter(|&l| lane_on(l)) {
-                reg[l] = dst[l];
+            if active.count_ones() as usize == lanes {
+                reg.copy_from_slice(&dst[..lanes]);
+            } else {
+                each_lane(active, reg, |l| dst[l]);
             }
         }
         self.stack.last_mut().unwrap().pc = pc + 1;
@@ -414,6 +399,50 @@ impl Warp {
                 break;
             }
         }
+    }
+}
+
+/// `out[l] = f(l)` for each lane `l` set in `mask`.
+#[inline(always)]
+fn each_lane(mask: u64, out: &mut [u32], f: impl Fn(usize) -> u32) {
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        out[l] = f(l);
+        m &= m - 1;
+    }
+}
+
+/// One lane of an operation with a register result and no side effect: sources `x, y, z` and
+/// the lane's bit of `psrc` (`selp`'s choice, `addc`'s carry).
+#[inline(always)]
+fn alu(op: Op, x: u32, y: u32, z: u32, sel: bool) -> u32 {
+    match op {
+        Op::Add => x.wrapping_add(y),
+        Op::Sub => x.wrapping_sub(y),
+        Op::Mul => x.wrapping_mul(y),
+        Op::Mad => x.wrapping_mul(y).wrapping_add(z),
+        Op::And => x & y,
+        Op::Or => x | y,
+        Op::Xor => x ^ y,
+        Op::Shl => x << (y & 31),
+        Op::Shr => x >> (y & 31),
+        Op::Sra => ((x as i32) >> (y & 31)) as u32,
+        Op::Min => (x as i32).min(y as i32) as u32,
+        Op::Max => (x as i32).max(y as i32) as u32,
+        Op::Mov => x,
+        Op::Selp => {
+            if sel {
+                x
+            } else {
+                y
+            }
+        }
+        Op::Popc => x.count_ones(),
+        Op::Clz => x.leading_zeros(),
+        Op::Isqrt => x.isqrt(),
+        Op::Rcp => u32::MAX.checked_div(x).unwrap_or(u32::MAX),
+        op => arith::lane(op, x, y, z, sel),
     }
 }
 

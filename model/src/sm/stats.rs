@@ -298,20 +298,20 @@ impl ValueStats {
 
     /// Bins the successive-lane differences of a register write.
     pub fn record_write(&mut self, values: &[u32], mask: u64, full: bool) {
-        let mut worst = 0;
+        // Branch-free over the lanes (it runs on every write): a pair counts when both its
+        // lanes wrote; bins 0, 1..=128, 129..=32768 and beyond.
+        let (mut counts, mut worst) = ([0u64; 4], 0);
+        let pairs = mask & mask >> 1;
+        for (l, w) in values.windows(2).enumerate() {
+            let on = pairs >> l & 1;
+            let d = (w[1].wrapping_sub(w[0]) as i32).unsigned_abs();
+            let bin = usize::from(d > 0) + usize::from(d > 128) + usize::from(d > 32768);
+            counts[bin] += on;
+            worst = worst.max(bin * on as usize);
+        }
         let hist = if full { &mut self.lane_delta_non_divergent } else { &mut self.lane_delta_divergent };
-        for l in 0..values.len().saturating_sub(1) {
-            if mask >> l & 3 == 3 {
-                let d = values[l + 1].wrapping_sub(values[l]) as i32;
-                let bin = match d.unsigned_abs() {
-                    0 => 0,
-                    1..=128 => 1,
-                    129..=32768 => 2,
-                    _ => 3,
-                };
-                hist.counts[bin] += 1;
-                worst = worst.max(bin);
-            }
+        for (h, c) in hist.counts.iter_mut().zip(counts) {
+            *h += c;
         }
         if full {
             self.non_divergent_writes += 1;
