@@ -46,7 +46,8 @@ pub fn lane(op: Op, x: u32, y: u32, z: u32, carry: bool) -> u32 {
 /// The result of one lane of a double-precision operation on its operand words (a double's low
 /// word first): a double's bits, a 32-bit result in the low word, or a predicate as 0 or 1.
 pub fn double(op: Dop, w: &[u32]) -> u64 {
-    let d = |i: usize| f64::from_bits(u64::from(w[i]) | u64::from(w[i + 1]) << 32);
+    let word64 = |w: &[u32]| u64::from(w[0]) | u64::from(w[1]) << 32;
+    let d = |i: usize| f64::from_bits(word64(&w[i..]));
     let bits = |v: f64| v.to_bits();
     match op {
         Dop::Add => bits(d(0) + d(2)),
@@ -67,6 +68,10 @@ pub fn double(op: Dop, w: &[u32]) -> u64 {
         Dop::F32FromF64 => u64::from((d(0) as f32).to_bits()),
         Dop::S32FromF64 => u64::from(d(0) as i32 as u32),
         Dop::U32FromF64 => u64::from(d(0) as u32),
+        Dop::F64FromS64 => bits(word64(w) as i64 as f64),
+        Dop::F64FromU64 => bits(word64(w) as f64),
+        Dop::S64FromF64 => d(0) as i64 as u64,
+        Dop::U64FromF64 => d(0) as u64,
     }
 }
 
@@ -147,6 +152,10 @@ mod tests {
         assert_eq!(double(Dop::F32FromF64, &words(&[1.0 + 1e-12])), u64::from(1.0f32.to_bits()));
         assert_eq!(double(Dop::S32FromF64, &words(&[-1e20])), u64::from(i32::MIN as u32), "saturates");
         assert_eq!(double(Dop::U32FromF64, &words(&[f64::NAN])), 0);
+        let i = -(1i64 << 40) - 3;
+        assert_eq!(double(Dop::F64FromS64, &[i as u32, (i >> 32) as u32]), (i as f64).to_bits());
+        assert_eq!(double(Dop::S64FromF64, &words(&[-2.0e12 - 0.75])), (-2_000_000_000_000i64) as u64);
+        assert_eq!(double(Dop::U64FromF64, &words(&[-1.0])), 0, "saturates at 0");
     }
 
     #[test]

@@ -78,6 +78,10 @@ pub enum Dop {
     F32FromF64,
     S32FromF64,
     U32FromF64,
+    F64FromS64,
+    F64FromU64,
+    S64FromF64,
+    U64FromF64,
 }
 
 /// What a double-precision operation produces.
@@ -98,6 +102,7 @@ impl Dop {
             Dop::Fma => 6,
             Dop::Add | Dop::Sub | Dop::Mul | Dop::Div | Dop::Min | Dop::Max | Dop::Setp(_) => 4,
             Dop::Sqrt | Dop::Rcp | Dop::F32FromF64 | Dop::S32FromF64 | Dop::U32FromF64 => 2,
+            Dop::F64FromS64 | Dop::F64FromU64 | Dop::S64FromF64 | Dop::U64FromF64 => 2,
             Dop::F64FromF32 | Dop::F64FromS32 | Dop::F64FromU32 => 1,
         }
     }
@@ -128,6 +133,10 @@ impl Dop {
             Dop::F32FromF64 => "cvt.f32.f64",
             Dop::S32FromF64 => "cvt.rzi.s32.f64",
             Dop::U32FromF64 => "cvt.rzi.u32.f64",
+            Dop::F64FromS64 => "cvt.f64.s64",
+            Dop::F64FromU64 => "cvt.f64.u64",
+            Dop::S64FromF64 => "cvt.rzi.s64.f64",
+            Dop::U64FromF64 => "cvt.rzi.u64.f64",
         }
     }
 }

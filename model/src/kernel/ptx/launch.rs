@@ -53,6 +53,7 @@ struct FieldFile {
     f32: Option<Number>,
     u64: Option<Number>,
     s64: Option<Number>,
+    f64: Option<Number>,
     buffer: Option<String>,
 }
 
@@ -235,6 +236,7 @@ fn struct_field(
         f.f32.map(|n| ("f32", n, word(n, Elem::F32))),
         f.u64.map(|n| ("u64", n, wide(n, false))),
         f.s64.map(|n| ("s64", n, wide(n, true))),
+        f.f64.map(|n| ("f64", n, bits(n, Elem::F64).map(Field::Wide))),
     ];
     let mut given: Vec<(&str, Number, Option<Field>)> = keys.into_iter().flatten().collect();
     match (given.len(), f.buffer) {
@@ -243,7 +245,7 @@ fn struct_field(
             let (ty, n, field) = given.remove(0);
             field.ok_or_else(|| LaunchError(format!("{at}: {} does not fit .{ty}", as_f64(n))))
         }
-        _ => fail(format!("{at}: give exactly one of u32, s32, f32, u64, s64 = NUMBER or buffer = NAME")),
+        _ => fail(format!("{at}: give exactly one of u32, s32, f32, u64, s64, f64 = NUMBER or buffer = NAME")),
     }
 }
 
@@ -473,6 +475,12 @@ mod tests {
         assert_eq!(l.buffers[1].addr, l.buffers[0].addr + BUFFER_ALIGN, "placed after the first's 24 bytes");
         let params = [Param { name: "s".into(), ty: "f64".into(), bytes: None, line: 1 }];
         assert_eq!(l.values("k", &params).unwrap().0, vec![Arg::Value(2.5f64.to_bits())]);
+        // In a struct passed by value: at its own 8-byte alignment.
+        let l = parse("grid = 1\nblock = 32\nparams = [{ fields = [{ f32 = 1.0 }, { f64 = -0.5 }] }]\n").unwrap();
+        let s = Param { name: "s".into(), ty: "b8".into(), bytes: Some(16), line: 1 };
+        let half = (-0.5f64).to_bits();
+        let want = vec![1.0f32.to_bits(), 0, half as u32, (half >> 32) as u32];
+        assert_eq!(l.values("k", &[s]).unwrap().1, vec![DataInit { addr: STRUCT_BASE, words: want }]);
     }
 
     #[test]

@@ -296,6 +296,10 @@ fn double_op(base: &str, mods: &[&str], ty: &str) -> Option<Dop> {
         ("cvt", ["f32"], "f64") => Dop::F32FromF64,
         ("cvt", ["rzi", "s32"], "f64") => Dop::S32FromF64,
         ("cvt", ["rzi", "u32"], "f64") => Dop::U32FromF64,
+        ("cvt", ["f64"], "s64") => Dop::F64FromS64,
+        ("cvt", ["f64"], "u64") => Dop::F64FromU64,
+        ("cvt", ["rzi", "s64"], "f64") => Dop::S64FromF64,
+        ("cvt", ["rzi", "u64"], "f64") => Dop::U64FromF64,
         _ => return None,
     })
 }
