@@ -104,11 +104,15 @@ fn sim_reports_the_orf_lrf_against_the_rfc() {
     assert!(v["stats"]["orf"]["orf_reads"].as_u64().unwrap() > 0, "{}", v["stats"]);
 }
 
-/// Bits of the storage arrays (`reg [n:0] name_data [0:m];`) a generated ORF/LRF module declares.
+/// Bits of the storage arrays a generated ORF/LRF module declares: `reg [n:0] name_data [0:m];`,
+/// each inside the loop over lanes (`lane < L`), so declared L times.
 fn declared_storage_bits(design: &rfgen_gen::emit::Design, module: &str) -> u64 {
     let (_, text) = design.files.iter().find(|(f, _)| f == &format!("{module}.v")).expect("the ORF/LRF module");
     let bound = |s: &str| s.trim().parse::<u64>().unwrap();
-    text.lines()
+    let lanes =
+        text.split_once("lane < ").map(|(_, r)| bound(r.split_once(';').unwrap().0)).expect("a loop over lanes");
+    let per_lane: u64 = text
+        .lines()
         .filter_map(|l| l.trim().strip_prefix("reg"))
         .filter(|l| l.contains("_data ["))
         .map(|l| {
@@ -116,7 +120,8 @@ fn declared_storage_bits(design: &rfgen_gen::emit::Design, module: &str) -> u64 
             let depth = rest.split_once("[0:").unwrap().1.split_once(']').unwrap().0;
             (bound(word) + 1) * (bound(depth) + 1)
         })
-        .sum()
+        .sum();
+    lanes * per_lane
 }
 
 /// The ORF/LRF's storage is per active warp of the two-level scheduler, not per resident warp:

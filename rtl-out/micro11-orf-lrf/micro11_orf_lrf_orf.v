@@ -24,29 +24,26 @@ module micro11_orf_lrf_orf (
   input  wire [1023:0] wr_data,   // lane i at [32i+31:32i]
   input  wire   [31:0] rel_mask   // warps whose slots are freed at this edge, warp i at bit i
 );
-  reg  [1023:0] orf0_data [0:7];
+  wire [1023:0] orf0_rd;
   reg  [7:0] orf0_valid;
   wire orf0_we;
-  reg  [1023:0] orf1_data [0:7];
+  wire [1023:0] orf1_rd;
   reg  [7:0] orf1_valid;
   wire orf1_we;
-  reg  [1023:0] orf2_data [0:7];
+  wire [1023:0] orf2_rd;
   reg  [7:0] orf2_valid;
   wire orf2_we;
-  reg  [1023:0] lrf0_data [0:7];
+  wire [1023:0] lrf0_rd;
   reg  [7:0] lrf0_valid;
   wire lrf0_we;
-  reg  [1023:0] lrf1_data [0:7];
+  wire [1023:0] lrf1_rd;
   reg  [7:0] lrf1_valid;
   wire lrf1_we;
-  reg  [1023:0] lrf2_data [0:7];
+  wire [1023:0] lrf2_rd;
   reg  [7:0] lrf2_valid;
   wire lrf2_we;
-  wire [1023:0] wr_lanes;
   wire [7:0] wr_sel;
   wire [7:0] inv_sel;
-
-  assign wr_lanes = {{32{wr_mask[31]}}, {32{wr_mask[30]}}, {32{wr_mask[29]}}, {32{wr_mask[28]}}, {32{wr_mask[27]}}, {32{wr_mask[26]}}, {32{wr_mask[25]}}, {32{wr_mask[24]}}, {32{wr_mask[23]}}, {32{wr_mask[22]}}, {32{wr_mask[21]}}, {32{wr_mask[20]}}, {32{wr_mask[19]}}, {32{wr_mask[18]}}, {32{wr_mask[17]}}, {32{wr_mask[16]}}, {32{wr_mask[15]}}, {32{wr_mask[14]}}, {32{wr_mask[13]}}, {32{wr_mask[12]}}, {32{wr_mask[11]}}, {32{wr_mask[10]}}, {32{wr_mask[9]}}, {32{wr_mask[8]}}, {32{wr_mask[7]}}, {32{wr_mask[6]}}, {32{wr_mask[5]}}, {32{wr_mask[4]}}, {32{wr_mask[3]}}, {32{wr_mask[2]}}, {32{wr_mask[1]}}, {32{wr_mask[0]}}};
   reg  [4:0] owner0;
   reg  [4:0] owner1;
   reg  [4:0] owner2;
@@ -137,73 +134,128 @@ module micro11_orf_lrf_orf (
   // every entry invalid, so a free slot is taken empty.
   assign orf0_we = wr_en & (wr_level == 2'd1) & (wr_entry == 2'd0);
   always @(posedge clk) begin
-    if (orf0_we & (|wr_sel)) orf0_data[wr_slot] <= (orf0_data[wr_slot] & ~wr_lanes) | (wr_data & wr_lanes);
-  end
-  always @(posedge clk) begin
     if (rst) orf0_valid <= 8'd0;
     else orf0_valid <= ((orf0_valid & ~inv_sel) | ({8{orf0_we}} & wr_sel)) & ~rel_slot;
   end
   assign orf1_we = wr_en & (wr_level == 2'd1) & (wr_entry == 2'd1);
-  always @(posedge clk) begin
-    if (orf1_we & (|wr_sel)) orf1_data[wr_slot] <= (orf1_data[wr_slot] & ~wr_lanes) | (wr_data & wr_lanes);
-  end
   always @(posedge clk) begin
     if (rst) orf1_valid <= 8'd0;
     else orf1_valid <= ((orf1_valid & ~inv_sel) | ({8{orf1_we}} & wr_sel)) & ~rel_slot;
   end
   assign orf2_we = wr_en & (wr_level == 2'd1) & (wr_entry == 2'd2);
   always @(posedge clk) begin
-    if (orf2_we & (|wr_sel)) orf2_data[wr_slot] <= (orf2_data[wr_slot] & ~wr_lanes) | (wr_data & wr_lanes);
-  end
-  always @(posedge clk) begin
     if (rst) orf2_valid <= 8'd0;
     else orf2_valid <= ((orf2_valid & ~inv_sel) | ({8{orf2_we}} & wr_sel)) & ~rel_slot;
   end
   assign lrf0_we = wr_en & (wr_level == 2'd2) & (wr_entry == 2'd0);
-  always @(posedge clk) begin
-    if (lrf0_we & (|wr_sel)) lrf0_data[wr_slot] <= (lrf0_data[wr_slot] & ~wr_lanes) | (wr_data & wr_lanes);
-  end
   always @(posedge clk) begin
     if (rst) lrf0_valid <= 8'd0;
     else lrf0_valid <= ((lrf0_valid & ~inv_sel) | ({8{lrf0_we}} & wr_sel)) & ~rel_slot;
   end
   assign lrf1_we = wr_en & (wr_level == 2'd2) & (wr_entry == 2'd1);
   always @(posedge clk) begin
-    if (lrf1_we & (|wr_sel)) lrf1_data[wr_slot] <= (lrf1_data[wr_slot] & ~wr_lanes) | (wr_data & wr_lanes);
-  end
-  always @(posedge clk) begin
     if (rst) lrf1_valid <= 8'd0;
     else lrf1_valid <= ((lrf1_valid & ~inv_sel) | ({8{lrf1_we}} & wr_sel)) & ~rel_slot;
   end
   assign lrf2_we = wr_en & (wr_level == 2'd2) & (wr_entry == 2'd2);
   always @(posedge clk) begin
-    if (lrf2_we & (|wr_sel)) lrf2_data[wr_slot] <= (lrf2_data[wr_slot] & ~wr_lanes) | (wr_data & wr_lanes);
-  end
-  always @(posedge clk) begin
     if (rst) lrf2_valid <= 8'd0;
     else lrf2_valid <= ((lrf2_valid & ~inv_sel) | ({8{lrf2_we}} & wr_sel)) & ~rel_slot;
   end
 
+  // The entries' words, an array per entry and lane (slot-indexed), read at the issuing
+  // warp's slot.
+  genvar lane;
+  generate
+    for (lane = 0; lane < 32; lane = lane + 1) begin : g_lane
+      reg  [31:0] orf0_data [0:7];
+      always @(posedge clk) begin
+        if (orf0_we & (|wr_sel) & wr_mask[lane]) orf0_data[wr_slot] <= wr_data[32*lane +: 32];
+      end
+      assign orf0_rd[32*lane +: 32] = orf0_data[rd_slot];
+      reg  [31:0] orf1_data [0:7];
+      always @(posedge clk) begin
+        if (orf1_we & (|wr_sel) & wr_mask[lane]) orf1_data[wr_slot] <= wr_data[32*lane +: 32];
+      end
+      assign orf1_rd[32*lane +: 32] = orf1_data[rd_slot];
+      reg  [31:0] orf2_data [0:7];
+      always @(posedge clk) begin
+        if (orf2_we & (|wr_sel) & wr_mask[lane]) orf2_data[wr_slot] <= wr_data[32*lane +: 32];
+      end
+      assign orf2_rd[32*lane +: 32] = orf2_data[rd_slot];
+      reg  [31:0] lrf0_data [0:7];
+      always @(posedge clk) begin
+        if (lrf0_we & (|wr_sel) & wr_mask[lane]) lrf0_data[wr_slot] <= wr_data[32*lane +: 32];
+      end
+      assign lrf0_rd[32*lane +: 32] = lrf0_data[rd_slot];
+      reg  [31:0] lrf1_data [0:7];
+      always @(posedge clk) begin
+        if (lrf1_we & (|wr_sel) & wr_mask[lane]) lrf1_data[wr_slot] <= wr_data[32*lane +: 32];
+      end
+      assign lrf1_rd[32*lane +: 32] = lrf1_data[rd_slot];
+      reg  [31:0] lrf2_data [0:7];
+      always @(posedge clk) begin
+        if (lrf2_we & (|wr_sel) & wr_mask[lane]) lrf2_data[wr_slot] <= wr_data[32*lane +: 32];
+      end
+      assign lrf2_rd[32*lane +: 32] = lrf2_data[rd_slot];
+    end
+  endgenerate
+
   // Reads at issue, from the state before the edge: an invalid or absent entry, or a warp
-  // without a slot, reads zero.
-  assign rd_data[1023:0] = ({1024{(rd_level[1:0] == 2'd1) & (rd_entry[1:0] == 2'd0) & orf0_valid[rd_slot] & (|rd_sel)}} & orf0_data[rd_slot])
-      | ({1024{(rd_level[1:0] == 2'd1) & (rd_entry[1:0] == 2'd1) & orf1_valid[rd_slot] & (|rd_sel)}} & orf1_data[rd_slot])
-      | ({1024{(rd_level[1:0] == 2'd1) & (rd_entry[1:0] == 2'd2) & orf2_valid[rd_slot] & (|rd_sel)}} & orf2_data[rd_slot])
-      | ({1024{(rd_level[1:0] == 2'd2) & (rd_entry[1:0] == 2'd0) & lrf0_valid[rd_slot] & (|rd_sel)}} & lrf0_data[rd_slot])
-      | ({1024{(rd_level[1:0] == 2'd2) & (rd_entry[1:0] == 2'd1) & lrf1_valid[rd_slot] & (|rd_sel)}} & lrf1_data[rd_slot])
-      | ({1024{(rd_level[1:0] == 2'd2) & (rd_entry[1:0] == 2'd2) & lrf2_valid[rd_slot] & (|rd_sel)}} & lrf2_data[rd_slot]);
-  assign rd_data[2047:1024] = ({1024{(rd_level[3:2] == 2'd1) & (rd_entry[3:2] == 2'd0) & orf0_valid[rd_slot] & (|rd_sel)}} & orf0_data[rd_slot])
-      | ({1024{(rd_level[3:2] == 2'd1) & (rd_entry[3:2] == 2'd1) & orf1_valid[rd_slot] & (|rd_sel)}} & orf1_data[rd_slot])
-      | ({1024{(rd_level[3:2] == 2'd1) & (rd_entry[3:2] == 2'd2) & orf2_valid[rd_slot] & (|rd_sel)}} & orf2_data[rd_slot])
-      | ({1024{(rd_level[3:2] == 2'd2) & (rd_entry[3:2] == 2'd0) & lrf0_valid[rd_slot] & (|rd_sel)}} & lrf0_data[rd_slot])
-      | ({1024{(rd_level[3:2] == 2'd2) & (rd_entry[3:2] == 2'd1) & lrf1_valid[rd_slot] & (|rd_sel)}} & lrf1_data[rd_slot])
-      | ({1024{(rd_level[3:2] == 2'd2) & (rd_entry[3:2] == 2'd2) & lrf2_valid[rd_slot] & (|rd_sel)}} & lrf2_data[rd_slot]);
-  assign rd_data[3071:2048] = ({1024{(rd_level[5:4] == 2'd1) & (rd_entry[5:4] == 2'd0) & orf0_valid[rd_slot] & (|rd_sel)}} & orf0_data[rd_slot])
-      | ({1024{(rd_level[5:4] == 2'd1) & (rd_entry[5:4] == 2'd1) & orf1_valid[rd_slot] & (|rd_sel)}} & orf1_data[rd_slot])
-      | ({1024{(rd_level[5:4] == 2'd1) & (rd_entry[5:4] == 2'd2) & orf2_valid[rd_slot] & (|rd_sel)}} & orf2_data[rd_slot])
-      | ({1024{(rd_level[5:4] == 2'd2) & (rd_entry[5:4] == 2'd0) & lrf0_valid[rd_slot] & (|rd_sel)}} & lrf0_data[rd_slot])
-      | ({1024{(rd_level[5:4] == 2'd2) & (rd_entry[5:4] == 2'd1) & lrf1_valid[rd_slot] & (|rd_sel)}} & lrf1_data[rd_slot])
-      | ({1024{(rd_level[5:4] == 2'd2) & (rd_entry[5:4] == 2'd2) & lrf2_valid[rd_slot] & (|rd_sel)}} & lrf2_data[rd_slot]);
+  // without a slot, reads zero. Each source first picks its array by number (the conditions
+  // exclude each other), then a multiplexer per bit: the same function as an AND-OR of the
+  // conditions, which logic synthesis copied into every bit's cone (ten times the LUTs).
+  reg  [2:0] pick0;
+  always @* begin
+    pick0 = 3'd6;
+    if ((rd_level[1:0] == 2'd1) & (rd_entry[1:0] == 2'd0) & |(orf0_valid & rd_sel)) pick0 = 3'd0;
+    if ((rd_level[1:0] == 2'd1) & (rd_entry[1:0] == 2'd1) & |(orf1_valid & rd_sel)) pick0 = 3'd1;
+    if ((rd_level[1:0] == 2'd1) & (rd_entry[1:0] == 2'd2) & |(orf2_valid & rd_sel)) pick0 = 3'd2;
+    if ((rd_level[1:0] == 2'd2) & (rd_entry[1:0] == 2'd0) & |(lrf0_valid & rd_sel)) pick0 = 3'd3;
+    if ((rd_level[1:0] == 2'd2) & (rd_entry[1:0] == 2'd1) & |(lrf1_valid & rd_sel)) pick0 = 3'd4;
+    if ((rd_level[1:0] == 2'd2) & (rd_entry[1:0] == 2'd2) & |(lrf2_valid & rd_sel)) pick0 = 3'd5;
+  end
+  assign rd_data[1023:0] = (pick0 == 3'd0) ? orf0_rd
+      : (pick0 == 3'd1) ? orf1_rd
+      : (pick0 == 3'd2) ? orf2_rd
+      : (pick0 == 3'd3) ? lrf0_rd
+      : (pick0 == 3'd4) ? lrf1_rd
+      : (pick0 == 3'd5) ? lrf2_rd
+      : 1024'd0;
+  reg  [2:0] pick1;
+  always @* begin
+    pick1 = 3'd6;
+    if ((rd_level[3:2] == 2'd1) & (rd_entry[3:2] == 2'd0) & |(orf0_valid & rd_sel)) pick1 = 3'd0;
+    if ((rd_level[3:2] == 2'd1) & (rd_entry[3:2] == 2'd1) & |(orf1_valid & rd_sel)) pick1 = 3'd1;
+    if ((rd_level[3:2] == 2'd1) & (rd_entry[3:2] == 2'd2) & |(orf2_valid & rd_sel)) pick1 = 3'd2;
+    if ((rd_level[3:2] == 2'd2) & (rd_entry[3:2] == 2'd0) & |(lrf0_valid & rd_sel)) pick1 = 3'd3;
+    if ((rd_level[3:2] == 2'd2) & (rd_entry[3:2] == 2'd1) & |(lrf1_valid & rd_sel)) pick1 = 3'd4;
+    if ((rd_level[3:2] == 2'd2) & (rd_entry[3:2] == 2'd2) & |(lrf2_valid & rd_sel)) pick1 = 3'd5;
+  end
+  assign rd_data[2047:1024] = (pick1 == 3'd0) ? orf0_rd
+      : (pick1 == 3'd1) ? orf1_rd
+      : (pick1 == 3'd2) ? orf2_rd
+      : (pick1 == 3'd3) ? lrf0_rd
+      : (pick1 == 3'd4) ? lrf1_rd
+      : (pick1 == 3'd5) ? lrf2_rd
+      : 1024'd0;
+  reg  [2:0] pick2;
+  always @* begin
+    pick2 = 3'd6;
+    if ((rd_level[5:4] == 2'd1) & (rd_entry[5:4] == 2'd0) & |(orf0_valid & rd_sel)) pick2 = 3'd0;
+    if ((rd_level[5:4] == 2'd1) & (rd_entry[5:4] == 2'd1) & |(orf1_valid & rd_sel)) pick2 = 3'd1;
+    if ((rd_level[5:4] == 2'd1) & (rd_entry[5:4] == 2'd2) & |(orf2_valid & rd_sel)) pick2 = 3'd2;
+    if ((rd_level[5:4] == 2'd2) & (rd_entry[5:4] == 2'd0) & |(lrf0_valid & rd_sel)) pick2 = 3'd3;
+    if ((rd_level[5:4] == 2'd2) & (rd_entry[5:4] == 2'd1) & |(lrf1_valid & rd_sel)) pick2 = 3'd4;
+    if ((rd_level[5:4] == 2'd2) & (rd_entry[5:4] == 2'd2) & |(lrf2_valid & rd_sel)) pick2 = 3'd5;
+  end
+  assign rd_data[3071:2048] = (pick2 == 3'd0) ? orf0_rd
+      : (pick2 == 3'd1) ? orf1_rd
+      : (pick2 == 3'd2) ? orf2_rd
+      : (pick2 == 3'd3) ? lrf0_rd
+      : (pick2 == 3'd4) ? lrf1_rd
+      : (pick2 == 3'd5) ? lrf2_rd
+      : 1024'd0;
 endmodule
 
 `default_nettype wire

@@ -469,8 +469,8 @@ pub const ORF: &[Mutant] = &[
     m(
         "LRF slot swapped",
         "osmall_orf.v",
-        "(rd_entry[3:2] == 2'd1) & lrf1_valid[rd_slot] & (|rd_sel)}} & lrf1_data[rd_slot])",
-        "(rd_entry[3:2] == 2'd1) & lrf2_valid[rd_slot] & (|rd_sel)}} & lrf2_data[rd_slot])",
+        "(rd_entry[3:2] == 2'd1) & |(lrf1_valid & rd_sel)) pick1 = 3'd4;",
+        "(rd_entry[3:2] == 2'd1) & |(lrf1_valid & rd_sel)) pick1 = 3'd5;",
     ),
     m(
         "stale entry across a strand",
@@ -499,8 +499,8 @@ pub const ORF: &[Mutant] = &[
     m(
         "write enable on the wrong lane",
         "osmall_orf.v",
-        "{32{wr_mask[1]}}, {32{wr_mask[0]}}}",
-        "{32{wr_mask[0]}}, {32{wr_mask[1]}}}",
+        "if (orf0_we & (|wr_sel) & wr_mask[lane])",
+        "if (orf0_we & (|wr_sel) & wr_mask[lane ^ 1])",
     ),
     m("dispatched before its fill is written", "osmall_operand_collector.v", " & ~(|filling);", ";"),
     m("fill hold of the wrong warp", "osmall_mrf.v", "(cu0_warp == 3'd0))", "(cu0_warp == 3'd1))"),

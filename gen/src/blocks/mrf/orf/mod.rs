@@ -10,8 +10,7 @@ pub mod interface;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::layout::orf::{LEVEL_LRF, LEVEL_ORF, OrfLayout};
 use crate::verilog::{
-    Module, Port, Ports, Submodule, lit, lowest_set, onehot_index, onehot_mux, reg, slice, vector_reg, vector_wire,
-    wire,
+    Module, Port, Ports, Submodule, lit, lowest_set, onehot_index, reg, slice, vector_reg, vector_wire, wire,
 };
 use interface::OrfLrfPorts;
 
@@ -22,17 +21,14 @@ pub fn orf(prefix: &str, g: &Geometry, o: &OrfLayout) -> Submodule<OrfLrfPorts<P
         levels.iter().flat_map(|&(name, level, n)| (0..n).map(move |e| (format!("{name}{e}"), level, e))).collect();
     let mut b = String::new();
     for (name, _, _) in &arrays {
-        b += &format!("  reg  [{}:0] {name}_data [0:{}];\n", wr - 1, a - 1);
+        b += &wire(&format!("{name}_rd"), wr);
         b += &vector_reg(&format!("{name}_valid"), a);
         b += &wire(&format!("{name}_we"), 1);
     }
-    b += &wire("wr_lanes", wr);
     b += &vector_wire("wr_sel", a);
     b += &vector_wire("inv_sel", a);
-    let lanes: Vec<String> = (0..g.lanes).rev().map(|l| format!("{{32{{wr_mask[{l}]}}}}")).collect();
-    b += &format!("\n  assign wr_lanes = {{{}}};\n", lanes.join(", "));
     // Per slot: which slot each port addresses (one-hot), and the slots freed at this edge.
-    let (rd_slot, rd_has, freed) = if o.mapped { slots(&mut b, g, o) } else { identity(&mut b, a) };
+    let (rd_slot, freed) = if o.mapped { slots(&mut b, g, o) } else { identity(&mut b, a) };
     b += "\n  // One write port: the masked lanes of one entry; the entry becomes valid. A strand start\n";
     b += "  // invalidates every entry of its warp (before this edge's write)";
     b += if o.mapped {
@@ -40,41 +36,61 @@ pub fn orf(prefix: &str, g: &Geometry, o: &OrfLayout) -> Submodule<OrfLrfPorts<P
     } else {
         ".\n"
     };
+    let (at, slot_en) = if o.mapped { ("wr_slot", " & (|wr_sel)") } else { ("wr_warp", "") };
     for (name, level, e) in &arrays {
         b += &format!(
             "  assign {name}_we = wr_en & (wr_level == {}) & (wr_entry == {});\n",
             lit(2, *level),
             lit(eb, *e as u64)
         );
-        let (en, at) =
-            if o.mapped { (format!("{name}_we & (|wr_sel)"), "wr_slot") } else { (format!("{name}_we"), "wr_warp") };
-        b += &format!(
-            "  always @(posedge clk) begin\n    if ({en}) {name}_data[{at}] <= ({name}_data[{at}] & ~wr_lanes) | (wr_data & wr_lanes);\n  end\n"
-        );
         b += &format!(
             "  always @(posedge clk) begin\n    if (rst) {name}_valid <= {};\n    else {name}_valid <= (({name}_valid & ~inv_sel) | ({{{a}{{{name}_we}}}} & wr_sel)){freed};\n  end\n",
             lit(a, 0)
         );
     }
+    // A lane's word of an entry is written alone, so no write reads the entry to merge lanes:
+    // on an FPGA each array is LUT RAM with the lane's write enable, one read port each.
+    b += "\n  // The entries' words, an array per entry and lane (slot-indexed), read at the issuing\n";
+    b += "  // warp's slot.\n  genvar lane;\n  generate\n";
+    b += &format!("    for (lane = 0; lane < {}; lane = lane + 1) begin : g_lane\n", g.lanes);
+    for (name, _, _) in &arrays {
+        b += &format!("      reg  [31:0] {name}_data [0:{}];\n", a - 1);
+        b += &format!(
+            "      always @(posedge clk) begin\n        if ({name}_we{slot_en} & wr_mask[lane]) {name}_data[{at}] <= wr_data[32*lane +: 32];\n      end\n"
+        );
+        b += &format!("      assign {name}_rd[32*lane +: 32] = {name}_data[{rd_slot}];\n");
+    }
+    b += "    end\n  endgenerate\n";
     b += "\n  // Reads at issue, from the state before the edge: an invalid or absent entry, or a warp\n";
-    b += "  // without a slot, reads zero.\n";
+    b += "  // without a slot, reads zero. Each source first picks its array by number (the conditions\n";
+    b += "  // exclude each other), then a multiplexer per bit: the same function as an AND-OR of the\n";
+    b += "  // conditions, which logic synthesis copied into every bit's cone (ten times the LUTs).\n";
+    // With slots, a warp holds at most one (it takes one only without): its entry's valid bit
+    // is the one-hot AND-OR, which also reads 0 for a warp without a slot.
+    let valid =
+        |name: &str| if o.mapped { format!("|({name}_valid & rd_sel)") } else { format!("{name}_valid[{rd_slot}]") };
+    let (none, pb) = (arrays.len() as u64, u64::BITS - (arrays.len() as u64).leading_zeros());
     for s in 0..k {
-        let terms: Vec<(String, String)> = arrays
+        b += &reg(&format!("pick{s}"), pb);
+        b += &format!("  always @* begin\n    pick{s} = {};\n", lit(pb, none));
+        for (i, (name, level, e)) in arrays.iter().enumerate() {
+            b += &format!(
+                "    if (({} == {}) & ({} == {}) & {}) pick{s} = {};\n",
+                slice("rd_level", s, 2),
+                lit(2, *level),
+                slice("rd_entry", s, eb),
+                lit(eb, *e as u64),
+                valid(name),
+                lit(pb, i as u64)
+            );
+        }
+        b += "  end\n";
+        let chain: Vec<String> = arrays
             .iter()
-            .map(|(name, level, e)| {
-                (
-                    format!(
-                        "({} == {}) & ({} == {}) & {name}_valid[{rd_slot}]{rd_has}",
-                        slice("rd_level", s, 2),
-                        lit(2, *level),
-                        slice("rd_entry", s, eb),
-                        lit(eb, *e as u64)
-                    ),
-                    format!("{name}_data[{rd_slot}]"),
-                )
-            })
+            .enumerate()
+            .map(|(i, (name, _, _))| format!("(pick{s} == {}) ? {name}_rd", lit(pb, i as u64)))
             .collect();
-        b += &format!("  assign {} = {};\n", slice("rd_data", s, wr), onehot_mux(&terms, wr));
+        b += &format!("  assign {} = {}\n      : {};\n", slice("rd_data", s, wr), chain.join("\n      : "), lit(wr, 0));
     }
     let lrf = match o.lrf_entries() {
         0 => "no LRF".to_string(),
@@ -97,19 +113,20 @@ pub fn orf(prefix: &str, g: &Geometry, o: &OrfLayout) -> Submodule<OrfLrfPorts<P
     Submodule { module, ports }
 }
 
-/// Slot `w` is warp `w`'s: the ports address their warp's slot. Returns the read's slot index,
-/// its extra read condition and the slots freed at an edge (none).
-fn identity(b: &mut String, a: u32) -> (String, String, String) {
+/// Slot `w` is warp `w`'s: the ports address their warp's slot. Returns the read's slot index
+/// and the slots freed at an edge (none).
+fn identity(b: &mut String, a: u32) -> (String, String) {
     let one = |warp: &str| format!("{{{}, 1'b1}} << {warp}", lit(a - 1, 0));
     *b += &format!("  assign wr_sel = {};\n", one("wr_warp"));
     *b += &format!("  assign inv_sel = {{{a}{{inv_en}}}} & ({});\n", one("inv_warp"));
-    ("rd_warp".into(), String::new(), String::new())
+    ("rd_warp".into(), String::new())
 }
 
 /// Slots per active warp: each slot's owner, and the slot each port addresses found by
 /// comparing its warp with the owners. A warp with an accepted instruction and no slot takes the
-/// lowest slot free before the edge or released at it, unless it is released itself.
-fn slots(b: &mut String, g: &Geometry, o: &OrfLayout) -> (String, String, String) {
+/// lowest slot free before the edge or released at it, unless it is released itself. Returns
+/// the read's slot index and the slots freed at an edge.
+fn slots(b: &mut String, g: &Geometry, o: &OrfLayout) -> (String, String) {
     let (a, wb, sb) = (o.slots, g.warp_bits(), o.slot_bits());
     for s in 0..a {
         *b += &reg(&format!("owner{s}"), wb);
@@ -141,5 +158,5 @@ fn slots(b: &mut String, g: &Geometry, o: &OrfLayout) -> (String, String, String
     for s in 0..a {
         *b += &format!("  always @(posedge clk) begin\n    if (take_sel[{s}]) owner{s} <= rd_warp;\n  end\n");
     }
-    ("rd_slot".into(), " & (|rd_sel)".into(), " & ~rel_slot".into())
+    ("rd_slot".into(), " & ~rel_slot".into())
 }
