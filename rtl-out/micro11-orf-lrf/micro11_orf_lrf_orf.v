@@ -205,7 +205,9 @@ module micro11_orf_lrf_orf (
   // without a slot, reads zero. Each source first picks its array by number (the conditions
   // exclude each other), then a multiplexer per bit: the same function as an AND-OR of the
   // conditions, which logic synthesis copied into every bit's cone (ten times the LUTs).
-  reg  [2:0] pick0;
+  // `keep` makes each pick one net synthesis cannot copy (without it the copies came back
+  // with some orders of the design's files).
+  (* keep *) reg  [2:0] pick0;
   always @* begin
     pick0 = 3'd6;
     if ((rd_level[1:0] == 2'd1) & (rd_entry[1:0] == 2'd0) & |(orf0_valid & rd_sel)) pick0 = 3'd0;
@@ -222,7 +224,7 @@ module micro11_orf_lrf_orf (
       : (pick0 == 3'd4) ? lrf1_rd
       : (pick0 == 3'd5) ? lrf2_rd
       : 1024'd0;
-  reg  [2:0] pick1;
+  (* keep *) reg  [2:0] pick1;
   always @* begin
     pick1 = 3'd6;
     if ((rd_level[3:2] == 2'd1) & (rd_entry[3:2] == 2'd0) & |(orf0_valid & rd_sel)) pick1 = 3'd0;
@@ -239,7 +241,7 @@ module micro11_orf_lrf_orf (
       : (pick1 == 3'd4) ? lrf1_rd
       : (pick1 == 3'd5) ? lrf2_rd
       : 1024'd0;
-  reg  [2:0] pick2;
+  (* keep *) reg  [2:0] pick2;
   always @* begin
     pick2 = 3'd6;
     if ((rd_level[5:4] == 2'd1) & (rd_entry[5:4] == 2'd0) & |(orf0_valid & rd_sel)) pick2 = 3'd0;

@@ -65,13 +65,15 @@ pub fn orf(prefix: &str, g: &Geometry, o: &OrfLayout) -> Submodule<OrfLrfPorts<P
     b += "  // without a slot, reads zero. Each source first picks its array by number (the conditions\n";
     b += "  // exclude each other), then a multiplexer per bit: the same function as an AND-OR of the\n";
     b += "  // conditions, which logic synthesis copied into every bit's cone (ten times the LUTs).\n";
+    b += "  // `keep` makes each pick one net synthesis cannot copy (without it the copies came back\n";
+    b += "  // with some orders of the design's files).\n";
     // With slots, a warp holds at most one (it takes one only without): its entry's valid bit
     // is the one-hot AND-OR, which also reads 0 for a warp without a slot.
     let valid =
         |name: &str| if o.mapped { format!("|({name}_valid & rd_sel)") } else { format!("{name}_valid[{rd_slot}]") };
     let (none, pb) = (arrays.len() as u64, u64::BITS - (arrays.len() as u64).leading_zeros());
     for s in 0..k {
-        b += &reg(&format!("pick{s}"), pb);
+        b += &format!("  (* keep *) {}", reg(&format!("pick{s}"), pb).trim_start());
         b += &format!("  always @* begin\n    pick{s} = {};\n", lit(pb, none));
         for (i, (name, level, e)) in arrays.iter().enumerate() {
             b += &format!(
