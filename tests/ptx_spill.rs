@@ -135,8 +135,8 @@ fn a_value_written_under_a_guard_keeps_its_other_lanes_when_spilled() {
 }
 
 /// Doubles are register pairs: spilled, a pair takes two slots, and a pass of a double
-/// operation keeps its words in registers. `rfgen cosim` allocates within the config's registers
-/// as `rfgen sim` does.
+/// operation keeps its words in registers. `rfgen cosim` and `rfgen bench` allocate within the
+/// config's registers as `rfgen sim` does.
 #[test]
 fn spilled_doubles_compute_what_they_compute_unspilled_and_cosimulate() {
     let dir = root().join("tests/data/ptx");
@@ -153,4 +153,7 @@ fn spilled_doubles_compute_what_they_compute_unspilled_and_cosimulate() {
     std::fs::write(&eight, small.replacen("[sm]\n", "[sm]\nregisters_per_thread = 8\n", 1)).unwrap();
     let out = rfgen(&["cosim", "--config", eight.to_str().unwrap(), "--kernel", "tests/data/ptx/doubles.toml"]);
     assert!(out.status.success() && stdout(&out).contains("PASS"), "{}{}", stdout(&out), stderr(&out));
+    let doubles = "tests/data/ptx/doubles.toml";
+    let out = rfgen(&["bench", "sim", "--config", eight.to_str().unwrap(), "--kernel", doubles, "--seconds", "0"]);
+    assert!(out.status.success() && stdout(&out).contains("simulated cycles/s"), "{}{}", stdout(&out), stderr(&out));
 }

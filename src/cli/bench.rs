@@ -62,7 +62,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.what {
         BenchWhat::Sim { source, kernel, seconds } => {
             let checked = source.load()?;
-            let k = super::kernel(&kernel)?;
+            let (k, _) = super::kernel_within(&kernel, checked.config.sm.registers_per_thread)?;
             let (mut cycles, mut instructions, mut runs) = (0u64, 0u64, 0u32);
             let start = std::time::Instant::now();
             while start.elapsed().as_secs_f64() < seconds || runs == 0 {
@@ -85,7 +85,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchWhat::Cosim { source, block, cycles, kernel, seed, cache_dir } => {
             let checked = source.load()?;
             let info = blocks::find(block);
-            let kernel = kernel.map(|k| super::kernel(&k)).transpose()?;
+            let registers = checked.config.sm.registers_per_thread;
+            let kernel = kernel.map(|k| super::kernel_within(&k, registers).map(|(k, _)| k)).transpose()?;
             // The kernel as launched on this SM (scaled if its block does not fit).
             let launched = match &kernel {
                 Some(k) => Some(super::cosim::kernel_mode(block, &checked, k, &source)?),

@@ -334,7 +334,7 @@ fn kernels(args: &MutateArgs, checked: &rfgen_gen::Checked) -> anyhow::Result<(V
     };
     let (mut launched, mut skipped) = (Vec::new(), Vec::new());
     for name in &names {
-        let k = super::kernel(name)?;
+        let (k, _) = super::kernel_within(name, checked.config.sm.registers_per_thread)?;
         match rfgen_model::sm::launch(checked, &k) {
             Ok(l) => launched.push(l.into_owned()),
             Err(e) if args.kernels.is_empty() => skipped.push(format!("kernel {name} left out: {e}")),
