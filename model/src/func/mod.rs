@@ -332,10 +332,9 @@ impl Warp {
             }
             Op::Dp(op) => {
                 let mut preds = 0u64;
+                let (held, brought) = (op.held(), op.words() - op.held());
                 for l in (0..lanes).filter(|&l| lane_on(l)) {
-                    // The first three words from `DpOperands` when there are more than three.
                     let mut words = [0u32; 6];
-                    let (held, brought) = if op.words() > 3 { (3, op.words() - 3) } else { (0, op.words()) };
                     words[..held].copy_from_slice(&self.dp[l][..held]);
                     words[held..held + brought].copy_from_slice(&[a[l], b[l], c[l]][..brought]);
                     let r = arith::double(op, &words[..op.words()]);

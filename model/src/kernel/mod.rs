@@ -107,6 +107,18 @@ impl Dop {
         }
     }
 
+    /// Words `DpOperands` hands over ahead of the operation: the first three, when there are
+    /// more than the operation's three source slots.
+    pub fn held(self) -> usize {
+        if self.words() > 3 { 3 } else { 0 }
+    }
+
+    /// Whether the sources are doubles or 64-bit integers (two words each); else one 32-bit
+    /// value (the conversions to f64 from 32 bits).
+    pub fn wide_sources(self) -> bool {
+        self.words() > 1
+    }
+
     pub fn result(self) -> DpResult {
         match self {
             Dop::Setp(_) => DpResult::Pred,

@@ -705,22 +705,19 @@ impl<'a> Lowerer<'a> {
     /// (docs/ptx.md): the operands' words in order (a double's low word first), the first three
     /// handed over ahead when there are more than three.
     fn double(&mut self, ins: &Instruction, op: Dop) -> Result<(), PtxError> {
-        let wide_sources = !matches!(op, Dop::F64FromF32 | Dop::F64FromS32 | Dop::F64FromU32);
-        let o = self.operands(ins, 1 + if wide_sources { op.words() / 2 } else { op.words() })?;
+        let o = self.operands(ins, 1 + op.words().div_ceil(2))?;
         let mut words = Vec::with_capacity(6);
         for operand in &o[1..] {
-            if wide_sources {
+            if op.wide_sources() {
                 words.extend(self.src64(operand)?);
             } else {
                 words.push(self.src32(operand)?);
             }
         }
-        let rest = if words.len() > 3 {
-            self.emit(Op::DpOperands, None, [words[0], words[1], words[2]]);
-            &words[3..]
-        } else {
-            &words[..]
-        };
+        let (ahead, rest) = words.split_at(op.held());
+        if let [a, b, c] = *ahead {
+            self.emit(Op::DpOperands, None, [a, b, c]);
+        }
         let mut srcs = [VSrc::None; 3];
         srcs[..rest.len()].copy_from_slice(rest);
         match op.result() {
