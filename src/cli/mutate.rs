@@ -5,7 +5,7 @@ use super::cosim::writable_file;
 use super::progress::Progress;
 use super::synth::pool;
 use super::{ConfigSource, bad_input, claim_folder};
-use crate::mutate::equiv::{self, Equivalence};
+use crate::mutate::equiv::{self, Cut, Equivalence};
 use crate::mutate::{self, MAX_MUTANTS, Mutant, Stimulus, Verdict};
 use crate::sweep::write_atomic;
 use clap::Args;
@@ -345,11 +345,12 @@ fn kernels(args: &MutateArgs, checked: &rfgen_gen::Checked) -> anyhow::Result<(V
 }
 
 /// Where a survivor was shown equivalent, for its line: nothing for the whole block, else
-/// `lead` and the module, and whether its instances were cut out.
-fn scope(lead: &str, module: &str, cut: bool, top: &str) -> String {
+/// `lead` and the module, and what was cut out.
+fn scope(lead: &str, module: &str, cut: Cut, top: &str) -> String {
     match (module == top, cut) {
-        (true, false) => String::new(),
-        (_, false) => format!("{lead} {module}"),
-        (_, true) => format!("{lead} {module}, its instances cut out"),
+        (true, Cut::Nothing) => String::new(),
+        (_, Cut::Nothing) => format!("{lead} {module}"),
+        (_, Cut::Instances) => format!("{lead} {module}, its instances cut out"),
+        (_, Cut::MemoryLeaves) => format!("{lead} {module}, its memory leaves cut out as what they observe"),
     }
 }

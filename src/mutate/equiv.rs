@@ -23,21 +23,33 @@
 use super::{Mutant, Mutants};
 use crate::prove::equiv::{self as prove_equiv, Sides, Source};
 use anyhow::Result;
+use rfgen_gen::blocks::sram::observed;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
+
+/// What of the checked module was cut out: its instances become ports
+/// ([`cut_instances`]), memory leaves as what they observe (`observed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cut {
+    Nothing,
+    /// Every instance of another module in the edited module.
+    Instances,
+    /// Every memory leaf of the flattened block.
+    MemoryLeaves,
+}
 
 /// What the check found for one mutant.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "equivalence", rename_all = "snake_case")]
 pub enum Equivalence {
-    /// Proved by induction, in `module` (the edited cell's, with its instances `cut` out or
-    /// not) or the whole block: no input sequence shows it at the ports.
-    Proved { module: String, cut: bool },
+    /// Proved by induction, in `module` (the edited cell's or the whole block, with what was
+    /// `cut` out): no input sequence shows it at the ports.
+    Proved { module: String, cut: Cut },
     /// No input sequence of `cycles` cycles from reset shows it at the ports of `module` (the
-    /// edited cell's, with its instances `cut` out or not, or the whole block); the induction
-    /// did not close.
-    Equivalent { cycles: u32, module: String, cut: bool },
+    /// edited cell's or the whole block, with what was `cut` out); the induction did not close.
+    Equivalent { cycles: u32, module: String, cut: Cut },
     /// An input sequence shows it: `first_output` differs in `first_cycle` (reset held in cycle 1).
     Differs { first_output: String, first_cycle: u32 },
     /// The solver did not finish in time.
@@ -64,21 +76,57 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     let top = &drawn.top;
     let (module, cell) =
         innermost(top, &mutant.cell, &drawn.instances).unwrap_or_else(|| (top.clone(), mutant.cell.clone()));
+    // Memory leaves are cut out as what they observe (`observed`), unless the edit is in one.
+    let observe = if drawn.leaves.is_empty() || drawn.leaves.contains(&module) {
+        String::new()
+    } else {
+        let (declarations, rules) = &drawn.observed;
+        format!("read_verilog -lib \"{}\"\ntechmap -map \"{}\"\n", declarations.display(), rules.display())
+    };
+    let cut_type = |kind: &str| {
+        if observe.is_empty() || !drawn.leaves.iter().any(|l| l == kind) {
+            kind.to_string()
+        } else {
+            observed::core_name(kind)
+        }
+    };
     let edited = format!("{read}mutate -module {module} -cell {cell} {edit}\n");
-    // (folder, instances cut out, generated side, copy)
+    // (folder, module, instances cut out, generated side, copy)
     let mut scopes = Vec::new();
-    let cut_commands = cut_instances(&module, &drawn.instances);
+    let cut_commands = cut_instances(&module, &drawn.instances, cut_type);
     if !cut_commands.is_empty() {
-        scopes.push(("module_cut", true, format!("{read}{cut_commands}"), format!("{edited}{cut_commands}")));
+        scopes.push((
+            "module_cut",
+            &module,
+            Cut::Instances,
+            format!("{read}{observe}{cut_commands}"),
+            format!("{edited}{observe}{cut_commands}"),
+        ));
     }
     if module != *top {
-        scopes.push(("module", false, read.clone(), edited));
+        scopes.push(("module", &module, Cut::Nothing, read.clone(), edited));
     }
-    for (folder, cut, generated, copy) in scopes {
-        let sides = Sides { top: &module, generated: Source::Commands(generated), copy: Source::Commands(copy) };
+    if !observe.is_empty() {
+        // The whole block with its memory leaves cut out: what is left is small enough to
+        // solve where the leaves as flip-flops are not (an MRF's banks).
+        let cores: Vec<String> = drawn.leaves.iter().map(|l| format!("{top}/t:{}", observed::core_name(l))).collect();
+        let flat = format!("{read}{observe}hierarchy -top {top}\nproc\nflatten\nexpose -evert {}\n", cores.join(" "));
+        let copy = format!("{flat}mutate -module {top} -cell {} {edit}\n", mutant.cell);
+        scopes.push(("block_cut", top, Cut::MemoryLeaves, flat, copy));
+    }
+    let reset =
+        |module: &str| drawn.netlist.manifest.module(module).is_none_or(|m| m.ports.iter().any(|p| p.name == "rst"));
+    for (folder, module, cut, generated, copy) in scopes {
+        let sides = Sides {
+            top: module,
+            reset: reset(module),
+            generated: Source::Commands(generated),
+            copy: Source::Commands(copy),
+        };
         // With the module's inputs free its input sequences include every one the block gives
         // it, so a bound there holds for the block too; a difference there may not reach the
         // block's ports, and is looked for again in the block.
+        let module = module.clone();
         match prove_equiv::check(&sides, cycles, limit, &dir.join(folder)) {
             Ok(prove_equiv::Equivalence::Proved) => return Ok(Equivalence::Proved { module, cut }),
             Ok(prove_equiv::Equivalence::Bounded { cycles, .. }) => {
@@ -89,7 +137,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     }
     let flat = format!("{read}hierarchy -top {top}\nflatten\n");
     let copy = format!("{flat}mutate -module {top} -cell {} {edit}\n", mutant.cell);
-    let sides = Sides { top, generated: Source::Commands(flat), copy: Source::Commands(copy) };
+    let sides = Sides { top, reset: reset(top), generated: Source::Commands(flat), copy: Source::Commands(copy) };
     // A tool that fails on one mutant leaves that mutant unknown, not the campaign stopped.
     let verdict = match prove_equiv::check(&sides, cycles, limit, &dir.join("block")) {
         Ok(v) => v,
@@ -99,9 +147,9 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
         }
     };
     Ok(match verdict {
-        prove_equiv::Equivalence::Proved => Equivalence::Proved { module: top.clone(), cut: false },
+        prove_equiv::Equivalence::Proved => Equivalence::Proved { module: top.clone(), cut: Cut::Nothing },
         prove_equiv::Equivalence::Bounded { cycles, .. } => {
-            Equivalence::Equivalent { cycles, module: top.clone(), cut: false }
+            Equivalence::Equivalent { cycles, module: top.clone(), cut: Cut::Nothing }
         }
         prove_equiv::Equivalence::Differs { output, cycle, .. } => {
             Equivalence::Differs { first_output: output, first_cycle: cycle }
@@ -127,13 +175,20 @@ pub fn instances(rtlil: &str) -> HashMap<(String, String), String> {
     map
 }
 
-/// Yosys commands replacing `module`'s instances of other modules by ports (`expose -evert`):
-/// empty when it has none.
-fn cut_instances(module: &str, instances: &HashMap<(String, String), String>) -> String {
+/// Yosys commands replacing `module`'s instances of other modules by ports (`expose -evert`),
+/// each type cut as `cut_type` names it: empty when it has none.
+fn cut_instances(
+    module: &str,
+    instances: &HashMap<(String, String), String>,
+    cut_type: impl Fn(&str) -> String,
+) -> String {
     // Selected by type: instance names out of generate blocks hold brackets, which a selection
     // reads as a pattern.
-    let types: std::collections::BTreeSet<String> =
-        instances.iter().filter(|((m, _), _)| m == module).map(|(_, kind)| format!("{module}/t:{kind}")).collect();
+    let types: std::collections::BTreeSet<String> = instances
+        .iter()
+        .filter(|((m, _), _)| m == module)
+        .map(|(_, kind)| format!("{module}/t:{}", cut_type(kind)))
+        .collect();
     if types.is_empty() {
         return String::new();
     }
@@ -178,7 +233,74 @@ mod tests {
     fn a_module_is_cut_at_its_instances_by_type() {
         let rtlil = "module \\top\n  cell \\group \\g_bank[0].u_group\n  end\n  cell \\group \\g_bank[1].u_group\n  end\n  cell \\map \\u_map\n  end\n  cell $and $and$t.v:2$1\n  end\nend\nmodule \\map\nend\n";
         let modules = instances(rtlil);
-        assert_eq!(cut_instances("top", &modules), "hierarchy -top top\nproc\nexpose -evert top/t:group top/t:map\n");
-        assert_eq!(cut_instances("map", &modules), "");
+        assert_eq!(
+            cut_instances("top", &modules, str::to_string),
+            "hierarchy -top top\nproc\nexpose -evert top/t:group top/t:map\n"
+        );
+        assert_eq!(cut_instances("map", &modules, str::to_string), "");
+    }
+
+    /// The cell of type `kind` whose source location starts with `src` in `module`, as the
+    /// flattened netlist names it through one instance of that module.
+    fn drawn_cell(drawn: &Mutants, module: &str, kind: &str, src: &str) -> String {
+        let rtlil = std::fs::read_to_string(&drawn.design).unwrap();
+        let body = rtlil.split("\nmodule ").find(|m| m.starts_with(&format!("\\{module}\n"))).unwrap();
+        let mut located = "";
+        let mut name = None;
+        for line in body.lines().map(str::trim) {
+            if let Some(at) = line.strip_prefix("attribute \\src ") {
+                located = at;
+            } else if let Some(cell) = line.strip_prefix(&format!("cell {kind} ")) {
+                if located.contains(&format!("\"{src}")) || cell.contains(src) {
+                    name = Some(cell.to_string());
+                    break;
+                }
+            }
+        }
+        let name = name.unwrap_or_else(|| panic!("no {kind} at {src} in {module}"));
+        // The path to one instance of `module` from the top.
+        let mut path = Vec::new();
+        let mut at = module.to_string();
+        while at != drawn.top {
+            let ((parent, instance), _) = drawn.instances.iter().find(|(_, kind)| **kind == at).unwrap();
+            path.push(instance.clone());
+            at = parent.clone();
+        }
+        path.reverse();
+        format!("$flatten{}.{name}", path.join("."))
+    }
+
+    #[test]
+    fn edits_the_memory_leaf_masks_are_proved_where_the_leaf_is_cut_out_as_what_it_observes() {
+        let checked = rfgen_gen::config::preset("small").unwrap();
+        let design = rfgen_gen::Block::Mrf.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let drawn = super::super::draw(&design, 1, 1, dir.path()).unwrap();
+        let group = "small_mrf_bank_group";
+        let mutant = |index, cell: String, mode: &str, port: &str, bit| Mutant {
+            index,
+            mode: mode.into(),
+            cell,
+            port: port.into(),
+            bit,
+            ctrlbit: None,
+            src: vec![],
+        };
+        // `wr_en & (|wr_mask[3:0])` into bank 0's write enable, its mask term stuck at 1: the
+        // bank's raw write enable differs, but a write with an empty mask writes nothing.
+        let enable = mutant(1, drawn_cell(&drawn, group, "$and", &format!("{group}.v:74")), "const1", "B", 0);
+        assert_eq!(
+            check(&drawn, &enable, 2, dir.path()).unwrap(),
+            Equivalence::Proved { module: group.into(), cut: Cut::Instances }
+        );
+        // Inside a bank: the data bit 125 of lane 0's write port, which lane 0's enable never
+        // writes. The bank has no reset; it is searched from power-up.
+        let leaf = "small_sram_1r1w_64x128_r2";
+        let data = mutant(2, drawn_cell(&drawn, leaf, "$memwr_v2", &format!("{leaf}.v:34")), "inv", "DATA", 125);
+        let verdict = check(&drawn, &data, 2, dir.path()).unwrap();
+        assert!(verdict.is_equivalent(), "{verdict:?}");
+        assert!(
+            matches!(verdict, Equivalence::Proved { module, .. } | Equivalence::Equivalent { module, .. } if module == leaf)
+        );
     }
 }

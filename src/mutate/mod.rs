@@ -94,6 +94,10 @@ pub struct Mutants {
     pub instances: HashMap<(String, String), String>,
     /// Drawn edits left out because Yosys cannot write them ([`Mutant::writable`]).
     pub unwritable: usize,
+    /// The design's memory leaves, and the files that replace them by what they observe
+    /// (`rfgen_gen::blocks::sram::observed`): the black boxes' declarations, the techmap rules.
+    pub leaves: Vec<String>,
+    pub observed: (PathBuf, PathBuf),
 }
 
 /// Draws `count` mutants of `design`'s top with `seed` in `dir` (scripts and logs kept there).
@@ -136,6 +140,7 @@ pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutant
     yosys::run(dir, "apply.ys", "apply.log")?;
     let file = format!("{top}_mutants.v");
     let text = std::fs::read_to_string(dir.join(&file)).with_context(|| format!("Yosys wrote no {file}"))?;
+    let (leaves, observed) = write_observed(design, dir)?;
     Ok(Mutants {
         mutants,
         netlist: Design { manifest: design.manifest.clone(), files: vec![(file, text)] },
@@ -143,7 +148,28 @@ pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutant
         instances: equiv::instances(&std::fs::read_to_string(dir.join(&design_file))?),
         design: std::path::absolute(dir.join(design_file))?,
         unwritable,
+        leaves,
+        observed,
     })
+}
+
+/// Writes `observed_leaves.v` and `observed_rules.v` into `dir` for every memory leaf of
+/// `design`; returns the leaves' names and the two files.
+fn write_observed(design: &Design, dir: &Path) -> Result<(Vec<String>, (PathBuf, PathBuf))> {
+    let (mut leaves, mut declarations, mut rules) = (Vec::new(), String::new(), String::new());
+    for module in &design.manifest.modules {
+        if let Some(memory) = &module.memory {
+            let (declaration, rule) = rfgen_gen::blocks::sram::observed::shim(&module.name, memory.words, memory.width);
+            declarations += &declaration;
+            rules += &rule;
+            leaves.push(module.name.clone());
+        }
+    }
+    let files =
+        (std::path::absolute(dir.join("observed_leaves.v"))?, std::path::absolute(dir.join("observed_rules.v"))?);
+    std::fs::write(&files.0, declarations)?;
+    std::fs::write(&files.1, rules)?;
+    Ok((leaves, files))
 }
 
 /// What the campaign runs on each mutant.

@@ -53,6 +53,9 @@ pub enum Source<'a> {
 /// The generated design and the copy, under the name of their top module.
 pub struct Sides<'a> {
     pub top: &'a str,
+    /// Whether the top has the synchronous reset `rst`, held in the search's first cycle (a
+    /// memory leaf has none).
+    pub reset: bool,
     pub generated: Source<'a>,
     pub copy: Source<'a>,
 }
@@ -81,9 +84,14 @@ pub fn check(sides: &Sides, depth: u32, limit: Duration, dir: &Path) -> Result<E
         };
         // Memories become flip-flops: Yosys' SAT and equivalence passes have no memory cells.
         // Optimized before they are mapped, so write ports' constant enables fold away first.
+        // `memory` without `memory_share`: merging the write ports of one address would put
+        // every lane's data through one multiplexer, so that a data bit no lane's enable writes
+        // reaches a register's input and the induction cannot pair it.
         let _ = write!(
             reads,
-            "{load}hierarchy -top {top}\nproc\nflatten\nmemory -nomap\nopt -full\nmemory_map\nopt -full\nopt_clean\n\
+            "{load}hierarchy -top {top}\nproc\nflatten\n\
+             opt_mem\nopt_mem_priority\nopt_mem_feedback\nmemory_dff\nopt_clean\nmemory_collect\n\
+             opt -full\nmemory_map\nopt -full\nopt_clean\n\
              rename {top} {side}\ndesign -stash {side}\n",
             top = sides.top
         );
@@ -126,9 +134,10 @@ pub fn check(sides: &Sides, depth: u32, limit: Duration, dir: &Path) -> Result<E
     }
     // Reset is held in the first cycle, as every lockstep run starts; unreset state starts at
     // zero on both sides.
+    let reset = if sides.reset { "-set-at 1 in_rst 1 " } else { "" };
     let search = format!(
         "{reads}miter -equiv -flatten -make_assert -make_outputs generated copy miter\nhierarchy -top miter\n\
-         sat -verify -prove-asserts -set-init-zero -seq {depth} -set-at 1 in_rst 1 -show-outputs \
+         sat -verify -prove-asserts -set-init-zero -seq {depth} {reset}-show-outputs \
          -dump_vcd counterexample.vcd -timeout {} miter\n",
         limit.as_secs()
     );

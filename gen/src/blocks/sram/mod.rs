@@ -5,6 +5,7 @@
 
 mod ecp5;
 pub mod interface;
+pub mod observed;
 
 use crate::layout::geometry::LANE_BITS;
 use crate::templates::render;
