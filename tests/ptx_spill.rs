@@ -157,3 +157,37 @@ fn spilled_doubles_compute_what_they_compute_unspilled_and_cosimulate() {
     let out = rfgen(&["bench", "sim", "--config", eight.to_str().unwrap(), "--kernel", doubles, "--seconds", "0"]);
     assert!(out.status.success() && stdout(&out).contains("simulated cycles/s"), "{}{}", stdout(&out), stderr(&out));
 }
+
+/// `rfgen sweep` loads a PTX kernel within each point's registers per thread: a point with too
+/// few for the unspilled allocation runs it spilled instead of refusing it.
+#[test]
+fn a_sweep_over_registers_per_thread_spills_where_a_point_has_too_few() {
+    let out = tempfile::tempdir().unwrap();
+    let results = out.path().join("sweep");
+    let o = rfgen(&[
+        "sweep",
+        "--preset",
+        "small",
+        "--param",
+        "sm.registers_per_thread=8,64",
+        "--kernel",
+        "tests/data/ptx/sgemm.toml",
+        "--out",
+        results.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(results.join("results.json")).unwrap()).unwrap();
+    let run = |registers: u64| {
+        let point =
+            json["points"].as_array().unwrap().iter().find(|p| p["params"]["sm.registers_per_thread"] == registers);
+        let point = point.unwrap_or_else(|| panic!("no point with {registers} registers: {json}"));
+        assert_eq!(point["status"], "ok", "{point}");
+        let sim = &point["sim"][0];
+        assert!(sim["error"].is_null(), "{sim}");
+        sim.clone()
+    };
+    let (eight, plenty) = (run(8), run(64));
+    // Spilled values go to local memory and come back through extra instructions.
+    assert!(eight["cycles"].as_u64() > plenty["cycles"].as_u64(), "{eight} vs {plenty}");
+}

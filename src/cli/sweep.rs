@@ -4,13 +4,12 @@ use super::backend::{BackendFlags, task_args};
 use super::synth::{PnrFlags, SynthFlags, pool, table};
 use super::{ConfigSource, bad_input, claim_folder};
 use crate::slurm::Task;
-use crate::sweep::{CosimSettings, Job, KernelSettings, Param, Row, Status, points, show, write_results};
+use crate::sweep::{CosimSettings, Job, KernelSettings, Param, Row, SimKernel, Status, points, show, write_results};
 use crate::synth::Target;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rfgen_cosim::verilator::default_cache_dir;
-use rfgen_model::kernel::Kernel;
 use sha2::Digest as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -227,21 +226,23 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     Ok(if bad == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// The kernels of `--kernel`, each with what identifies its results: source hash and rfgen
-/// version.
-fn kernels(names: &[String]) -> anyhow::Result<Vec<(KernelSettings, Kernel)>> {
+/// The kernels of `--kernel`, each with what identifies its results (source hash and rfgen
+/// version) and how it is loaded within a point's registers per thread.
+fn kernels(names: &[String]) -> anyhow::Result<Vec<SimKernel>> {
     let library: Vec<String> = rfgen_model::kernel::library::KERNELS.iter().map(|k| k.name.to_string()).collect();
     let names = names.iter().flat_map(|n| if n == "all" { library.clone() } else { vec![n.clone()] });
-    let mut out: Vec<(KernelSettings, Kernel)> = Vec::new();
+    let mut out: Vec<SimKernel> = Vec::new();
     for name in names {
+        // Loaded once here, so that a bad kernel is refused before any point runs.
         let (kernel, source) = super::kernel_with_source(&name)?;
-        if out.iter().any(|(_, k)| k.name == kernel.name) {
+        if out.iter().any(|k| k.settings.kernel == kernel.name) {
             return Err(bad_input(format!("--kernel {name}: a kernel named `{}` is given twice", kernel.name)));
         }
         let hash = sha2::Sha256::digest(source.as_bytes())[..8].iter().map(|b| format!("{b:02x}")).collect();
         let settings =
             KernelSettings { kernel: kernel.name.clone(), source: hash, rfgen: env!("CARGO_PKG_VERSION").to_string() };
-        out.push((settings, kernel));
+        let within = Box::new(move |registers| super::kernel_within(&name, registers).map(|(k, _)| k));
+        out.push(SimKernel { settings, within });
     }
     Ok(out)
 }

@@ -33,9 +33,17 @@ pub struct Job {
     pub pnr: Option<PnrSettings>,
     pub cosim: Option<CosimSettings>,
     /// Kernels to run on the SM model.
-    pub sim: Vec<(KernelSettings, Kernel)>,
+    pub sim: Vec<SimKernel>,
     /// Verilator build cache.
     pub cache: PathBuf,
+}
+
+/// A kernel run at every point: what identifies its results, and the kernel within a point's
+/// registers per thread (a PTX kernel allocated within them, spilling the rest, as `rfgen sim`
+/// does for its config).
+pub struct SimKernel {
+    pub settings: KernelSettings,
+    pub within: Box<dyn Fn(u32) -> Result<Kernel> + Send + Sync>,
 }
 
 /// A sweep's kernels stop with an error after this many cycles, as `rfgen sim` does.
@@ -114,7 +122,7 @@ impl Job {
                 pnr: self.pnr,
             }),
             cosim: self.cosim.clone(),
-            sim: self.sim.iter().map(|(s, _)| s.clone()).collect(),
+            sim: self.sim.iter().map(|k| k.settings.clone()).collect(),
         }
     }
 
@@ -158,7 +166,8 @@ impl Job {
             }
             None => None,
         };
-        let sim = self.sim.iter().map(|(_, k)| simulate(checked, k)).collect::<Result<_>>()?;
+        let registers = checked.config.sm.registers_per_thread;
+        let sim = self.sim.iter().map(|k| simulate(checked, &(k.within)(registers)?)).collect::<Result<_>>()?;
         let record = Record {
             name: checked.config.name.clone(),
             config_hash: checked.hash(),
