@@ -251,6 +251,9 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                 format!("SURVIVED: an ESCAPE ({first_output} differs in cycle {first_cycle} of a sequence from reset)")
             }
             (Verdict::Survived, Some(Equivalence::Unknown { why })) => format!("SURVIVED (equivalence unknown: {why})"),
+            (Verdict::Survived, Some(Equivalence::Undefined { module })) => {
+                format!("survived: equivalent (the edited bit is one {module} leaves undefined, x)")
+            }
         };
         println!("{:>5}  {:<7} {:<44} {verdict}", m.index, m.mode, m.location());
     }

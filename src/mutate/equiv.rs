@@ -54,12 +54,16 @@ pub enum Equivalence {
     Differs { first_output: String, first_cycle: u32 },
     /// The solver did not finish in time.
     Unknown { why: String },
+    /// The edited bit is a constant the RTL leaves undefined (`x`, as `proc` fills the data of
+    /// a write made only under a condition), in `module`: whatever value the edit gives it is
+    /// one the RTL allows.
+    Undefined { module: String },
 }
 
 impl Equivalence {
     /// Proved or bounded: the mutant leaves the score.
     pub fn is_equivalent(&self) -> bool {
-        matches!(self, Equivalence::Proved { .. } | Equivalence::Equivalent { .. })
+        matches!(self, Equivalence::Proved { .. } | Equivalence::Equivalent { .. } | Equivalence::Undefined { .. })
     }
 }
 
@@ -76,6 +80,10 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     let top = &drawn.top;
     let (module, cell) =
         innermost(top, &mutant.cell, &drawn.instances).unwrap_or_else(|| (top.clone(), mutant.cell.clone()));
+    let rtlil = std::fs::read_to_string(&drawn.design)?;
+    if undefined(&rtlil, &module, &cell, &mutant.port, mutant.bit) {
+        return Ok(Equivalence::Undefined { module });
+    }
     // Memory leaves are cut out as what they observe (`observed`), unless the edit is in one.
     let observe = if drawn.leaves.is_empty() || drawn.leaves.contains(&module) {
         String::new()
@@ -158,6 +166,72 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     })
 }
 
+/// Whether bit `bit` of `port` of `cell` in `module` of an RTLIL design is a constant `x`.
+fn undefined(rtlil: &str, module: &str, cell: &str, port: &str, bit: u32) -> bool {
+    let header = format!("module \\{module}");
+    // A module's own `end` is the only one not indented.
+    let lines: Vec<&str> =
+        rtlil.lines().skip_while(|l| *l != header).skip(1).take_while(|l| *l != "end").map(str::trim).collect();
+    let Some(at) = lines.iter().position(|l| l.starts_with("cell ") && l.split_whitespace().nth(2) == Some(cell))
+    else {
+        return false;
+    };
+    let connect = format!("connect \\{port} ");
+    let Some(spec) = lines[at..].iter().take_while(|l| **l != "end").find_map(|l| l.strip_prefix(&connect)) else {
+        return false;
+    };
+    // A width per wire, for parts that name a whole wire.
+    let width = |name: &str| {
+        lines.iter().find_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.first() == Some(&"wire") && w.last() == Some(&name))
+                .then(|| w.windows(2).find(|p| p[0] == "width").map_or(Some(1), |p| p[1].parse().ok()))?
+        })
+    };
+    // The parts, most significant first, each as (width, its bits if a constant).
+    let inner = spec.trim().strip_prefix('{').and_then(|s| s.strip_suffix('}')).unwrap_or(spec);
+    let mut words = inner.split_whitespace().peekable();
+    let mut parts: Vec<(u32, Option<&str>)> = Vec::new();
+    while let Some(word) = words.next() {
+        if let Some((w, bits)) = word.split_once('\'') {
+            let Ok(w) = w.parse() else { return false };
+            parts.push((w, Some(bits)));
+            continue;
+        }
+        let range = words.next_if(|w| w.starts_with('['));
+        let w = match range.map(|r| r.trim_matches(['[', ']'])) {
+            Some(r) => match r.split_once(':') {
+                Some((hi, lo)) => match (hi.parse::<u32>(), lo.parse::<u32>()) {
+                    (Ok(hi), Ok(lo)) if hi >= lo => hi - lo + 1,
+                    _ => return false,
+                },
+                None => 1,
+            },
+            None => match width(word) {
+                Some(w) => w,
+                None => return false,
+            },
+        };
+        parts.push((w, None));
+    }
+    // From the least significant part up to the one holding `bit`.
+    let mut low = 0;
+    for (w, bits) in parts.into_iter().rev() {
+        if bit < low + w {
+            let Some(bits) = bits else { return false };
+            // Constants are written most significant bit first, as wide as the part, or as one
+            // digit when every bit is the same (`128'x`).
+            let i = (w - 1 - (bit - low)) as usize;
+            return match bits.len() {
+                1 => bits == "x",
+                n => n == w as usize && bits.as_bytes()[i] == b'x',
+            };
+        }
+        low += w;
+    }
+    false
+}
+
 /// The module type of every instance in an RTLIL design: (module, instance) → module.
 pub fn instances(rtlil: &str) -> HashMap<(String, String), String> {
     let mut map = HashMap::new();
@@ -227,6 +301,20 @@ mod tests {
         );
         assert_eq!(innermost("top", "$and$top.v:9$3", &modules), None);
         assert_eq!(innermost("top", "$flatten\\u_missing.$and$g.v:3$1", &modules), None);
+    }
+
+    #[test]
+    fn an_undefined_bit_is_found_in_a_constant_or_a_concatenation() {
+        let rtlil = "module \\m\n  wire width 4 \\w\n  cell $mux $procmux$1\n    connect \\A 8'x\n    \
+                     connect \\B { 2'01 \\w 1'x \\v [0] }\n  end\nend\n";
+        assert!(undefined(rtlil, "m", "$procmux$1", "A", 5));
+        // B: bit 0 is v[0], bit 1 the x, bits 2-5 w, bits 6-7 the constant 01.
+        assert!(undefined(rtlil, "m", "$procmux$1", "B", 1));
+        for bit in [0, 2, 6, 7] {
+            assert!(!undefined(rtlil, "m", "$procmux$1", "B", bit), "bit {bit}");
+        }
+        assert!(!undefined(rtlil, "m", "$procmux$2", "A", 0));
+        assert!(!undefined(rtlil, "other", "$procmux$1", "A", 0));
     }
 
     #[test]
