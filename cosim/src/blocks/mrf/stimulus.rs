@@ -27,6 +27,10 @@ pub struct Knobs {
     pub partial_mask: f64,
     /// A second or third source lands in the first source's bank group (a forced conflict).
     pub same_group: f64,
+    /// A source lands in the hot bank group, one group for a run of instructions
+    /// ([`HOT_RUN`]), so that slots of every collector wait on one arbiter together, in every
+    /// combination and behind every pointer position.
+    pub hot_group: f64,
     /// Weights of instructions with 0, 1, 2, 3 sources.
     pub sources: [u32; 4],
     /// A write-back carries kernel-shaped data ([`Pattern::random`]) rather than uniform words.
@@ -101,6 +105,7 @@ impl Default for Knobs {
             writeback: 0.6,
             partial_mask: 0.2,
             same_group: 0.25,
+            hot_group: 0.0,
             sources: [1, 3, 4, 2],
             kernel_values: 0.0,
             compressible_phases: false,
@@ -134,19 +139,26 @@ impl Knobs {
 }
 
 impl Knobs {
-    /// Every even seed crowds the bank groups: three sources mostly, most of them in one group,
-    /// and execution slow to take what is collected — so every slot of both kinds of collector
-    /// requests at once, behind every arbiter pointer (the arbiters' corners).
+    /// Every even seed crowds the bank groups: three sources mostly, most of them in one group
+    /// and half of them in the hot group, and execution slow to take what is collected — so
+    /// every slot of both kinds of collector requests at once, behind every arbiter pointer
+    /// (the arbiters' corners), and slots of different collectors meet in one arbiter.
     pub fn for_seed(self, seed: u64) -> Self {
         if seed % 2 == 1 {
             return self;
         }
-        Knobs { same_group: 0.7, sources: [0, 1, 3, 6], ready: 0.5, ..self }
+        Knobs { same_group: 0.7, hot_group: 0.5, sources: [0, 1, 3, 6], ready: 0.5, ..self }
     }
 }
 
+/// Instructions offered before the hot bank group moves on.
+const HOT_RUN: u32 = 500;
+
 pub struct RandomStimulus {
     rng: Xoshiro256PlusPlus,
+    /// The hot bank group ([`Knobs::hot_group`]) and the instructions left before it moves.
+    hot: u32,
+    hot_left: u32,
     g: Geometry,
     knobs: Knobs,
     offering: bool,
@@ -171,6 +183,8 @@ impl RandomStimulus {
         let regs = if g.renamed { g.physical_registers() } else { (stride * g.groups).min(g.registers) };
         RandomStimulus {
             rng,
+            hot: 0,
+            hot_left: HOT_RUN,
             g: g.clone(),
             knobs,
             offering: false,
@@ -205,10 +219,21 @@ impl RandomStimulus {
             count += 1;
         }
         let regs = self.regs;
+        self.hot_left -= 1;
+        if self.hot_left == 0 {
+            (self.hot, self.hot_left) = ((self.hot + 1) % g.groups, HOT_RUN);
+        }
         let first = self.below(regs);
         for s in 0..3 {
             inp.issue_src_valid[s] = s < count;
-            inp.issue_src_reg[s] = if s > 0 && self.chance(self.knobs.same_group) {
+            inp.issue_src_reg[s] = if self.chance(self.knobs.hot_group) {
+                // The lowest register of the warp in the hot group, plus a multiple of the
+                // group count.
+                let base = (0..g.groups).find(|&r| g.group(warp, r) == self.hot).unwrap_or(0);
+                base + g.groups * self.below(regs / g.groups)
+            } else if s == 0 {
+                first
+            } else if self.chance(self.knobs.same_group) {
                 // Same group: offset by a multiple of the group count.
                 (first + g.groups * self.below(regs / g.groups)) % regs
             } else {
