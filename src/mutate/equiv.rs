@@ -338,11 +338,11 @@ mod tests {
         for line in body.lines().map(str::trim) {
             if let Some(at) = line.strip_prefix("attribute \\src ") {
                 located = at;
-            } else if let Some(cell) = line.strip_prefix(&format!("cell {kind} ")) {
-                if located.contains(&format!("\"{src}")) || cell.contains(src) {
-                    name = Some(cell.to_string());
-                    break;
-                }
+            } else if let Some(cell) = line.strip_prefix(&format!("cell {kind} "))
+                && (located.contains(&format!("\"{src}")) || cell.contains(src))
+            {
+                name = Some(cell.to_string());
+                break;
             }
         }
         let name = name.unwrap_or_else(|| panic!("no {kind} at {src} in {module}"));
