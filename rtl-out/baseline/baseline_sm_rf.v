@@ -43,27 +43,29 @@ module baseline_sm_rf (
   input  wire   [31:0] wb_mask,          // per-lane write enable (active mask), lane i at bit i
   input  wire [1023:0] wb_data           // value, lane i at [32i+31:32i]
 );
-  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.
+  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue
+  // (the issue stage's to_collector). Its fields are picked by to_collector_warp, the grant
+  // then, which does not wait on the collectors' state.
   wire mrf_issue_valid;
+  wire [4:0] to_collector_warp;
   wire mrf_issue_ready;
   wire [2:0] granted_src_valid;
   wire [4:0] granted_src0_reg;
   wire [4:0] granted_src1_reg;
   wire [4:0] granted_src2_reg;
-  assign mrf_issue_valid = grant_valid & ~next_control[grant_warp];
   // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
   wire [127:0] src_valid_by_warp;
   assign src_valid_by_warp = {1'd0, next_src_valid[95:93], 1'd0, next_src_valid[92:90], 1'd0, next_src_valid[89:87], 1'd0, next_src_valid[86:84], 1'd0, next_src_valid[83:81], 1'd0, next_src_valid[80:78], 1'd0, next_src_valid[77:75], 1'd0, next_src_valid[74:72], 1'd0, next_src_valid[71:69], 1'd0, next_src_valid[68:66], 1'd0, next_src_valid[65:63], 1'd0, next_src_valid[62:60], 1'd0, next_src_valid[59:57], 1'd0, next_src_valid[56:54], 1'd0, next_src_valid[53:51], 1'd0, next_src_valid[50:48], 1'd0, next_src_valid[47:45], 1'd0, next_src_valid[44:42], 1'd0, next_src_valid[41:39], 1'd0, next_src_valid[38:36], 1'd0, next_src_valid[35:33], 1'd0, next_src_valid[32:30], 1'd0, next_src_valid[29:27], 1'd0, next_src_valid[26:24], 1'd0, next_src_valid[23:21], 1'd0, next_src_valid[20:18], 1'd0, next_src_valid[17:15], 1'd0, next_src_valid[14:12], 1'd0, next_src_valid[11:9], 1'd0, next_src_valid[8:6], 1'd0, next_src_valid[5:3], 1'd0, next_src_valid[2:0]};
-  assign granted_src_valid = src_valid_by_warp[{grant_warp, 2'd0} +: 3];
+  assign granted_src_valid = src_valid_by_warp[{to_collector_warp, 2'd0} +: 3];
   wire [255:0] src0_reg_by_warp;
   assign src0_reg_by_warp = {3'd0, next_src_reg[469:465], 3'd0, next_src_reg[454:450], 3'd0, next_src_reg[439:435], 3'd0, next_src_reg[424:420], 3'd0, next_src_reg[409:405], 3'd0, next_src_reg[394:390], 3'd0, next_src_reg[379:375], 3'd0, next_src_reg[364:360], 3'd0, next_src_reg[349:345], 3'd0, next_src_reg[334:330], 3'd0, next_src_reg[319:315], 3'd0, next_src_reg[304:300], 3'd0, next_src_reg[289:285], 3'd0, next_src_reg[274:270], 3'd0, next_src_reg[259:255], 3'd0, next_src_reg[244:240], 3'd0, next_src_reg[229:225], 3'd0, next_src_reg[214:210], 3'd0, next_src_reg[199:195], 3'd0, next_src_reg[184:180], 3'd0, next_src_reg[169:165], 3'd0, next_src_reg[154:150], 3'd0, next_src_reg[139:135], 3'd0, next_src_reg[124:120], 3'd0, next_src_reg[109:105], 3'd0, next_src_reg[94:90], 3'd0, next_src_reg[79:75], 3'd0, next_src_reg[64:60], 3'd0, next_src_reg[49:45], 3'd0, next_src_reg[34:30], 3'd0, next_src_reg[19:15], 3'd0, next_src_reg[4:0]};
-  assign granted_src0_reg = src0_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  assign granted_src0_reg = src0_reg_by_warp[{to_collector_warp, 3'd0} +: 5];
   wire [255:0] src1_reg_by_warp;
   assign src1_reg_by_warp = {3'd0, next_src_reg[474:470], 3'd0, next_src_reg[459:455], 3'd0, next_src_reg[444:440], 3'd0, next_src_reg[429:425], 3'd0, next_src_reg[414:410], 3'd0, next_src_reg[399:395], 3'd0, next_src_reg[384:380], 3'd0, next_src_reg[369:365], 3'd0, next_src_reg[354:350], 3'd0, next_src_reg[339:335], 3'd0, next_src_reg[324:320], 3'd0, next_src_reg[309:305], 3'd0, next_src_reg[294:290], 3'd0, next_src_reg[279:275], 3'd0, next_src_reg[264:260], 3'd0, next_src_reg[249:245], 3'd0, next_src_reg[234:230], 3'd0, next_src_reg[219:215], 3'd0, next_src_reg[204:200], 3'd0, next_src_reg[189:185], 3'd0, next_src_reg[174:170], 3'd0, next_src_reg[159:155], 3'd0, next_src_reg[144:140], 3'd0, next_src_reg[129:125], 3'd0, next_src_reg[114:110], 3'd0, next_src_reg[99:95], 3'd0, next_src_reg[84:80], 3'd0, next_src_reg[69:65], 3'd0, next_src_reg[54:50], 3'd0, next_src_reg[39:35], 3'd0, next_src_reg[24:20], 3'd0, next_src_reg[9:5]};
-  assign granted_src1_reg = src1_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  assign granted_src1_reg = src1_reg_by_warp[{to_collector_warp, 3'd0} +: 5];
   wire [255:0] src2_reg_by_warp;
   assign src2_reg_by_warp = {3'd0, next_src_reg[479:475], 3'd0, next_src_reg[464:460], 3'd0, next_src_reg[449:445], 3'd0, next_src_reg[434:430], 3'd0, next_src_reg[419:415], 3'd0, next_src_reg[404:400], 3'd0, next_src_reg[389:385], 3'd0, next_src_reg[374:370], 3'd0, next_src_reg[359:355], 3'd0, next_src_reg[344:340], 3'd0, next_src_reg[329:325], 3'd0, next_src_reg[314:310], 3'd0, next_src_reg[299:295], 3'd0, next_src_reg[284:280], 3'd0, next_src_reg[269:265], 3'd0, next_src_reg[254:250], 3'd0, next_src_reg[239:235], 3'd0, next_src_reg[224:220], 3'd0, next_src_reg[209:205], 3'd0, next_src_reg[194:190], 3'd0, next_src_reg[179:175], 3'd0, next_src_reg[164:160], 3'd0, next_src_reg[149:145], 3'd0, next_src_reg[134:130], 3'd0, next_src_reg[119:115], 3'd0, next_src_reg[104:100], 3'd0, next_src_reg[89:85], 3'd0, next_src_reg[74:70], 3'd0, next_src_reg[59:55], 3'd0, next_src_reg[44:40], 3'd0, next_src_reg[29:25], 3'd0, next_src_reg[14:10]};
-  assign granted_src2_reg = src2_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  assign granted_src2_reg = src2_reg_by_warp[{to_collector_warp, 3'd0} +: 5];
 
   // Collector tags, one per operand collector: the granted instruction takes the lowest
   // free one at issue; the MRF returns it at dispatch, which frees it.
@@ -97,36 +99,38 @@ module baseline_sm_rf (
 
   // The issue stage, and the MRF it issues to.
   baseline_issue issue (
-    .clk             (clk),
-    .rst             (rst),
-    .next_valid      (next_valid),
-    .next_src_valid  (next_src_valid),
-    .next_src_reg    (next_src_reg),
-    .next_dst_valid  (next_dst_valid),
-    .next_dst        (next_dst),
-    .next_preds      (next_preds),
-    .next_pdst_valid (next_pdst_valid),
-    .next_pdst       (next_pdst),
-    .next_control    (next_control),
-    .next_long       (next_long),
-    .barrier         (barrier),
-    .collector_ready (mrf_issue_ready),
-    .launch          (launch),
-    .grant_last      (grant_last),
-    .clr_valid       (release_valid),
-    .clr_warp        (release_warp),
-    .clr_reg         (release_reg),
-    .clr_preds       (clr_preds),
-    .grant_valid     (grant_valid),
-    .grant_warp      (grant_warp),
-    .eligible        (eligible)
+    .clk               (clk),
+    .rst               (rst),
+    .next_valid        (next_valid),
+    .next_src_valid    (next_src_valid),
+    .next_src_reg      (next_src_reg),
+    .next_dst_valid    (next_dst_valid),
+    .next_dst          (next_dst),
+    .next_preds        (next_preds),
+    .next_pdst_valid   (next_pdst_valid),
+    .next_pdst         (next_pdst),
+    .next_control      (next_control),
+    .next_long         (next_long),
+    .barrier           (barrier),
+    .collector_ready   (mrf_issue_ready),
+    .launch            (launch),
+    .grant_last        (grant_last),
+    .clr_valid         (release_valid),
+    .clr_warp          (release_warp),
+    .clr_reg           (release_reg),
+    .clr_preds         (clr_preds),
+    .grant_valid       (grant_valid),
+    .grant_warp        (grant_warp),
+    .to_collector      (mrf_issue_valid),
+    .to_collector_warp (to_collector_warp),
+    .eligible          (eligible)
   );
   baseline_mrf mrf (
     .clk             (clk),
     .rst             (rst),
     .issue_valid     (mrf_issue_valid),
     .issue_ready     (mrf_issue_ready),
-    .issue_warp      (grant_warp),
+    .issue_warp      (to_collector_warp),
     .issue_src_valid (granted_src_valid),
     .issue_src0_reg  (granted_src0_reg),
     .issue_src1_reg  (granted_src1_reg),

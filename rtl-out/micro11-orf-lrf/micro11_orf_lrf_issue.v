@@ -30,6 +30,8 @@ module micro11_orf_lrf_issue (
   input  wire [255:0] clr_preds,           // predicate results completing, warp w predicate p at bit 8w+p
   output wire         grant_valid,         // a warp is granted the issue slot this cycle
   output wire   [4:0] grant_warp,          // the granted warp
+  output wire         to_collector,        // the granted instruction enters an operand collector: one is free and it does not complete at issue
+  output wire   [4:0] to_collector_warp,   // its warp (grant_warp then), chosen among the warps eligible if a collector is free
   output wire  [31:0] active,              // the active set this cycle, after deschedules and refill, warp i at bit i
   output wire  [31:0] eligible             // warps whose next instruction may issue this cycle (before the scheduler's choice), warp i at bit i
 );
@@ -38,7 +40,8 @@ module micro11_orf_lrf_issue (
   wire [255:0] pending_preds;
   wire [31:0] desched;
   wire [31:0] ready;
-  wire to_collector;
+  wire [31:0] eligible_if_free;
+  wire if_free_valid;
 
   // Per warp: the registers its next instruction reads or writes, and the check. It may
   // issue unless at a barrier, a register or predicate it touches is pending, or the
@@ -55,7 +58,8 @@ module micro11_orf_lrf_issue (
                      | ({32{next_dst_valid[w]}} & (32'd1 << next_dst[5*w +: 5]));
       assign conflict = (|(touched & pending[32*w +: 32])) | (|(next_preds[8*w +: 8] & pending_preds[8*w +: 8]));
       assign war = 1'b0;  // no warpboard
-      assign eligible[w] = next_valid[w] & ~barrier[w] & ~stall[w] & ~conflict & ~war & (collector_ready | next_control[w]);
+      assign eligible_if_free[w] = next_valid[w] & ~barrier[w] & ~stall[w] & ~conflict & ~war;
+      assign eligible[w] = eligible_if_free[w] & (collector_ready | next_control[w]);
       // Two-level: a warp waiting at a barrier or for a long-latency result leaves the
       // active set; one with neither, and no cache flush under way, may join it.
       wire waits_long;
@@ -66,8 +70,10 @@ module micro11_orf_lrf_issue (
   endgenerate
 
   // The granted instruction goes to a collector unless it completes at issue: its
-  // destinations become pending, its sources enter the warpboard.
-  assign to_collector = grant_valid & ~next_control[grant_warp];
+  // destinations become pending, its sources enter the warpboard. With a collector free the
+  // grant is the scheduler's choice among the warps eligible if one is, which does not wait
+  // on collector_ready; without one only a warp that completes at issue is granted.
+  assign to_collector = collector_ready & if_free_valid & ~next_control[to_collector_warp];
   // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
   wire [255:0] dst_by_warp;
   assign dst_by_warp = {3'd0, next_dst[159:155], 3'd0, next_dst[154:150], 3'd0, next_dst[149:145], 3'd0, next_dst[144:140], 3'd0, next_dst[139:135], 3'd0, next_dst[134:130], 3'd0, next_dst[129:125], 3'd0, next_dst[124:120], 3'd0, next_dst[119:115], 3'd0, next_dst[114:110], 3'd0, next_dst[109:105], 3'd0, next_dst[104:100], 3'd0, next_dst[99:95], 3'd0, next_dst[94:90], 3'd0, next_dst[89:85], 3'd0, next_dst[84:80], 3'd0, next_dst[79:75], 3'd0, next_dst[74:70], 3'd0, next_dst[69:65], 3'd0, next_dst[64:60], 3'd0, next_dst[59:55], 3'd0, next_dst[54:50], 3'd0, next_dst[49:45], 3'd0, next_dst[44:40], 3'd0, next_dst[39:35], 3'd0, next_dst[34:30], 3'd0, next_dst[29:25], 3'd0, next_dst[24:20], 3'd0, next_dst[19:15], 3'd0, next_dst[14:10], 3'd0, next_dst[9:5], 3'd0, next_dst[4:0]};
@@ -77,12 +83,12 @@ module micro11_orf_lrf_issue (
     .clk            (clk),
     .rst            (rst),
     .set_valid      (to_collector),
-    .set_warp       (grant_warp),
-    .set_reg_valid  (next_dst_valid[grant_warp]),
-    .set_reg        (dst_by_warp[{grant_warp, 3'd0} +: 5]),
-    .set_long       (next_long[grant_warp]),
-    .set_pred_valid (next_pdst_valid[grant_warp]),
-    .set_pred       (pdst_by_warp[{grant_warp, 2'd0} +: 3]),
+    .set_warp       (to_collector_warp),
+    .set_reg_valid  (next_dst_valid[to_collector_warp]),
+    .set_reg        (dst_by_warp[{to_collector_warp, 3'd0} +: 5]),
+    .set_long       (next_long[to_collector_warp]),
+    .set_pred_valid (next_pdst_valid[to_collector_warp]),
+    .set_pred       (pdst_by_warp[{to_collector_warp, 2'd0} +: 3]),
     .clr_valid      (clr_valid),
     .clr_warp       (clr_warp),
     .clr_reg        (clr_reg),
@@ -92,15 +98,18 @@ module micro11_orf_lrf_issue (
     .pending_preds  (pending_preds)
   );
   micro11_orf_lrf_scheduler u_scheduler (
-    .clk         (clk),
-    .rst         (rst),
-    .eligible    (eligible),
-    .desched     (desched),
-    .ready       (ready),
-    .grant_last  (grant_last),
-    .grant_valid (grant_valid),
-    .grant_warp  (grant_warp),
-    .active      (active)
+    .clk              (clk),
+    .rst              (rst),
+    .eligible         (eligible),
+    .eligible_if_free (eligible_if_free),
+    .desched          (desched),
+    .ready            (ready),
+    .grant_last       (grant_last),
+    .grant_valid      (grant_valid),
+    .grant_warp       (grant_warp),
+    .if_free_valid    (if_free_valid),
+    .if_free_warp     (to_collector_warp),
+    .active           (active)
   );
 endmodule
 

@@ -54,8 +54,11 @@ module micro11_orf_lrf_sm_rf (
   input  wire    [1:0] wb_entry,            // its ORF or LRF entry
   output wire   [31:0] fill_busy            // warps with a fill not yet written: hold their next instruction, warp i at bit i
 );
-  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.
+  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue
+  // (the issue stage's to_collector). Its fields are picked by to_collector_warp, the grant
+  // then, which does not wait on the collectors' state.
   wire mrf_issue_valid;
+  wire [4:0] to_collector_warp;
   wire mrf_issue_ready;
   wire [2:0] granted_src_valid;
   wire [4:0] granted_src0_reg;
@@ -65,30 +68,29 @@ module micro11_orf_lrf_sm_rf (
   wire [5:0] granted_src_entry;
   wire [5:0] granted_src_fill;
   wire granted_strand;
-  assign mrf_issue_valid = grant_valid & ~next_control[grant_warp];
   // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
   wire [127:0] src_valid_by_warp;
   assign src_valid_by_warp = {1'd0, next_src_valid[95:93], 1'd0, next_src_valid[92:90], 1'd0, next_src_valid[89:87], 1'd0, next_src_valid[86:84], 1'd0, next_src_valid[83:81], 1'd0, next_src_valid[80:78], 1'd0, next_src_valid[77:75], 1'd0, next_src_valid[74:72], 1'd0, next_src_valid[71:69], 1'd0, next_src_valid[68:66], 1'd0, next_src_valid[65:63], 1'd0, next_src_valid[62:60], 1'd0, next_src_valid[59:57], 1'd0, next_src_valid[56:54], 1'd0, next_src_valid[53:51], 1'd0, next_src_valid[50:48], 1'd0, next_src_valid[47:45], 1'd0, next_src_valid[44:42], 1'd0, next_src_valid[41:39], 1'd0, next_src_valid[38:36], 1'd0, next_src_valid[35:33], 1'd0, next_src_valid[32:30], 1'd0, next_src_valid[29:27], 1'd0, next_src_valid[26:24], 1'd0, next_src_valid[23:21], 1'd0, next_src_valid[20:18], 1'd0, next_src_valid[17:15], 1'd0, next_src_valid[14:12], 1'd0, next_src_valid[11:9], 1'd0, next_src_valid[8:6], 1'd0, next_src_valid[5:3], 1'd0, next_src_valid[2:0]};
-  assign granted_src_valid = src_valid_by_warp[{grant_warp, 2'd0} +: 3];
+  assign granted_src_valid = src_valid_by_warp[{to_collector_warp, 2'd0} +: 3];
   wire [255:0] src0_reg_by_warp;
   assign src0_reg_by_warp = {3'd0, next_src_reg[469:465], 3'd0, next_src_reg[454:450], 3'd0, next_src_reg[439:435], 3'd0, next_src_reg[424:420], 3'd0, next_src_reg[409:405], 3'd0, next_src_reg[394:390], 3'd0, next_src_reg[379:375], 3'd0, next_src_reg[364:360], 3'd0, next_src_reg[349:345], 3'd0, next_src_reg[334:330], 3'd0, next_src_reg[319:315], 3'd0, next_src_reg[304:300], 3'd0, next_src_reg[289:285], 3'd0, next_src_reg[274:270], 3'd0, next_src_reg[259:255], 3'd0, next_src_reg[244:240], 3'd0, next_src_reg[229:225], 3'd0, next_src_reg[214:210], 3'd0, next_src_reg[199:195], 3'd0, next_src_reg[184:180], 3'd0, next_src_reg[169:165], 3'd0, next_src_reg[154:150], 3'd0, next_src_reg[139:135], 3'd0, next_src_reg[124:120], 3'd0, next_src_reg[109:105], 3'd0, next_src_reg[94:90], 3'd0, next_src_reg[79:75], 3'd0, next_src_reg[64:60], 3'd0, next_src_reg[49:45], 3'd0, next_src_reg[34:30], 3'd0, next_src_reg[19:15], 3'd0, next_src_reg[4:0]};
-  assign granted_src0_reg = src0_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  assign granted_src0_reg = src0_reg_by_warp[{to_collector_warp, 3'd0} +: 5];
   wire [255:0] src1_reg_by_warp;
   assign src1_reg_by_warp = {3'd0, next_src_reg[474:470], 3'd0, next_src_reg[459:455], 3'd0, next_src_reg[444:440], 3'd0, next_src_reg[429:425], 3'd0, next_src_reg[414:410], 3'd0, next_src_reg[399:395], 3'd0, next_src_reg[384:380], 3'd0, next_src_reg[369:365], 3'd0, next_src_reg[354:350], 3'd0, next_src_reg[339:335], 3'd0, next_src_reg[324:320], 3'd0, next_src_reg[309:305], 3'd0, next_src_reg[294:290], 3'd0, next_src_reg[279:275], 3'd0, next_src_reg[264:260], 3'd0, next_src_reg[249:245], 3'd0, next_src_reg[234:230], 3'd0, next_src_reg[219:215], 3'd0, next_src_reg[204:200], 3'd0, next_src_reg[189:185], 3'd0, next_src_reg[174:170], 3'd0, next_src_reg[159:155], 3'd0, next_src_reg[144:140], 3'd0, next_src_reg[129:125], 3'd0, next_src_reg[114:110], 3'd0, next_src_reg[99:95], 3'd0, next_src_reg[84:80], 3'd0, next_src_reg[69:65], 3'd0, next_src_reg[54:50], 3'd0, next_src_reg[39:35], 3'd0, next_src_reg[24:20], 3'd0, next_src_reg[9:5]};
-  assign granted_src1_reg = src1_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  assign granted_src1_reg = src1_reg_by_warp[{to_collector_warp, 3'd0} +: 5];
   wire [255:0] src2_reg_by_warp;
   assign src2_reg_by_warp = {3'd0, next_src_reg[479:475], 3'd0, next_src_reg[464:460], 3'd0, next_src_reg[449:445], 3'd0, next_src_reg[434:430], 3'd0, next_src_reg[419:415], 3'd0, next_src_reg[404:400], 3'd0, next_src_reg[389:385], 3'd0, next_src_reg[374:370], 3'd0, next_src_reg[359:355], 3'd0, next_src_reg[344:340], 3'd0, next_src_reg[329:325], 3'd0, next_src_reg[314:310], 3'd0, next_src_reg[299:295], 3'd0, next_src_reg[284:280], 3'd0, next_src_reg[269:265], 3'd0, next_src_reg[254:250], 3'd0, next_src_reg[239:235], 3'd0, next_src_reg[224:220], 3'd0, next_src_reg[209:205], 3'd0, next_src_reg[194:190], 3'd0, next_src_reg[179:175], 3'd0, next_src_reg[164:160], 3'd0, next_src_reg[149:145], 3'd0, next_src_reg[134:130], 3'd0, next_src_reg[119:115], 3'd0, next_src_reg[104:100], 3'd0, next_src_reg[89:85], 3'd0, next_src_reg[74:70], 3'd0, next_src_reg[59:55], 3'd0, next_src_reg[44:40], 3'd0, next_src_reg[29:25], 3'd0, next_src_reg[14:10]};
-  assign granted_src2_reg = src2_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  assign granted_src2_reg = src2_reg_by_warp[{to_collector_warp, 3'd0} +: 5];
   wire [255:0] src_level_by_warp;
   assign src_level_by_warp = {2'd0, next_src_level[191:186], 2'd0, next_src_level[185:180], 2'd0, next_src_level[179:174], 2'd0, next_src_level[173:168], 2'd0, next_src_level[167:162], 2'd0, next_src_level[161:156], 2'd0, next_src_level[155:150], 2'd0, next_src_level[149:144], 2'd0, next_src_level[143:138], 2'd0, next_src_level[137:132], 2'd0, next_src_level[131:126], 2'd0, next_src_level[125:120], 2'd0, next_src_level[119:114], 2'd0, next_src_level[113:108], 2'd0, next_src_level[107:102], 2'd0, next_src_level[101:96], 2'd0, next_src_level[95:90], 2'd0, next_src_level[89:84], 2'd0, next_src_level[83:78], 2'd0, next_src_level[77:72], 2'd0, next_src_level[71:66], 2'd0, next_src_level[65:60], 2'd0, next_src_level[59:54], 2'd0, next_src_level[53:48], 2'd0, next_src_level[47:42], 2'd0, next_src_level[41:36], 2'd0, next_src_level[35:30], 2'd0, next_src_level[29:24], 2'd0, next_src_level[23:18], 2'd0, next_src_level[17:12], 2'd0, next_src_level[11:6], 2'd0, next_src_level[5:0]};
-  assign granted_src_level = src_level_by_warp[{grant_warp, 3'd0} +: 6];
+  assign granted_src_level = src_level_by_warp[{to_collector_warp, 3'd0} +: 6];
   wire [255:0] src_entry_by_warp;
   assign src_entry_by_warp = {2'd0, next_src_entry[191:186], 2'd0, next_src_entry[185:180], 2'd0, next_src_entry[179:174], 2'd0, next_src_entry[173:168], 2'd0, next_src_entry[167:162], 2'd0, next_src_entry[161:156], 2'd0, next_src_entry[155:150], 2'd0, next_src_entry[149:144], 2'd0, next_src_entry[143:138], 2'd0, next_src_entry[137:132], 2'd0, next_src_entry[131:126], 2'd0, next_src_entry[125:120], 2'd0, next_src_entry[119:114], 2'd0, next_src_entry[113:108], 2'd0, next_src_entry[107:102], 2'd0, next_src_entry[101:96], 2'd0, next_src_entry[95:90], 2'd0, next_src_entry[89:84], 2'd0, next_src_entry[83:78], 2'd0, next_src_entry[77:72], 2'd0, next_src_entry[71:66], 2'd0, next_src_entry[65:60], 2'd0, next_src_entry[59:54], 2'd0, next_src_entry[53:48], 2'd0, next_src_entry[47:42], 2'd0, next_src_entry[41:36], 2'd0, next_src_entry[35:30], 2'd0, next_src_entry[29:24], 2'd0, next_src_entry[23:18], 2'd0, next_src_entry[17:12], 2'd0, next_src_entry[11:6], 2'd0, next_src_entry[5:0]};
-  assign granted_src_entry = src_entry_by_warp[{grant_warp, 3'd0} +: 6];
+  assign granted_src_entry = src_entry_by_warp[{to_collector_warp, 3'd0} +: 6];
   wire [255:0] src_fill_by_warp;
   assign src_fill_by_warp = {2'd0, next_src_fill[191:186], 2'd0, next_src_fill[185:180], 2'd0, next_src_fill[179:174], 2'd0, next_src_fill[173:168], 2'd0, next_src_fill[167:162], 2'd0, next_src_fill[161:156], 2'd0, next_src_fill[155:150], 2'd0, next_src_fill[149:144], 2'd0, next_src_fill[143:138], 2'd0, next_src_fill[137:132], 2'd0, next_src_fill[131:126], 2'd0, next_src_fill[125:120], 2'd0, next_src_fill[119:114], 2'd0, next_src_fill[113:108], 2'd0, next_src_fill[107:102], 2'd0, next_src_fill[101:96], 2'd0, next_src_fill[95:90], 2'd0, next_src_fill[89:84], 2'd0, next_src_fill[83:78], 2'd0, next_src_fill[77:72], 2'd0, next_src_fill[71:66], 2'd0, next_src_fill[65:60], 2'd0, next_src_fill[59:54], 2'd0, next_src_fill[53:48], 2'd0, next_src_fill[47:42], 2'd0, next_src_fill[41:36], 2'd0, next_src_fill[35:30], 2'd0, next_src_fill[29:24], 2'd0, next_src_fill[23:18], 2'd0, next_src_fill[17:12], 2'd0, next_src_fill[11:6], 2'd0, next_src_fill[5:0]};
-  assign granted_src_fill = src_fill_by_warp[{grant_warp, 3'd0} +: 6];
-  assign granted_strand = next_strand[grant_warp];
+  assign granted_src_fill = src_fill_by_warp[{to_collector_warp, 3'd0} +: 6];
+  assign granted_strand = next_strand[to_collector_warp];
 
   // Collector tags, one per operand collector: the granted instruction takes the lowest
   // free one at issue; the MRF returns it at dispatch, which frees it.
@@ -150,6 +152,8 @@ module micro11_orf_lrf_sm_rf (
     .clr_preds          (clr_preds),
     .grant_valid        (grant_valid),
     .grant_warp         (grant_warp),
+    .to_collector       (mrf_issue_valid),
+    .to_collector_warp  (to_collector_warp),
     .active             (active),
     .eligible           (eligible)
   );
@@ -158,7 +162,7 @@ module micro11_orf_lrf_sm_rf (
     .rst             (rst),
     .issue_valid     (mrf_issue_valid),
     .issue_ready     (mrf_issue_ready),
-    .issue_warp      (grant_warp),
+    .issue_warp      (to_collector_warp),
     .issue_src_valid (granted_src_valid),
     .issue_src0_reg  (granted_src0_reg),
     .issue_src1_reg  (granted_src1_reg),

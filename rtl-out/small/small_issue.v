@@ -6,34 +6,37 @@
 `default_nettype none
 
 module small_issue (
-  input  wire         clk,              // clock
-  input  wire         rst,              // synchronous reset, active high: nothing pending, no warp issued yet
-  input  wire   [7:0] next_valid,       // the warp has a next instruction (descriptor below), warp i at bit i
-  input  wire  [23:0] next_src_valid,   // it reads a register in source slot s, warp w slot s at bit 3w+s
-  input  wire [119:0] next_src_reg,     // the register, warp w slot s at [5(3w+s)+4:5(3w+s)]
-  input  wire   [7:0] next_dst_valid,   // it writes a register, warp i at bit i
-  input  wire  [39:0] next_dst,         // the register, warp i at [5i+4:5i]
-  input  wire  [63:0] next_preds,       // predicates it reads or writes, warp w predicate p at bit 8w+p
-  input  wire   [7:0] next_pdst_valid,  // it writes a predicate, warp i at bit i
-  input  wire  [23:0] next_pdst,        // the predicate, warp i at [3i+2:3i]
-  input  wire   [7:0] next_control,     // it completes at issue (branch, exit, barrier): no collector, no reservation, warp i at bit i
-  input  wire   [7:0] next_long,        // it writes a long-latency result (global load, texture), warp i at bit i
-  input  wire   [7:0] barrier,          // the warp waits at a barrier, warp i at bit i
-  input  wire         collector_ready,  // an operand collector is free
-  input  wire   [7:0] launch,           // warps launched at this edge: the youngest from now on, lower slot older, warp i at bit i
-  input  wire         grant_last,       // the granted instruction is its warp's last: the warp leaves the scheduler at this edge
-  input  wire         clr_valid,        // a register result commits
-  input  wire   [2:0] clr_warp,         // its warp
-  input  wire   [4:0] clr_reg,          // the register
-  input  wire  [63:0] clr_preds,        // predicate results completing, warp w predicate p at bit 8w+p
-  output wire         grant_valid,      // a warp is granted the issue slot this cycle
-  output wire   [2:0] grant_warp,       // the granted warp
-  output wire   [7:0] eligible          // warps whose next instruction may issue this cycle (before the scheduler's choice), warp i at bit i
+  input  wire         clk,                // clock
+  input  wire         rst,                // synchronous reset, active high: nothing pending, no warp issued yet
+  input  wire   [7:0] next_valid,         // the warp has a next instruction (descriptor below), warp i at bit i
+  input  wire  [23:0] next_src_valid,     // it reads a register in source slot s, warp w slot s at bit 3w+s
+  input  wire [119:0] next_src_reg,       // the register, warp w slot s at [5(3w+s)+4:5(3w+s)]
+  input  wire   [7:0] next_dst_valid,     // it writes a register, warp i at bit i
+  input  wire  [39:0] next_dst,           // the register, warp i at [5i+4:5i]
+  input  wire  [63:0] next_preds,         // predicates it reads or writes, warp w predicate p at bit 8w+p
+  input  wire   [7:0] next_pdst_valid,    // it writes a predicate, warp i at bit i
+  input  wire  [23:0] next_pdst,          // the predicate, warp i at [3i+2:3i]
+  input  wire   [7:0] next_control,       // it completes at issue (branch, exit, barrier): no collector, no reservation, warp i at bit i
+  input  wire   [7:0] next_long,          // it writes a long-latency result (global load, texture), warp i at bit i
+  input  wire   [7:0] barrier,            // the warp waits at a barrier, warp i at bit i
+  input  wire         collector_ready,    // an operand collector is free
+  input  wire   [7:0] launch,             // warps launched at this edge: the youngest from now on, lower slot older, warp i at bit i
+  input  wire         grant_last,         // the granted instruction is its warp's last: the warp leaves the scheduler at this edge
+  input  wire         clr_valid,          // a register result commits
+  input  wire   [2:0] clr_warp,           // its warp
+  input  wire   [4:0] clr_reg,            // the register
+  input  wire  [63:0] clr_preds,          // predicate results completing, warp w predicate p at bit 8w+p
+  output wire         grant_valid,        // a warp is granted the issue slot this cycle
+  output wire   [2:0] grant_warp,         // the granted warp
+  output wire         to_collector,       // the granted instruction enters an operand collector: one is free and it does not complete at issue
+  output wire   [2:0] to_collector_warp,  // its warp (grant_warp then), chosen among the warps eligible if a collector is free
+  output wire   [7:0] eligible            // warps whose next instruction may issue this cycle (before the scheduler's choice), warp i at bit i
 );
   wire [255:0] pending;
   wire [255:0] unused_long_pending;
   wire [63:0] pending_preds;
-  wire to_collector;
+  wire [7:0] eligible_if_free;
+  wire if_free_valid;
   wire [7:0] grant_onehot;
   reg  [7:0] granted_q;
   reg  [7:0] granted_qq;
@@ -56,7 +59,8 @@ module small_issue (
       assign conflict = (|(touched & pending[32*w +: 32])) | (|(next_preds[8*w +: 8] & pending_preds[8*w +: 8]));
       assign war = 1'b0;  // no warpboard
       assign can_issue[w] = next_valid[w] & ~barrier[w] & ~conflict & ~war;
-      assign eligible[w] = next_valid[w] & ~barrier[w] & can_issue_q[w] & ~granted_q[w] & ~granted_qq[w] & (collector_ready | next_control[w]);
+      assign eligible_if_free[w] = next_valid[w] & ~barrier[w] & can_issue_q[w] & ~granted_q[w] & ~granted_qq[w];
+      assign eligible[w] = eligible_if_free[w] & (collector_ready | next_control[w]);
     end
   endgenerate
 
@@ -81,8 +85,10 @@ module small_issue (
   end
 
   // The granted instruction goes to a collector unless it completes at issue: its
-  // destinations become pending, its sources enter the warpboard.
-  assign to_collector = grant_valid & ~next_control[grant_warp];
+  // destinations become pending, its sources enter the warpboard. With a collector free the
+  // grant is the scheduler's choice among the warps eligible if one is, which does not wait
+  // on collector_ready; without one only a warp that completes at issue is granted.
+  assign to_collector = collector_ready & if_free_valid & ~next_control[to_collector_warp];
   // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
   wire [63:0] dst_by_warp;
   assign dst_by_warp = {3'd0, next_dst[39:35], 3'd0, next_dst[34:30], 3'd0, next_dst[29:25], 3'd0, next_dst[24:20], 3'd0, next_dst[19:15], 3'd0, next_dst[14:10], 3'd0, next_dst[9:5], 3'd0, next_dst[4:0]};
@@ -101,12 +107,12 @@ module small_issue (
   always @(posedge clk) begin
     if (rst) rsv_valid <= 1'b0;
     else rsv_valid <= to_collector;
-    rsv_warp <= grant_warp;
-    rsv_reg_valid <= next_dst_valid[grant_warp];
-    rsv_reg <= dst_by_warp[{grant_warp, 3'd0} +: 5];
-    rsv_long <= next_long[grant_warp];
-    rsv_pred_valid <= next_pdst_valid[grant_warp];
-    rsv_pred <= pdst_by_warp[{grant_warp, 2'd0} +: 3];
+    rsv_warp <= to_collector_warp;
+    rsv_reg_valid <= next_dst_valid[to_collector_warp];
+    rsv_reg <= dst_by_warp[{to_collector_warp, 3'd0} +: 5];
+    rsv_long <= next_long[to_collector_warp];
+    rsv_pred_valid <= next_pdst_valid[to_collector_warp];
+    rsv_pred <= pdst_by_warp[{to_collector_warp, 2'd0} +: 3];
   end
   small_scoreboard u_scoreboard (
     .clk            (clk),
@@ -127,13 +133,16 @@ module small_issue (
     .pending_preds  (pending_preds)
   );
   small_scheduler u_scheduler (
-    .clk         (clk),
-    .rst         (rst),
-    .eligible    (eligible),
-    .launch      (launch),
-    .grant_last  (grant_last),
-    .grant_valid (grant_valid),
-    .grant_warp  (grant_warp)
+    .clk              (clk),
+    .rst              (rst),
+    .eligible         (eligible),
+    .eligible_if_free (eligible_if_free),
+    .launch           (launch),
+    .grant_last       (grant_last),
+    .grant_valid      (grant_valid),
+    .grant_warp       (grant_warp),
+    .if_free_valid    (if_free_valid),
+    .if_free_warp     (to_collector_warp)
   );
 endmodule
 

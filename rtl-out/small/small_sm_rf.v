@@ -43,27 +43,29 @@ module small_sm_rf (
   input  wire   [7:0] wb_mask,          // per-lane write enable (active mask), lane i at bit i
   input  wire [255:0] wb_data           // value, lane i at [32i+31:32i]
 );
-  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.
+  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue
+  // (the issue stage's to_collector). Its fields are picked by to_collector_warp, the grant
+  // then, which does not wait on the collectors' state.
   wire mrf_issue_valid;
+  wire [2:0] to_collector_warp;
   wire mrf_issue_ready;
   wire [2:0] granted_src_valid;
   wire [4:0] granted_src0_reg;
   wire [4:0] granted_src1_reg;
   wire [4:0] granted_src2_reg;
-  assign mrf_issue_valid = grant_valid & ~next_control[grant_warp];
   // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
   wire [31:0] src_valid_by_warp;
   assign src_valid_by_warp = {1'd0, next_src_valid[23:21], 1'd0, next_src_valid[20:18], 1'd0, next_src_valid[17:15], 1'd0, next_src_valid[14:12], 1'd0, next_src_valid[11:9], 1'd0, next_src_valid[8:6], 1'd0, next_src_valid[5:3], 1'd0, next_src_valid[2:0]};
-  assign granted_src_valid = src_valid_by_warp[{grant_warp, 2'd0} +: 3];
+  assign granted_src_valid = src_valid_by_warp[{to_collector_warp, 2'd0} +: 3];
   wire [63:0] src0_reg_by_warp;
   assign src0_reg_by_warp = {3'd0, next_src_reg[109:105], 3'd0, next_src_reg[94:90], 3'd0, next_src_reg[79:75], 3'd0, next_src_reg[64:60], 3'd0, next_src_reg[49:45], 3'd0, next_src_reg[34:30], 3'd0, next_src_reg[19:15], 3'd0, next_src_reg[4:0]};
-  assign granted_src0_reg = src0_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  assign granted_src0_reg = src0_reg_by_warp[{to_collector_warp, 3'd0} +: 5];
   wire [63:0] src1_reg_by_warp;
   assign src1_reg_by_warp = {3'd0, next_src_reg[114:110], 3'd0, next_src_reg[99:95], 3'd0, next_src_reg[84:80], 3'd0, next_src_reg[69:65], 3'd0, next_src_reg[54:50], 3'd0, next_src_reg[39:35], 3'd0, next_src_reg[24:20], 3'd0, next_src_reg[9:5]};
-  assign granted_src1_reg = src1_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  assign granted_src1_reg = src1_reg_by_warp[{to_collector_warp, 3'd0} +: 5];
   wire [63:0] src2_reg_by_warp;
   assign src2_reg_by_warp = {3'd0, next_src_reg[119:115], 3'd0, next_src_reg[104:100], 3'd0, next_src_reg[89:85], 3'd0, next_src_reg[74:70], 3'd0, next_src_reg[59:55], 3'd0, next_src_reg[44:40], 3'd0, next_src_reg[29:25], 3'd0, next_src_reg[14:10]};
-  assign granted_src2_reg = src2_reg_by_warp[{grant_warp, 3'd0} +: 5];
+  assign granted_src2_reg = src2_reg_by_warp[{to_collector_warp, 3'd0} +: 5];
 
   // Collector tags, one per operand collector: the granted instruction takes the lowest
   // free one at issue; the MRF returns it at dispatch, which frees it.
@@ -95,36 +97,38 @@ module small_sm_rf (
 
   // The issue stage, and the MRF it issues to.
   small_issue issue (
-    .clk             (clk),
-    .rst             (rst),
-    .next_valid      (next_valid),
-    .next_src_valid  (next_src_valid),
-    .next_src_reg    (next_src_reg),
-    .next_dst_valid  (next_dst_valid),
-    .next_dst        (next_dst),
-    .next_preds      (next_preds),
-    .next_pdst_valid (next_pdst_valid),
-    .next_pdst       (next_pdst),
-    .next_control    (next_control),
-    .next_long       (next_long),
-    .barrier         (barrier),
-    .collector_ready (mrf_issue_ready),
-    .launch          (launch),
-    .grant_last      (grant_last),
-    .clr_valid       (release_valid),
-    .clr_warp        (release_warp),
-    .clr_reg         (release_reg),
-    .clr_preds       (clr_preds),
-    .grant_valid     (grant_valid),
-    .grant_warp      (grant_warp),
-    .eligible        (eligible)
+    .clk               (clk),
+    .rst               (rst),
+    .next_valid        (next_valid),
+    .next_src_valid    (next_src_valid),
+    .next_src_reg      (next_src_reg),
+    .next_dst_valid    (next_dst_valid),
+    .next_dst          (next_dst),
+    .next_preds        (next_preds),
+    .next_pdst_valid   (next_pdst_valid),
+    .next_pdst         (next_pdst),
+    .next_control      (next_control),
+    .next_long         (next_long),
+    .barrier           (barrier),
+    .collector_ready   (mrf_issue_ready),
+    .launch            (launch),
+    .grant_last        (grant_last),
+    .clr_valid         (release_valid),
+    .clr_warp          (release_warp),
+    .clr_reg           (release_reg),
+    .clr_preds         (clr_preds),
+    .grant_valid       (grant_valid),
+    .grant_warp        (grant_warp),
+    .to_collector      (mrf_issue_valid),
+    .to_collector_warp (to_collector_warp),
+    .eligible          (eligible)
   );
   small_mrf mrf (
     .clk             (clk),
     .rst             (rst),
     .issue_valid     (mrf_issue_valid),
     .issue_ready     (mrf_issue_ready),
-    .issue_warp      (grant_warp),
+    .issue_warp      (to_collector_warp),
     .issue_src_valid (granted_src_valid),
     .issue_src0_reg  (granted_src0_reg),
     .issue_src1_reg  (granted_src1_reg),

@@ -67,13 +67,15 @@ module tfet_hybrid_sm_rf (
   output wire   [10:0] cmos_free,        // free CMOS physical registers
   output wire   [10:0] tfet_free         // free TFET physical registers
 );
-  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.
+  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue
+  // (the issue stage's to_collector). Its fields are picked by grant_warp: the rename stage's
+  // outputs follow the grant in every cycle.
   wire mrf_issue_valid;
+  wire [4:0] unused_to_collector_warp;
   wire mrf_issue_ready;
   wire [2:0] granted_src_valid;
   wire granted_dst_new;
   wire granted_dst_load;
-  assign mrf_issue_valid = grant_valid & ~next_control[grant_warp];
   // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
   wire [127:0] src_valid_by_warp;
   assign src_valid_by_warp = {1'd0, next_src_valid[95:93], 1'd0, next_src_valid[92:90], 1'd0, next_src_valid[89:87], 1'd0, next_src_valid[86:84], 1'd0, next_src_valid[83:81], 1'd0, next_src_valid[80:78], 1'd0, next_src_valid[77:75], 1'd0, next_src_valid[74:72], 1'd0, next_src_valid[71:69], 1'd0, next_src_valid[68:66], 1'd0, next_src_valid[65:63], 1'd0, next_src_valid[62:60], 1'd0, next_src_valid[59:57], 1'd0, next_src_valid[56:54], 1'd0, next_src_valid[53:51], 1'd0, next_src_valid[50:48], 1'd0, next_src_valid[47:45], 1'd0, next_src_valid[44:42], 1'd0, next_src_valid[41:39], 1'd0, next_src_valid[38:36], 1'd0, next_src_valid[35:33], 1'd0, next_src_valid[32:30], 1'd0, next_src_valid[29:27], 1'd0, next_src_valid[26:24], 1'd0, next_src_valid[23:21], 1'd0, next_src_valid[20:18], 1'd0, next_src_valid[17:15], 1'd0, next_src_valid[14:12], 1'd0, next_src_valid[11:9], 1'd0, next_src_valid[8:6], 1'd0, next_src_valid[5:3], 1'd0, next_src_valid[2:0]};
@@ -129,30 +131,32 @@ module tfet_hybrid_sm_rf (
 
   // The issue stage, and the MRF it issues to.
   tfet_hybrid_issue issue (
-    .clk             (clk),
-    .rst             (rst),
-    .next_valid      (next_valid),
-    .next_src_valid  (next_src_valid),
-    .next_src_reg    (next_src_reg),
-    .next_dst_valid  (next_dst_valid),
-    .next_dst        (next_dst),
-    .next_preds      (next_preds),
-    .next_pdst_valid (next_pdst_valid),
-    .next_pdst       (next_pdst),
-    .next_control    (next_control),
-    .next_long       (next_long),
-    .barrier         (barrier),
-    .stall           (issue_stall),
-    .collector_ready (mrf_issue_ready),
-    .launch          (launch),
-    .grant_last      (grant_last),
-    .clr_valid       (release_valid),
-    .clr_warp        (release_warp),
-    .clr_reg         (release_reg),
-    .clr_preds       (clr_preds),
-    .grant_valid     (grant_valid),
-    .grant_warp      (grant_warp),
-    .eligible        (eligible)
+    .clk               (clk),
+    .rst               (rst),
+    .next_valid        (next_valid),
+    .next_src_valid    (next_src_valid),
+    .next_src_reg      (next_src_reg),
+    .next_dst_valid    (next_dst_valid),
+    .next_dst          (next_dst),
+    .next_preds        (next_preds),
+    .next_pdst_valid   (next_pdst_valid),
+    .next_pdst         (next_pdst),
+    .next_control      (next_control),
+    .next_long         (next_long),
+    .barrier           (barrier),
+    .stall             (issue_stall),
+    .collector_ready   (mrf_issue_ready),
+    .launch            (launch),
+    .grant_last        (grant_last),
+    .clr_valid         (release_valid),
+    .clr_warp          (release_warp),
+    .clr_reg           (release_reg),
+    .clr_preds         (clr_preds),
+    .grant_valid       (grant_valid),
+    .grant_warp        (grant_warp),
+    .to_collector      (mrf_issue_valid),
+    .to_collector_warp (unused_to_collector_warp),
+    .eligible          (eligible)
   );
   tfet_hybrid_mrf mrf (
     .clk             (clk),

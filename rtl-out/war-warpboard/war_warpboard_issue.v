@@ -6,41 +6,44 @@
 `default_nettype none
 
 module war_warpboard_issue (
-  input  wire         clk,              // clock
-  input  wire         rst,              // synchronous reset, active high: nothing pending, no warp issued yet
-  input  wire  [31:0] next_valid,       // the warp has a next instruction (descriptor below), warp i at bit i
-  input  wire  [95:0] next_src_valid,   // it reads a register in source slot s, warp w slot s at bit 3w+s
-  input  wire [479:0] next_src_reg,     // the register, warp w slot s at [5(3w+s)+4:5(3w+s)]
-  input  wire  [31:0] next_dst_valid,   // it writes a register, warp i at bit i
-  input  wire [159:0] next_dst,         // the register, warp i at [5i+4:5i]
-  input  wire [255:0] next_preds,       // predicates it reads or writes, warp w predicate p at bit 8w+p
-  input  wire  [31:0] next_pdst_valid,  // it writes a predicate, warp i at bit i
-  input  wire  [95:0] next_pdst,        // the predicate, warp i at [3i+2:3i]
-  input  wire  [31:0] next_control,     // it completes at issue (branch, exit, barrier): no collector, no reservation, warp i at bit i
-  input  wire  [31:0] next_long,        // it writes a long-latency result (global load, texture), warp i at bit i
-  input  wire  [31:0] barrier,          // the warp waits at a barrier, warp i at bit i
-  input  wire         collector_ready,  // an operand collector is free
-  input  wire  [31:0] launch,           // warps launched at this edge: the youngest from now on, lower slot older, warp i at bit i
-  input  wire         grant_last,       // the granted instruction is its warp's last: the warp leaves the scheduler at this edge
-  input  wire         clr_valid,        // a register result commits
-  input  wire   [4:0] clr_warp,         // its warp
-  input  wire   [4:0] clr_reg,          // the register
-  input  wire [255:0] clr_preds,        // predicate results completing, warp w predicate p at bit 8w+p
-  input  wire         lv_valid,         // an instruction leaves its operand collector (its reads are done)
-  input  wire   [4:0] lv_warp,          // its warp
-  input  wire   [2:0] lv_src_valid,     // its sources, source i at bit i
-  input  wire   [4:0] lv_src0_reg,      // register of source 0
-  input  wire   [4:0] lv_src1_reg,      // register of source 1
-  input  wire   [4:0] lv_src2_reg,      // register of source 2
-  output wire         grant_valid,      // a warp is granted the issue slot this cycle
-  output wire   [4:0] grant_warp,       // the granted warp
-  output wire  [31:0] eligible          // warps whose next instruction may issue this cycle (before the scheduler's choice), warp i at bit i
+  input  wire         clk,                // clock
+  input  wire         rst,                // synchronous reset, active high: nothing pending, no warp issued yet
+  input  wire  [31:0] next_valid,         // the warp has a next instruction (descriptor below), warp i at bit i
+  input  wire  [95:0] next_src_valid,     // it reads a register in source slot s, warp w slot s at bit 3w+s
+  input  wire [479:0] next_src_reg,       // the register, warp w slot s at [5(3w+s)+4:5(3w+s)]
+  input  wire  [31:0] next_dst_valid,     // it writes a register, warp i at bit i
+  input  wire [159:0] next_dst,           // the register, warp i at [5i+4:5i]
+  input  wire [255:0] next_preds,         // predicates it reads or writes, warp w predicate p at bit 8w+p
+  input  wire  [31:0] next_pdst_valid,    // it writes a predicate, warp i at bit i
+  input  wire  [95:0] next_pdst,          // the predicate, warp i at [3i+2:3i]
+  input  wire  [31:0] next_control,       // it completes at issue (branch, exit, barrier): no collector, no reservation, warp i at bit i
+  input  wire  [31:0] next_long,          // it writes a long-latency result (global load, texture), warp i at bit i
+  input  wire  [31:0] barrier,            // the warp waits at a barrier, warp i at bit i
+  input  wire         collector_ready,    // an operand collector is free
+  input  wire  [31:0] launch,             // warps launched at this edge: the youngest from now on, lower slot older, warp i at bit i
+  input  wire         grant_last,         // the granted instruction is its warp's last: the warp leaves the scheduler at this edge
+  input  wire         clr_valid,          // a register result commits
+  input  wire   [4:0] clr_warp,           // its warp
+  input  wire   [4:0] clr_reg,            // the register
+  input  wire [255:0] clr_preds,          // predicate results completing, warp w predicate p at bit 8w+p
+  input  wire         lv_valid,           // an instruction leaves its operand collector (its reads are done)
+  input  wire   [4:0] lv_warp,            // its warp
+  input  wire   [2:0] lv_src_valid,       // its sources, source i at bit i
+  input  wire   [4:0] lv_src0_reg,        // register of source 0
+  input  wire   [4:0] lv_src1_reg,        // register of source 1
+  input  wire   [4:0] lv_src2_reg,        // register of source 2
+  output wire         grant_valid,        // a warp is granted the issue slot this cycle
+  output wire   [4:0] grant_warp,         // the granted warp
+  output wire         to_collector,       // the granted instruction enters an operand collector: one is free and it does not complete at issue
+  output wire   [4:0] to_collector_warp,  // its warp (grant_warp then), chosen among the warps eligible if a collector is free
+  output wire  [31:0] eligible            // warps whose next instruction may issue this cycle (before the scheduler's choice), warp i at bit i
 );
   wire [1023:0] pending;
   wire [1023:0] unused_long_pending;
   wire [255:0] pending_preds;
   wire [63:0] bin_count;
-  wire to_collector;
+  wire [31:0] eligible_if_free;
+  wire if_free_valid;
 
   // Per warp: the registers its next instruction reads or writes, and the check. It may
   // issue unless at a barrier, a register or predicate it touches is pending, or the
@@ -101,13 +104,16 @@ module war_warpboard_issue (
         assign hit[b] = (writes & (bin != 2'd0)) | (({{2{1'b0}}, bin} + {{2{1'b0}}, reads}) > 4'd3);  // a write to a counted bin, or too many reads
       end
       assign war = |hit;
-      assign eligible[w] = next_valid[w] & ~barrier[w] & ~conflict & ~war & (collector_ready | next_control[w]);
+      assign eligible_if_free[w] = next_valid[w] & ~barrier[w] & ~conflict & ~war;
+      assign eligible[w] = eligible_if_free[w] & (collector_ready | next_control[w]);
     end
   endgenerate
 
   // The granted instruction goes to a collector unless it completes at issue: its
-  // destinations become pending, its sources enter the warpboard.
-  assign to_collector = grant_valid & ~next_control[grant_warp];
+  // destinations become pending, its sources enter the warpboard. With a collector free the
+  // grant is the scheduler's choice among the warps eligible if one is, which does not wait
+  // on collector_ready; without one only a warp that completes at issue is granted.
+  assign to_collector = collector_ready & if_free_valid & ~next_control[to_collector_warp];
   // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).
   wire [255:0] dst_by_warp;
   assign dst_by_warp = {3'd0, next_dst[159:155], 3'd0, next_dst[154:150], 3'd0, next_dst[149:145], 3'd0, next_dst[144:140], 3'd0, next_dst[139:135], 3'd0, next_dst[134:130], 3'd0, next_dst[129:125], 3'd0, next_dst[124:120], 3'd0, next_dst[119:115], 3'd0, next_dst[114:110], 3'd0, next_dst[109:105], 3'd0, next_dst[104:100], 3'd0, next_dst[99:95], 3'd0, next_dst[94:90], 3'd0, next_dst[89:85], 3'd0, next_dst[84:80], 3'd0, next_dst[79:75], 3'd0, next_dst[74:70], 3'd0, next_dst[69:65], 3'd0, next_dst[64:60], 3'd0, next_dst[59:55], 3'd0, next_dst[54:50], 3'd0, next_dst[49:45], 3'd0, next_dst[44:40], 3'd0, next_dst[39:35], 3'd0, next_dst[34:30], 3'd0, next_dst[29:25], 3'd0, next_dst[24:20], 3'd0, next_dst[19:15], 3'd0, next_dst[14:10], 3'd0, next_dst[9:5], 3'd0, next_dst[4:0]};
@@ -125,12 +131,12 @@ module war_warpboard_issue (
     .clk            (clk),
     .rst            (rst),
     .set_valid      (to_collector),
-    .set_warp       (grant_warp),
-    .set_reg_valid  (next_dst_valid[grant_warp]),
-    .set_reg        (dst_by_warp[{grant_warp, 3'd0} +: 5]),
-    .set_long       (next_long[grant_warp]),
-    .set_pred_valid (next_pdst_valid[grant_warp]),
-    .set_pred       (pdst_by_warp[{grant_warp, 2'd0} +: 3]),
+    .set_warp       (to_collector_warp),
+    .set_reg_valid  (next_dst_valid[to_collector_warp]),
+    .set_reg        (dst_by_warp[{to_collector_warp, 3'd0} +: 5]),
+    .set_long       (next_long[to_collector_warp]),
+    .set_pred_valid (next_pdst_valid[to_collector_warp]),
+    .set_pred       (pdst_by_warp[{to_collector_warp, 2'd0} +: 3]),
     .clr_valid      (clr_valid),
     .clr_warp       (clr_warp),
     .clr_reg        (clr_reg),
@@ -143,13 +149,13 @@ module war_warpboard_issue (
     .clk           (clk),
     .rst           (rst),
     .iss_valid     (to_collector),
-    .iss_warp      (grant_warp),
+    .iss_warp      (to_collector_warp),
     .lv_valid      (lv_valid),
     .lv_warp       (lv_warp),
-    .iss_src_valid (src_valid_by_warp[{grant_warp, 2'd0} +: 3]),
-    .iss_src0_reg  (src0_reg_by_warp[{grant_warp, 3'd0} +: 5]),
-    .iss_src1_reg  (src1_reg_by_warp[{grant_warp, 3'd0} +: 5]),
-    .iss_src2_reg  (src2_reg_by_warp[{grant_warp, 3'd0} +: 5]),
+    .iss_src_valid (src_valid_by_warp[{to_collector_warp, 2'd0} +: 3]),
+    .iss_src0_reg  (src0_reg_by_warp[{to_collector_warp, 3'd0} +: 5]),
+    .iss_src1_reg  (src1_reg_by_warp[{to_collector_warp, 3'd0} +: 5]),
+    .iss_src2_reg  (src2_reg_by_warp[{to_collector_warp, 3'd0} +: 5]),
     .lv_src_valid  (lv_src_valid),
     .lv_src0_reg   (lv_src0_reg),
     .lv_src1_reg   (lv_src1_reg),
@@ -157,13 +163,16 @@ module war_warpboard_issue (
     .bin_count     (bin_count)
   );
   war_warpboard_scheduler u_scheduler (
-    .clk         (clk),
-    .rst         (rst),
-    .eligible    (eligible),
-    .launch      (launch),
-    .grant_last  (grant_last),
-    .grant_valid (grant_valid),
-    .grant_warp  (grant_warp)
+    .clk              (clk),
+    .rst              (rst),
+    .eligible         (eligible),
+    .eligible_if_free (eligible_if_free),
+    .launch           (launch),
+    .grant_last       (grant_last),
+    .grant_valid      (grant_valid),
+    .grant_warp       (grant_warp),
+    .if_free_valid    (if_free_valid),
+    .if_free_warp     (to_collector_warp)
   );
 endmodule
 

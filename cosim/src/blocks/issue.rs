@@ -88,6 +88,12 @@ impl Glue for Issue {
         let grant = d.sched.grant;
         exp.set(&p.grant_valid, grant.is_some() as u64);
         exp.set_if(grant.is_some(), &p.grant_warp, grant.unwrap_or(0).into());
+        // What enters a collector: the grant unless it completes at issue, its warp chosen as
+        // if a collector were free (the grant whenever one is).
+        let to_collector = grant.is_some_and(|w| !inp.next[w as usize].control);
+        exp.set(&p.to_collector, to_collector as u64);
+        let if_free = d.sched.if_free;
+        exp.set_if(if_free.is_some(), &p.to_collector_warp, if_free.unwrap_or(0).into());
         if let Some(active) = &p.active {
             exp.set(active, d.sched.active_mask());
         }

@@ -3,7 +3,9 @@
 //! is decided within the cycle, so each cycle the model's decision on that cycle's inputs is
 //! compared with the RTL's. The random stimulus varies eligibility slowly, so the last issuer
 //! often stays eligible beside older warps (greedy choices matter), deschedules members of the
-//! active set, offers refill candidates, launches warps and ends them.
+//! active set, offers refill candidates, launches warps and ends them. Half the cycles offer
+//! more warps eligible if a collector were free than eligible, as the issue stage does while
+//! every collector is busy.
 
 use crate::glue::{CosimBlock, Expected, Glue, RandomBlock, Stimulus, bind_all, draw_reset};
 use crate::kernel::{InSm, SmWith};
@@ -36,6 +38,7 @@ impl Glue for Scheduler {
 
     fn drive(&self, p: &Self::Ports, i: &SchedulerIn, buf: &mut [u32]) {
         p.eligible.put(buf, i.eligible);
+        p.eligible_if_free.put(buf, i.eligible_if_free);
         for (port, value) in [(&p.desched, i.desched), (&p.ready, i.ready), (&p.launch, i.launch), (&p.first, i.first)]
         {
             if let Some(port) = port {
@@ -49,6 +52,8 @@ impl Glue for Scheduler {
         let d = self.decide(inp);
         exp.set(&p.grant_valid, d.grant.is_some() as u64);
         exp.set_if(d.grant.is_some(), &p.grant_warp, d.grant.unwrap_or(0).into());
+        exp.set(&p.if_free_valid, d.if_free.is_some() as u64);
+        exp.set_if(d.if_free.is_some(), &p.if_free_warp, d.if_free.unwrap_or(0).into());
         if let Some(active) = &p.active {
             exp.set(active, d.active_mask());
         }
@@ -176,6 +181,12 @@ impl Stimulus<Scheduler> for RandomWarps {
             _ => self.eligible ^= self.some_warps(0.15),
         }
         i.eligible = self.eligible;
+        // As the issue stage drives it: the warps eligible if a collector were free, the same
+        // as `eligible` in most cycles, else more (those waiting for a collector).
+        i.eligible_if_free = match self.rng.random_bool(0.5) {
+            true => i.eligible,
+            false => i.eligible | self.some_warps(0.3),
+        };
         self.offered += (i.eligible != 0) as u64;
         match self.shape.policy {
             SchedulerPolicy::TwoLevel => {

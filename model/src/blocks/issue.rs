@@ -350,6 +350,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
         }
         let s = SchedulerIn {
             eligible: d.eligible,
+            eligible_if_free: d.can_issue,
             desched: d.desched,
             ready: d.ready,
             launch: i.launch,

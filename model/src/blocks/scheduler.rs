@@ -32,6 +32,9 @@ use std::cell::RefCell;
 pub struct SchedulerIn {
     /// Warps whose next instruction may issue now.
     pub eligible: u64,
+    /// Warps that may issue if an operand collector is free (`eligible` when one is): the
+    /// scheduler makes the same choice among them beside the grant, without effect on its state.
+    pub eligible_if_free: u64,
     /// Two-level: active warps that leave the active set now.
     pub desched: u64,
     /// Two-level: warps that may join the active set now.
@@ -49,6 +52,8 @@ pub struct SchedulerIn {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decision {
     pub grant: Option<u32>,
+    /// The grant had the eligible warps been `eligible_if_free`.
+    pub if_free: Option<u32>,
     pub active: Vec<u32>,
     refill_from: u32,
 }
@@ -98,21 +103,8 @@ impl Scheduler {
     }
 
     fn decision(&self, i: &SchedulerIn) -> Decision {
-        let first = if self.shape.first { i.eligible & i.first } else { 0 };
-        let eligible = if first != 0 { first } else { i.eligible };
-        let is = |w: u32| eligible >> w & 1 == 1;
         let n = self.shape.warps;
-        match self.shape.policy {
-            SchedulerPolicy::Lrr => {
-                let start = self.last.map(|w| (w + 1) % n).unwrap_or(0);
-                let from_start = eligible & !((1u64 << start) - 1);
-                let pick = if from_start != 0 { from_start } else { eligible };
-                Decision { grant: (pick != 0).then(|| pick.trailing_zeros()), ..Decision::default() }
-            }
-            SchedulerPolicy::Gto => Decision {
-                grant: self.last.filter(|&w| is(w)).or_else(|| self.by_age.iter().copied().find(|&w| is(w))),
-                ..Decision::default()
-            },
+        let (active, refill_from) = match self.shape.policy {
             SchedulerPolicy::TwoLevel => {
                 let mut active: Vec<u32> = self.active.iter().copied().filter(|&w| i.desched >> w & 1 == 0).collect();
                 let mut refill_from = self.refill_from;
@@ -123,10 +115,35 @@ impl Scheduler {
                         refill_from = (w + 1) % n;
                     }
                 }
+                (active, refill_from)
+            }
+            _ => (Vec::new(), 0),
+        };
+        let grant = self.pick(i.eligible, i.first, &active);
+        let if_free = self.pick(i.eligible_if_free, i.first, &active);
+        Decision { grant, if_free, active, refill_from }
+    }
+
+    /// The policy's choice among `eligible` (two-level: within `active`, this cycle's set).
+    fn pick(&self, eligible: u64, first: u64, active: &[u32]) -> Option<u32> {
+        let first = if self.shape.first { eligible & first } else { 0 };
+        let eligible = if first != 0 { first } else { eligible };
+        let is = |w: u32| eligible >> w & 1 == 1;
+        let n = self.shape.warps;
+        match self.shape.policy {
+            SchedulerPolicy::Lrr => {
+                let start = self.last.map(|w| (w + 1) % n).unwrap_or(0);
+                let from_start = eligible & !((1u64 << start) - 1);
+                let pick = if from_start != 0 { from_start } else { eligible };
+                (pick != 0).then(|| pick.trailing_zeros())
+            }
+            SchedulerPolicy::Gto => {
+                self.last.filter(|&w| is(w)).or_else(|| self.by_age.iter().copied().find(|&w| is(w)))
+            }
+            SchedulerPolicy::TwoLevel => {
                 let len = active.len();
                 let start = self.last.and_then(|w| active.iter().position(|&a| a == w)).unwrap_or(0);
-                let grant = (0..len).map(|k| active[(start + k) % len]).find(|&w| is(w));
-                Decision { grant, active, refill_from }
+                (0..len).map(|k| active[(start + k) % len]).find(|&w| is(w))
             }
         }
     }
@@ -162,9 +179,11 @@ impl Block for Scheduler {
     }
 
     fn tick(&mut self, i: &SchedulerIn) {
-        // The decision depends on the eligible, first, descheduled and ready warps only.
-        let same =
-            |k: &SchedulerIn| (k.eligible, k.first, k.desched, k.ready) == (i.eligible, i.first, i.desched, i.ready);
+        // The decision depends on the eligible (both), first, descheduled and ready warps only.
+        let same = |k: &SchedulerIn| {
+            (k.eligible, k.eligible_if_free, k.first, k.desched, k.ready)
+                == (i.eligible, i.eligible_if_free, i.first, i.desched, i.ready)
+        };
         let d = match self.decided.take() {
             Some((k, d)) if same(&k) => d,
             _ => self.decision(i),
@@ -214,6 +233,21 @@ mod tests {
         assert_eq!(grant(&mut s, 1 << 1 | 1 << 5 | 1 << 7), Some(5), "greedy");
         assert_eq!(grant(&mut s, 1 << 1 | 1 << 2), Some(1), "then the oldest; launched together, lower slot older");
         assert_eq!(grant(&mut s, 0), None);
+    }
+
+    #[test]
+    fn the_choice_if_a_collector_were_free_is_the_policys_among_those_warps() {
+        let mut s = scheduler(SchedulerPolicy::Gto, 8, 8);
+        assert_eq!(grant(&mut s, 1 << 6), Some(6));
+        // No collector free: only warp 2 (completing at issue) is eligible; warp 6, the last
+        // issuer, would keep the slot were one free. Neither choice moves the state.
+        let i = SchedulerIn { eligible: 1 << 2, eligible_if_free: 1 << 2 | 1 << 6, ..SchedulerIn::default() };
+        let d = s.decide(&i);
+        assert_eq!((d.grant, d.if_free), (Some(2), Some(6)));
+        s.tick(&i);
+        assert_eq!(s.outputs().last, Some(2), "the grant, not the choice if free, is the last issuer");
+        let i = SchedulerIn { eligible: 0b11, eligible_if_free: 0b11, ..SchedulerIn::default() };
+        assert_eq!((s.decide(&i).grant, s.decide(&i).if_free), (Some(0), Some(0)));
     }
 
     #[test]

@@ -51,6 +51,11 @@ pub struct IssuePorts<P> {
     pub commit: Option<P>,
     pub grant_valid: P,
     pub grant_warp: P,
+    /// The granted instruction enters an operand collector, and its warp (the granted warp
+    /// then): picked as if a collector were free, so neither waits on `collector_ready` through
+    /// the scheduler's choice.
+    pub to_collector: P,
+    pub to_collector_warp: P,
     /// Two-level.
     pub active: Option<P>,
     pub eligible: P,
@@ -137,6 +142,16 @@ impl IssuePorts<Port> {
             }),
             grant_valid: Port::output("grant_valid", 1, "a warp is granted the issue slot this cycle"),
             grant_warp: Port::output("grant_warp", wb, "the granted warp"),
+            to_collector: Port::output(
+                "to_collector",
+                1,
+                "the granted instruction enters an operand collector: one is free and it does not complete at issue",
+            ),
+            to_collector_warp: Port::output(
+                "to_collector_warp",
+                wb,
+                "its warp (grant_warp then), chosen among the warps eligible if a collector is free",
+            ),
             active: two_level.then(|| {
                 Port::output("active", w, &per_warp("the active set this cycle, after deschedules and refill")).vector()
             }),
@@ -185,6 +200,8 @@ impl<P> IssuePorts<P> {
             commit: self.commit.as_ref().map(&mut f),
             grant_valid: f(&self.grant_valid),
             grant_warp: f(&self.grant_warp),
+            to_collector: f(&self.to_collector),
+            to_collector_warp: f(&self.to_collector_warp),
             active: self.active.as_ref().map(&mut f),
             eligible: f(&self.eligible),
         }
@@ -232,6 +249,8 @@ impl<P> Ports<P> for IssuePorts<P> {
             commit,
             grant_valid,
             grant_warp,
+            to_collector,
+            to_collector_warp,
             active,
             eligible,
         } = self;
@@ -263,7 +282,7 @@ impl<P> Ports<P> for IssuePorts<P> {
             None => v.extend([None; SLOTS_PER_COLLECTOR as usize]),
         }
         v.push(commit.as_ref());
-        v.extend([grant_valid, grant_warp].map(Some));
+        v.extend([grant_valid, grant_warp, to_collector, to_collector_warp].map(Some));
         v.push(active.as_ref());
         v.push(Some(eligible));
         v

@@ -95,7 +95,8 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     if let Some(state) = &board_state {
         b += &vector_wire(&state.expr, state.width);
     }
-    b += &wire("to_collector", 1);
+    b += &vector_wire("eligible_if_free", w);
+    b += &wire("if_free_valid", 1);
     if s.sit_out() > 0 {
         b += &vector_wire("grant_onehot", w);
         b += &vector_reg("granted_q", w);
@@ -142,15 +143,14 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     let (valid, barrier, ready, control) = (&p.next_valid, &p.barrier, &p.collector_ready, &p.next_control);
     b += &if s.registered {
         format!(
-            "      assign can_issue[w] = {valid}[w] & ~{barrier}[w] & ~conflict & ~war;\n      assign {}[w] = {valid}[w] & ~{barrier}[w] & can_issue_q[w]{sitting_out}{stalled} & ({ready} | {control}[w]);\n",
-            p.eligible
+            "      assign can_issue[w] = {valid}[w] & ~{barrier}[w] & ~conflict & ~war;\n      assign eligible_if_free[w] = {valid}[w] & ~{barrier}[w] & can_issue_q[w]{sitting_out}{stalled};\n"
         )
     } else {
         format!(
-            "      assign {}[w] = {valid}[w] & ~{barrier}[w]{stalled}{sitting_out} & ~conflict & ~war & ({ready} | {control}[w]);\n",
-            p.eligible
+            "      assign eligible_if_free[w] = {valid}[w] & ~{barrier}[w]{stalled}{sitting_out} & ~conflict & ~war;\n"
         )
     };
+    b += &format!("      assign {}[w] = eligible_if_free[w] & ({ready} | {control}[w]);\n", p.eligible);
     if let (Some(lc), Some(hold)) = (&p.next_long_consumer, &p.hold) {
         b += "      // Two-level: a warp waiting at a barrier or for a long-latency result leaves the\n";
         b += "      // active set; one with neither, and no cache flush under way, may join it.\n";
@@ -191,10 +191,12 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     }
 
     // The granted instruction reserves at the edge, unless it completes at issue.
-    let gw = &p.grant_warp;
+    let gw = &p.to_collector_warp;
     b += "\n  // The granted instruction goes to a collector unless it completes at issue: its\n";
-    b += "  // destinations become pending, its sources enter the warpboard.\n";
-    b += &format!("  assign to_collector = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
+    b += "  // destinations become pending, its sources enter the warpboard. With a collector free the\n";
+    b += "  // grant is the scheduler's choice among the warps eligible if one is, which does not wait\n";
+    b += "  // on collector_ready; without one only a warp that completes at issue is granted.\n";
+    b += &format!("  assign {} = {} & if_free_valid & ~{}[{gw}];\n", p.to_collector, p.collector_ready, p.next_control);
     b += "  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).\n";
     let mut pick = |name: &str, next: &Sig, per_warp: u32, i: u32, width: u32| {
         let (decl, select) = warp_pick(name, &next.expr, &gw.expr, (w, s.warp_bits), (per_warp, i, width));
@@ -211,7 +213,7 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
     });
     let sig = |e: String, width: u32| Sig::new(e, width);
     let mut reservation = Reservation {
-        valid: sig("to_collector".into(), 1),
+        valid: p.to_collector.clone(),
         warp: gw.clone(),
         reg_valid: sig(format!("{}[{gw}]", p.next_dst_valid), 1),
         reg: set_reg,
@@ -273,13 +275,16 @@ pub fn modules(prefix: &str, g: &Geometry, s: &Shape) -> Vec<Module> {
         clk: p.clk.clone(),
         rst: p.rst.clone(),
         eligible: p.eligible.clone(),
+        eligible_if_free: sig("eligible_if_free".into(), w),
         desched: two_level.then(|| sig("desched".into(), w)),
         ready: two_level.then(|| sig("ready".into(), w)),
         launch: p.launch.clone(),
         first: p.first.clone(),
         grant_last: p.grant_last.clone(),
         grant_valid: p.grant_valid.clone(),
-        grant_warp: gw.clone(),
+        grant_warp: p.grant_warp.clone(),
+        if_free_valid: sig("if_free_valid".into(), 1),
+        if_free_warp: gw.clone(),
         active: p.active.clone(),
     };
     b += &sched.instance("u_scheduler", &conns);

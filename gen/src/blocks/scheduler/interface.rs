@@ -13,6 +13,9 @@ pub struct SchedulerPorts<P> {
     pub clk: P,
     pub rst: P,
     pub eligible: P,
+    /// The warps eligible if an operand collector is free: picked from as well, with no effect
+    /// on the state, so that what enters a collector does not wait on whether one is free.
+    pub eligible_if_free: P,
     /// Two-level: active warps leaving the active set this cycle.
     pub desched: Option<P>,
     /// Two-level: warps that may join the active set.
@@ -24,6 +27,9 @@ pub struct SchedulerPorts<P> {
     pub grant_last: P,
     pub grant_valid: P,
     pub grant_warp: P,
+    /// The grant had `eligible` been `eligible_if_free`.
+    pub if_free_valid: P,
+    pub if_free_warp: P,
     /// Two-level: the active set this cycle.
     pub active: Option<P>,
 }
@@ -43,6 +49,11 @@ impl SchedulerPorts<Port> {
                 "eligible",
                 Port::input,
                 "warps whose next instruction may issue now (no pending operand, no WAR stall, not at a barrier, a collector or no need of one)",
+            ),
+            eligible_if_free: mask(
+                "eligible_if_free",
+                Port::input,
+                "warps that may issue now if an operand collector is free (eligible is these when one is); picked from too, without effect on the state",
             ),
             desched: two_level.then(|| {
                 mask(
@@ -75,6 +86,12 @@ impl SchedulerPorts<Port> {
             ),
             grant_valid: Port::output("grant_valid", 1, "a warp is granted the issue slot this cycle"),
             grant_warp: Port::output("grant_warp", s.warp_bits, "the granted warp"),
+            if_free_valid: Port::output(
+                "if_free_valid",
+                1,
+                "a warp would be granted were eligible_if_free the eligible warps (the grant when a collector is free)",
+            ),
+            if_free_warp: Port::output("if_free_warp", s.warp_bits, "the warp it would be"),
             active: two_level.then(|| {
                 mask("active", Port::output, "the active set this cycle, after deschedules and refill")
             }),
@@ -89,6 +106,7 @@ impl<P> SchedulerPorts<P> {
             clk,
             rst,
             eligible,
+            eligible_if_free,
             desched,
             ready,
             launch,
@@ -96,12 +114,15 @@ impl<P> SchedulerPorts<P> {
             grant_last,
             grant_valid,
             grant_warp,
+            if_free_valid,
+            if_free_warp,
             active,
         } = self;
         SchedulerPorts {
             clk: f(clk),
             rst: f(rst),
             eligible: f(eligible),
+            eligible_if_free: f(eligible_if_free),
             desched: desched.as_ref().map(&mut f),
             ready: ready.as_ref().map(&mut f),
             launch: launch.as_ref().map(&mut f),
@@ -109,6 +130,8 @@ impl<P> SchedulerPorts<P> {
             grant_last: f(grant_last),
             grant_valid: f(grant_valid),
             grant_warp: f(grant_warp),
+            if_free_valid: f(if_free_valid),
+            if_free_warp: f(if_free_warp),
             active: active.as_ref().map(&mut f),
         }
     }
@@ -127,6 +150,7 @@ impl<P> Ports<P> for SchedulerPorts<P> {
             clk,
             rst,
             eligible,
+            eligible_if_free,
             desched,
             ready,
             launch,
@@ -134,11 +158,13 @@ impl<P> Ports<P> for SchedulerPorts<P> {
             grant_last,
             grant_valid,
             grant_warp,
+            if_free_valid,
+            if_free_warp,
             active,
         } = self;
-        let mut v = vec![Some(clk), Some(rst), Some(eligible)];
+        let mut v = vec![Some(clk), Some(rst), Some(eligible), Some(eligible_if_free)];
         v.extend([desched, ready, launch, first].map(Option::as_ref));
-        v.extend([grant_last, grant_valid, grant_warp].map(Some));
+        v.extend([grant_last, grant_valid, grant_warp, if_free_valid, if_free_warp].map(Some));
         v.push(active.as_ref());
         v
     }

@@ -38,26 +38,51 @@ impl Shape {
     }
 }
 
+/// One of the scheduler's two picks: the eligible warps it picks from, its outputs, and the
+/// suffix of its internal names.
+struct Pick {
+    eligible: &'static str,
+    valid: &'static str,
+    warp: &'static str,
+    tag: &'static str,
+}
+
+/// The grant, from `eligible`; and the same choice from `eligible_if_free`, which the issue
+/// stage uses for what enters an operand collector: when one is free both are the same, and
+/// that pick does not wait on the collectors' state.
+const PICKS: [Pick; 2] = [
+    Pick { eligible: "eligible", valid: "grant_valid", warp: "grant_warp", tag: "" },
+    Pick { eligible: "eligible_if_free", valid: "if_free_valid", warp: "if_free_warp", tag: "_if_free" },
+];
+
 pub fn scheduler(prefix: &str, s: &Shape) -> Module {
     let ports = SchedulerPorts::new(s);
     let (w, wb) = (s.warps, s.warp_bits);
     let mut b = String::new();
     b += &reg("last_valid", 1);
     b += &reg("last_warp", wb);
-    // TRWS narrows the choice to the eligible warps it puts first, when there are any.
-    let pick = if s.first {
-        b += &vector_wire("eligible_first", w);
-        b += &vector_wire("pick", w);
-        b += "\n  // TRWS: eligible warps marked first are scheduled before the others.\n";
-        b += "  assign eligible_first = eligible & trws_first;\n";
-        b += "  assign pick = (|eligible_first) ? eligible_first : eligible;\n";
-        "pick"
+    // TRWS narrows each choice to the eligible warps it puts first, when there are any.
+    let from: Vec<String> = if s.first {
+        b += "
+  // TRWS: eligible warps marked first are scheduled before the others.
+";
+        PICKS
+            .iter()
+            .map(|p| {
+                let (first, pick) = (format!("{}_first", p.eligible), format!("pick{}", p.tag));
+                b += &vector_wire(&first, w);
+                b += &vector_wire(&pick, w);
+                b += &format!("  assign {first} = {} & trws_first;\n", p.eligible);
+                b += &format!("  assign {pick} = (|{first}) ? {first} : {};\n", p.eligible);
+                pick
+            })
+            .collect()
     } else {
-        "eligible"
+        PICKS.iter().map(|p| p.eligible.to_string()).collect()
     };
     let (doc, body) = match s.policy {
-        SchedulerPolicy::Lrr => ("loose round-robin: the first eligible warp after the last issuer", lrr(w, wb, pick)),
-        SchedulerPolicy::Gto => ("greedy-then-oldest: the last issuer while eligible, else the oldest", gto(w, pick)),
+        SchedulerPolicy::Lrr => ("loose round-robin: the first eligible warp after the last issuer", lrr(w, wb, &from)),
+        SchedulerPolicy::Gto => ("greedy-then-oldest: the last issuer while eligible, else the oldest", gto(w, &from)),
         SchedulerPolicy::TwoLevel => {
             ("two-level: greedy within the active set, refilled round-robin", two_level(w, wb, s.active))
         }
@@ -74,7 +99,8 @@ pub fn scheduler(prefix: &str, s: &Shape) -> Module {
         name: format!("{prefix}_scheduler"),
         doc: vec![
             format!("Warp scheduler over {w} warps{active}, {doc}."),
-            "One grant per cycle among the eligible warps. See docs/issue.md.".into(),
+            "One grant per cycle among the eligible warps; the same choice among the warps eligible".into(),
+            "if a collector is free (if_free_*) beside it. See docs/issue.md.".into(),
         ],
         ports: ports.list().into_iter().cloned().collect(),
         body: b,
@@ -82,11 +108,14 @@ pub fn scheduler(prefix: &str, s: &Shape) -> Module {
     }
 }
 
-/// The eligible warp (of `eligible`) after the last issuer, else the lowest.
-fn lrr(w: u32, wb: u32, eligible: &str) -> String {
+/// Each pick: the eligible warp (of `from`) after the last issuer, else the lowest.
+fn lrr(w: u32, wb: u32, from: &[String]) -> String {
     let mut b = String::new();
-    for name in ["after_last", "upper", "upper_first", "any_first", "grant"] {
-        b += &vector_wire(name, w);
+    b += &vector_wire("after_last", w);
+    for p in &PICKS {
+        for name in ["upper", "upper_first", "any_first", "grant"] {
+            b += &vector_wire(&format!("{name}{}", p.tag), w);
+        }
     }
     let after: Vec<String> = (0..w)
         .rev()
@@ -94,23 +123,29 @@ fn lrr(w: u32, wb: u32, eligible: &str) -> String {
         .collect();
     b += "\n  // Warps after the last issuer first; past the highest slot, from the lowest.\n";
     b += &format!("  assign after_last = {{{w}{{~last_valid}}}} | {{{}}};\n", after.join(", "));
-    b += &format!("  assign upper = {eligible} & after_last;\n");
-    b += &format!("  assign upper_first = {};\n", lowest_set("upper", w));
-    b += &format!("  assign any_first = {eligible} & (~{eligible} + {});\n", lit(w, 1));
-    b += "  assign grant = (|upper) ? upper_first : any_first;\n";
-    b += &format!("  assign grant_valid = |{eligible};\n");
-    b += &format!("  assign grant_warp = {};\n", onehot_index("grant", w));
+    for (p, eligible) in PICKS.iter().zip(from) {
+        let t = p.tag;
+        b += &format!("  assign upper{t} = {eligible} & after_last;\n");
+        b += &format!("  assign upper_first{t} = {};\n", lowest_set(&format!("upper{t}"), w));
+        b += &format!("  assign any_first{t} = {eligible} & (~{eligible} + {});\n", lit(w, 1));
+        b += &format!("  assign grant{t} = (|upper{t}) ? upper_first{t} : any_first{t};\n");
+        b += &format!("  assign {} = |{eligible};\n", p.valid);
+        b += &format!("  assign {} = {};\n", p.warp, onehot_index(&format!("grant{t}"), w));
+    }
     b
 }
 
-/// The last issuer while eligible (in `eligible`), else the oldest eligible warp by launch order.
-fn gto(w: u32, eligible: &str) -> String {
+/// Each pick: the last issuer while eligible (in `from`), else the oldest eligible warp by
+/// launch order.
+fn gto(w: u32, from: &[String]) -> String {
     let pairs = w * (w - 1) / 2;
     let mut b = String::new();
     b += &vector_reg("first", pairs);
     b += &vector_wire("elder", w * w);
-    b += &vector_wire("oldest", w);
-    b += &wire("keep", 1);
+    for p in &PICKS {
+        b += &vector_wire(&format!("oldest{}", p.tag), w);
+        b += &wire(&format!("keep{}", p.tag), 1);
+    }
     b += "\n  // Launch order, one bit per pair of warps a < b at bit b(b-1)/2+a: warp a was launched\n";
     b += "  // before warp b. Reset: slot order, the order of the first launch. A launched warp becomes\n";
     b += "  // younger than every warp not launched with it; warps launched together keep slot order.\n";
@@ -129,12 +164,17 @@ fn gto(w: u32, eligible: &str) -> String {
     b += "        end else begin : g_self\n";
     b += &format!("          assign elder[{w}*b+a] = 1'b0;\n");
     b += "        end\n      end\n";
-    b += &format!("      assign oldest[b] = {eligible}[b] & ~|({eligible} & elder[{w}*b +: {w}]);\n");
+    for (p, eligible) in PICKS.iter().zip(from) {
+        b += &format!("      assign oldest{}[b] = {eligible}[b] & ~|({eligible} & elder[{w}*b +: {w}]);\n", p.tag);
+    }
     b += "    end\n  endgenerate\n\n";
     b += "  // Greedy: the last issuer keeps the slot while it may issue.\n";
-    b += &format!("  assign keep = last_valid & {eligible}[last_warp];\n");
-    b += &format!("  assign grant_valid = |{eligible};\n");
-    b += &format!("  assign grant_warp = keep ? last_warp : {};\n", onehot_index("oldest", w));
+    for (p, eligible) in PICKS.iter().zip(from) {
+        let t = p.tag;
+        b += &format!("  assign keep{t} = last_valid & {eligible}[last_warp];\n");
+        b += &format!("  assign {} = |{eligible};\n", p.valid);
+        b += &format!("  assign {} = keep{t} ? last_warp : {};\n", p.warp, onehot_index(&format!("oldest{t}"), w));
+    }
     b
 }
 
@@ -171,12 +211,14 @@ fn two_level(w: u32, wb: u32, a: u32) -> String {
     b += &vector_reg("member", w);
     b += &reg("refill_next", wb);
     b += &reg("start", nb);
-    b += &reg("pos", nb + 1);
-    b += &reg("pick_valid", 1);
-    b += &reg("pick", wb);
+    for p in &PICKS {
+        b += &reg(&format!("pos{}", p.tag), nb + 1);
+        b += &reg(&format!("pick_valid{}", p.tag), 1);
+        b += &reg(&format!("pick{}", p.tag), wb);
+    }
     b += &vector_reg("after", a * wb);
     b += &reg("after_n", nb);
-    b += "  integer k, i;\n\n";
+    b += "  integer k, i, j;\n\n";
     let one = lit(nb, 1);
     let full = lit(nb, a.into());
     b += "  // Descheduled warps leave; the others keep their order.\n";
@@ -234,12 +276,22 @@ fn two_level(w: u32, wb: u32, a: u32) -> String {
         "      if (last_valid && kept_n > k[{n}:0] && kept[{wb}*k +: {wb}] == last_warp) start = k[{n}:0];\n    end\n",
         n = nb - 1
     );
-    b += &format!("    pick_valid = 1'b0;\n    pick = {};\n", lit(wb, 0));
-    b += &format!("    for (i = 0; i < {a}; i = i + 1) begin\n");
-    b += &format!("      pos = {{1'b0, start}} + i[{nb}:0];\n");
-    b += "      if (pos >= {1'b0, kept_n}) pos = pos - {1'b0, kept_n};\n";
-    b += &format!("      if (!pick_valid && kept_n > i[{}:0] && eligible[kept[{wb}*pos +: {wb}]]) begin\n", nb - 1);
-    b += &format!("        pick_valid = 1'b1;\n        pick = kept[{wb}*pos +: {wb}];\n      end\n    end\n");
+    // The first member eligible in `p.eligible` from `start` (loop variable `i`).
+    let pick = |p: &Pick, i: &str| {
+        let (valid, warp, pos) = (format!("pick_valid{}", p.tag), format!("pick{}", p.tag), format!("pos{}", p.tag));
+        let mut b = format!("    {valid} = 1'b0;\n    {warp} = {};\n", lit(wb, 0));
+        b += &format!("    for ({i} = 0; {i} < {a}; {i} = {i} + 1) begin\n");
+        b += &format!("      {pos} = {{1'b0, start}} + {i}[{nb}:0];\n");
+        b += &format!("      if ({pos} >= {{1'b0, kept_n}}) {pos} = {pos} - {{1'b0, kept_n}};\n");
+        b += &format!(
+            "      if (!{valid} && kept_n > {i}[{}:0] && {}[kept[{wb}*{pos} +: {wb}]]) begin\n",
+            nb - 1,
+            p.eligible
+        );
+        b += &format!("        {valid} = 1'b1;\n        {warp} = kept[{wb}*{pos} +: {wb}];\n      end\n    end\n");
+        b
+    };
+    b += &pick(&PICKS[0], "i");
     b += "    // A warp that issued its last instruction leaves the set at the edge.\n";
     b += &format!("    after = {};\n    after_n = {};\n", lit(a * wb, 0), lit(nb, 0));
     b += &format!("    for (k = 0; k < {a}; k = k + 1) begin\n");
@@ -249,7 +301,11 @@ fn two_level(w: u32, wb: u32, a: u32) -> String {
     );
     b += &format!("        after[{wb}*after_n +: {wb}] = kept[{wb}*k +: {wb}];\n");
     b += &format!("        after_n = after_n + {one};\n      end\n    end\n  end\n\n");
-    b += "  assign grant_valid = pick_valid;\n  assign grant_warp = pick;\n  assign active = member;\n\n";
+    b += "  // The same choice among the warps eligible if a collector is free.\n";
+    b += &format!("  always @* begin\n{}  end\n\n", pick(&PICKS[1], "j"));
+    b += "  assign grant_valid = pick_valid;\n  assign grant_warp = pick;\n";
+    b += "  assign if_free_valid = pick_valid_if_free;\n  assign if_free_warp = pick_if_free;\n";
+    b += "  assign active = member;\n\n";
     b += &format!(
         "  always @(posedge clk) begin\n    if (rst) begin\n      order <= {};\n      count <= {};\n      refill_from <= {};\n    end else begin\n      order <= after;\n      count <= after_n;\n      refill_from <= refill_next;\n    end\n  end\n",
         lit(a * wb, 0),

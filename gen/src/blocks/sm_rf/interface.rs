@@ -475,14 +475,15 @@ impl<P> Ports<P> for SmRfPorts<P> {
     }
 }
 
-/// The parts' ports the top drives inside (none of them is a port of the top): the issue
-/// stage's `collector_ready`, TRWS priority, register release and collector-leave inputs, in
-/// its declaration order.
+/// The parts' ports the top connects inside (none of them is a port of the top): the issue
+/// stage's `collector_ready`, TRWS priority, register release and collector-leave inputs, and
+/// its MRF issue outputs, in its declaration order.
 pub fn inner_issue_ports<P>(issue: &IssuePorts<P>) -> Vec<&P> {
     let mut v: Vec<&P> = issue.first.iter().collect();
     v.extend([&issue.collector_ready, &issue.clr_valid, &issue.clr_warp, &issue.clr_reg]);
     v.extend([&issue.lv_valid, &issue.lv_warp, &issue.lv_src_valid].into_iter().flatten());
     v.extend(issue.lv_src_reg.iter().flatten());
+    v.extend([&issue.to_collector, &issue.to_collector_warp]);
     v
 }
 

@@ -227,12 +227,17 @@ fn top(prefix: &str, g: &Geometry, rule: Release, ports: &SmRfPorts<Port>, parts
 /// The sources' registers, one wire each (`granted_src<s>_reg`), unless nothing reads them (a
 /// renamed top without a bloomboard: the MRF reads physical registers).
 fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32, each_source: bool) -> String {
-    let (k, gw) = (SLOTS_PER_COLLECTOR, &p.grant_warp);
+    let k = SLOTS_PER_COLLECTOR;
     let sources = if each_source { 0..k } else { 0..0 };
-    let mut b = String::from(
-        "  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue.\n",
-    );
+    let by = pick_by(p);
+    let mut b =
+        String::from("  // Issue port of the MRF: the granted warp's next instruction, unless it completes at issue\n");
+    b += &match p.rename {
+        None => "  // (the issue stage's to_collector). Its fields are picked by to_collector_warp, the grant\n  // then, which does not wait on the collectors' state.\n".to_string(),
+        Some(_) => format!("  // (the issue stage's to_collector). Its fields are picked by {by}: the rename stage's\n  // outputs follow the grant in every cycle.\n"),
+    };
     b += &wire("mrf_issue_valid", 1);
+    b += &wire(to_collector_warp(p), g.warp_bits());
     b += &wire("mrf_issue_ready", 1);
     b += &vector_wire("granted_src_valid", k);
     for s in sources.clone() {
@@ -242,23 +247,38 @@ fn granted(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32, each_source: bool) -> Stri
     for (field, _) in &fields {
         b += &wire(&field.expr, field.width);
     }
-    b += &format!("  assign mrf_issue_valid = {} & ~{}[{gw}];\n", p.grant_valid, p.next_control);
     b += "  // The granted warp's fields, each laid out at a power-of-two stride (see `warp_pick`).\n";
-    b += &granted_pick(g, p, "granted_src_valid", &p.next_src_valid, (1, 0, k));
+    b += &granted_pick(g, by, "granted_src_valid", &p.next_src_valid, (1, 0, k));
     for s in sources {
-        b += &granted_pick(g, p, &format!("granted_src{s}_reg"), &p.next_src_reg, (k, s, rb));
+        b += &granted_pick(g, by, &format!("granted_src{s}_reg"), &p.next_src_reg, (k, s, rb));
     }
     for (field, next) in &fields {
-        b += &granted_pick(g, p, &field.expr, next, (1, 0, field.width));
+        b += &granted_pick(g, by, &field.expr, next, (1, 0, field.width));
     }
     b
 }
 
+/// What picks the granted instruction's fields for the MRF: the issue stage's `to_collector_warp`
+/// (the grant whenever the instruction enters a collector, and off the path through the
+/// collectors' state), or in a renamed top the grant itself, which the rename stage's outputs
+/// follow.
+fn pick_by(p: &SmRfPorts<Sig>) -> &str {
+    match p.rename {
+        None => "to_collector_warp",
+        Some(_) => &p.grant_warp.expr,
+    }
+}
+
+/// The wire the issue stage's `to_collector_warp` drives (unused in a renamed top).
+fn to_collector_warp(p: &SmRfPorts<Sig>) -> &'static str {
+    if p.rename.is_some() { "unused_to_collector_warp" } else { "to_collector_warp" }
+}
+
 /// `target` (a `granted_` wire) = the granted warp's element of `next` (see `warp_pick`), by way
 /// of the wire `<name>_by_warp`.
-fn granted_pick(g: &Geometry, p: &SmRfPorts<Sig>, target: &str, next: &Sig, element: (u32, u32, u32)) -> String {
+fn granted_pick(g: &Geometry, by: &str, target: &str, next: &Sig, element: (u32, u32, u32)) -> String {
     let name = format!("{}_by_warp", target.strip_prefix("granted_").unwrap_or(target));
-    let (decl, select) = warp_pick(&name, &next.expr, &p.grant_warp.expr, (g.warps, g.warp_bits()), element);
+    let (decl, select) = warp_pick(&name, &next.expr, by, (g.warps, g.warp_bits()), element);
     format!("{decl}  assign {target} = {select};\n")
 }
 
@@ -278,8 +298,8 @@ fn renamed(g: &Geometry, p: &SmRfPorts<Sig>, rb: u32) -> String {
     b += "  // MRF's (ren_src*_phys); its destination's goes out with the grant (ren_dst_phys).\n";
     b += &wire("granted_src_reg", k * rb);
     b += &wire("granted_dst", rb);
-    b += &granted_pick(g, p, "granted_src_reg", &p.next_src_reg, (1, 0, k * rb));
-    b += &granted_pick(g, p, "granted_dst", &p.next_dst, (1, 0, rb));
+    b += &granted_pick(g, pick_by(p), "granted_src_reg", &p.next_src_reg, (1, 0, k * rb));
+    b += &granted_pick(g, pick_by(p), "granted_dst", &p.next_dst, (1, 0, rb));
     b
 }
 
@@ -518,6 +538,8 @@ fn issue_conns(
         commit: p.commit.as_ref().map(|c| v("issue_commit", c.width)),
         grant_valid: p.grant_valid.clone(),
         grant_warp: p.grant_warp.clone(),
+        to_collector: v("mrf_issue_valid", 1),
+        to_collector_warp: v(to_collector_warp(p), p.grant_warp.width),
         active: p.active.clone(),
         eligible: p.eligible.clone(),
     }
@@ -534,7 +556,7 @@ fn mrf_conns(g: &Geometry, p: &SmRfPorts<Sig>, ports: &MrfPorts<Port>, rb: u32) 
         rows_per_warp: p.rows_per_warp.clone(),
         issue_valid: v("mrf_issue_valid", 1),
         issue_ready: v("mrf_issue_ready", 1),
-        issue_warp: p.grant_warp.clone(),
+        issue_warp: v(pick_by(p), g.warp_bits()),
         issue_src_valid: v("granted_src_valid", k),
         issue_src_reg: std::array::from_fn(|s| match &p.rename {
             Some(r) => r.ren_src_phys[s].clone(),
@@ -753,19 +775,26 @@ mod tests {
         // A bloomboard keeps each tag's sources; no warpboard needs no leave event.
         let war = top("war-warpboard");
         assert!(
-            war.contains(".lv_src_valid    (leave_src_valid)") && war.contains("tag7_src2_reg <= granted_src2_reg;")
+            war.contains(".lv_src_valid      (leave_src_valid)") && war.contains("tag7_src2_reg <= granted_src2_reg;")
         );
         assert!(war.contains("assign grant_tag = {{1{1'b0}}, "));
         let small = top("small");
         assert!(!small.contains("lv_") && !small.contains("leave_"));
-        assert!(small.contains("assign mrf_issue_valid = grant_valid & ~next_control[grant_warp];"));
+        assert!(
+            small.contains(".to_collector      (mrf_issue_valid)")
+                && small.contains(".issue_warp      (to_collector_warp)")
+        );
         // The ORF/LRF: fills hold their warp in the issue stage, its operand fields per warp.
         let orf = top("micro11-orf-lrf");
         assert!(orf.contains("assign issue_stall = stall | fill_busy;") && orf.contains("(issue_stall)"));
-        assert!(orf.contains("assign granted_strand = next_strand[grant_warp];"));
-        assert!(top("isca11-rfc").contains("assign granted_src_last = src_last_by_warp[{grant_warp, 2'd0} +: 3];"));
+        assert!(orf.contains("assign granted_strand = next_strand[to_collector_warp];"));
+        assert!(
+            top("isca11-rfc").contains("assign granted_src_last = src_last_by_warp[{to_collector_warp, 2'd0} +: 3];")
+        );
         // Register release: at the write-back's take, or compressed, when stored, oldest first.
-        assert!(small.contains("assign release_valid = wb_valid;") && small.contains(".clr_reg         (release_reg)"));
+        assert!(
+            small.contains("assign release_valid = wb_valid;") && small.contains(".clr_reg           (release_reg)")
+        );
         let bdi = top("isca15-bdi");
         let depth = crate::config::preset("isca15-bdi").unwrap().compression.unwrap().compress_latency;
         assert!(bdi.contains("assign release_valid = wb_commit;") && bdi.contains("assign release_warp = held0_warp;"));
@@ -799,7 +828,7 @@ mod tests {
         let trws = crate::config::parse("name = \"t\"\n[rename]\nenabled = true\ntrws = true\n").unwrap();
         let design = generate_sm_rf(&trws, SramKind::Behavioural);
         let top = &design.files.iter().find(|(f, _)| *f == "t_sm_rf.v").unwrap().1;
-        assert!(top.contains(".trws_first      (tfet_hint)"), "{top}");
+        assert!(top.contains(".trws_first        (tfet_hint)"), "{top}");
         // Without TFET rows a write-back releases at its take, by architectural register.
         let cmos = crate::config::parse("name = \"c\"\n[rename]\nenabled = true\ncmos_rows = 256\n").unwrap();
         assert_eq!(Release::of(&cmos), Release::Taken);
