@@ -191,32 +191,71 @@ impl RandomStage {
         }
     }
 
-    fn next_instruction(&mut self) -> Next {
+    /// Warp `w`'s next instruction after `prev`. Half the time it also reads a predicate its
+    /// warp has pending (or `prev` writes: its reservation may be a register stage away), and
+    /// names one of the warp's pending registers (or `prev`'s destination) in one of its four
+    /// register fields, used or not, so that each pending bit is tested soon after it is set and
+    /// against every field: one predicate's bit released an edge early, and an absent
+    /// destination counted as register 28, escaped instructions drawn without regard to what is
+    /// pending.
+    fn next_instruction(&mut self, out: &IssueOut<'_>, w: u32, prev: &Next) -> Next {
         let (rng, window) = (&mut self.rng, &self.window);
         let mut reg = |p: f64| rng.random_bool(p).then(|| window.register(rng));
-        let f = NextFields {
+        let mut f = NextFields {
             src: [reg(0.7), reg(0.5), reg(0.2)],
             dst: reg(0.7),
-            preds: if rng.random_bool(0.3) { 1 << rng.random_range(0..PREDICATES) } else { 0 },
-            pdst: rng.random_bool(0.1).then(|| rng.random_range(0..PREDICATES)),
+            preds: if rng.random_bool(0.3) { 1 << window.predicate(rng) } else { 0 },
+            pdst: rng.random_bool(0.2).then(|| window.predicate(rng)),
             control: rng.random_bool(0.1),
             long: rng.random_bool(0.3),
             long_consumer: rng.random_bool(0.3),
         };
+        let written = if prev.valid && prev.pdst_valid { 1u8 << prev.pdst } else { 0 };
+        let preds = out.scoreboard.pending_preds[w as usize] | written;
+        if preds != 0 && rng.random_bool(0.5) {
+            let k = rng.random_range(0..preds.count_ones()) as usize;
+            f.preds |= 1 << (0..8).filter(|b| preds >> b & 1 == 1).nth(k).expect("k < the pending count");
+        }
+        let regs = out.scoreboard.pending[w as usize];
+        let mut waiting: Vec<u32> = (0..self.g.registers).filter(|&r| regs.contains(r)).collect();
+        if prev.valid && prev.dst_valid && !regs.contains(prev.dst) {
+            waiting.push(prev.dst);
+        }
+        // (field, register): fields 0 to 2 the sources, 3 the destination.
+        let named = (!waiting.is_empty() && rng.random_bool(0.5))
+            .then(|| (rng.random_range(0..4usize), waiting[rng.random_range(0..waiting.len())]));
+        match named {
+            Some((3, r)) if f.dst.is_some() => f.dst = Some(r),
+            Some((s, r)) if s < 3 && f.src[s].is_some() => f.src[s] = Some(r),
+            _ => {}
+        }
         // Fields of absent operands carry noise, as a real decoder's would: an edit that lets
         // an invalid slot's register count (a valid bit XNORed with itself) escaped zeros there.
+        // Half of it from the window, where registers are pending: an edit counting an absent
+        // destination as register 28 escaped noise drawn from all registers.
         let mut next = Next::new(&f);
         let any = self.g.registers;
+        let (rng, window) = (&mut self.rng, &self.window);
+        let mut noise = || if rng.random_bool(0.5) { window.register(rng) } else { rng.random_range(0..any) };
         for s in 0..3 {
             if !next.src_valid[s] {
-                next.src_reg[s] = self.rng.random_range(0..any);
+                next.src_reg[s] = noise();
             }
         }
         if !next.dst_valid {
-            next.dst = self.rng.random_range(0..any);
+            next.dst = noise();
+        }
+        match named {
+            Some((3, r)) if !next.dst_valid => next.dst = r,
+            Some((s, r)) if s < 3 && !next.src_valid[s] => next.src_reg[s] = r,
+            _ => {}
         }
         if !next.pdst_valid {
-            next.pdst = self.rng.random_range(0..PREDICATES);
+            next.pdst = if self.rng.random_bool(0.5) {
+                self.window.predicate(&mut self.rng)
+            } else {
+                self.rng.random_range(0..PREDICATES)
+            };
         }
         next
     }
@@ -240,7 +279,9 @@ impl Stimulus<Issue> for RandomStage {
         for w in 0..warps {
             let p = if last == Some(w) { 0.8 } else { 0.05 };
             if self.rng.random_bool(p) {
-                i.next[w as usize] = if self.rng.random_bool(0.9) { self.next_instruction() } else { Next::default() };
+                let prev = i.next[w as usize];
+                i.next[w as usize] =
+                    if self.rng.random_bool(0.9) { self.next_instruction(out, w, &prev) } else { Next::default() };
             }
             if self.rng.random_bool(0.01) {
                 i.barrier ^= 1 << w;
@@ -256,7 +297,7 @@ impl Stimulus<Issue> for RandomStage {
         }
         i.grant_last = rng.random_bool(0.02);
         // Releases: any pending register of some warp (not always its lowest, so that a high
-        // register is released while a low one waits), and its predicates.
+        // register is released while a low one waits); predicates below.
         let w = rng.random_range(0..warps) as usize;
         let pending = out.scoreboard.pending[w];
         self.pending += out.scoreboard.pending.iter().any(|p| !p.is_empty()) as u64;
@@ -267,7 +308,12 @@ impl Stimulus<Issue> for RandomStage {
             (i.clr_valid, i.clr_warp, i.clr_reg) = (true, w as u32, r);
             self.releases += 1;
         }
-        i.clr_preds[w] = out.scoreboard.pending_preds[w] & rng.random::<u8>();
+        // Predicates complete in several warps at once, as results of different warps do: an
+        // edit releasing one warp's predicate with another warp's escaped releases of one warp
+        // per cycle.
+        for (clr, &pending) in i.clr_preds.iter_mut().zip(out.scoreboard.pending_preds) {
+            *clr = if rng.random_bool(0.2) { pending & rng.random::<u8>() } else { 0 };
+        }
         // Leaves and commits of earlier instructions (counters never go below 0).
         if rng.random_bool(0.4) {
             let window = &self.window;

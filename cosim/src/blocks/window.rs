@@ -4,12 +4,16 @@
 //! window (the first four warps and eight registers) left most of those bits untested: mutation
 //! campaigns on the scoreboard and the issue stage showed it (docs/mutate.md). Each window is two
 //! halves placed apart, so that two registers (or warps) far apart meet too: an edit that
-//! crosses bit 7 with bit 14 of a decode escaped windows of eight aligned registers.
+//! crosses bit 7 with bit 14 of a decode escaped windows of eight aligned registers. Predicates
+//! have a window of their own: an edit crossing predicate 4 with predicate 6 of a warp's check
+//! escaped predicates drawn from all eight.
 
 use rand::Rng;
+use rfgen_gen::blocks::scoreboard::PREDICATES;
 
 const WARPS: u32 = 4;
 const REGISTERS: u32 = 8;
+const PREDICATE_WINDOW: u32 = 4;
 /// Cycles the window stays in place; the first window is the lowest warps and registers.
 pub const MOVE: u32 = 200;
 
@@ -17,12 +21,18 @@ pub const MOVE: u32 = 200;
 pub struct Window {
     warps: Span,
     registers: Span,
+    predicates: Span,
     left: u32,
 }
 
 impl Window {
     pub fn new(warps: u32, registers: u32) -> Window {
-        Window { warps: Span::new(warps, WARPS), registers: Span::new(registers, REGISTERS), left: MOVE }
+        Window {
+            warps: Span::new(warps, WARPS),
+            registers: Span::new(registers, REGISTERS),
+            predicates: Span::new(PREDICATES, PREDICATE_WINDOW),
+            left: MOVE,
+        }
     }
 
     /// Once per cycle: after [`MOVE`] cycles in place, the window moves to a random place.
@@ -32,6 +42,7 @@ impl Window {
             self.left = MOVE;
             self.warps.move_to(rng);
             self.registers.move_to(rng);
+            self.predicates.move_to(rng);
         }
     }
 
@@ -41,6 +52,10 @@ impl Window {
 
     pub fn register(&self, rng: &mut impl Rng) -> u32 {
         self.registers.pick(rng)
+    }
+
+    pub fn predicate(&self, rng: &mut impl Rng) -> u32 {
+        self.predicates.pick(rng)
     }
 }
 
@@ -83,17 +98,18 @@ mod tests {
     fn a_run_reaches_every_warp_and_register_a_few_at_a_time() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
         let mut w = Window::new(32, 64);
-        let (mut warps, mut registers) = (0u64, 0u64);
+        let (mut warps, mut registers, mut predicates) = (0u64, 0u64, 0u64);
         for cycle in 0..20_000 {
-            let (a, r) = (w.warp(&mut rng), w.register(&mut rng));
-            assert!(a < 32 && r < 64);
+            let (a, r, p) = (w.warp(&mut rng), w.register(&mut rng), w.predicate(&mut rng));
+            assert!(a < 32 && r < 64 && p < PREDICATES);
+            predicates |= 1 << p;
             if cycle < MOVE {
                 assert!(a < WARPS && r < REGISTERS, "the first window is the lowest warps and registers");
             }
             (warps, registers) = (warps | 1 << a, registers | 1 << r);
             w.step(&mut rng);
         }
-        assert_eq!((warps, registers), (u32::MAX as u64, u64::MAX));
+        assert_eq!((warps, registers, predicates), (u32::MAX as u64, u64::MAX, 0xff));
         // Fewer warps and registers than a window: every one, always.
         let mut small = Window::new(2, 3);
         for _ in 0..1_000 {
