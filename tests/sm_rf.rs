@@ -5,7 +5,7 @@
 mod common;
 
 use common::{rfgen, stderr, stdout};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The `small` preset as a config file (the cut-wire tests pass `--config`).
 fn config(dir: &Path) -> String {
@@ -146,7 +146,7 @@ fn a_finished_warp_never_freed_is_caught_and_reduced() {
 /// that the lockstep under `stimulus` (a kernel, or a random program's seed) fails on a port
 /// whose name contains `port`, reduced to at most ten instructions with the reduced program
 /// written.
-fn cut(dir: &Path, cfg: &str, name: &str, (from, to): (&str, &str), stimulus: &[&str], port: &str) {
+fn cut(dir: &Path, cfg: &str, name: &str, (from, to): (&str, &str), stimulus: &[&str], port: &str) -> PathBuf {
     let (rtl, waves) = (dir.join("rtl"), dir.join("waves"));
     std::fs::create_dir(&waves).unwrap();
     let (rtl_s, waves_s) = (rtl.to_str().unwrap(), waves.to_str().unwrap());
@@ -171,10 +171,33 @@ fn cut(dir: &Path, cfg: &str, name: &str, (from, to): (&str, &str), stimulus: &[
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no reduction reported:\n{text}{}", stderr(&out)));
     assert!(reduced_to <= 10, "{reduced_to} instructions left:\n{text}");
-    let written =
-        std::fs::read_dir(&waves).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().ends_with("-reduced.kir"));
-    assert!(written, "the reduced program is written");
+    let reduced = std::fs::read_dir(&waves)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-reduced.kir"))
+        .expect("the reduced program is written");
     assert!(text.contains("reproduce: rfgen cosim") && text.contains("-reduced.kir"), "{text}");
+    reduced
+}
+
+/// The rename stage reading the table for the warp picked as if a collector were free instead
+/// of the grant: its outputs differ when the grant is an instruction that completes at issue.
+/// The reduced program still writes every register it reads, so it fails on that cut and
+/// passes on the generated RTL (reduced without that rule, it read two registers never written
+/// and failed on both).
+#[test]
+fn a_rename_lookup_of_the_wrong_warp_reduces_to_a_program_that_passes_uncut() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("small_renamed.toml");
+    std::fs::write(&path, SMALL_RENAMED).unwrap();
+    let cfg = path.to_str().unwrap().to_string();
+    let wire = (".ren_warp        (grant_warp)", ".ren_warp        (unused_to_collector_warp)");
+    let reduced = cut(dir.path(), &cfg, "small_renamed", wire, &["--seed", "3"], "ren_src");
+    let kernel = reduced.to_str().unwrap();
+    let out = rfgen(&["cosim", "--block", "sm", "--config", &cfg, "--kernel", kernel, "--no-shrink"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let text = std::fs::read_to_string(&reduced).unwrap();
+    assert!(text.lines().count() <= 12, "{text}");
 }
 
 /// Caught only because the random programs read three sources mostly (2.6 register reads per

@@ -31,8 +31,12 @@
 //! and `fails`, and — when the original finishes on the golden model alone — it finishes there
 //! too, within the bound and without a fault. A lockstep run stops at the first mismatch, so
 //! without that last check a kernel whose loop can no longer exit would count, and the reduced
-//! kernel would hang instead of passing once the RTL is fixed. Candidates that were rejected once
-//! are remembered and not run again.
+//! kernel would hang instead of passing once the RTL is fixed. When the original reads no
+//! register before its warp writes it, neither may a candidate: removing the writes leaves
+//! reads of undefined values, and under renaming of undefined physical registers, whose banks
+//! the RTL and the model place apart; such a kernel fails on correct RTL too (a renamed top's
+//! `min r11, r11, r9; exit` did). Candidates that were rejected once are remembered and not run
+//! again.
 
 use crate::blocks::{self, KernelRun};
 use crate::kernel::{KernelOptions, KernelOutcome};
@@ -101,6 +105,7 @@ pub fn shrink(
         lib,
         opts: KernelOptions { x_seed: opts.x_seed, max_cycles, waveform: None },
         must_finish: finished.is_some(),
+        must_define: outcome.sim.undefined_reads == 0,
         fails,
         progress,
         best: Best { lines: source.lines().map(str::to_owned).collect(), kernel, outcome },
@@ -144,6 +149,8 @@ struct Shrinker<'a> {
     opts: KernelOptions,
     /// Candidates must finish on the model alone (the original does).
     must_finish: bool,
+    /// Candidates must read only registers their warp wrote (the original does).
+    must_define: bool,
     fails: &'a dyn Fn(&KernelOutcome) -> bool,
     progress: &'a mut dyn FnMut(&str),
     best: Best,
@@ -196,6 +203,7 @@ impl Shrinker<'_> {
         // The model-only run comes last: most candidates are rejected before it.
         let counts = outcome.error.is_none()
             && (self.fails)(&outcome)
+            && (!self.must_define || outcome.sim.undefined_reads == 0)
             && (!self.must_finish || model_cycles(self.checked, &kernel, self.opts.max_cycles).is_some());
         Ok(counts.then_some((kernel, outcome)))
     }
