@@ -225,3 +225,22 @@ fn a_third_source_captured_wrong_from_one_group_is_caught_by_random_programs() {
     assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
     assert!(text.contains("FAIL: RTL and model differ") && text.contains("disp_src2_data"), "{text}");
 }
+
+/// A kernel that reads registers it never wrote: warned about, and on a renamed top, where the
+/// physical registers of those reads are whatever the table powered up with, a mismatch names
+/// that as its likely cause.
+#[test]
+fn reads_of_registers_never_written_are_warned_about_and_explained_under_renaming() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cfg, kir) = (dir.path().join("small_renamed.toml"), dir.path().join("unwritten.kir"));
+    std::fs::write(&cfg, SMALL_RENAMED).unwrap();
+    std::fs::write(&kir, ".kernel unwritten\n.grid 1 8\n    min r11, r11, r9\n    exit\n").unwrap();
+    let (cfg, kir) = (cfg.to_str().unwrap(), kir.to_str().unwrap());
+    let waves = dir.path().to_str().unwrap();
+    let args = ["cosim", "--block", "sm", "--config", cfg, "--kernel", kir, "--no-shrink", "--wave-dir", waves];
+    let out = rfgen(&[&args[..], &["--x-seed", "1"]].concat());
+    let text = stdout(&out);
+    assert!(text.contains("warning: the kernel read 16 lanes of registers it never wrote"), "{text}");
+    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    assert!(text.contains("note: a register never written has no physical register under renaming"), "{text}");
+}

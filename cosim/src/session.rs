@@ -51,6 +51,8 @@ pub struct CosimReport {
     pub waveform: Option<PathBuf>,
     /// Kernel mode: operands that differ from the kernel's functional values.
     pub operand_mismatches: u64,
+    /// Kernel mode: source lanes the kernel read from registers its warp never wrote.
+    pub undefined_reads: u64,
     /// Kernel mode: the kernel faulted or ran out of cycles.
     pub kernel_error: Option<SimError>,
 }
@@ -110,6 +112,7 @@ pub fn cosim_design(
         stats: outcome.stats,
         mismatch: outcome.mismatch,
         operand_mismatches: 0,
+        undefined_reads: 0,
         kernel_error: None,
     };
     let wave_name = format!("cosim-{}-seed{}.vcd", opts.block, opts.seed);
@@ -137,6 +140,7 @@ pub fn cosim_kernel(
         stats: o.stats,
         mismatch: o.mismatch,
         operand_mismatches: o.sim.operand_mismatches,
+        undefined_reads: o.sim.undefined_reads,
         kernel_error: o.error,
     };
     let wave_name = format!("cosim-{}-{}.vcd", opts.block, kernel.name);
@@ -149,6 +153,7 @@ struct Ran {
     stats: Vec<(&'static str, u64)>,
     mismatch: Option<Mismatch>,
     operand_mismatches: u64,
+    undefined_reads: u64,
     kernel_error: Option<SimError>,
 }
 
@@ -177,6 +182,7 @@ fn finish(
         mismatch: ran.mismatch,
         waveform,
         operand_mismatches: ran.operand_mismatches,
+        undefined_reads: ran.undefined_reads,
         kernel_error: ran.kernel_error,
     })
 }

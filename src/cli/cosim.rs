@@ -254,6 +254,11 @@ impl Setup<'_> {
     fn explain(&self, report: &CosimReport, x_seed: u32, name_x_seed: bool) -> anyhow::Result<()> {
         let args = self.args;
         explain_failure(args, report, &self.stimulus, name_x_seed.then_some(x_seed));
+        if report.mismatch.is_some() && report.undefined_reads > 0 && self.checked.config.rename.enabled {
+            println!(
+                "  note: a register never written has no physical register under renaming; the RTL's table holds whatever it powered up with, so its bank, and the timing, may differ from the model's. Write every register before reading it."
+            );
+        }
         if self.ptx && report.mismatch.is_some() && !args.no_shrink {
             eprintln!("(a PTX kernel is not reduced: the reducer works on the lines of kernel-IR files)");
         }
@@ -311,6 +316,9 @@ fn print_report(report: &CosimReport, kernel: Option<&Kernel>) {
     println!("  {:<26} {}", "mismatches", report.mismatch.is_some() as u32);
     if kernel.is_some() {
         println!("  {:<26} {}", "operand mismatches", report.operand_mismatches);
+    }
+    if report.undefined_reads > 0 {
+        println!("  warning: the kernel read {} lanes of registers it never wrote", report.undefined_reads);
     }
 }
 
