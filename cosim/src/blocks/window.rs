@@ -42,7 +42,13 @@ impl Window {
             self.left = MOVE;
             self.warps.move_to(rng);
             self.registers.move_to(rng);
-            self.predicates.move_to(rng);
+            // The predicates follow the registers' halves (no draw of their own, so the
+            // stimuli that use no predicates see the same random stream as before they had a
+            // window).
+            self.predicates.bases = self.registers.bases.map(|b| {
+                let place = b / self.registers.half.max(1);
+                (place * self.predicates.half) % (PREDICATES - self.predicates.half + 1)
+            });
         }
     }
 
