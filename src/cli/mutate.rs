@@ -352,6 +352,7 @@ fn kernels(args: &MutateArgs, checked: &rfgen_gen::Checked) -> anyhow::Result<(V
 fn scope(lead: &str, module: &str, cut: Cut, top: &str) -> String {
     match (module == top, cut) {
         (true, Cut::Nothing) => String::new(),
+        (_, Cut::AllButTheCell) => format!("{lead} the edited cell of {module} alone"),
         (_, Cut::Nothing) => format!("{lead} {module}"),
         (_, Cut::Instances) => format!("{lead} {module}, its instances cut out"),
         (_, Cut::MemoryLeaves) => format!("{lead} {module}, its memory leaves cut out as what they observe"),

@@ -1,7 +1,10 @@
 //! Tells a surviving mutant's kind with the check `rfgen prove --rtl` runs on a user's copy
 //! (`prove::equiv`), on a netlist holding that one mutant:
 //!
-//! 1. **In its module**: the module the edited cell sits in, alone, with and without the edit,
+//! 1. **The cell alone**: the edited cell lifted into a module of its own, its inputs free. An
+//!    edit that keeps the cell's function changes nothing anywhere, however wide the logic
+//!    around it.
+//! 2. **In its module**: the module the edited cell sits in, alone, with and without the edit,
 //!    proved equal by induction, else searched for a difference within the bound. Equal at that
 //!    module's ports, the block is equal at its own — and the check stays small where the block
 //!    is large (an MRF's banks are tens of thousands of flip-flops to the solver; one bank or one
@@ -12,7 +15,7 @@
 //!    free values on both sides. Equal inputs into identical instances give equal values back,
 //!    so equal there is equal with them in place — and a top module of a few hundred cells is
 //!    checked without the banks below it. Then, if that fails, with them in place.
-//! 2. **In the block**: failing that (an edit the module's ports show may still be masked
+//! 3. **In the block**: failing that (an edit the module's ports show may still be masked
 //!    around it), the flattened block with and without the edit, proved by induction; else
 //!    Yosys' SAT solver looks for an input sequence from reset on which an output differs within
 //!    a bounded number of cycles.
@@ -22,6 +25,7 @@
 
 use super::{Mutant, Mutants};
 use crate::prove::equiv::{self as prove_equiv, Sides, Source};
+use crate::synth::yosys;
 use anyhow::Result;
 use rfgen_gen::blocks::sram::observed;
 use std::collections::HashMap;
@@ -34,6 +38,8 @@ use std::time::Duration;
 #[serde(rename_all = "snake_case")]
 pub enum Cut {
     Nothing,
+    /// Everything but the edited cell: the cell alone, its inputs free.
+    AllButTheCell,
     /// Every instance of another module in the edited module.
     Instances,
     /// Every memory leaf of the flattened block.
@@ -99,20 +105,32 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
         }
     };
     let edited = format!("{read}mutate -module {module} -cell {cell} {edit}\n");
-    // (folder, module, instances cut out, generated side, copy)
+    // (folder, module checked, the module reported, what was cut out, generated side, copy)
     let mut scopes = Vec::new();
+    // The edited cell alone, its inputs free: an edit that leaves the cell's function as it
+    // was (a bit inverted where another bit of the same OR already decides it, a constant
+    // operand bit that an AND with zero masks) changes nothing anywhere. Seconds, where the
+    // module around a wide datapath (the BDI compressor's 1,024-bit deltas) times out.
+    if lone_cell(&rtlil, &module, &cell)
+        && let Ok(lone) = lift(&read, &module, &cell, &dir.join("cell"))
+    {
+        let read_lone = format!("read_rtlil \"{}\"\n", lone.display());
+        let copy = format!("{read_lone}mutate -module {CELL} -cell {cell} {edit}\n");
+        scopes.push(("cell", CELL.to_string(), module.clone(), Cut::AllButTheCell, read_lone, copy));
+    }
     let cut_commands = cut_instances(&module, &drawn.instances, cut_type);
     if !cut_commands.is_empty() {
         scopes.push((
             "module_cut",
-            &module,
+            module.clone(),
+            module.clone(),
             Cut::Instances,
             format!("{read}{observe}{cut_commands}"),
             format!("{edited}{observe}{cut_commands}"),
         ));
     }
     if module != *top {
-        scopes.push(("module", &module, Cut::Nothing, read.clone(), edited));
+        scopes.push(("module", module.clone(), module.clone(), Cut::Nothing, read.clone(), edited));
     }
     if !observe.is_empty() {
         // The whole block with its memory leaves cut out: what is left is small enough to
@@ -120,21 +138,20 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
         let cores: Vec<String> = drawn.leaves.iter().map(|l| format!("{top}/t:{}", observed::core_name(l))).collect();
         let flat = format!("{read}{observe}hierarchy -top {top}\nproc\nflatten\nexpose -evert {}\n", cores.join(" "));
         let copy = format!("{flat}mutate -module {top} -cell {} {edit}\n", mutant.cell);
-        scopes.push(("block_cut", top, Cut::MemoryLeaves, flat, copy));
+        scopes.push(("block_cut", top.clone(), top.clone(), Cut::MemoryLeaves, flat, copy));
     }
     let reset =
         |module: &str| drawn.netlist.manifest.module(module).is_none_or(|m| m.ports.iter().any(|p| p.name == "rst"));
-    for (folder, module, cut, generated, copy) in scopes {
+    for (folder, checked, module, cut, generated, copy) in scopes {
         let sides = Sides {
-            top: module,
-            reset: reset(module),
+            top: &checked,
+            reset: cut != Cut::AllButTheCell && reset(&checked),
             generated: Source::Commands(generated),
             copy: Source::Commands(copy),
         };
         // With the module's inputs free its input sequences include every one the block gives
         // it, so a bound there holds for the block too; a difference there may not reach the
         // block's ports, and is looked for again in the block.
-        let module = module.clone();
         match prove_equiv::check(&sides, cycles, limit, &dir.join(folder)) {
             Ok(prove_equiv::Equivalence::Proved) => return Ok(Equivalence::Proved { module, cut }),
             Ok(prove_equiv::Equivalence::Bounded { cycles, .. }) => {
@@ -164,6 +181,41 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
         }
         prove_equiv::Equivalence::Unknown { why } => Equivalence::Unknown { why },
     })
+}
+
+/// The module a lone edited cell is lifted into ([`lone_cell`]).
+const CELL: &str = "rfgen_edited_cell";
+
+/// Whether `cell` of `module` can be checked alone: a cell of Yosys' own library, not a memory
+/// port (whose memory stays behind), named without a selection's pattern characters.
+fn lone_cell(rtlil: &str, module: &str, cell: &str) -> bool {
+    let header = format!("module \\{module}");
+    let kind = rtlil
+        .lines()
+        .skip_while(|l| *l != header)
+        .take_while(|l| *l != "end")
+        .find_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            ["cell", kind, name] if name == cell => Some(kind),
+            _ => None,
+        });
+    kind.is_some_and(|k| k.starts_with('$') && !k.starts_with("$mem")) && !cell.contains(['[', ']', '*', '?', ' '])
+}
+
+/// Writes `cell` of `module`, alone in a module of its own ([`CELL`]), to `dir/cell.il`: both
+/// sides read that one file, as the names Yosys' `submod` gives the new module's ports follow
+/// no fixed order from one run to the next.
+fn lift(read: &str, module: &str, cell: &str, dir: &Path) -> Result<std::path::PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let script = format!(
+        "{read}hierarchy -top {module}\nproc\nsubmod -name {CELL} {module}/{cell}\nhierarchy -top {CELL}\n\
+         write_rtlil cell.il\n"
+    );
+    std::fs::write(dir.join("lift.ys"), script)?;
+    match yosys::run_for(dir, "lift.ys", "lift.log", Some(Duration::from_secs(TIMEOUT_S)))? {
+        Some(Ok(())) => Ok(dir.join("cell.il")),
+        Some(Err(e)) => Err(e),
+        None => anyhow::bail!("Yosys did not lift the cell out in {TIMEOUT_S} s"),
+    }
 }
 
 /// Whether bit `bit` of `port` of `cell` in `module` of an RTLIL design is a constant `x`.
@@ -329,7 +381,7 @@ mod tests {
     }
 
     /// The cell of type `kind` whose source location starts with `src` in `module`, as the
-    /// flattened netlist names it through one instance of that module.
+    /// flattened netlist names it through one instance of that module (its own name in the top).
     fn drawn_cell(drawn: &Mutants, module: &str, kind: &str, src: &str) -> String {
         let rtlil = std::fs::read_to_string(&drawn.design).unwrap();
         let body = rtlil.split("\nmodule ").find(|m| m.starts_with(&format!("\\{module}\n"))).unwrap();
@@ -355,7 +407,38 @@ mod tests {
             at = parent.clone();
         }
         path.reverse();
+        if path.is_empty() {
+            return name;
+        }
         format!("$flatten{}.{name}", path.join("."))
+    }
+
+    #[test]
+    fn an_edit_that_keeps_its_cells_function_is_proved_on_the_cell_alone() {
+        let checked = rfgen_gen::config::preset("small").unwrap();
+        let design = rfgen_gen::Block::Scheduler.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let drawn = super::super::draw(&design, 1, 1, dir.path()).unwrap();
+        let module = "small_scheduler";
+        // `~|(eligible & elder[8*b +: 8])`: the OR over the elder eligible warps.
+        let cell = drawn_cell(&drawn, module, "$reduce_or", "small_scheduler.v:50.40");
+        let mutant = |index, mode: &str, ctrlbit| Mutant {
+            index,
+            mode: mode.into(),
+            cell: cell.clone(),
+            port: "A".into(),
+            bit: 0,
+            ctrlbit,
+            src: vec![],
+        };
+        // Bit 0 inverted where bit 1 is 1: the OR is 1 either way.
+        assert_eq!(
+            check(&drawn, &mutant(1, "cnot1", Some(1)), 4, dir.path()).unwrap(),
+            Equivalence::Proved { module: module.into(), cut: Cut::AllButTheCell }
+        );
+        // Bit 0 inverted: the OR changes, and so does the grant.
+        let verdict = check(&drawn, &mutant(2, "inv", None), 4, dir.path()).unwrap();
+        assert!(matches!(verdict, Equivalence::Differs { .. }), "{verdict:?}");
     }
 
     #[test]
