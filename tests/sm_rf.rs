@@ -44,6 +44,21 @@ fn fifty_random_programs_agree_on_the_small_top() {
     }
 }
 
+/// A random run of the composed top (what `rfgen mutate --block sm` runs for each seed) spends
+/// its whole cycle budget: one random program ends after 10,000 to 20,000 cycles of the `small`
+/// SM, and the programs that follow it, each from reset, use the rest.
+#[test]
+fn a_random_run_of_the_composed_top_fills_its_cycles_with_programs() {
+    let checked = rfgen_gen::config::preset("small").unwrap();
+    let first = rfgen_cosim::blocks::sm::random_program(&checked, 1);
+    let alone = rfgen_model::sim::run(&checked, &first, 1_000_000, &mut |_| {}).unwrap().0.cycles;
+    let cycles = 4 * alone;
+    let opts = rfgen_cosim::session::CosimOptions { cycles, seed: 1, ..common::kernel_options(rfgen_gen::Block::Sm) };
+    let report = rfgen_cosim::session::cosim(&checked, &opts, &mut |_| {}).unwrap();
+    assert!(report.mismatch.is_none(), "{:?}", report.mismatch);
+    assert_eq!(report.cycles, cycles, "the first program alone runs {alone} cycles");
+}
+
 /// Every library kernel on the `small` composed top, its blocks scaled to the SM (64 threads),
 /// every operand checked against the functional values.
 #[test]

@@ -190,14 +190,12 @@ const CELL: &str = "rfgen_edited_cell";
 /// port (whose memory stays behind), named without a selection's pattern characters.
 fn lone_cell(rtlil: &str, module: &str, cell: &str) -> bool {
     let header = format!("module \\{module}");
-    let kind = rtlil
-        .lines()
-        .skip_while(|l| *l != header)
-        .take_while(|l| *l != "end")
-        .find_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+    let kind = rtlil.lines().skip_while(|l| *l != header).take_while(|l| *l != "end").find_map(|l| {
+        match l.split_whitespace().collect::<Vec<_>>()[..] {
             ["cell", kind, name] if name == cell => Some(kind),
             _ => None,
-        });
+        }
+    });
     kind.is_some_and(|k| k.starts_with('$') && !k.starts_with("$mem")) && !cell.contains(['[', ']', '*', '?', ' '])
 }
 

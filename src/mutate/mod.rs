@@ -234,7 +234,8 @@ pub fn run(block: Block, checked: &Checked, lib: &Arc<RtlLib>, variant: u32, sti
             Run::Random { seed, x_seed } => {
                 let opts = RunOptions { cycles: stimulus.cycles, x_seed, waveform: None };
                 let o = (info.random)(checked, &lib, seed, &opts, &mut |_| {})?;
-                (format!("random seed {seed}"), x_seed, o.mismatch)
+                let program = o.program.map_or(String::new(), |p| format!(" (its program --kernel {p})"));
+                (format!("random seed {seed}{program}"), x_seed, o.mismatch)
             }
             Run::Kernel { kernel, x_seed } => {
                 let Some(mode) = &info.kernel else { continue };

@@ -38,6 +38,9 @@ pub struct Outcome {
     pub cycles: u64,
     pub mismatch: Option<Mismatch>,
     pub stats: Vec<(&'static str, u64)>,
+    /// The kernel that showed the mismatch, when a run is several and it is not the first (the
+    /// composed top's random programs, as `--kernel` names it).
+    pub program: Option<String>,
 }
 
 pub struct BlockInfo {
@@ -147,7 +150,7 @@ fn random_run<B: RandomBlock>(
     let mut stimulus = B::stimulus(checked, seed);
     let idle = model.idle();
     let r = random::run(lib, model, &mut stimulus, idle, opts, progress)?;
-    Ok(Outcome { cycles: r.cycles, mismatch: r.mismatch, stats: r.block.model().summary(&stimulus) })
+    Ok(Outcome { cycles: r.cycles, mismatch: r.mismatch, stats: r.block.model().summary(&stimulus), program: None })
 }
 
 #[cfg(test)]
