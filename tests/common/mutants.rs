@@ -434,6 +434,16 @@ pub const RENAME: &[Mutant] = &[
         "counting[0] ? ((counter_q[10:0] == 11'd2047) ? counter_q[10:0] : counter_q[10:0] + 11'd1)",
         "counting[0] ? (counter_q[10:0] + 11'd1)",
     ),
+    // The same in the last warp: caught only since a drained warp's turn ends when it stops
+    // requesting TFET registers (a counter left at 1 held each turn to its 8,192-cycle limit)
+    // and each seed starts its round at a warp of its own; before, the last warp's turn came
+    // after 40,000 cycles.
+    m(
+        "the last warp's counter wraps at its top",
+        "nsmall_rename.v",
+        "counting[5] ? ((counter_q[65:55] == 11'd2047) ? counter_q[65:55] : counter_q[65:55] + 11'd1)",
+        "counting[5] ? (counter_q[65:55] + 11'd1)",
+    ),
 ];
 
 /// The TFET rows of a renamed MRF (`tmixed`: rows 10..15 of 16 TFET).
