@@ -158,6 +158,8 @@ pub struct RandomRenames {
     dwell: Option<Dwell>,
     dwells: u32,
     sample: u32,
+    /// The warp that completed an access at the last edge, if any.
+    last_done: Option<u32>,
 }
 
 impl RandomRenames {
@@ -175,6 +177,7 @@ impl RandomRenames {
             dwell: None,
             dwells: first,
             sample: 100,
+            last_done: None,
         }
     }
 }
@@ -255,6 +258,21 @@ impl Stimulus<Rename> for RandomRenames {
             i.mem_done_warp = m.trailing_zeros();
             self.waiting &= !(1 << i.mem_done_warp);
         }
+        // Now and then a warp restarts at its completion's edge or at the edge after (the start
+        // wins over the completion, and over its prediction still on the way): a coincidence
+        // the independent draws above give a few times a run. Not the warp dwelt on.
+        let dwelt = match self.dwell {
+            Some(Dwell::Held { warp, .. } | Dwell::Draining { warp, .. }) => Some(warp),
+            None => None,
+        };
+        let done = i.mem_done_valid.then_some(i.mem_done_warp);
+        let again = if rng.random_bool(0.5) { done } else { self.last_done };
+        if let Some(w) = again.filter(|&w| Some(w) != dwelt && held_done.is_none())
+            && rng.random_bool(0.05)
+        {
+            (i.mem_start_valid, i.mem_start_warp) = (true, w);
+        }
+        self.last_done = done;
         if i.mem_start_valid {
             self.waiting |= 1 << i.mem_start_warp;
         }
