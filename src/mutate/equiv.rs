@@ -210,7 +210,8 @@ fn lift(read: &str, module: &str, cell: &str, dir: &Path) -> Result<std::path::P
     );
     std::fs::write(dir.join("lift.ys"), script)?;
     match yosys::run_for(dir, "lift.ys", "lift.log", Some(Duration::from_secs(TIMEOUT_S)))? {
-        Some(Ok(())) => Ok(dir.join("cell.il")),
+        // Absolute: the proof reads it from a folder of its own, and `--out` may be relative.
+        Some(Ok(())) => Ok(std::path::absolute(dir.join("cell.il"))?),
         Some(Err(e)) => Err(e),
         None => anyhow::bail!("Yosys did not lift the cell out in {TIMEOUT_S} s"),
     }
@@ -429,9 +430,13 @@ mod tests {
             ctrlbit,
             src: vec![],
         };
-        // Bit 0 inverted where bit 1 is 1: the OR is 1 either way.
+        // Bit 0 inverted where bit 1 is 1: the OR is 1 either way. Checked in a folder named
+        // relative to the working directory, as `--out out` names it.
+        let cwd = std::env::current_dir().unwrap();
+        let up = "../".repeat(cwd.components().count() - 1);
+        let relative = Path::new(&up).join(dir.path().strip_prefix("/").unwrap());
         assert_eq!(
-            check(&drawn, &mutant(1, "cnot1", Some(1)), 4, dir.path()).unwrap(),
+            check(&drawn, &mutant(1, "cnot1", Some(1)), 4, &relative).unwrap(),
             Equivalence::Proved { module: module.into(), cut: Cut::AllButTheCell }
         );
         // Bit 0 inverted: the OR changes, and so does the grant.
