@@ -353,6 +353,7 @@ fn scope(lead: &str, module: &str, cut: Cut, top: &str) -> String {
     match (module == top, cut) {
         (true, Cut::Nothing) => String::new(),
         (_, Cut::AllButTheCell) => format!("{lead} the edited cell of {module} alone"),
+        (_, Cut::AllButTheCellAndItsDrivers) => format!("{lead} the edited cell of {module} with the cells driving it"),
         (_, Cut::Nothing) => format!("{lead} {module}"),
         (_, Cut::Instances) => format!("{lead} {module}, its instances cut out"),
         (_, Cut::MemoryLeaves) => format!("{lead} {module}, its memory leaves cut out as what they observe"),

@@ -40,6 +40,8 @@ pub enum Cut {
     Nothing,
     /// Everything but the edited cell: the cell alone, its inputs free.
     AllButTheCell,
+    /// Everything but the edited cell and the cells driving its inputs, their inputs free.
+    AllButTheCellAndItsDrivers,
     /// Every instance of another module in the edited module.
     Instances,
     /// Every memory leaf of the flattened block.
@@ -111,12 +113,15 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     // was (a bit inverted where another bit of the same OR already decides it, a constant
     // operand bit that an AND with zero masks) changes nothing anywhere. Seconds, where the
     // module around a wide datapath (the BDI compressor's 1,024-bit deltas) times out.
-    if lone_cell(&rtlil, &module, &cell)
-        && let Ok(lone) = lift(&read, &module, &cell, &dir.join("cell"))
-    {
-        let read_lone = format!("read_rtlil \"{}\"\n", lone.display());
-        let copy = format!("{read_lone}mutate -module {CELL} -cell {cell} {edit}\n");
-        scopes.push(("cell", CELL.to_string(), module.clone(), Cut::AllButTheCell, read_lone, copy));
+    // Then with the cells that drive its inputs: an operand bit that a constant decides there
+    // (an AND with a constant 0) is free with the cell alone.
+    let liftable = lone_cell(&rtlil, &module, &cell);
+    for (folder, cut) in [("cell", Cut::AllButTheCell), ("cell_drivers", Cut::AllButTheCellAndItsDrivers)] {
+        if liftable && let Ok(lone) = lift(&read, &module, &cell, cut, &dir.join(folder)) {
+            let read_lone = format!("read_rtlil \"{}\"\n", lone.display());
+            let copy = format!("{read_lone}mutate -module {CELL} -cell {cell} {edit}\n");
+            scopes.push((folder, CELL.to_string(), module.clone(), cut, read_lone, copy));
+        }
     }
     let cut_commands = cut_instances(&module, &drawn.instances, cut_type);
     if !cut_commands.is_empty() {
@@ -145,7 +150,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     for (folder, checked, module, cut, generated, copy) in scopes {
         let sides = Sides {
             top: &checked,
-            reset: cut != Cut::AllButTheCell && reset(&checked),
+            reset: !matches!(cut, Cut::AllButTheCell | Cut::AllButTheCellAndItsDrivers) && reset(&checked),
             generated: Source::Commands(generated),
             copy: Source::Commands(copy),
         };
@@ -199,13 +204,16 @@ fn lone_cell(rtlil: &str, module: &str, cell: &str) -> bool {
     kind.is_some_and(|k| k.starts_with('$') && !k.starts_with("$mem")) && !cell.contains(['[', ']', '*', '?', ' '])
 }
 
-/// Writes `cell` of `module`, alone in a module of its own ([`CELL`]), to `dir/cell.il`: both
-/// sides read that one file, as the names Yosys' `submod` gives the new module's ports follow
-/// no fixed order from one run to the next.
-fn lift(read: &str, module: &str, cell: &str, dir: &Path) -> Result<std::path::PathBuf> {
+/// Writes `cell` of `module` (with its drivers, as `cut` says), alone in a module of its own
+/// ([`CELL`]), to `dir/cell.il`: both sides read that one file, as the names Yosys' `submod`
+/// gives the new module's ports follow no fixed order from one run to the next.
+fn lift(read: &str, module: &str, cell: &str, cut: Cut, dir: &Path) -> Result<std::path::PathBuf> {
     std::fs::create_dir_all(dir)?;
+    // The cell, or the cell and the cells driving its inputs (two steps of the input cone: the
+    // wires, then their drivers).
+    let drivers = if cut == Cut::AllButTheCellAndItsDrivers { " %ci2 c:* %i" } else { "" };
     let script = format!(
-        "{read}hierarchy -top {module}\nproc\nsubmod -name {CELL} {module}/{cell}\nhierarchy -top {CELL}\n\
+        "{read}hierarchy -top {module}\nproc\nsubmod -name {CELL} {module}/{cell}{drivers}\nhierarchy -top {CELL}\n\
          write_rtlil cell.il\n"
     );
     std::fs::write(dir.join("lift.ys"), script)?;
@@ -442,6 +450,24 @@ mod tests {
         // Bit 0 inverted: the OR changes, and so does the grant.
         let verdict = check(&drawn, &mutant(2, "inv", None), 4, dir.path()).unwrap();
         assert!(matches!(verdict, Equivalence::Differs { .. }), "{verdict:?}");
+    }
+
+    #[test]
+    fn an_operand_bit_a_constant_decides_is_proved_with_the_cells_driving_it() {
+        let checked = rfgen_gen::config::preset("isca15-bdi").unwrap();
+        let design = rfgen_gen::Block::Bdi.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let drawn = super::super::draw(&design, 1, 1, dir.path()).unwrap();
+        let module = "isca15_bdi_compressor";
+        // The payload: `({1024{keep}} & s1_data) | ({1024{sel[0]}} & {992'd0, s1_data[31:0]})
+        // | …`; bit 107 of the second term is an AND with the constant 0.
+        let cell = drawn_cell(&drawn, module, "$or", "isca15_bdi_compressor.v:246.21");
+        let stuck =
+            Mutant { index: 1, mode: "const0".into(), cell, port: "B".into(), bit: 107, ctrlbit: None, src: vec![] };
+        assert_eq!(
+            check(&drawn, &stuck, 2, dir.path()).unwrap(),
+            Equivalence::Proved { module: module.into(), cut: Cut::AllButTheCellAndItsDrivers }
+        );
     }
 
     #[test]
