@@ -420,12 +420,19 @@ mod tests {
         format!("$flatten{}.{name}", path.join("."))
     }
 
-    #[test]
-    fn an_edit_that_keeps_its_cells_function_is_proved_on_the_cell_alone() {
-        let checked = rfgen_gen::config::preset("small").unwrap();
-        let design = rfgen_gen::Block::Scheduler.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
+    /// One mutant drawn from `block` of `preset` (only the netlist and design it reads matter
+    /// here), in a folder kept as long as the returned one lives.
+    fn drawn_from(preset: &str, block: rfgen_gen::Block) -> (tempfile::TempDir, Mutants) {
+        let checked = rfgen_gen::config::preset(preset).unwrap();
+        let design = block.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let drawn = super::super::draw(&design, 1, 1, dir.path()).unwrap();
+        (dir, drawn)
+    }
+
+    #[test]
+    fn an_edit_that_keeps_its_cells_function_is_proved_on_the_cell_alone() {
+        let (dir, drawn) = drawn_from("small", rfgen_gen::Block::Scheduler);
         let module = "small_scheduler";
         // `~|(eligible & elder[8*b +: 8])`: the OR over the elder eligible warps.
         let cell = drawn_cell(&drawn, module, "$reduce_or", "small_scheduler.v:50.40");
@@ -454,10 +461,7 @@ mod tests {
 
     #[test]
     fn an_operand_bit_a_constant_decides_is_proved_with_the_cells_driving_it() {
-        let checked = rfgen_gen::config::preset("isca15-bdi").unwrap();
-        let design = rfgen_gen::Block::Bdi.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let drawn = super::super::draw(&design, 1, 1, dir.path()).unwrap();
+        let (dir, drawn) = drawn_from("isca15-bdi", rfgen_gen::Block::Bdi);
         let module = "isca15_bdi_compressor";
         // The payload: `({1024{keep}} & s1_data) | ({1024{sel[0]}} & {992'd0, s1_data[31:0]})
         // | …`; bit 107 of the second term is an AND with the constant 0.
@@ -472,10 +476,7 @@ mod tests {
 
     #[test]
     fn edits_the_memory_leaf_masks_are_proved_where_the_leaf_is_cut_out_as_what_it_observes() {
-        let checked = rfgen_gen::config::preset("small").unwrap();
-        let design = rfgen_gen::Block::Mrf.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let drawn = super::super::draw(&design, 1, 1, dir.path()).unwrap();
+        let (dir, drawn) = drawn_from("small", rfgen_gen::Block::Mrf);
         let group = "small_mrf_bank_group";
         let mutant = |index, cell: String, mode: &str, port: &str, bit| Mutant {
             index,
