@@ -453,7 +453,9 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         let bit = |valid: bool, w: u32| if valid { 1u64.checked_shl(w).unwrap_or(0) } else { 0 };
         let mut touched = i.commit | bit(i.clr_valid, i.clr_warp) | bit(i.lv_valid, i.lv_warp);
         touched |= bit(reserving.is_some(), w);
-        touched |= i.clr_preds.iter().enumerate().fold(0, |m, (w, &p)| m | bit(p != 0, w as u32));
+        for (w, &p) in i.clr_preds.iter().enumerate() {
+            touched |= u64::from(p != 0) << w; // at most 64 warps (validation)
+        }
         let mut memo = self.memo.get();
         memo.fresh &= !touched;
         self.memo.set(memo);
