@@ -142,6 +142,14 @@ enum Dwell {
     Draining { warp: u32, until: u64 },
 }
 
+impl Dwell {
+    fn warp(self) -> u32 {
+        match self {
+            Dwell::Held { warp, .. } | Dwell::Draining { warp, .. } => warp,
+        }
+    }
+}
+
 /// Random rename traffic: renames of few registers per warp, releases of registers handed out,
 /// loads, and memory accesses whose latencies vary around `ref_acc`, in phases that fill the
 /// register file (few releases) and drain it (many).
@@ -237,9 +245,7 @@ impl Stimulus<Rename> for RandomRenames {
                 self.dwell = None
             }
             // The warp dwelt on starts no other access.
-            Some(Dwell::Held { warp, .. } | Dwell::Draining { warp, .. }) if i.mem_start_warp == warp => {
-                i.mem_start_valid = false
-            }
+            Some(d) if i.mem_start_warp == d.warp() => i.mem_start_valid = false,
             _ => {}
         }
         let held = match self.dwell {
@@ -261,10 +267,7 @@ impl Stimulus<Rename> for RandomRenames {
         // Now and then a warp restarts at its completion's edge or at the edge after (the start
         // wins over the completion, and over its prediction still on the way): a coincidence
         // the independent draws above give a few times a run. Not the warp dwelt on.
-        let dwelt = match self.dwell {
-            Some(Dwell::Held { warp, .. } | Dwell::Draining { warp, .. }) => Some(warp),
-            None => None,
-        };
+        let dwelt = self.dwell.map(Dwell::warp);
         let done = i.mem_done_valid.then_some(i.mem_done_warp);
         let again = if rng.random_bool(0.5) { done } else { self.last_done };
         if let Some(w) = again.filter(|&w| Some(w) != dwelt && held_done.is_none())
