@@ -87,7 +87,7 @@ fn random_runs_cover_divergence_movs_and_wake_up() {
     for (checked, cycles) in configs {
         let name = checked.config.name.clone();
         let lib = build(&rfgen_gen::generate(&checked, SramKind::Behavioural));
-        let stimulus = RandomStimulus::new(&checked.geometry, 7, Knobs::compressed());
+        let stimulus = RandomStimulus::new(&checked.geometry, 7, Knobs::for_config(&checked));
         let mut o = Observed { inner: stimulus, rd: 0, wr: 0, gated: 0, stalls: 0 };
         let result = mrf_run(&lib, Mrf::for_config(&checked), &mut o, cycles, 3);
         assert!(result.mismatch.is_none(), "{name}: {}", result.mismatch.unwrap());
@@ -150,7 +150,7 @@ fn results_do_not_depend_on_uninitialized_state() {
     let raw: Vec<u64> = [1u32, 0xdead_beef]
         .iter()
         .map(|&x_seed| {
-            let mut stimulus = RandomStimulus::new(&checked.geometry, 8, Knobs::compressed());
+            let mut stimulus = RandomStimulus::new(&checked.geometry, 8, Knobs::for_config(&checked));
             let r = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 30_000, x_seed);
             assert!(r.mismatch.is_none());
             r.raw_digest
@@ -187,7 +187,7 @@ fn gating_delay_holds_idle_banks_and_is_checked() {
     let at_once = rfgen_gen::config::check(at_once).unwrap();
     let run = |checked: &Checked, design: &rfgen_gen::Design| {
         let lib = build(design);
-        let mut stimulus = RandomStimulus::new(&checked.geometry, 11, Knobs::compressed());
+        let mut stimulus = RandomStimulus::new(&checked.geometry, 11, Knobs::for_config(&checked));
         mrf_run(&lib, Mrf::for_config(checked), &mut stimulus, 20_000, 2)
     };
     let design = rfgen_gen::generate(&delayed, SramKind::Behavioural);

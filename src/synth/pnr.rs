@@ -62,7 +62,8 @@ impl Router {
     }
 }
 
-pub const WRAPPER: &str = "inputs from a shift register fed by one pin, outputs registered twice and XOR-reduced to one pin";
+pub const WRAPPER: &str =
+    "inputs from a shift register fed by one pin, outputs registered twice and XOR-reduced to one pin";
 
 /// nextpnr's family name and device flags for a target.
 fn device(target: Target) -> Result<(&'static str, &'static [&'static str], &'static str)> {

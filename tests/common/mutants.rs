@@ -149,6 +149,25 @@ pub const COMPRESSED_MRF: &[Mutant] = &[
     ),
 ];
 
+/// For `csmall` too: bugs that only the compressed random stimulus' corners reach — every mode
+/// beside an empty bank, one bit off fitting, a bank group emptied and woken. Kept out of the
+/// composed top's families: no kernel on that design point writes their values.
+pub const COMPRESSED_MRF_CORNERS: &[Mutant] = &[
+    m(
+        "bank 3 counted busy for <8,0> registers (the range table reads code 5 for 4)",
+        "csmall_range_table.v",
+        "(ri[r] == 3'd3) | (ri[r] == 3'd4)",
+        "(ri[r] == 3'd3) | (ri[r] == 3'd5)",
+    ),
+    m(
+        "<4,0> fit check blind to bit 13 of value 2's difference",
+        "csmall_compressor.v",
+        "assign ok4_0[1] = ~(|d4[63:32]);",
+        "assign ok4_0[1] = ~(|d4[63:46]) & ~(|d4[44:32]);",
+    ),
+    m("first bank wakes in one cycle, not three", "csmall_bank_power.v", "timer0 <= 2'd3;", "timer0 <= 2'd1;"),
+];
+
 /// The compressed MRF's power gating with a gating delay (`conegroup`).
 pub const GATING_DELAY: &[Mutant] =
     &[m("gating delay one edge short", "conegroup_bank_power.v", "(idle2 == 2'd3)", "(idle2 == 2'd2)")];

@@ -2,6 +2,8 @@
 //! narrow dynamic ranges) plus values at the edges of each delta width and uniform noise, for
 //! the BDI codec and the compressed MRF stimulus.
 
+use rfgen_gen::layout::bdi::Mode;
+
 /// How to fill a warp register; deterministic given its fields.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pattern {
@@ -128,6 +130,28 @@ impl Pattern {
             _ => 0u64.wrapping_sub(1 << k).wrapping_sub(1),
         };
         Pattern::Spike { base, wide: false, at: at as u32, delta }
+    }
+
+    /// Values that fit `mode` and no narrower delta of its base: every lane equal (a 64-bit
+    /// value repeated, for an 8-byte base), or deltas at the edges of the mode's delta width.
+    pub fn fitting(mode: Mode, mut r: impl FnMut() -> u64) -> Pattern {
+        let (wide, base) = (mode.base == 8, r());
+        match mode.delta {
+            0 if wide => Pattern::Ramp64 { base, stride: 0 },
+            0 => Pattern::Equal(base as u32),
+            d => Pattern::Boundary { base, k: 8 * d - 1, wide, outside: None, seed: r() },
+        }
+    }
+
+    /// Every value equal but one, whose difference to the others is 0 or −1 with one bit
+    /// flipped (`wide`: 64-bit values): it fails a fit check at that bit alone, so an edit of
+    /// any one bit of any value's check shows.
+    pub fn flipped(lanes: u32, mut r: impl FnMut() -> u64) -> Pattern {
+        let wide = lanes >= 4 && r().is_multiple_of(2);
+        let (values, bits) = if wide { (lanes / 2, 64) } else { (lanes, 32) };
+        let near = if r().is_multiple_of(2) { 0 } else { u64::MAX };
+        let at = 1 + (r() % u64::from(values.max(2) - 1)) as u32;
+        Pattern::Spike { base: r(), wide, at, delta: near ^ 1 << (r() % bits) }
     }
 
     /// A pattern drawn from `r` (64 random bits per call), weighted toward kernel-like values

@@ -9,6 +9,7 @@ use crate::blocks::bdi::Pattern;
 use crate::glue::Stimulus;
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rfgen_gen::layout::bdi::{Layout, Mode, ModeLayout};
 use rfgen_gen::layout::orf::OrfLayout;
 use rfgen_gen::{Checked, Geometry};
 use rfgen_model::blocks::mrf::Mrf;
@@ -35,10 +36,12 @@ pub struct Knobs {
     pub sources: [u32; 4],
     /// A write-back carries kernel-shaped data ([`Pattern::random`]) rather than uniform words.
     pub kernel_values: f64,
-    /// Alternate with phases in which every write-back is full-mask and highly compressible
-    /// (equal lanes, short ramps), long enough (16 writes per register) for bank groups to
-    /// empty their upper banks, which are then gated and woken again.
-    pub compressible_phases: bool,
+    /// The compressed MRF's modes, for phases, every other one, in which every write-back is
+    /// full-mask and fits a mode of at most 1, 2, … banks (in turn, phase by phase), long
+    /// enough (16 writes per register) for bank groups to empty the banks above, which are then
+    /// gated and woken again. Each mode of the phase comes up, so every range indicator sits
+    /// beside an empty bank. None: no such phases.
+    pub compressible_phases: Vec<ModeLayout>,
     /// Register file cache events: per cycle, the chance of an activation, a flush and a
     /// release (a register file cache only); per source and write-back, of a last read and a
     /// long-latency result.
@@ -108,7 +111,7 @@ impl Default for Knobs {
             hot_group: 0.0,
             sources: [1, 3, 4, 2],
             kernel_values: 0.0,
-            compressible_phases: false,
+            compressible_phases: Vec::new(),
             cache: None,
             free: 0.0,
             orf: None,
@@ -119,14 +122,14 @@ impl Default for Knobs {
 impl Knobs {
     /// For a compressed MRF: mostly compressible data, so registers get compressed and then
     /// partially overwritten (dummy MOVs), and banks empty and wake up.
-    pub fn compressed() -> Self {
-        Knobs { kernel_values: 0.85, compressible_phases: true, free: 0.01, ..Knobs::default() }
+    pub fn compressed(layout: &Layout) -> Self {
+        Knobs { kernel_values: 0.85, compressible_phases: layout.modes.clone(), free: 0.01, ..Knobs::default() }
     }
 
     /// The knobs for a config's MRF: compressed data if compressed; with a register file cache,
     /// its events (the registers repeat often enough to hit).
     pub fn for_config(checked: &Checked) -> Self {
-        let base = if checked.compression.is_some() { Knobs::compressed() } else { Knobs::default() };
+        let base = checked.compression.as_ref().map_or_else(Knobs::default, Knobs::compressed);
         Knobs {
             cache: checked.rfc.as_ref().map(|_| CacheKnobs::default()),
             // Behind a register file cache the write port's registers are the cache's, whose
@@ -257,9 +260,9 @@ impl RandomStimulus {
         true
     }
 
-    /// Sometimes frees a warp with no write-back offered, taken at this edge or uncommitted;
-    /// then follows this edge's commit.
-    fn free(&mut self, out: &MrfOut, inp: &mut MrfIn) {
+    /// Sometimes (`always`: whenever it can) frees a warp with no write-back offered, taken at
+    /// this edge or uncommitted; then follows this edge's commit.
+    fn free(&mut self, out: &MrfOut, inp: &mut MrfIn, always: bool) {
         inp.free_valid = false;
         if self.knobs.free == 0.0 {
             return;
@@ -268,7 +271,7 @@ impl RandomStimulus {
         if inp.wb_valid {
             busy |= 1 << inp.wb_warp;
         }
-        if self.chance(self.knobs.free)
+        if (always || self.chance(self.knobs.free))
             && let Some(w) = self.pick(lane_mask(self.warps as usize) & !busy)
         {
             (inp.free_valid, inp.free_warp) = (true, w);
@@ -304,7 +307,14 @@ impl Stimulus<Mrf> for RandomStimulus {
             self.offering = false; // accepted at this edge
         }
         inp.disp_ready = self.chance(self.knobs.ready);
-        if !self.writing && self.chance(self.knobs.writeback) {
+        let phase_cycles = 16 * (self.warps * self.regs) as u64;
+        let phase = cycle / phase_cycles;
+        let compressible = !self.knobs.compressible_phases.is_empty() && phase % 2 == 1;
+        // A compressible phase starts with every warp freed and nothing written for a while: each
+        // bank group empties, so its first bank (every register has a chunk there) is gated and
+        // the phase's first write to the group wakes it.
+        let emptying = compressible && cycle % phase_cycles < 8 * u64::from(self.warps);
+        if !self.writing && !emptying && self.chance(self.knobs.writeback) {
             self.writing = true;
             if let Some(o) = self.knobs.orf.clone() {
                 inp.wb_mrf = self.chance(o.wb_mrf);
@@ -315,14 +325,23 @@ impl Stimulus<Mrf> for RandomStimulus {
             inp.wb_reg = self.below(self.regs);
             let all = lane_mask(self.g.lanes as usize);
             inp.wb_mask = if self.chance(self.knobs.partial_mask) { self.rng.next_u64() & all } else { all };
-            let phase = 16 * (self.warps * self.regs) as u64;
-            if self.knobs.compressible_phases && (cycle / phase) % 2 == 1 {
+            if compressible {
+                let modes = &self.knobs.compressible_phases;
                 inp.wb_mask = all;
-                let (base, stride) = (self.rng.next_u32(), self.below(4));
-                Pattern::Ramp { base, stride }.fill(&mut inp.wb_data);
-            } else if self.knobs.kernel_values > 0.0 && self.chance(self.knobs.kernel_values) {
+                let (narrowest, widest) = (modes.iter().map(|m| m.banks).min(), modes.iter().map(|m| m.banks).max());
+                let (narrowest, widest) = (narrowest.unwrap_or(1), widest.unwrap_or(1));
+                let banks = narrowest + (phase / 2) as u32 % (widest - narrowest + 1);
+                let fit: Vec<Mode> = modes.iter().filter(|m| m.banks <= banks).map(|m| m.mode).collect();
+                let mode = fit[self.below(fit.len() as u32) as usize];
                 let rng = &mut self.rng;
-                Pattern::random(self.g.lanes, || rng.next_u64()).fill(&mut inp.wb_data);
+                Pattern::fitting(mode, || rng.next_u64()).fill(&mut inp.wb_data);
+            } else if self.knobs.kernel_values > 0.0 && self.chance(self.knobs.kernel_values) {
+                // A fifth of them one bit off fitting, at any bit of any value.
+                let (lanes, flipped) = (self.g.lanes, self.chance(0.2));
+                let rng = &mut self.rng;
+                let draw = || rng.next_u64();
+                if flipped { Pattern::flipped(lanes, draw) } else { Pattern::random(lanes, draw) }
+                    .fill(&mut inp.wb_data);
             } else {
                 for pair in inp.wb_data.chunks_mut(2) {
                     let r = self.rng.next_u64();
@@ -340,7 +359,7 @@ impl Stimulus<Mrf> for RandomStimulus {
                 self.uncommitted.push_back(inp.wb_warp);
             }
         }
-        self.free(out, inp);
+        self.free(out, inp, emptying);
         if let Some(c) = self.knobs.cache.clone() {
             if !inp.wb_valid || out.wb_ready {
                 inp.wb_long = self.chance(c.long_latency);
