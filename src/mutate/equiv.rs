@@ -212,9 +212,10 @@ fn lift(read: &str, module: &str, cell: &str, cut: Cut, dir: &Path) -> Result<st
     // The cell, or the cell and the cells driving its inputs (two steps of the input cone: the
     // wires, then their drivers).
     let drivers = if cut == Cut::AllButTheCellAndItsDrivers { " %ci2 c:* %i" } else { "" };
+    // `submod` skips a module that holds memories, so they become memory cells first.
     let script = format!(
-        "{read}hierarchy -top {module}\nproc\nsubmod -name {CELL} {module}/{cell}{drivers}\nhierarchy -top {CELL}\n\
-         write_rtlil cell.il\n"
+        "{read}hierarchy -top {module}\nproc\nmemory_collect\nsubmod -name {CELL} {module}/{cell}{drivers}\n\
+         hierarchy -top {CELL}\nwrite_rtlil cell.il\n"
     );
     std::fs::write(dir.join("lift.ys"), script)?;
     match yosys::run_for(dir, "lift.ys", "lift.log", Some(Duration::from_secs(TIMEOUT_S)))? {
@@ -374,6 +375,31 @@ mod tests {
         }
         assert!(!undefined(rtlil, "m", "$procmux$2", "A", 0));
         assert!(!undefined(rtlil, "other", "$procmux$1", "A", 0));
+    }
+
+    /// The ORF/LRF module holds its entries in memories, which `submod` will not split: a
+    /// compare beside one was never lifted, and its edits went on to the whole block.
+    #[test]
+    fn a_cell_beside_a_memory_is_lifted_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = "module m (input wire clk, input wire [1:0] a, input wire [1:0] e, input wire [3:0] d, \
+                 output wire y, output wire [3:0] q);\n  reg [3:0] mem [0:3];\n  \
+                 always @(posedge clk) mem[a] <= d;\n  assign q = mem[a];\n  assign y = (e == 2'd2);\nendmodule\n";
+        std::fs::write(dir.path().join("m.v"), v).unwrap();
+        let design = dir.path().join("m.il");
+        let out = std::process::Command::new("yosys")
+            .current_dir(dir.path())
+            .args(["-q", "-p", "read_verilog m.v; write_rtlil m.il"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let rtlil = std::fs::read_to_string(&design).unwrap();
+        let cell = rtlil.lines().find_map(|l| l.trim().strip_prefix("cell $eq ")).unwrap().to_string();
+        assert!(lone_cell(&rtlil, "m", &cell));
+        let read = format!("read_rtlil \"{}\"\n", design.display());
+        let lifted = lift(&read, "m", &cell, Cut::AllButTheCell, &dir.path().join("cell")).unwrap();
+        let text = std::fs::read_to_string(lifted).unwrap();
+        assert_eq!(text.matches("\n  cell ").count(), 1, "{text}");
     }
 
     #[test]
