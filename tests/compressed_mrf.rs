@@ -187,7 +187,7 @@ fn gating_delay_holds_idle_banks_and_is_checked() {
     let at_once = rfgen_gen::config::check(at_once).unwrap();
     let run = |checked: &Checked, design: &rfgen_gen::Design| {
         let lib = build(design);
-        let mut stimulus = RandomStimulus::new(&checked.geometry, 11, Knobs::for_config(&checked));
+        let mut stimulus = RandomStimulus::new(&checked.geometry, 11, Knobs::for_config(checked));
         mrf_run(&lib, Mrf::for_config(checked), &mut stimulus, 20_000, 2)
     };
     let design = rfgen_gen::generate(&delayed, SramKind::Behavioural);

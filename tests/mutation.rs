@@ -102,7 +102,7 @@ fn x_independence_check_detects_unreset_state() {
 
 fn compressed_run(checked: &Checked, design: &Design, seed: u64, cycles: u64) -> RunResult<Mrf> {
     let lib = build(design);
-    let mut stimulus = RandomStimulus::new(&checked.geometry, seed, Knobs::for_config(&checked));
+    let mut stimulus = RandomStimulus::new(&checked.geometry, seed, Knobs::for_config(checked));
     mrf_run(&lib, Mrf::for_config(checked), &mut stimulus, cycles, 1)
 }
 

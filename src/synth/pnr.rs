@@ -249,8 +249,8 @@ mod tests {
             stat.lines().find_map(|l| l.trim().strip_prefix(cell).map(|n| n.trim().parse().unwrap())).unwrap_or(0)
         };
         assert_eq!(count("DP16KD"), 1, "the table is in block RAM:\n{stat}");
-        // 31 bits of chain, 10 outputs, `parts` and `dout`.
-        assert!(count("TRELLIS_FF") >= 31 + 10 + 1 + 1, "{stat}");
+        // 31 bits of chain, 10 outputs, `parts` and `dout`: more than 31 + 10 + 1.
+        assert!(count("TRELLIS_FF") > 31 + 10 + 1, "{stat}");
     }
 
     #[test]
