@@ -1,6 +1,7 @@
 //! Composing the blocks must not hide a bug of one of them: every seeded RTL bug of the blocks'
-//! own tests (tests/common/mutants.rs, but for the compressed random stimulus' corners) is re-run inside the composed top (`<prefix>_sm_rf` of
-//! the mutant's design point) under kernel traffic on the SM model, and must be caught — but
+//! own tests (tests/common/mutants.rs, but for the compressed random stimulus' corners) is
+//! re-run inside the composed top (`<prefix>_sm_rf` of the mutant's design point) under kernel
+//! traffic on the SM model, and must be caught — but
 //! for the few listed in `KERNEL_ESCAPES`, with the reason no kernel reaches them (random
 //! stimulus of the block alone catches those, in the block's own test).
 //!

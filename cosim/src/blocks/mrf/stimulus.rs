@@ -328,8 +328,8 @@ impl Stimulus<Mrf> for RandomStimulus {
             if compressible {
                 let modes = &self.knobs.compressible_phases;
                 inp.wb_mask = all;
-                let (narrowest, widest) = (modes.iter().map(|m| m.banks).min(), modes.iter().map(|m| m.banks).max());
-                let (narrowest, widest) = (narrowest.unwrap_or(1), widest.unwrap_or(1));
+                let (narrowest, widest) =
+                    modes.iter().fold((u32::MAX, 0), |(lo, hi), m| (lo.min(m.banks), hi.max(m.banks)));
                 let banks = narrowest + (phase / 2) as u32 % (widest - narrowest + 1);
                 let fit: Vec<Mode> = modes.iter().filter(|m| m.banks <= banks).map(|m| m.mode).collect();
                 let mode = fit[self.below(fit.len() as u32) as usize];
