@@ -354,6 +354,9 @@ fn scope(lead: &str, module: &str, cut: Cut, top: &str) -> String {
         (true, Cut::Nothing) => String::new(),
         (_, Cut::AllButTheCell) => format!("{lead} the edited cell of {module} alone"),
         (_, Cut::AllButTheCellAndItsDrivers) => format!("{lead} the edited cell of {module} with the cells driving it"),
+        (_, Cut::AllButTheCombinationalCone) => {
+            format!("{lead} the logic between flip-flops around the edited cell of {module}")
+        }
         (_, Cut::Nothing) => format!("{lead} {module}"),
         (_, Cut::Instances) => format!("{lead} {module}, its instances cut out"),
         (_, Cut::MemoryLeaves) => format!("{lead} {module}, its memory leaves cut out as what they observe"),

@@ -3,7 +3,9 @@
 //!
 //! 1. **The cell alone**: the edited cell lifted into a module of its own, its inputs free. An
 //!    edit that keeps the cell's function changes nothing anywhere, however wide the logic
-//!    around it.
+//!    around it. Then with the cells driving it, then with its combinational cone: the logic
+//!    from flip-flops to flip-flops that the edited cell is part of. Equal there, every
+//!    flip-flop's next value and every output are the same functions of the state and inputs.
 //! 2. **In its module**: the module the edited cell sits in, alone, with and without the edit,
 //!    proved equal by induction, else searched for a difference within the bound. Equal at that
 //!    module's ports, the block is equal at its own — and the check stays small where the block
@@ -42,6 +44,10 @@ pub enum Cut {
     AllButTheCell,
     /// Everything but the edited cell and the cells driving its inputs, their inputs free.
     AllButTheCellAndItsDrivers,
+    /// Everything but the logic between flip-flops around the edited cell: the cells its output
+    /// reaches before a flip-flop or memory, and every cell driving those, back to flip-flops,
+    /// memories and ports, which become free inputs and outputs.
+    AllButTheCombinationalCone,
     /// Every instance of another module in the edited module.
     Instances,
     /// Every memory leaf of the flattened block.
@@ -114,9 +120,17 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     // operand bit that an AND with zero masks) changes nothing anywhere. Seconds, where the
     // module around a wide datapath (the BDI compressor's 1,024-bit deltas) times out.
     // Then with the cells that drive its inputs: an operand bit that a constant decides there
-    // (an AND with a constant 0) is free with the cell alone.
+    // (an AND with a constant 0) is free with the cell alone. Then with all the logic between
+    // flip-flops around it: an edit that the logic after it masks in every state (a counter's
+    // increment enabled where the compare beside it is false anyway), checked without the
+    // module's wide registers and memories (a register file cache's 48 entries).
     let liftable = lone_cell(&rtlil, &module, &cell);
-    for (folder, cut) in [("cell", Cut::AllButTheCell), ("cell_drivers", Cut::AllButTheCellAndItsDrivers)] {
+    let lifts = [
+        ("cell", Cut::AllButTheCell),
+        ("cell_drivers", Cut::AllButTheCellAndItsDrivers),
+        ("cone", Cut::AllButTheCombinationalCone),
+    ];
+    for (folder, cut) in lifts {
         if liftable && let Ok(lone) = lift(&read, &module, &cell, cut, &dir.join(folder)) {
             let read_lone = format!("read_rtlil \"{}\"\n", lone.display());
             let copy = format!("{read_lone}mutate -module {CELL} -cell {cell} {edit}\n");
@@ -150,7 +164,10 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     for (folder, checked, module, cut, generated, copy) in scopes {
         let sides = Sides {
             top: &checked,
-            reset: !matches!(cut, Cut::AllButTheCell | Cut::AllButTheCellAndItsDrivers) && reset(&checked),
+            reset: !matches!(
+                cut,
+                Cut::AllButTheCell | Cut::AllButTheCellAndItsDrivers | Cut::AllButTheCombinationalCone
+            ) && reset(&checked),
             generated: Source::Commands(generated),
             copy: Source::Commands(copy),
         };
@@ -209,9 +226,14 @@ fn lone_cell(rtlil: &str, module: &str, cell: &str) -> bool {
 /// gives the new module's ports follow no fixed order from one run to the next.
 fn lift(read: &str, module: &str, cell: &str, cut: Cut, dir: &Path) -> Result<std::path::PathBuf> {
     std::fs::create_dir_all(dir)?;
-    // The cell, or the cell and the cells driving its inputs (two steps of the input cone: the
-    // wires, then their drivers).
-    let drivers = if cut == Cut::AllButTheCellAndItsDrivers { " %ci2 c:* %i" } else { "" };
+    // The cell; or the cell and the cells driving its inputs (two steps of the input cone: the
+    // wires, then their drivers); or its output cone through combinational cells and that
+    // cone's whole combinational input cone.
+    let drivers = match cut {
+        Cut::AllButTheCellAndItsDrivers => " %ci2 c:* %i",
+        Cut::AllButTheCombinationalCone => " %coe* %cie* c:* %i",
+        _ => "",
+    };
     // `submod` skips a module that holds memories, so they become memory cells first.
     let script = format!(
         "{read}hierarchy -top {module}\nproc\nmemory_collect\nsubmod -name {CELL} {module}/{cell}{drivers}\n\
@@ -400,6 +422,43 @@ mod tests {
         let lifted = lift(&read, "m", &cell, Cut::AllButTheCell, &dir.path().join("cell")).unwrap();
         let text = std::fs::read_to_string(lifted).unwrap();
         assert_eq!(text.matches("\n  cell ").count(), 1, "{text}");
+    }
+
+    /// The register file cache's rank update: `t[0] | t[1]` stuck at 1 enables an increment
+    /// only where `r < at`, and `at` is 0 when nothing is touched. The edit shows at the cell and
+    /// with the cells driving it, and nowhere in the logic between the flip-flops around it.
+    #[test]
+    fn an_edit_the_logic_after_it_masks_is_proved_on_its_combinational_cone() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = "module m (input wire clk, input wire [1:0] t, output reg [1:0] r0, output reg [1:0] r1);\n  \
+                 wire any = t[0] | t[1];\n  wire [1:0] at = ({2{t[0]}} & r0) | ({2{t[1]}} & r1);\n  \
+                 always @(posedge clk) begin\n    r0 <= t[0] ? 2'd0 : (any & (r0 < at)) ? r0 + 2'd1 : r0;\n    \
+                 r1 <= t[1] ? 2'd0 : (any & (r1 < at)) ? r1 + 2'd1 : r1;\n  end\nendmodule\n";
+        std::fs::write(dir.path().join("m.v"), v).unwrap();
+        let out = std::process::Command::new("yosys")
+            .current_dir(dir.path())
+            .args(["-q", "-p", "read_verilog m.v; write_rtlil m.il"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let rtlil = std::fs::read_to_string(dir.path().join("m.il")).unwrap();
+        let cell = rtlil.lines().find_map(|l| l.trim().strip_prefix("cell $or ")).unwrap().to_string();
+        let read = format!("read_rtlil \"{}\"\n", dir.path().join("m.il").display());
+        let proved = |cut, folder: &str| {
+            let lone = lift(&read, "m", &cell, cut, &dir.path().join(folder)).unwrap();
+            let text = std::fs::read_to_string(&lone).unwrap();
+            assert!(!text.contains("$dff"), "the flip-flops stay outside: {text}");
+            let read_lone = format!("read_rtlil \"{}\"\n", lone.display());
+            let copy = format!("{read_lone}mutate -module {CELL} -cell {cell} -mode const1 -port Y -portbit 0\n");
+            let sides =
+                Sides { top: CELL, reset: false, generated: Source::Commands(read_lone), copy: Source::Commands(copy) };
+            let limit = Duration::from_secs(TIMEOUT_S);
+            prove_equiv::check(&sides, 2, limit, &dir.path().join(folder).join("proof")).unwrap()
+                == prove_equiv::Equivalence::Proved
+        };
+        assert!(!proved(Cut::AllButTheCell, "cell"));
+        assert!(!proved(Cut::AllButTheCellAndItsDrivers, "cell_drivers"));
+        assert!(proved(Cut::AllButTheCombinationalCone, "cone"));
     }
 
     #[test]

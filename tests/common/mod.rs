@@ -35,10 +35,19 @@ pub fn cache_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rfgen-cache")
 }
 
+/// The temporary folder of the rfgen runs the tests start: what a run keeps there on purpose
+/// (a failed proof's counterexamples) stays under the build folder, not in the machine's.
+pub fn scratch_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rfgen-runs");
+    std::fs::create_dir_all(&dir).expect("the tests' scratch folder");
+    dir
+}
+
 pub fn rfgen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rfgen"))
         .args(args)
         .env("RFGEN_CACHE_DIR", cache_dir())
+        .env("TMPDIR", scratch_dir())
         .output()
         .expect("rfgen runs")
 }
