@@ -254,6 +254,9 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             (Verdict::Survived, Some(Equivalence::Undefined { module })) => {
                 format!("survived: equivalent (the edited bit is one {module} leaves undefined, x)")
             }
+            (Verdict::Survived, Some(Equivalence::Unwritten { module })) => {
+                format!("survived: equivalent (the edited bit is one this write port of {module} never writes)")
+            }
         };
         println!("{:>5}  {:<7} {:<44} {verdict}", m.index, m.mode, m.location());
     }
