@@ -305,14 +305,9 @@ fn constant_bit(rtlil: &str, module: &str, cell: &str, port: &str, bit: u32) -> 
     // A module's own `end` is the only one not indented.
     let lines: Vec<&str> =
         rtlil.lines().skip_while(|l| *l != header).skip(1).take_while(|l| *l != "end").map(str::trim).collect();
-    let Some(at) = lines.iter().position(|l| l.starts_with("cell ") && l.split_whitespace().nth(2) == Some(cell))
-    else {
-        return None;
-    };
+    let at = lines.iter().position(|l| l.starts_with("cell ") && l.split_whitespace().nth(2) == Some(cell))?;
     let connect = format!("connect \\{port} ");
-    let Some(spec) = lines[at..].iter().take_while(|l| **l != "end").find_map(|l| l.strip_prefix(&connect)) else {
-        return None;
-    };
+    let spec = lines[at..].iter().take_while(|l| **l != "end").find_map(|l| l.strip_prefix(&connect))?;
     // A width per wire, for parts that name a whole wire.
     let width = |name: &str| {
         lines.iter().find_map(|l| {
@@ -340,10 +335,7 @@ fn constant_bit(rtlil: &str, module: &str, cell: &str, port: &str, bit: u32) -> 
                 },
                 None => 1,
             },
-            None => match width(word) {
-                Some(w) => w,
-                None => return None,
-            },
+            None => width(word)?,
         };
         parts.push((w, None));
     }
