@@ -18,24 +18,12 @@ fn config(dir: &Path) -> String {
     path.to_str().unwrap().to_string()
 }
 
-/// `rfgen synth` with the test's folder as the temporary folder, where synth keeps its Yosys
-/// runs when no `--work-dir` is given (they go with the folder).
-fn synth_in(tmp: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_rfgen"))
-        .arg("synth")
-        .args(args)
-        .env("RFGEN_CACHE_DIR", cache_dir())
-        .env("TMPDIR", tmp)
-        .output()
-        .expect("rfgen runs")
-}
-
 /// `rfgen synth ... --format json`, which must succeed.
-fn synth_json(tmp: &Path, args: &[&str]) -> Value {
-    let mut all = vec!["--format", "json"];
+fn synth_json(args: &[&str]) -> Value {
+    let mut all = vec!["synth", "--format", "json"];
     all.extend(args);
-    let out = synth_in(tmp, &all);
-    assert!(out.status.success(), "rfgen synth {all:?}: {}", stderr(&out));
+    let out = rfgen(&all);
+    assert!(out.status.success(), "rfgen {all:?}: {}", stderr(&out));
     // Piped, progress comes as one line per synthesized module with its time.
     let log = stderr(&out);
     assert!(log.contains("synthesizing ") && log.contains(": done in "), "no progress lines: {log}");
@@ -57,7 +45,7 @@ fn known_modules_map_to_the_expected_cell_classes() {
     // A round-robin arbiter over N requesters keeps a ceil(log2 N)-bit pointer with a
     // synchronous reset, and nothing else; the SRAM leaf is 8 x 64 bit.
     for (arbiter, pointer_bits) in [("syn_rr_arbiter_6", 3), ("syn_rr_arbiter_2", 1)] {
-        let generic = synth_json(dir.path(), &["--config", &cfg, "--module", arbiter]);
+        let generic = synth_json(&["--config", &cfg, "--module", arbiter]);
         let m = module(&generic, arbiter);
         assert_eq!(m["flip_flops"], pointer_bits, "{m}");
         let types = cell_types(m);
@@ -68,7 +56,7 @@ fn known_modules_map_to_the_expected_cell_classes() {
         assert!(m["transistors"].as_u64().unwrap() > 16 * pointer_bits, "{m}");
         assert_eq!(m["sram"]["macros"], 0);
 
-        let ice40 = synth_json(dir.path(), &["--config", &cfg, "--module", arbiter, "--target", "ice40"]);
+        let ice40 = synth_json(&["--config", &cfg, "--module", arbiter, "--target", "ice40"]);
         let m = module(&ice40, arbiter);
         assert_eq!(m["flip_flops"], pointer_bits, "{m}");
         assert!(m["luts"].as_u64().unwrap() > 0 && m["block_ram"] == 0 && m["dsp"] == 0, "{m}");
@@ -77,7 +65,7 @@ fn known_modules_map_to_the_expected_cell_classes() {
     }
 
     let leaf = "syn_sram_1r1w_8x64";
-    let generic = synth_json(dir.path(), &["--config", &cfg, "--module", leaf]);
+    let generic = synth_json(&["--config", &cfg, "--module", leaf]);
     let m = module(&generic, leaf);
     assert_eq!(
         (m["cells"].as_u64(), m["sram"]["macros"].as_u64(), m["sram"]["bits"].as_u64()),
@@ -86,7 +74,7 @@ fn known_modules_map_to_the_expected_cell_classes() {
     let um2 = m["sram"]["um2"].as_f64().unwrap();
     assert!((um2 - 512.0 * 0.5007).abs() < 1e-6, "default per-bit model: {um2}");
     // The FPGA flow infers block RAM from the behavioural leaf.
-    let ice40 = synth_json(dir.path(), &["--config", &cfg, "--module", leaf, "--target", "ice40"]);
+    let ice40 = synth_json(&["--config", &cfg, "--module", leaf, "--target", "ice40"]);
     assert!(module(&ice40, leaf)["block_ram"].as_u64().unwrap() >= 1, "{ice40}");
 }
 
@@ -95,21 +83,18 @@ fn every_module_is_reported_and_the_top_holds_every_bank() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = config(dir.path());
     let work = dir.path().join("work");
-    let report = synth_json(
-        dir.path(),
-        &[
-            "--config",
-            &cfg,
-            "--sram-um2-per-bit",
-            "2",
-            "--sram-um2-per-macro",
-            "100",
-            "--work-dir",
-            work.to_str().unwrap(),
-            "--jobs",
-            "2",
-        ],
-    );
+    let report = synth_json(&[
+        "--config",
+        &cfg,
+        "--sram-um2-per-bit",
+        "2",
+        "--sram-um2-per-macro",
+        "100",
+        "--work-dir",
+        work.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
     let gen_dir = dir.path().join("rtl");
     assert!(rfgen(&["gen", "--block", "mrf", "--config", &cfg, "--out", gen_dir.to_str().unwrap()]).status.success());
     let manifest: Value = serde_json::from_slice(&std::fs::read(gen_dir.join("manifest.json")).unwrap()).unwrap();
@@ -131,7 +116,7 @@ fn every_module_is_reported_and_the_top_holds_every_bank() {
     assert!(work.join("rtl/syn_mrf.v").exists() && work.join("syn_mrf.generic.log").exists());
 
     // The same figures as CSV and as a text table.
-    let out = synth_in(dir.path(), &["--config", &cfg, "--module", "syn_mrf", "--format", "csv"]);
+    let out = rfgen(&["synth", "--config", &cfg, "--module", "syn_mrf", "--format", "csv"]);
     let csv = stdout(&out);
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("module,cells,flip_flops,transistors,sram_macros,sram_bits,sram_um2"));
@@ -139,7 +124,7 @@ fn every_module_is_reported_and_the_top_holds_every_bank() {
         lines.next().map(|l| l.split(',').take(4).collect::<Vec<_>>().join(",")),
         Some(format!("syn_mrf,{},{},{top_t}", top["cells"], top["flip_flops"]))
     );
-    let out = synth_in(dir.path(), &["--config", &cfg, "--module", "syn_mrf"]);
+    let out = rfgen(&["synth", "--config", &cfg, "--module", "syn_mrf"]);
     let text = stdout(&out);
     assert!(text.contains("transistors") && text.contains("SRAM µm²") && text.contains("cells by type:"), "{text}");
 }
@@ -162,7 +147,7 @@ const CELL_AREAS: &[(&str, f64)] = &[
 fn liberty_maps_to_library_cells_and_reports_um2() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = config(dir.path());
-    let report = synth_json(dir.path(), &["--config", &cfg, "--module", "syn_mrf_bank_group", "--liberty", CELLS]);
+    let report = synth_json(&["--config", &cfg, "--module", "syn_mrf_bank_group", "--liberty", CELLS]);
     let m = module(&report, "syn_mrf_bank_group");
     let by_type = m["cells_by_type"].as_object().unwrap();
     let mut area = 0.0;
@@ -180,10 +165,7 @@ fn liberty_maps_to_library_cells_and_reports_um2() {
     let zipped = Command::new("gzip").arg("-c").arg(CELLS).output().expect("gzip runs");
     assert!(zipped.status.success());
     std::fs::write(&gz, zipped.stdout).unwrap();
-    let again = synth_json(
-        dir.path(),
-        &["--config", &cfg, "--module", "syn_mrf_bank_group", "--liberty", gz.to_str().unwrap()],
-    );
+    let again = synth_json(&["--config", &cfg, "--module", "syn_mrf_bank_group", "--liberty", gz.to_str().unwrap()]);
     assert_eq!(module(&again, "syn_mrf_bank_group")["logic_um2"].as_f64(), Some(logic));
 }
 
@@ -258,10 +240,17 @@ fn place_and_route_reports_fmax_and_utilization() {
     let file = dir.path().join("tiny.toml");
     let tiny = "name = \"tiny\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 2\nentries = 4\ncollectors = 1\ntag_bits = 1\n";
     std::fs::write(&file, tiny).unwrap();
-    let r = synth_json(
-        dir.path(),
-        &["--config", file.to_str().unwrap(), "--target", "ecp5", "--pnr", "--freq", "50", "--router", "router2"],
-    );
+    let r = synth_json(&[
+        "--config",
+        file.to_str().unwrap(),
+        "--target",
+        "ecp5",
+        "--pnr",
+        "--freq",
+        "50",
+        "--router",
+        "router2",
+    ]);
     let p = &r["pnr"];
     assert_eq!(p["router"], "router2", "{p}");
     assert!(p["fmax_mhz"].as_f64().unwrap() > 10.0, "{p}");
@@ -272,7 +261,7 @@ fn place_and_route_reports_fmax_and_utilization() {
     let io = p["utilization"].as_array().unwrap().iter().find(|u| u[0] == "TRELLIS_IO").unwrap();
     assert_eq!(io[1].as_u64(), Some(3), "{io}");
     assert!(p["critical_from"].as_str().unwrap().starts_with("u_top."), "{p}");
-    let out = synth_in(dir.path(), &["--config", file.to_str().unwrap(), "--pnr"]);
+    let out = rfgen(&["synth", "--config", file.to_str().unwrap(), "--pnr"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--pnr places on --target ecp5 or ice40, not generic"), "{}", stderr(&out));
 }

@@ -54,6 +54,13 @@ pub enum Cut {
     MemoryLeaves,
 }
 
+impl Cut {
+    /// The edited cell lifted out with some logic around it, into a module without the reset.
+    fn lifted(self) -> bool {
+        matches!(self, Cut::AllButTheCell | Cut::AllButTheCellAndItsDrivers | Cut::AllButTheCombinationalCone)
+    }
+}
+
 /// What the check found for one mutant.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "equivalence", rename_all = "snake_case")]
@@ -176,10 +183,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Resul
     for (folder, checked, module, cut, generated, copy) in scopes {
         let sides = Sides {
             top: &checked,
-            reset: !matches!(
-                cut,
-                Cut::AllButTheCell | Cut::AllButTheCellAndItsDrivers | Cut::AllButTheCombinationalCone
-            ) && reset(&checked),
+            reset: !cut.lifted() && reset(&checked),
             generated: Source::Commands(generated),
             copy: Source::Commands(copy),
         };
@@ -230,14 +234,19 @@ const CELL: &str = "rfgen_edited_cell";
 /// Whether `cell` of `module` can be checked alone: a cell of Yosys' own library, not a memory
 /// port (whose memory stays behind), named without a selection's pattern characters.
 fn lone_cell(rtlil: &str, module: &str, cell: &str) -> bool {
+    cell_kind(rtlil, module, cell).is_some_and(|k| k.starts_with('$') && !k.starts_with("$mem"))
+        && !cell.contains(['[', ']', '*', '?', ' '])
+}
+
+/// The type of `cell` in `module` of an RTLIL design.
+fn cell_kind<'a>(rtlil: &'a str, module: &str, cell: &str) -> Option<&'a str> {
     let header = format!("module \\{module}");
-    let kind = rtlil.lines().skip_while(|l| *l != header).take_while(|l| *l != "end").find_map(|l| {
+    rtlil.lines().skip_while(|l| *l != header).take_while(|l| *l != "end").find_map(|l| {
         match l.split_whitespace().collect::<Vec<_>>()[..] {
             ["cell", kind, name] if name == cell => Some(kind),
             _ => None,
         }
-    });
-    kind.is_some_and(|k| k.starts_with('$') && !k.starts_with("$mem")) && !cell.contains(['[', ']', '*', '?', ' '])
+    })
 }
 
 /// Writes `cell` of `module` (with its drivers, as `cut` says), alone in a module of its own
@@ -277,11 +286,7 @@ fn undefined(rtlil: &str, module: &str, cell: &str, port: &str, bit: u32) -> boo
 /// a wide entry written by a port of its own, the other lanes' bits disabled). Checked in the
 /// folder `dir`.
 fn unwritten(read: &str, rtlil: &str, module: &str, cell: &str, port: &str, bit: u32, dir: &Path) -> Result<bool> {
-    let header = format!("module \\{module}");
-    let write_port = rtlil.lines().skip_while(|l| *l != header).take_while(|l| *l != "end").any(|l| {
-        matches!(l.split_whitespace().collect::<Vec<_>>()[..], ["cell", kind, name] if name == cell && kind.starts_with("$memwr"))
-    });
-    if port != "DATA" || !write_port {
+    if port != "DATA" || !cell_kind(rtlil, module, cell).is_some_and(|k| k.starts_with("$memwr")) {
         return Ok(false);
     }
     std::fs::create_dir_all(dir)?;
@@ -322,8 +327,7 @@ fn constant_bit(rtlil: &str, module: &str, cell: &str, port: &str, bit: u32) -> 
     let mut parts: Vec<(u32, Option<&str>)> = Vec::new();
     while let Some(word) = words.next() {
         if let Some((w, bits)) = word.split_once('\'') {
-            let Ok(w) = w.parse() else { return None };
-            parts.push((w, Some(bits)));
+            parts.push((w.parse().ok()?, Some(bits)));
             continue;
         }
         let range = words.next_if(|w| w.starts_with('['));
@@ -443,6 +447,21 @@ mod tests {
         assert!(!undefined(rtlil, "other", "$procmux$1", "A", 0));
     }
 
+    /// The Verilog module `v` written to `dir/m.il` by Yosys, after `commands` (each ending
+    /// in `; `): the file and its text.
+    fn rtlil_of(dir: &Path, v: &str, commands: &str) -> (std::path::PathBuf, String) {
+        std::fs::write(dir.join("m.v"), v).unwrap();
+        let out = std::process::Command::new("yosys")
+            .current_dir(dir)
+            .args(["-q", "-p", &format!("read_verilog m.v; {commands}write_rtlil m.il")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let design = dir.join("m.il");
+        let text = std::fs::read_to_string(&design).unwrap();
+        (design, text)
+    }
+
     /// The ORF/LRF module holds its entries in memories, which `submod` will not split: a
     /// compare beside one was never lifted, and its edits went on to the whole block.
     #[test]
@@ -451,15 +470,7 @@ mod tests {
         let v = "module m (input wire clk, input wire [1:0] a, input wire [1:0] e, input wire [3:0] d, \
                  output wire y, output wire [3:0] q);\n  reg [3:0] mem [0:3];\n  \
                  always @(posedge clk) mem[a] <= d;\n  assign q = mem[a];\n  assign y = (e == 2'd2);\nendmodule\n";
-        std::fs::write(dir.path().join("m.v"), v).unwrap();
-        let design = dir.path().join("m.il");
-        let out = std::process::Command::new("yosys")
-            .current_dir(dir.path())
-            .args(["-q", "-p", "read_verilog m.v; write_rtlil m.il"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let rtlil = std::fs::read_to_string(&design).unwrap();
+        let (design, rtlil) = rtlil_of(dir.path(), v, "");
         let cell = rtlil.lines().find_map(|l| l.trim().strip_prefix("cell $eq ")).unwrap().to_string();
         assert!(lone_cell(&rtlil, "m", &cell));
         let read = format!("read_rtlil \"{}\"\n", design.display());
@@ -477,18 +488,11 @@ mod tests {
                  input wire [7:0] d, output wire [7:0] q);\n  reg [7:0] mem [0:3];\n  \
                  always @(posedge clk) if (we) begin\n    if (lanes[0]) mem[a][3:0] <= d[3:0];\n    \
                  if (lanes[1]) mem[a][7:4] <= d[7:4];\n  end\n  assign q = mem[a];\nendmodule\n";
-        std::fs::write(dir.path().join("m.v"), v).unwrap();
-        let out = std::process::Command::new("yosys")
-            .current_dir(dir.path())
-            .args(["-q", "-p", "read_verilog m.v; proc; write_rtlil m.il"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let rtlil = std::fs::read_to_string(dir.path().join("m.il")).unwrap();
+        let (design, rtlil) = rtlil_of(dir.path(), v, "proc; ");
         let ports: Vec<String> =
             rtlil.lines().filter_map(|l| l.trim().strip_prefix("cell $memwr_v2 ")).map(str::to_string).collect();
         assert_eq!(ports.len(), 2, "{rtlil}");
-        let read = format!("read_rtlil \"{}\"\n", dir.path().join("m.il").display());
+        let read = format!("read_rtlil \"{}\"\n", design.display());
         let never = |cell: &str, port: &str, bit| {
             unwritten(&read, &rtlil, "m", cell, port, bit, &dir.path().join("port")).unwrap()
         };
@@ -513,16 +517,9 @@ mod tests {
                  wire any = t[0] | t[1];\n  wire [1:0] at = ({2{t[0]}} & r0) | ({2{t[1]}} & r1);\n  \
                  always @(posedge clk) begin\n    r0 <= t[0] ? 2'd0 : (any & (r0 < at)) ? r0 + 2'd1 : r0;\n    \
                  r1 <= t[1] ? 2'd0 : (any & (r1 < at)) ? r1 + 2'd1 : r1;\n  end\nendmodule\n";
-        std::fs::write(dir.path().join("m.v"), v).unwrap();
-        let out = std::process::Command::new("yosys")
-            .current_dir(dir.path())
-            .args(["-q", "-p", "read_verilog m.v; write_rtlil m.il"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let rtlil = std::fs::read_to_string(dir.path().join("m.il")).unwrap();
+        let (design, rtlil) = rtlil_of(dir.path(), v, "");
         let cell = rtlil.lines().find_map(|l| l.trim().strip_prefix("cell $or ")).unwrap().to_string();
-        let read = format!("read_rtlil \"{}\"\n", dir.path().join("m.il").display());
+        let read = format!("read_rtlil \"{}\"\n", design.display());
         let proved = |cut, folder: &str| {
             let lone = lift(&read, "m", &cell, cut, &dir.path().join(folder)).unwrap();
             let text = std::fs::read_to_string(&lone).unwrap();
