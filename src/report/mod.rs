@@ -196,6 +196,21 @@ impl Plan {
         }
     }
 
+    /// A rough cost of run `i`, to start the long ones first: a synthesis outweighs any
+    /// simulation; a simulation costs its SMs times the runs its point makes (the run itself,
+    /// and with a part beside the MRF the same SM without it, and seed 003's designs when
+    /// renaming).
+    fn weight(&self, i: usize) -> u32 {
+        let (p, kernel) = self.run(i);
+        if kernel.is_none() {
+            return u32::MAX;
+        }
+        let c = &p.checked.config;
+        let variants =
+            if c.rename.enabled { 4 } else { u32::from(c.rfc.enabled || c.orf.enabled || c.compression.enabled) };
+        c.sm.count * (1 + variants)
+    }
+
     pub fn label(&self, i: usize) -> String {
         match self.run(i) {
             (p, Some(k)) => format!("{} on {}", p.key, k.name),
@@ -283,17 +298,26 @@ impl Plan {
 
 /// Measures every run of `plan` on the current rayon pool and assembles the report; `done` is
 /// called after each run with the runs finished and the total.
+///
+/// The runs are handed out one at a time, longest first, so that no core is left idle at the end
+/// behind a long one: the syntheses, then the points by [`Plan::weight`]. Each point takes the
+/// kernels in turn, so the threads are on different kernels and seldom wait for the same
+/// memoized run (a point's baseline or its variant without its part).
 pub fn run(plan: &Plan, work: &Path, done: &(dyn Fn(usize, usize) + Sync)) -> Result<Report> {
     let finished = std::sync::atomic::AtomicUsize::new(0);
-    let measured = (0..plan.runs())
-        .into_par_iter()
+    let mut order: Vec<usize> = (0..plan.runs()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(plan.weight(i)));
+    let mut measured = order
+        .into_iter()
+        .par_bridge()
         .map(|i| {
             let m = plan.measure(i, work)?;
             done(finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, plan.runs());
-            Ok(m)
+            Ok((i, m))
         })
-        .collect::<Result<_>>()?;
-    plan.assemble(measured)
+        .collect::<Result<Vec<_>>>()?;
+    measured.sort_by_key(|&(i, _)| i);
+    plan.assemble(measured.into_iter().map(|(_, m)| m).collect())
 }
 
 /// The area group from the transistors of [`area_points`], in their order.

@@ -287,11 +287,16 @@ impl Block for Rename {
     }
 
     fn outputs(&self) -> RenameOut {
-        let hint = (0..self.layout.warps)
-            .filter(|&w| self.counter[w as usize] > 0 && self.counting >> w & 1 == 0)
-            .fold(0, |m, w| m | 1 << w);
+        // One branch-free pass over the counters (the outputs are read several times a cycle):
+        // warps not counting with a count above 0 are hinted, above 1 request TFET registers
+        // (`requests_tfet` for a non-load).
+        let (mut hint, mut requesting) = (0u64, 0u64);
+        for (w, &c) in self.counter.iter().enumerate() {
+            hint |= u64::from(c > 0) << w;
+            requesting |= u64::from(c > 1) << w;
+        }
+        (hint, requesting) = (hint & !self.counting, requesting & !self.counting);
         let (cmos_free, tfet_free) = (self.cmos.free(), self.tfet.free());
-        let requesting = (0..self.layout.warps).filter(|&w| self.requests_tfet(w, false)).fold(0, |m, w| m | 1 << w);
         RenameOut {
             ren_ready: cmos_free + tfet_free > 0,
             tfet_hint: hint,

@@ -126,6 +126,9 @@ impl Scheduler {
 
     /// The policy's choice among `eligible` (two-level: within `active`, this cycle's set).
     fn pick(&self, eligible: u64, first: u64, active: &[u32]) -> Option<u32> {
+        if eligible == 0 {
+            return None;
+        }
         let first = if self.shape.first { eligible & first } else { 0 };
         let eligible = if first != 0 { first } else { eligible };
         let is = |w: u32| eligible >> w & 1 == 1;

@@ -18,7 +18,9 @@ pub fn default_word(addr: u32) -> u32 {
 
 #[derive(Clone, Debug, Default)]
 pub struct GlobalMemory {
-    index: HashMap<u32, usize>,
+    /// Page number → index in `pages`. Every load and store looks a page up here, so a fast
+    /// fixed-seed hash rather than the default SipHash (no untrusted keys, same order each run).
+    index: HashMap<u32, usize, foldhash::fast::FixedState>,
     pages: Vec<Box<[u32; PAGE_WORDS]>>,
 }
 

@@ -55,6 +55,29 @@ pub struct TimingReport {
     pub slowdown: f64,
 }
 
+/// An optional part of the SM, for [`without`].
+#[derive(Clone, Copy)]
+enum Part {
+    Rfc,
+    Orf,
+    Compression,
+    Rename,
+}
+
+/// `c` without `part`: the part's section as a config that leaves the part out has it (its
+/// defaults, off), so every report's variant without the same part is one design with one hash,
+/// and [`memo`] runs it once however many points ask (eight RFC sizes, one uncached SM).
+fn without(c: &rfgen_gen::config::Config, part: Part) -> rfgen_gen::config::Config {
+    let mut c = c.clone();
+    match part {
+        Part::Rfc => c.rfc = Default::default(),
+        Part::Orf => c.orf = Default::default(),
+        Part::Compression => c.compression = Default::default(),
+        Part::Rename => c.rename = Default::default(),
+    }
+    c
+}
+
 /// The same kernel with every `[timing]` option off, when one that changes this SM is on (the
 /// compressor's split only matters with compression).
 fn timing_report(
@@ -140,7 +163,7 @@ fn rename_report(
         let h = energy::hybrid(&s, e, &c.geometry);
         Ok((s, h))
     };
-    let (cmos, reference) = variant(&|c| c.rename.enabled = false)?;
+    let (cmos, reference) = variant(&|c| *c = without(c, Part::Rename))?;
     let design =
         |name: &str, config: String, (s, h): (SimStats, energy::Hybrid), paper: (Option<f64>, Option<f64>)| Design {
             name: name.to_string(),
@@ -237,8 +260,7 @@ fn orf_report(
     max_cycles: u64,
 ) -> Result<Option<OrfReport>, SimError> {
     let (Some(layout), Some(o)) = (&checked.orf, &stats.orf) else { return Ok(None) };
-    let mut plain = checked.config.clone();
-    plain.orf.enabled = false;
+    let plain = without(&checked.config, Part::Orf);
     let mut cached = plain.clone();
     cached.rfc = rfgen_gen::config::preset("isca11-rfc").expect("the isca11-rfc preset is valid").config.rfc;
     let check = |c| rfgen_gen::config::check(c).expect("swapping the ORF for an RFC keeps a config valid");
@@ -306,9 +328,8 @@ fn rfc_report(
     max_cycles: u64,
 ) -> Result<Option<RfcReport>, SimError> {
     let (Some(layout), Some(r)) = (&checked.rfc, &stats.rfc) else { return Ok(None) };
-    let mut plain = checked.config.clone();
-    plain.rfc.enabled = false;
-    let plain = rfgen_gen::config::check(plain).expect("disabling the RFC keeps a config valid");
+    let plain =
+        rfgen_gen::config::check(without(&checked.config, Part::Rfc)).expect("disabling the RFC keeps a config valid");
     let (u, uncached_energy) = run(&plain, kernel, max_cycles, &mut |_| {})?;
     let e = &checked.config.energy;
     let ratio = |d: energy::Distances| {
@@ -388,9 +409,8 @@ fn compression_report(
     max_cycles: u64,
 ) -> Result<Option<CompressionReport>, SimError> {
     let Some(c) = &stats.compression else { return Ok(None) };
-    let mut plain = checked.config.clone();
-    plain.compression.enabled = false;
-    let plain = rfgen_gen::config::check(plain).expect("disabling compression keeps a config valid");
+    let plain = rfgen_gen::config::check(without(&checked.config, Part::Compression))
+        .expect("disabling compression keeps a config valid");
     let (u, plain_energy) = run(&plain, kernel, max_cycles, &mut |_| {})?;
     let e = &checked.config.energy;
     let banks = c.banks as u64;
@@ -534,6 +554,32 @@ mod tests {
     use crate::func::{self, default_word};
     use crate::kernel::library;
     use crate::sm::Sm;
+
+    /// Points that differ only in a part's fields share their variant without it: one design,
+    /// one memoized run.
+    #[test]
+    fn a_variant_without_a_part_is_the_same_design_whatever_the_part_was() {
+        use super::{Part, without};
+        use rfgen_gen::config::{check, preset};
+        let variant = |name: &str, part: Part, edit: &dyn Fn(&mut rfgen_gen::config::Config)| {
+            let mut c = preset(name).unwrap().config;
+            edit(&mut c);
+            check(without(&c, part)).unwrap().hash()
+        };
+        let same = |name: &str,
+                    part: Part,
+                    a: &dyn Fn(&mut rfgen_gen::config::Config),
+                    b: &dyn Fn(&mut rfgen_gen::config::Config)| {
+            assert_eq!(variant(name, part, a), variant(name, part, b), "{name}");
+        };
+        same("isca11-rfc", Part::Rfc, &|c| c.rfc.entries = 1, &|c| c.rfc.entries = 8);
+        same("micro11-orf-lrf", Part::Orf, &|c| c.orf.entries = 1, &|c| c.orf.lrf = rfgen_gen::config::LrfKind::None);
+        same("isca15-bdi", Part::Compression, &|_| {}, &|c| c.compression.wakeup_cycles = 0);
+        same("tfet-hybrid", Part::Rename, &|c| c.rename.thr_acc = 10, &|c| c.rename.thr_acc = 420);
+        // And the part is off in it.
+        let c = check(without(&preset("micro11-orf-lrf").unwrap().config, Part::Orf)).unwrap();
+        assert!(c.orf.is_none() && !c.config.orf.enabled);
+    }
 
     #[test]
     fn vecadd_runs_to_the_functional_result() {

@@ -524,6 +524,8 @@ impl Mrf {
             _ => Vec::new(),
         };
         let mut requests = [0u64; MAX_GROUPS];
+        // Groups with a request, or the dummy MOV's: the only ones the arbitration below changes.
+        let mut asked = mov.map_or(0u32, |(g, _)| 1 << g);
         for (c, unit) in self.collectors.iter().enumerate() {
             let mut open = unit.pending;
             while open != 0 {
@@ -531,6 +533,7 @@ impl Mrf {
                 open &= open - 1;
                 if !held.contains(&(unit.group[s], unit.row[s])) {
                     requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
+                    asked |= 1 << unit.group[s];
                 }
             }
         }
@@ -540,10 +543,12 @@ impl Mrf {
             WritePath::Direct(groups) => &groups[grp].arbiter,
             WritePath::Compressed { groups, .. } => &groups[grp].arbiter,
         };
-        for grp in 0..self.g.groups as usize {
+        p.winner.fill(NONE);
+        p.read.fill(NONE);
+        while asked != 0 {
+            let grp = asked.trailing_zeros() as usize;
+            asked &= asked - 1;
             let req = requests[grp];
-            p.winner[grp] = NONE;
-            p.read[grp] = NONE;
             // The read port finishing a TFET read grants nothing, like a dummy MOV's read; with a
             // registered grant, the cycle that reads a TFET row grants nothing (its grant would be
             // read while the port finishes).
