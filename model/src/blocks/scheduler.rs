@@ -61,8 +61,13 @@ pub struct Decision {
 impl Decision {
     /// The active set as a bit per warp.
     pub fn active_mask(&self) -> u64 {
-        self.active.iter().fold(0, |m, &w| m | 1 << w)
+        mask_of(&self.active)
     }
+}
+
+/// A bit per warp listed.
+fn mask_of(warps: &[u32]) -> u64 {
+    warps.iter().fold(0, |m, &w| m | 1 << w)
 }
 
 /// Outputs from the state alone: the last issuer and the active set at the start of the cycle.
@@ -70,6 +75,13 @@ impl Decision {
 pub struct SchedulerOut<'a> {
     pub last: Option<u32>,
     pub active: &'a [u32],
+}
+
+impl SchedulerOut<'_> {
+    /// The active set as a bit per warp.
+    pub fn active_mask(&self) -> u64 {
+        mask_of(self.active)
+    }
 }
 
 pub struct Scheduler {

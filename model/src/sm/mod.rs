@@ -729,12 +729,10 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         let full = self.rf.rename_model().is_some_and(|r| !r.outputs().ren_ready);
         let no_register = if full { self.next_writers() } else { 0 };
         // Two-level: the active set before the decision, to count the warps it deschedules.
-        let before: Vec<u32> =
-            if self.two_level { self.rf.outputs().issue.scheduler.active.to_vec() } else { Vec::new() };
+        let before = if self.two_level { self.rf.outputs().issue.scheduler.active_mask() } else { 0 };
         let d = self.rf.decide(&self.rf_in);
         let candidates = if self.two_level {
-            let left = before.iter().filter(|&&w| d.desched >> w & 1 == 1);
-            self.stats.deschedules += left.clone().count() as u64;
+            self.stats.deschedules += u64::from((before & d.desched).count_ones());
             d.sched.active_mask()
         } else {
             self.resident

@@ -208,7 +208,7 @@ const MAX_GROUPS: usize = 32;
 const NONE: u32 = u32::MAX;
 
 /// Inputs of one cycle (every input port except `clk` and `rst`).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 pub struct MrfIn {
     pub issue_valid: bool,
     pub issue_warp: u32,
@@ -256,6 +256,20 @@ pub struct MrfIn {
     /// registers become invalid at this edge, so banks holding only them are gated.
     pub free_valid: bool,
     pub free_warp: u32,
+}
+
+impl Clone for MrfIn {
+    fn clone(&self) -> Self {
+        MrfIn { wb_data: self.wb_data.clone(), ..*self }
+    }
+
+    /// Keeps `wb_data`'s buffer (the derived one allocates a new one): the top wires the MRF's
+    /// inputs every cycle.
+    fn clone_from(&mut self, src: &Self) {
+        let mut wb_data = std::mem::take(&mut self.wb_data);
+        wb_data.clone_from(&src.wb_data);
+        *self = MrfIn { wb_data, ..*src };
+    }
 }
 
 impl MrfIn {
