@@ -300,7 +300,7 @@ impl Plan {
 /// called after each run with the runs finished and the total.
 ///
 /// The runs are handed out one at a time, longest first, so that no core is left idle at the end
-/// behind a long one: the syntheses, then the points by [`Plan::weight`]. Each point takes the
+/// behind a long one: the syntheses, then the points by `Plan::weight`. Each point takes the
 /// kernels in turn, so the threads are on different kernels and seldom wait for the same
 /// memoized run (a point's baseline or its variant without its part).
 pub fn run(plan: &Plan, work: &Path, done: &(dyn Fn(usize, usize) + Sync)) -> Result<Report> {
