@@ -77,9 +77,6 @@ struct Slot {
     inflight: u32,
     full_mask: u64,
     issued: u64,
-    /// Compressed MRF: the warp finished and the pipeline has not invalidated its registers yet
-    /// (`freeing`); the slot takes no new warp until it has.
-    freeing: bool,
 }
 
 struct Block {
@@ -146,6 +143,9 @@ pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>> {
     /// The MRF invalidates a finished warp's registers (compressed: banks left empty are gated),
     /// one per cycle.
     frees: bool,
+    /// Compressed MRF: slots whose warp finished and whose registers the pipeline has not
+    /// invalidated yet (`freeing`); such a slot takes no new warp until it has.
+    freeing: u64,
     /// A block finished while some of its slots were still being freed: launch again as they are.
     relaunch: bool,
     /// Warps whose next instruction changed this cycle: their descriptors are rewritten after
@@ -351,7 +351,6 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 inflight: 0,
                 full_mask: 0,
                 issued: 0,
-                freeing: false,
             })
             .collect();
         let mut rf_in = SmRfIn::new(g);
@@ -371,6 +370,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             dirty: 0,
             two_level: c.config.scheduler.policy == rfgen_gen::config::SchedulerPolicy::TwoLevel,
             frees: c.compression.is_some(),
+            freeing: 0,
             relaunch: false,
             units: Units::new(c),
             flights: Vec::new(),
@@ -474,7 +474,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             && self.blocks.iter().all(Option::is_none)
             && !self.units.busy()
             && self.rename.as_ref().is_none_or(RenameControl::idle)
-            && self.slots.iter().all(|s| !s.freeing)
+            && self.freeing == 0
     }
 
     /// Runs to completion, calling `progress` every 2^16 cycles.
@@ -507,7 +507,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             }
             let usable = self.stats.occupancy.usable_slots as usize;
             let free: Vec<usize> = (0..usable)
-                .filter(|&w| self.slots[w].warp.is_none() && !self.slots[w].freeing)
+                .filter(|&w| self.slots[w].warp.is_none() && self.freeing >> w & 1 == 0)
                 .take(self.warps_per_block)
                 .collect();
             let Some(b) = self.blocks.iter().position(Option::is_none) else { return false };
@@ -759,15 +759,14 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     fn clock_mrf(&mut self, now: u64) {
         // A warp that finished at an earlier edge is in `freeing` until invalidated (one
         // finishing now joins it at this edge).
-        let freeing = self.rf.outputs().freeing | self.rf_in.exit;
-        let mut freed = false;
-        for (_, s) in self.slots.iter_mut().enumerate().filter(|(w, s)| s.freeing && freeing >> w & 1 == 0) {
-            s.freeing = false;
-            freed = true;
-        }
-        if freed && self.relaunch {
-            self.launch_blocks();
-            self.relaunch = self.slots.iter().any(|s| s.freeing);
+        if self.freeing != 0 {
+            let still = self.rf.outputs().freeing | self.rf_in.exit;
+            let freed = self.freeing & !still != 0;
+            self.freeing &= still;
+            if freed && self.relaunch {
+                self.launch_blocks();
+                self.relaunch = self.freeing != 0;
+            }
         }
         if let Some(r) = &mut self.rename {
             let (flights, collecting) = (&self.flights, &self.collecting);
@@ -931,7 +930,9 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             return;
         }
         s.warp = None;
-        s.freeing = self.frees;
+        if self.frees {
+            self.freeing |= 1 << w;
+        }
         if self.frees || self.cache {
             self.rf_in.exit |= 1 << w;
         }

@@ -299,16 +299,20 @@ impl ValueStats {
     /// Bins the successive-lane differences of a register write.
     pub fn record_write(&mut self, values: &[u32], mask: u64, full: bool) {
         // Branch-free over the lanes (it runs on every write): a pair counts when both its
-        // lanes wrote; bins 0, 1..=128, 129..=32768 and beyond.
-        let (mut counts, mut worst) = ([0u64; 4], 0);
+        // lanes wrote; bins 0, 1..=128, 129..=32768 and beyond. Each sum counts the pairs past
+        // one bin edge, which vectorizes where indexing a bin per pair does not.
         let pairs = mask & mask >> 1;
+        let (mut on, mut past) = (0u64, [0u64; 3]);
         for (l, w) in values.windows(2).enumerate() {
-            let on = pairs >> l & 1;
+            let pair = pairs >> l & 1;
             let d = (w[1].wrapping_sub(w[0]) as i32).unsigned_abs();
-            let bin = usize::from(d > 0) + usize::from(d > 128) + usize::from(d > 32768);
-            counts[bin] += on;
-            worst = worst.max(bin * on as usize);
+            on += pair;
+            past[0] += pair & u64::from(d > 0);
+            past[1] += pair & u64::from(d > 128);
+            past[2] += pair & u64::from(d > 32768);
         }
+        let counts = [on - past[0], past[0] - past[1], past[1] - past[2], past[2]];
+        let worst = past.iter().filter(|&&n| n > 0).count();
         let hist = if full { &mut self.lane_delta_non_divergent } else { &mut self.lane_delta_divergent };
         for (h, c) in hist.counts.iter_mut().zip(counts) {
             *h += c;

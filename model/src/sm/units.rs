@@ -35,6 +35,9 @@ pub struct Units {
     next_free: [u64; 4],
     latency: [u64; 5],
     queues: [VecDeque<(u64, usize)>; 5],
+    /// The earliest completion at the queues' heads (`u64::MAX`: none): most cycles have
+    /// nothing due, and this answers them without looking at the queues.
+    next_due: u64,
     segment_bytes: u64,
     dram_bytes_per_cycle: u64,
 }
@@ -56,6 +59,7 @@ impl Units {
             next_free: [0; 4],
             latency: [l.alu as u64, l.sfu as u64, l.shared as u64, l.dram as u64, l.texture as u64],
             queues: Default::default(),
+            next_due: u64::MAX,
             segment_bytes: m.segment_bytes as u64,
             dram_bytes_per_cycle: m.dram_bytes_per_cycle as u64,
         }
@@ -79,13 +83,18 @@ impl Units {
             done = dram_free.get() + self.latency[class(unit)];
         }
         if completes {
-            self.queues[class(unit)].push_back((done, id));
+            let q = &mut self.queues[class(unit)];
+            q.push_back((done, id));
+            self.next_due = self.next_due.min(q[0].0);
         }
     }
 
     /// Classes whose oldest completion is due by `now`, earliest first.
     pub fn due(&self, now: u64, out: &mut Vec<usize>) {
         out.clear();
+        if now < self.next_due {
+            return;
+        }
         out.extend((0..CLASSES.len()).filter(|&q| self.queues[q].front().is_some_and(|&(t, _)| t <= now)));
         out.sort_by_key(|&q| self.queues[q][0].0);
     }
@@ -97,6 +106,7 @@ impl Units {
 
     pub fn pop(&mut self, q: usize) {
         self.queues[q].pop_front();
+        self.next_due = self.queues.iter().filter_map(|q| q.front()).map(|&(t, _)| t).min().unwrap_or(u64::MAX);
     }
 
     /// Instructions still executing.
