@@ -21,4 +21,14 @@ pub trait Block {
     fn outputs(&self) -> Self::Out<'_>;
     /// One rising clock edge with this cycle's inputs.
     fn tick(&mut self, inp: &Self::In);
+    /// Whether the edge with these inputs changes nothing but the block's counters, so that
+    /// every later cycle with the same inputs repeats it: the SM then counts such cycles with
+    /// [`Block::rest`] instead of clocking them (a memory-bound kernel spends most of its cycles
+    /// waiting so). `false`, the default, where the block cannot tell, and for a lockstep
+    /// adapter, whose RTL sees every edge.
+    fn at_rest(&self, _inp: &Self::In) -> bool {
+        false
+    }
+    /// What `edges` edges at rest ([`Block::at_rest`]) add to the block's counters.
+    fn rest(&mut self, _edges: u64) {}
 }

@@ -460,6 +460,25 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         memo.fresh &= !touched;
         self.memo.set(memo);
     }
+
+    /// No event in, no grant out, nothing on its way in the stage's registers, and the
+    /// scheduler's active set as it is.
+    fn at_rest(&self, i: &IssueIn) -> bool {
+        let events = i.launch != 0 || i.clr_valid || i.lv_valid || i.commit != 0 || i.clr_preds.iter().any(|&p| p != 0);
+        if events || self.reservation_q.is_some() || self.granted_q != [0; 2] {
+            return false;
+        }
+        let (s, _) = self.check(i);
+        let checked_again = self.shape.registered && self.can_issue_q != self.memo.get().found.can_issue;
+        !checked_again
+            && self.scheduler.at_rest(&s)
+            && self.scoreboard.at_rest(&ScoreboardIn::default())
+            && self.warpboard.as_ref().is_none_or(|b| b.at_rest(&WarpboardIn::default()))
+    }
+
+    fn rest(&mut self, edges: u64) {
+        self.edges += edges;
+    }
 }
 
 #[cfg(test)]

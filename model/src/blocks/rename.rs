@@ -377,6 +377,19 @@ impl Block for Rename {
             self.counting |= 1 << w;
         }
     }
+
+    /// Nothing renamed, released, started or completed, and no prediction on its way: only the
+    /// counters of warps waiting for memory move, and no output shows them while they count.
+    fn at_rest(&self, i: &RenameIn) -> bool {
+        let events = i.ren_valid || i.mem_done_valid || i.mem_start_valid || i.rel_valid.contains(&true);
+        !events && self.completions.iter().all(Option::is_none)
+    }
+
+    fn rest(&mut self, edges: u64) {
+        for (_, c) in self.counter.iter_mut().enumerate().filter(|&(w, _)| self.counting >> w & 1 == 1) {
+            *c = (u64::from(*c) + edges).min(u64::from(COUNTER_MAX)) as u32;
+        }
+    }
 }
 
 #[cfg(test)]

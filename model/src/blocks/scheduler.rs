@@ -219,6 +219,17 @@ impl Block for Scheduler {
             self.by_age.extend((0..self.shape.warps).filter(|&w| i.launch >> w & 1 == 1));
         }
     }
+
+    /// No grant, no launch and (two-level) the active set as it is.
+    fn at_rest(&self, i: &SchedulerIn) -> bool {
+        if i.launch != 0 {
+            return false;
+        }
+        let d = self.decision(i);
+        d.grant.is_none()
+            && (self.shape.policy != SchedulerPolicy::TwoLevel
+                || d.active == self.active && d.refill_from == self.refill_from)
+    }
 }
 
 #[cfg(test)]

@@ -121,6 +121,10 @@ impl Block for Scoreboard {
             }
         }
     }
+
+    fn at_rest(&self, i: &ScoreboardIn) -> bool {
+        !i.set_valid && !i.clr_valid && i.clr_preds.iter().all(|&p| p == 0)
+    }
 }
 
 #[cfg(test)]

@@ -170,6 +170,10 @@ impl Block for Warpboard {
             }
         }
     }
+
+    fn at_rest(&self, i: &WarpboardIn) -> bool {
+        !i.iss_valid && !i.lv_valid && i.commit == 0
+    }
 }
 
 fn low_bits(n: u32) -> u64 {

@@ -134,6 +134,20 @@ impl RenameControl {
     }
 
     /// Every dead register has been released.
+    /// No memory event and no dead register for the stage at the next edge.
+    pub fn at_rest(&self) -> bool {
+        !self.events.mem_start_valid && !self.events.mem_done_valid && self.dead.is_empty()
+    }
+
+    /// `cycles` cycles at rest from cycle `from` on, each driving nothing: the latency sample
+    /// is taken at the end of each [`SAMPLE_PERIOD`] among them, as [`RenameControl::drive`]
+    /// takes it.
+    pub fn rest(&mut self, from: u64, cycles: u64) {
+        if (from + cycles) / SAMPLE_PERIOD > from / SAMPLE_PERIOD {
+            self.sample_acc = self.latest_load;
+        }
+    }
+
     pub fn idle(&self) -> bool {
         self.dead.is_empty()
     }

@@ -16,6 +16,35 @@ pub struct Occupancy {
     pub peak_warps: u32,
 }
 
+/// What the issue slot did in one cycle: a field of [`Stalls`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stall {
+    Issued,
+    CollectorFull,
+    Scoreboard,
+    Barrier,
+    Descheduled,
+    NoWarp,
+    Warpboard,
+    NoRegister,
+}
+
+impl Stalls {
+    /// Counts `cycles` cycles of `cause`.
+    pub fn count(&mut self, cause: Stall, cycles: u64) {
+        *match cause {
+            Stall::Issued => &mut self.issued,
+            Stall::CollectorFull => &mut self.collector_full,
+            Stall::Scoreboard => &mut self.scoreboard,
+            Stall::Barrier => &mut self.barrier,
+            Stall::Descheduled => &mut self.descheduled,
+            Stall::NoWarp => &mut self.no_warp,
+            Stall::Warpboard => &mut self.warpboard,
+            Stall::NoRegister => &mut self.no_register,
+        } += cycles;
+    }
+}
+
 /// Why the issue slot was used or lost in a cycle; exactly one per cycle, the first that applies.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stalls {

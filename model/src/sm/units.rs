@@ -109,6 +109,11 @@ impl Units {
         self.next_due = self.queues.iter().filter_map(|q| q.front()).map(|&(t, _)| t).min().unwrap_or(u64::MAX);
     }
 
+    /// The first cycle a completion is due in (`u64::MAX`: none is on its way).
+    pub fn next_due(&self) -> u64 {
+        self.next_due
+    }
+
     /// Instructions still executing.
     pub fn busy(&self) -> bool {
         self.queues.iter().any(|q| !q.is_empty())

@@ -63,6 +63,11 @@ impl OperandCollector {
         self.busy && self.pending == 0 && self.arriving == [0; SLOTS] && self.filling == 0
     }
 
+    /// Free, with nothing in flight to it.
+    pub fn idle(&self) -> bool {
+        !self.busy && self.arriving == [0; SLOTS]
+    }
+
     /// Slots whose data is here and whose fill is not written yet: they request the write port.
     pub fn fill_requests(&self) -> u8 {
         let arrived = (0..SLOTS).fold(0, |m, s| m | ((self.arriving[s] == 0) as u8) << s);

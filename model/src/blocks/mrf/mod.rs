@@ -989,6 +989,30 @@ impl Block for Mrf {
         self.write(inp, &reads[..issued]);
         self.replan();
     }
+
+    /// With no instruction offered and no write-back, an uncompressed MRF whose collectors are
+    /// free, whose banks have no read on its way, whose cache is neither flushing nor evicting
+    /// and whose ORF/LRF has no slot to release only counts the edge.
+    fn at_rest(&self, inp: &MrfIn) -> bool {
+        let events = inp.issue_valid || inp.wb_valid || inp.act_valid || inp.flush_valid || inp.free_valid;
+        let groups_idle = match &self.write {
+            WritePath::Direct(groups) => groups.iter().all(|g| g.issued.is_none() && !g.read_busy),
+            WritePath::Compressed { .. } => false,
+        };
+        !events
+            && groups_idle
+            && self.rfc.as_ref().is_none_or(|r| r.idle() && inp.rel_mask == 0)
+            && self.orf.as_ref().is_none_or(|o| o.slots_idle(inp.rel_mask))
+            && !self.write_busy
+            && self.offer.is_none()
+            && self.plan.granted == 0
+            && inp.rows_per_warp == self.stride
+            && self.collectors.iter().all(OperandCollector::idle)
+    }
+
+    fn rest(&mut self, edges: u64) {
+        self.stats.cycles += edges;
+    }
 }
 
 /// The bank groups of an uncompressed MRF.

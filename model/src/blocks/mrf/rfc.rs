@@ -130,6 +130,11 @@ impl Rfc {
         self.owner.iter().any(Option::is_none)
     }
 
+    /// No flush or eviction under way: without an access, an edge changes nothing.
+    pub fn idle(&self) -> bool {
+        self.flush.is_none() && self.evict.is_none()
+    }
+
     /// No flush is under way: a flush request is taken now.
     pub fn flush_ready(&self) -> bool {
         self.flush.is_none()

@@ -401,4 +401,37 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
         }
         *self.wired.get_mut() = (issue_in, mrf_in);
     }
+
+    /// The parts at rest with the inputs as connected (the rename stage's memory events and
+    /// releases are the SM's to hold back), nothing held for release, and neither the cache's
+    /// protocol nor the invalidation of finished warps under way.
+    fn at_rest(&self, i: &SmRfIn) -> bool {
+        if !self.held.is_empty() || i.exit != 0 || self.free.as_ref().is_some_and(|f| f.freeing() != 0) {
+            return false;
+        }
+        let mut wired = self.wired.borrow_mut();
+        let (issue_in, mrf_in) = &mut *wired;
+        self.wire_issue(i, issue_in, &self.mrf.outputs());
+        if !self.issue.at_rest(issue_in) {
+            return false;
+        }
+        // At rest the scheduler's active set is the decision's.
+        let active = self.issue.outputs().scheduler.active_mask();
+        if self.rfc.as_ref().is_some_and(|c| !c.at_rest(active)) {
+            return false;
+        }
+        self.wire_mrf(i, mrf_in, None);
+        if let Some(warps) = self.orf_warps {
+            mrf_in.rel_mask = warps & !active;
+        }
+        self.mrf.at_rest(mrf_in) && self.rename.as_ref().is_none_or(|r| r.at_rest(&wire_rename(i, None)))
+    }
+
+    fn rest(&mut self, edges: u64) {
+        self.mrf.rest(edges);
+        self.issue.rest(edges);
+        if let Some(r) = &mut self.rename {
+            r.rest(edges);
+        }
+    }
 }

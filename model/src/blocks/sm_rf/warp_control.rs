@@ -77,6 +77,13 @@ impl RfcControl {
         }
     }
 
+    /// Nothing offered or under way, and (two-level) the scheduler's active set `active` as at
+    /// the last edge: an edge without warp events changes nothing.
+    pub fn at_rest(&self, active: u64) -> bool {
+        let pending = self.activating | self.flush_queue | self.flushing | self.releasing | self.ended_was;
+        pending == 0 && self.flush_sent.is_none() && (!self.two_level || self.active_was == active)
+    }
+
     /// The edge: the MRF takes what it is ready for, and this cycle's events join.
     pub fn tick(&mut self, act_ready: bool, flush_ready: bool, ev: &WarpEvents) {
         let offer = self.offer();
