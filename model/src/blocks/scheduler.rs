@@ -118,13 +118,19 @@ impl Scheduler {
         let n = self.shape.warps;
         let (active, refill_from) = match self.shape.policy {
             SchedulerPolicy::TwoLevel => {
-                let mut active: Vec<u32> = self.active.iter().copied().filter(|&w| i.desched >> w & 1 == 0).collect();
-                let mut refill_from = self.refill_from;
-                for k in 0..n {
-                    let w = (self.refill_from + k) % n;
-                    if active.len() < self.shape.active as usize && i.ready >> w & 1 == 1 && !active.contains(&w) {
+                let capacity = self.shape.active as usize;
+                let mut active = Vec::with_capacity(capacity);
+                active.extend(self.active.iter().copied().filter(|&w| i.desched >> w & 1 == 0));
+                // Ready warps not active, from `refill_from` up, then from 0.
+                let joining = i.ready & !mask_of(&active) & if n >= 64 { u64::MAX } else { (1 << n) - 1 };
+                let from = self.refill_from;
+                let mut refill_from = from;
+                for mut ready in [joining & !((1u64 << from) - 1), joining & ((1u64 << from) - 1)] {
+                    while ready != 0 && active.len() < capacity {
+                        let w = ready.trailing_zeros();
                         active.push(w);
                         refill_from = (w + 1) % n;
+                        ready &= ready - 1;
                     }
                 }
                 (active, refill_from)

@@ -358,14 +358,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             })
             .collect();
         let slots = (0..g.warps)
-            .map(|_| Slot {
-                warp: None,
-                block: 0,
-                at_barrier: false,
-                inflight: 0,
-                full_mask: 0,
-                issued: 0,
-            })
+            .map(|_| Slot { warp: None, block: 0, at_barrier: false, inflight: 0, full_mask: 0, issued: 0 })
             .collect();
         let mut rf_in = SmRfIn::new(g);
         rf_in.mrf.rows_per_warp = g.rows_per_warp(k.regs);
