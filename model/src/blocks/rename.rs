@@ -183,6 +183,10 @@ pub struct Rename {
     tfet: FreeList,
     counter: Vec<u32>,
     counting: u64,
+    /// From the counters after each edge (the outputs are read several times a cycle): warps
+    /// not counting with a count above 0 (`tfet_hint`), and above 1 (`requesting`).
+    hint: u64,
+    requesting: u64,
     /// With `registered_prediction`: the completions (warp, counted latency, sampled latency)
     /// of the last edge and of the one before, whose predictions are written two edges after.
     completions: [Option<(u32, u32, u32)>; PREDICTION_EDGES],
@@ -200,6 +204,8 @@ impl Rename {
             tfet: FreeList::new(layout.cmos, layout.tfet()),
             counter: vec![0; layout.warps as usize],
             counting: 0,
+            hint: 0,
+            requesting: 0,
             completions: [None; PREDICTION_EDGES],
             stats: RenameStats::default(),
         }
@@ -284,27 +290,19 @@ impl Block for Rename {
         self.counter.fill(0);
         self.counting = 0;
         self.completions = [None; PREDICTION_EDGES];
+        (self.hint, self.requesting) = (0, 0);
     }
 
     fn outputs(&self) -> RenameOut {
-        // One branch-free pass over the counters (the outputs are read several times a cycle):
-        // warps not counting with a count above 0 are hinted, above 1 request TFET registers
-        // (`requests_tfet` for a non-load).
-        let (mut hint, mut requesting) = (0u64, 0u64);
-        for (w, &c) in self.counter.iter().enumerate() {
-            hint |= u64::from(c > 0) << w;
-            requesting |= u64::from(c > 1) << w;
-        }
-        (hint, requesting) = (hint & !self.counting, requesting & !self.counting);
         let (cmos_free, tfet_free) = (self.cmos.free(), self.tfet.free());
         RenameOut {
             ren_ready: cmos_free + tfet_free > 0,
-            tfet_hint: hint,
+            tfet_hint: self.hint,
             cmos_free,
             tfet_free,
             next_cmos: self.cmos.peek(),
             next_tfet: self.tfet.peek(),
-            requesting,
+            requesting: self.requesting,
         }
     }
 
@@ -376,6 +374,15 @@ impl Block for Rename {
             self.counter[w] = 0;
             self.counting |= 1 << w;
         }
+        // One branch-free pass: warps not counting with a count above 0 are hinted, above 1
+        // request TFET registers (`requests_tfet` for a non-load). A rest moves only the
+        // counting warps' counters, which neither mask shows.
+        let (mut hint, mut requesting) = (0u64, 0u64);
+        for (w, &c) in self.counter.iter().enumerate() {
+            hint |= u64::from(c > 0) << w;
+            requesting |= u64::from(c > 1) << w;
+        }
+        (self.hint, self.requesting) = (hint & !self.counting, requesting & !self.counting);
     }
 
     /// Nothing renamed, released, started or completed, and no prediction on its way: only the
