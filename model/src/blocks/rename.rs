@@ -393,8 +393,10 @@ impl Block for Rename {
     }
 
     fn rest(&mut self, edges: u64) {
-        for (_, c) in self.counter.iter_mut().enumerate().filter(|&(w, _)| self.counting >> w & 1 == 1) {
-            *c = (u64::from(*c) + edges).min(u64::from(COUNTER_MAX)) as u32;
+        for (w, c) in self.counter.iter_mut().enumerate() {
+            if self.counting >> w & 1 == 1 {
+                *c = (u64::from(*c) + edges).min(u64::from(COUNTER_MAX)) as u32;
+            }
         }
     }
 }

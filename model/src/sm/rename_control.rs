@@ -133,7 +133,6 @@ impl RenameControl {
         }
     }
 
-    /// Every dead register has been released.
     /// No memory event and no dead register for the stage at the next edge.
     pub fn at_rest(&self) -> bool {
         !self.events.mem_start_valid && !self.events.mem_done_valid && self.dead.is_empty()
@@ -148,6 +147,7 @@ impl RenameControl {
         }
     }
 
+    /// Every dead register has been released.
     pub fn idle(&self) -> bool {
         self.dead.is_empty()
     }

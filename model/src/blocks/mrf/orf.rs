@@ -146,16 +146,16 @@ impl Orf {
         true
     }
 
-    /// The slots' edge, after this edge's write (mapped slots only): the slots of the warps in
-    /// `release` (bit per warp) are freed, and `issued`, a warp with an instruction accepted at
-    /// this edge, takes the lowest slot free before the edge or freed at it when it has none
-    /// and is not released. A freed slot has every entry invalid (reset invalidates them too),
-    /// so a slot is taken empty.
     /// No slot is held by a warp in `release`: an edge without an issue changes no slot.
     pub fn slots_idle(&self, release: u64) -> bool {
         !self.layout.mapped || self.owner.iter().all(|o| o.is_none_or(|w| release >> w & 1 == 0))
     }
 
+    /// The slots' edge, after this edge's write (mapped slots only): the slots of the warps in
+    /// `release` (bit per warp) are freed, and `issued`, a warp with an instruction accepted at
+    /// this edge, takes the lowest slot free before the edge or freed at it when it has none
+    /// and is not released. A freed slot has every entry invalid (reset invalidates them too),
+    /// so a slot is taken empty.
     pub fn slots_edge(&mut self, issued: Option<u32>, release: u64) -> SlotEvents {
         let mut ev = SlotEvents::default();
         if !self.layout.mapped {
