@@ -180,7 +180,7 @@ module isca11_rfc_rfc (
   wire [5:0] victim_idx;
   wire [5:0] w_idx;
   wire [5:0] spill_idx;
-  (* keep *) wire [1023:0] spill_data;
+  wire [1023:0] spill_data;
   wire data_we;
   wire [31:0] data_wmask;
 

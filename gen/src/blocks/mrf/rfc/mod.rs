@@ -146,10 +146,7 @@ fn declarations(c: &Shape) -> String {
     for name in ["victim_idx", "w_idx", "spill_idx"] {
         b += &wire(name, ib);
     }
-    // The spill read is one net (`keep`): otherwise synthesis merges the read's multiplexer with
-    // the write-back data's and the eviction buffer's choices in every bit (Yosys on ECP5: 4,300
-    // LUT4 more in the default cache).
-    b += &format!("  (* keep *) {}", wire("spill_data", w).trim_start());
+    b += &wire("spill_data", w);
     b += &wire("data_we", 1);
     b += &vector_wire("data_wmask", lanes);
     b
