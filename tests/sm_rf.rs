@@ -227,7 +227,7 @@ fn a_third_source_captured_wrong_from_one_group_is_caught_by_random_programs() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let file = rtl.join("small_operand_collector.v");
     let text = std::fs::read_to_string(&file).unwrap();
-    let start = text.find("if (slot_deliver[2]) src2_data <=").expect("the third slot's capture");
+    let start = text.find("assign src2_from_groups2_3 =").expect("the third slot's capture from groups 2 and 3");
     let end = start + text[start..].find(';').unwrap();
     let edited = text[start..end].replace("group_rd_data[767:512])", "(group_rd_data[767:512] ^ 256'h2000))");
     assert_ne!(edited, text[start..end], "group 2's term is in the capture");
@@ -253,7 +253,8 @@ fn reads_of_registers_never_written_are_warned_about_and_explained_under_renamin
     let (cfg, kir) = (cfg.to_str().unwrap(), kir.to_str().unwrap());
     let waves = dir.path().to_str().unwrap();
     let args = ["cosim", "--block", "sm", "--config", cfg, "--kernel", kir, "--no-shrink", "--wave-dir", waves];
-    let out = rfgen(&[&args[..], &["--x-seed", "1"]].concat());
+    // Which power-up states mismatch depends on every register the RTL holds, so several run.
+    let out = rfgen(&[&args[..], &["--x-seeds", "8"]].concat());
     let text = stdout(&out);
     assert!(text.contains("warning: the kernel read 16 lanes of registers it never wrote"), "{text}");
     assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));

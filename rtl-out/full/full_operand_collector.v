@@ -63,35 +63,53 @@ module full_operand_collector (
     end
   end
 
+  // Each slot's bank group, one-hot (bit g of slot i at [i*GROUPS+g]): the capture's select.
+  reg  [11:0] slot_group_onehot;
+  always @(posedge clk) begin
+    if (alloc) begin
+      slot_group_onehot[0] <= (alloc_group[1:0] == 2'd0);
+      slot_group_onehot[1] <= (alloc_group[1:0] == 2'd1);
+      slot_group_onehot[2] <= (alloc_group[1:0] == 2'd2);
+      slot_group_onehot[3] <= (alloc_group[1:0] == 2'd3);
+      slot_group_onehot[4] <= (alloc_group[3:2] == 2'd0);
+      slot_group_onehot[5] <= (alloc_group[3:2] == 2'd1);
+      slot_group_onehot[6] <= (alloc_group[3:2] == 2'd2);
+      slot_group_onehot[7] <= (alloc_group[3:2] == 2'd3);
+      slot_group_onehot[8] <= (alloc_group[5:4] == 2'd0);
+      slot_group_onehot[9] <= (alloc_group[5:4] == 2'd1);
+      slot_group_onehot[10] <= (alloc_group[5:4] == 2'd2);
+      slot_group_onehot[11] <= (alloc_group[5:4] == 2'd3);
+    end
+  end
+
   // Operand capture: a slot takes its bank group's read data when the group delivers it.
-  // Each pair of bank groups' read data is one net (`keep`): without it synthesis folds
-  // the group compares and both captures' enables into every bit.
+  // Each pair of bank groups' data is one net (`keep`): synthesis keeps it at one LUT per bit.
   (* keep *) wire [1023:0] src0_from_groups0_1;
-  assign src0_from_groups0_1 = ({1024{(slot_group[1:0] == 2'd0)}} & group_rd_data[1023:0])
-      | ({1024{(slot_group[1:0] == 2'd1)}} & group_rd_data[2047:1024]);
+  assign src0_from_groups0_1 = ({1024{slot_group_onehot[0]}} & group_rd_data[1023:0])
+      | ({1024{slot_group_onehot[1]}} & group_rd_data[2047:1024]);
   (* keep *) wire [1023:0] src0_from_groups2_3;
-  assign src0_from_groups2_3 = ({1024{(slot_group[1:0] == 2'd2)}} & group_rd_data[3071:2048])
-      | ({1024{(slot_group[1:0] == 2'd3)}} & group_rd_data[4095:3072]);
+  assign src0_from_groups2_3 = ({1024{slot_group_onehot[2]}} & group_rd_data[3071:2048])
+      | ({1024{slot_group_onehot[3]}} & group_rd_data[4095:3072]);
   always @(posedge clk) begin
     if (alloc & alloc_hit[0]) src0_data <= alloc_hit_data[1023:0];
     else if (slot_deliver[0]) src0_data <= src0_from_groups0_1 | src0_from_groups2_3;
   end
   (* keep *) wire [1023:0] src1_from_groups0_1;
-  assign src1_from_groups0_1 = ({1024{(slot_group[3:2] == 2'd0)}} & group_rd_data[1023:0])
-      | ({1024{(slot_group[3:2] == 2'd1)}} & group_rd_data[2047:1024]);
+  assign src1_from_groups0_1 = ({1024{slot_group_onehot[4]}} & group_rd_data[1023:0])
+      | ({1024{slot_group_onehot[5]}} & group_rd_data[2047:1024]);
   (* keep *) wire [1023:0] src1_from_groups2_3;
-  assign src1_from_groups2_3 = ({1024{(slot_group[3:2] == 2'd2)}} & group_rd_data[3071:2048])
-      | ({1024{(slot_group[3:2] == 2'd3)}} & group_rd_data[4095:3072]);
+  assign src1_from_groups2_3 = ({1024{slot_group_onehot[6]}} & group_rd_data[3071:2048])
+      | ({1024{slot_group_onehot[7]}} & group_rd_data[4095:3072]);
   always @(posedge clk) begin
     if (alloc & alloc_hit[1]) src1_data <= alloc_hit_data[2047:1024];
     else if (slot_deliver[1]) src1_data <= src1_from_groups0_1 | src1_from_groups2_3;
   end
   (* keep *) wire [1023:0] src2_from_groups0_1;
-  assign src2_from_groups0_1 = ({1024{(slot_group[5:4] == 2'd0)}} & group_rd_data[1023:0])
-      | ({1024{(slot_group[5:4] == 2'd1)}} & group_rd_data[2047:1024]);
+  assign src2_from_groups0_1 = ({1024{slot_group_onehot[8]}} & group_rd_data[1023:0])
+      | ({1024{slot_group_onehot[9]}} & group_rd_data[2047:1024]);
   (* keep *) wire [1023:0] src2_from_groups2_3;
-  assign src2_from_groups2_3 = ({1024{(slot_group[5:4] == 2'd2)}} & group_rd_data[3071:2048])
-      | ({1024{(slot_group[5:4] == 2'd3)}} & group_rd_data[4095:3072]);
+  assign src2_from_groups2_3 = ({1024{slot_group_onehot[10]}} & group_rd_data[3071:2048])
+      | ({1024{slot_group_onehot[11]}} & group_rd_data[4095:3072]);
   always @(posedge clk) begin
     if (alloc & alloc_hit[2]) src2_data <= alloc_hit_data[3071:2048];
     else if (slot_deliver[2]) src2_data <= src2_from_groups0_1 | src2_from_groups2_3;

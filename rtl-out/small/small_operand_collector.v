@@ -61,24 +61,53 @@ module small_operand_collector (
     end
   end
 
+  // Each slot's bank group, one-hot (bit g of slot i at [i*GROUPS+g]): the capture's select.
+  reg  [11:0] slot_group_onehot;
+  always @(posedge clk) begin
+    if (alloc) begin
+      slot_group_onehot[0] <= (alloc_group[1:0] == 2'd0);
+      slot_group_onehot[1] <= (alloc_group[1:0] == 2'd1);
+      slot_group_onehot[2] <= (alloc_group[1:0] == 2'd2);
+      slot_group_onehot[3] <= (alloc_group[1:0] == 2'd3);
+      slot_group_onehot[4] <= (alloc_group[3:2] == 2'd0);
+      slot_group_onehot[5] <= (alloc_group[3:2] == 2'd1);
+      slot_group_onehot[6] <= (alloc_group[3:2] == 2'd2);
+      slot_group_onehot[7] <= (alloc_group[3:2] == 2'd3);
+      slot_group_onehot[8] <= (alloc_group[5:4] == 2'd0);
+      slot_group_onehot[9] <= (alloc_group[5:4] == 2'd1);
+      slot_group_onehot[10] <= (alloc_group[5:4] == 2'd2);
+      slot_group_onehot[11] <= (alloc_group[5:4] == 2'd3);
+    end
+  end
+
   // Operand capture: a slot takes its bank group's read data when the group delivers it.
+  // Each pair of bank groups' data is one net (`keep`): synthesis keeps it at one LUT per bit.
+  (* keep *) wire [255:0] src0_from_groups0_1;
+  assign src0_from_groups0_1 = ({256{slot_group_onehot[0]}} & group_rd_data[255:0])
+      | ({256{slot_group_onehot[1]}} & group_rd_data[511:256]);
+  (* keep *) wire [255:0] src0_from_groups2_3;
+  assign src0_from_groups2_3 = ({256{slot_group_onehot[2]}} & group_rd_data[767:512])
+      | ({256{slot_group_onehot[3]}} & group_rd_data[1023:768]);
   always @(posedge clk) begin
-    if (slot_deliver[0]) src0_data <= ({256{(slot_group[1:0] == 2'd0)}} & group_rd_data[255:0])
-      | ({256{(slot_group[1:0] == 2'd1)}} & group_rd_data[511:256])
-      | ({256{(slot_group[1:0] == 2'd2)}} & group_rd_data[767:512])
-      | ({256{(slot_group[1:0] == 2'd3)}} & group_rd_data[1023:768]);
+    if (slot_deliver[0]) src0_data <= src0_from_groups0_1 | src0_from_groups2_3;
   end
+  (* keep *) wire [255:0] src1_from_groups0_1;
+  assign src1_from_groups0_1 = ({256{slot_group_onehot[4]}} & group_rd_data[255:0])
+      | ({256{slot_group_onehot[5]}} & group_rd_data[511:256]);
+  (* keep *) wire [255:0] src1_from_groups2_3;
+  assign src1_from_groups2_3 = ({256{slot_group_onehot[6]}} & group_rd_data[767:512])
+      | ({256{slot_group_onehot[7]}} & group_rd_data[1023:768]);
   always @(posedge clk) begin
-    if (slot_deliver[1]) src1_data <= ({256{(slot_group[3:2] == 2'd0)}} & group_rd_data[255:0])
-      | ({256{(slot_group[3:2] == 2'd1)}} & group_rd_data[511:256])
-      | ({256{(slot_group[3:2] == 2'd2)}} & group_rd_data[767:512])
-      | ({256{(slot_group[3:2] == 2'd3)}} & group_rd_data[1023:768]);
+    if (slot_deliver[1]) src1_data <= src1_from_groups0_1 | src1_from_groups2_3;
   end
+  (* keep *) wire [255:0] src2_from_groups0_1;
+  assign src2_from_groups0_1 = ({256{slot_group_onehot[8]}} & group_rd_data[255:0])
+      | ({256{slot_group_onehot[9]}} & group_rd_data[511:256]);
+  (* keep *) wire [255:0] src2_from_groups2_3;
+  assign src2_from_groups2_3 = ({256{slot_group_onehot[10]}} & group_rd_data[767:512])
+      | ({256{slot_group_onehot[11]}} & group_rd_data[1023:768]);
   always @(posedge clk) begin
-    if (slot_deliver[2]) src2_data <= ({256{(slot_group[5:4] == 2'd0)}} & group_rd_data[255:0])
-      | ({256{(slot_group[5:4] == 2'd1)}} & group_rd_data[511:256])
-      | ({256{(slot_group[5:4] == 2'd2)}} & group_rd_data[767:512])
-      | ({256{(slot_group[5:4] == 2'd3)}} & group_rd_data[1023:768]);
+    if (slot_deliver[2]) src2_data <= src2_from_groups0_1 | src2_from_groups2_3;
   end
 
   assign ready = busy & ~(|pending) & ~(|inflight);

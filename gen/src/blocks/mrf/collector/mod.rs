@@ -54,32 +54,48 @@ pub fn operand_collector(
     body += "  always @(posedge clk) begin\n    if (alloc) begin\n";
     body += "      warp <= alloc_warp;\n      tag <= alloc_tag;\n      src_valid <= alloc_src_valid;\n";
     body += "      slot_group <= alloc_group;\n      slot_row <= alloc_row;\n    end\n  end\n\n";
+    // Over more than two bank groups, each slot also keeps its group one-hot, and each pair of
+    // groups' read data is ORed into a net of its own (`keep`). Yosys 0.23 maps the select from
+    // the binary group to 4 LUT4 and 3 wide multiplexers per operand bit on ECP5 (a LUT6), and
+    // beside a prefilled operand folds the compares and both capture enables into every bit; from
+    // the one-hot copy in kept pairs it is 3 LUT4 either way (`baseline`: a collector 12,304 →
+    // 9,238 LUT4; `isca11-rfc`: 13,621 → 9,247).
+    let onehot = g.groups > 2;
+    if onehot {
+        let ng = g.groups;
+        body += "  // Each slot's bank group, one-hot (bit g of slot i at [i*GROUPS+g]): the capture's select.\n";
+        body += &reg("slot_group_onehot", n * ng);
+        body += "  always @(posedge clk) begin\n    if (alloc) begin\n";
+        for s in 0..n {
+            for grp in 0..ng {
+                body += &format!(
+                    "      slot_group_onehot[{}] <= ({} == {gb}'d{grp});\n",
+                    s * ng + grp,
+                    slice("alloc_group", s, gb)
+                );
+            }
+        }
+        body += "    end\n  end\n\n";
+    }
     body += if delivered {
         "  // Operand capture: a slot takes its bank group's read data when the group delivers it.\n"
     } else {
         "  // Operand capture: an in-flight slot takes its bank group's read data.\n"
     };
-    let capture = if delivered { "slot_deliver" } else { "inflight" };
-    // Pairs of groups only beside a prefilled operand and over more than two groups: there Yosys
-    // maps them to 3 LUT4 per operand bit on ECP5 against 4.4 (`isca11-rfc`: a collector 13,621
-    // → 9,235 LUT4, the whole MRF 82,109 → 74,868); elsewhere the plain select maps better (4
-    // against 6 with four groups, 2 groups 4.1 against 5.1).
-    let pair_groups = prefilled && g.groups > 2;
-    if pair_groups {
-        body += "  // Each pair of bank groups' read data is one net (`keep`): without it synthesis folds\n";
-        body += "  // the group compares and both captures' enables into every bit.\n";
+    if onehot {
+        body += "  // Each pair of bank groups' data is one net (`keep`): synthesis keeps it at one LUT per bit.\n";
     }
+    let capture = if delivered { "slot_deliver" } else { "inflight" };
     for s in 0..n {
-        let terms = |grps: std::ops::RangeInclusive<u32>| -> Vec<(String, String)> {
-            grps.map(|grp| {
-                (format!("({} == {gb}'d{grp})", slice("slot_group", s, gb)), slice("group_rd_data", grp, wr))
-            })
-            .collect()
-        };
         let data = if g.groups == 1 {
             "group_rd_data".to_string()
-        } else if !pair_groups {
-            onehot_mux(&terms(0..=g.groups - 1), wr)
+        } else if !onehot {
+            let terms: Vec<(String, String)> = (0..g.groups)
+                .map(|grp| {
+                    (format!("({} == {gb}'d{grp})", slice("slot_group", s, gb)), slice("group_rd_data", grp, wr))
+                })
+                .collect();
+            onehot_mux(&terms, wr)
         } else {
             let pairs: Vec<String> = (0..g.groups)
                 .step_by(2)
@@ -90,8 +106,13 @@ pub fn operand_collector(
                     } else {
                         format!("src{s}_from_group{first}")
                     };
+                    let terms: Vec<(String, String)> = (first..=last)
+                        .map(|grp| {
+                            (format!("slot_group_onehot[{}]", s * g.groups + grp), slice("group_rd_data", grp, wr))
+                        })
+                        .collect();
                     body += &format!("  (* keep *) {}", wire(&name, wr).trim_start());
-                    body += &format!("  assign {name} = {};\n", onehot_mux(&terms(first..=last), wr));
+                    body += &format!("  assign {name} = {};\n", onehot_mux(&terms, wr));
                     name
                 })
                 .collect();
