@@ -87,15 +87,19 @@ pub fn operand_collector(
     }
     let capture = if delivered { "slot_deliver" } else { "inflight" };
     for s in 0..n {
+        // Group `grp`'s read data, selected by slot `s`'s group.
+        let term = |grp: u32| {
+            let select = if onehot {
+                format!("slot_group_onehot[{}]", s * g.groups + grp)
+            } else {
+                format!("({} == {gb}'d{grp})", slice("slot_group", s, gb))
+            };
+            (select, slice("group_rd_data", grp, wr))
+        };
         let data = if g.groups == 1 {
             "group_rd_data".to_string()
         } else if !onehot {
-            let terms: Vec<(String, String)> = (0..g.groups)
-                .map(|grp| {
-                    (format!("({} == {gb}'d{grp})", slice("slot_group", s, gb)), slice("group_rd_data", grp, wr))
-                })
-                .collect();
-            onehot_mux(&terms, wr)
+            onehot_mux(&(0..g.groups).map(term).collect::<Vec<_>>(), wr)
         } else {
             let pairs: Vec<String> = (0..g.groups)
                 .step_by(2)
@@ -106,13 +110,11 @@ pub fn operand_collector(
                     } else {
                         format!("src{s}_from_group{first}")
                     };
-                    let terms: Vec<(String, String)> = (first..=last)
-                        .map(|grp| {
-                            (format!("slot_group_onehot[{}]", s * g.groups + grp), slice("group_rd_data", grp, wr))
-                        })
-                        .collect();
                     body += &format!("  (* keep *) {}", wire(&name, wr).trim_start());
-                    body += &format!("  assign {name} = {};\n", onehot_mux(&terms, wr));
+                    body += &format!(
+                        "  assign {name} = {};\n",
+                        onehot_mux(&(first..=last).map(term).collect::<Vec<_>>(), wr)
+                    );
                     name
                 })
                 .collect();
