@@ -64,20 +64,6 @@ fn known_modules_map_to_the_expected_cell_classes() {
         assert!(m.get("transistors").is_none() && m.get("sram").is_none(), "no ASIC figures on an FPGA: {m}");
     }
 
-    // `--abc9` maps the LUTs with Yosys' ABC9 flow: the script says so, the flow recorded with
-    // the results names it, and the mapping is an ECP5 one still.
-    let work = dir.path().join("abc9");
-    let w = work.to_str().unwrap();
-    let collector = "syn_operand_collector";
-    let abc9 = synth_json(&["--config", &cfg, "--module", collector, "--target", "ecp5", "--abc9", "--work-dir", w]);
-    let script = std::fs::read_to_string(work.join(format!("{collector}.ecp5.ys"))).unwrap();
-    assert!(script.contains(&format!("synth_ecp5 -top {collector} -abc9")), "{script}");
-    assert!(abc9["flow"].as_str().unwrap().contains("ABC9"), "{abc9}");
-    let plain = synth_json(&["--config", &cfg, "--module", collector, "--target", "ecp5"]);
-    assert!(!plain["flow"].as_str().unwrap().contains("ABC9"), "{plain}");
-    let m = module(&abc9, collector);
-    assert!(m["luts"].as_u64().unwrap() > 0 && m["flip_flops"] == module(&plain, collector)["flip_flops"], "{m}");
-
     let leaf = "syn_sram_1r1w_8x64";
     let generic = synth_json(&["--config", &cfg, "--module", leaf]);
     let m = module(&generic, leaf);
@@ -197,7 +183,6 @@ fn bad_input_exits_2_with_a_message() {
         (&["synth", "--liberty", txt.to_str().unwrap()], "must end in .lib or .lib.gz"),
         (&["synth", "--liberty", bad_gz.to_str().unwrap()], "cannot decompress Liberty file"),
         (&["synth", "--target", "ice40", "--liberty", "x.lib"], "--liberty applies to --target generic"),
-        (&["synth", "--abc9"], "--abc9 applies to the FPGA targets (ecp5, ice40, xilinx), not generic"),
         (&["synth", "--config", &cfg, "--module", "nope"], "unknown module `nope` (allowed: syn_sram_1r1w_8x64,"),
         (&["synth", "--sram-um2-per-bit=-1"], "--sram-um2-per-bit -1: must be a finite number"),
         (&["synth", "--jobs", "0"], "--jobs must be at least 1"),

@@ -69,9 +69,6 @@ pub struct SynthFlags {
     /// SRAM model: µm² added per memory macro (periphery)
     #[arg(long, value_name = "UM2", default_value_t = 0.0)]
     pub sram_um2_per_macro: f64,
-    /// FPGA targets: map LUTs with Yosys' ABC9 flow (fewer LUTs, a different clock: README, "FPGA place and route")
-    #[arg(long)]
-    pub abc9: bool,
 }
 
 impl SynthFlags {
@@ -91,14 +88,9 @@ impl SynthFlags {
                 return Err(bad_input(format!("{flag} {v}: must be a finite number, 0 or more")));
             }
         }
-        if self.abc9 && !self.target.is_fpga() {
-            return Err(bad_input(
-                "--abc9 applies to the FPGA targets (ecp5, ice40, xilinx), not generic: it maps LUTs".to_string(),
-            ));
-        }
         let liberty = self.liberty.as_deref().map(Liberty::open).transpose().map_err(bad_input)?;
         let sram = SramModel { um2_per_bit: self.sram_um2_per_bit, um2_per_macro: self.sram_um2_per_macro };
-        Ok(Options { target: self.target, liberty, sram, abc9: self.abc9, flow: crate::synth::flow(self.abc9)? })
+        Ok(Options { target: self.target, liberty, sram, flow: crate::synth::flow()? })
     }
 }
 
@@ -209,12 +201,11 @@ pub fn run(args: SynthArgs) -> anyhow::Result<ExitCode> {
     match args.format {
         Format::Text => {
             println!(
-                "synth {} (config hash {}), target {}{}{}",
+                "synth {} (config hash {}), target {}{}",
                 checked.config.name,
                 checked.hash(),
                 args.flags.target.name(),
-                opts.liberty.as_ref().map(|_| ", Liberty mapped").unwrap_or(""),
-                if opts.abc9 { ", LUTs mapped by ABC9" } else { "" }
+                opts.liberty.as_ref().map(|_| ", Liberty mapped").unwrap_or("")
             );
             if !opts.target.is_fpga() {
                 println!(

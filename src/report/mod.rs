@@ -232,13 +232,7 @@ impl Plan {
             (p, None) => {
                 use crate::synth::{FAKERAM45_UM2_PER_BIT, Options, SramModel, Synth, Target};
                 let sram = SramModel { um2_per_bit: FAKERAM45_UM2_PER_BIT, um2_per_macro: 0.0 };
-                let opts = Options {
-                    target: Target::Generic,
-                    liberty: None,
-                    sram,
-                    abc9: false,
-                    flow: crate::synth::flow(false)?,
-                };
+                let opts = Options { target: Target::Generic, liberty: None, sram, flow: crate::synth::flow()? };
                 let design = rfgen_gen::generate(&p.checked, rfgen_gen::SramKind::Behavioural);
                 let top = design.manifest.top.clone();
                 let synth = Synth::new(&design, &opts, &work.join(&p.key))?;

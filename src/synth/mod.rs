@@ -29,11 +29,9 @@ use target::Class;
 /// changes, so that results stored by sweeps are measured again.
 const FLOW_REVISION: u32 = 1;
 
-/// Names the synthesis flow (rfgen's scripts, with or without ABC9, and the installed Yosys)
-/// for stored results.
-pub fn flow(abc9: bool) -> Result<String> {
-    let mapper = if abc9 { ", ABC9" } else { "" };
-    Ok(format!("rfgen flow {FLOW_REVISION}{mapper}, {}", yosys::version()?))
+/// Names the synthesis flow (rfgen's scripts and the installed Yosys) for stored results.
+pub fn flow() -> Result<String> {
+    Ok(format!("rfgen flow {FLOW_REVISION}, {}", yosys::version()?))
 }
 
 /// How to synthesize.
@@ -43,8 +41,6 @@ pub struct Options {
     /// Map the gates to this library and report µm² (`generic` only).
     pub liberty: Option<Liberty>,
     pub sram: SramModel,
-    /// FPGA targets: LUTs mapped by Yosys' ABC9 flow (`synth_ecp5 -abc9`).
-    pub abc9: bool,
     /// [`flow`], recorded with the results.
     pub flow: String,
 }
@@ -126,10 +122,7 @@ impl<'a> Synth<'a> {
         std::fs::write(self.dir.join("rtl").join(format!("{wrap}.v")), pnr::wrapper(&top.name, &top.ports))
             .context("cannot write the place-and-route wrapper")?;
         let mut script: String = manifest.modules.iter().map(|m| format!("read_verilog rtl/{}\n", m.file)).collect();
-        script += &format!(
-            "read_verilog rtl/{wrap}.v\n{} -json {wrap}.json\n",
-            self.opts.target.synth_command(&wrap, self.opts.abc9)
-        );
+        script += &format!("read_verilog rtl/{wrap}.v\n{} -json {wrap}.json\n", self.opts.target.synth_command(&wrap));
         let script_file = format!("{wrap}.ys");
         std::fs::write(self.dir.join(&script_file), script).context("cannot write the Yosys script")?;
         yosys::run(&self.dir, &script_file, &format!("{wrap}.log")).with_context(|| format!("synthesis of {wrap}"))?;
@@ -145,7 +138,7 @@ impl<'a> Synth<'a> {
             let lib = if asic && m.memory.is_some() { "-lib " } else { "" };
             script += &format!("read_verilog {lib}rtl/{}\n", m.file);
         }
-        script += &self.opts.target.synth_command(module, self.opts.abc9);
+        script += &self.opts.target.synth_command(module);
         script += "\n";
         if !asic {
             script += &format!("tee -q -o {base}.gates.stat stat\n");

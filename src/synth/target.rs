@@ -79,17 +79,15 @@ impl Target {
         }
     }
 
-    /// The Yosys command mapping `top` and everything below it, flattened into one module;
-    /// with `abc9`, an FPGA target's LUTs are mapped by Yosys' ABC9 flow.
-    pub fn synth_command(self, top: &str, abc9: bool) -> String {
-        let command = match self {
-            Target::Generic => return format!("synth -flatten -top {top}"),
+    /// The Yosys command mapping `top` and everything below it, flattened into one module.
+    pub fn synth_command(self, top: &str) -> String {
+        match self {
+            Target::Generic => format!("synth -flatten -top {top}"),
             Target::Ice40 => format!("synth_ice40 -top {top}"),
             // Out of context: no I/O buffers on the module's ports.
             Target::Xilinx => format!("synth_xilinx -flatten -noiopad -top {top}"),
             Target::Ecp5 => format!("synth_ecp5 -top {top}"),
-        };
-        if abc9 { format!("{command} -abc9") } else { command }
+        }
     }
 
     pub fn classify(self, cell: &str) -> Class {
