@@ -158,12 +158,13 @@ fn survivors_in_the_mrfs_banks_are_proved_equivalent_in_their_module() {
     let json = dir.path().join("mrf.json");
     let o = Command::new(env!("CARGO_BIN_EXE_rfgen"))
         .args(["mutate", "--preset", "small", "--count", "12", "--seed", "5", "--kernel", "none"])
-        .args(["--equiv-depth", "2", "--json", json.to_str().unwrap()])
+        .args(["--equiv-depth", "2", "--equiv-time", "90", "--json", json.to_str().unwrap()])
         .env("RFGEN_CACHE_DIR", cache_dir())
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!((c["equiv_depth"].as_u64(), c["equiv_time"].as_u64()), (Some(2), Some(90)), "{c}");
     let survivors: Vec<&serde_json::Value> =
         c["mutants"].as_array().unwrap().iter().filter(|m| m["verdict"] == "survived").collect();
     assert!(!survivors.is_empty(), "{c}");
@@ -192,6 +193,7 @@ fn bad_input_is_refused_before_anything_runs() {
         (&["--count", "0"][..], "--count"),
         (&["--x-seeds", "0"][..], "invalid value '0' for '--x-seeds <N>': allowed 1 to 100"),
         (&["--x-seeds", "1,2"][..], "invalid value '1,2' for '--x-seeds <N>': allowed 1 to 100"),
+        (&["--equiv-time", "0"][..], "invalid value '0' for '--equiv-time <SECONDS>': 0 is not in 1..=86400"),
     ] {
         let o = mutate(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

@@ -74,6 +74,10 @@ pub struct MutateArgs {
     /// solver); 0 to skip
     #[arg(long, value_name = "CYCLES", default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=200))]
     equiv_depth: u32,
+    /// Seconds the solver gets per survivor for each proof and for the search; a survivor
+    /// neither proved nor refuted in time is unknown and counts as an escape
+    #[arg(long, value_name = "SECONDS", default_value_t = equiv::TIMEOUT_S, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    equiv_time: u64,
     /// Exit 1 when the score is below PERCENT
     #[arg(long, value_name = "PERCENT")]
     min_score: Option<f64>,
@@ -111,6 +115,8 @@ struct Campaign<'a> {
     /// Survivors no input sequence of `equiv_depth` cycles tells from the unmutated netlist.
     equivalent: usize,
     equiv_depth: u32,
+    /// Seconds the solver had per survivor, for each proof and for the search.
+    equiv_time: u64,
     /// caught / (mutants - equivalent).
     score_percent: f64,
     seconds: f64,
@@ -224,7 +230,10 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             .par_iter()
             .zip(&verdicts)
             .map(|(m, v)| match v {
-                Verdict::Survived if args.equiv_depth > 0 => equiv::check(&drawn, m, args.equiv_depth, &dir).map(Some),
+                Verdict::Survived if args.equiv_depth > 0 => {
+                    equiv::check(&drawn, m, args.equiv_depth, std::time::Duration::from_secs(args.equiv_time), &dir)
+                        .map(Some)
+                }
                 _ => Ok(None),
             })
             .collect::<anyhow::Result<_>>()
@@ -298,6 +307,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             survived,
             equivalent,
             equiv_depth: args.equiv_depth,
+            equiv_time: args.equiv_time,
             score_percent: score,
             seconds: start.elapsed().as_secs_f64(),
             mutants: drawn

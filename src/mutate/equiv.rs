@@ -97,15 +97,15 @@ impl Equivalence {
     }
 }
 
-/// Seconds the solver gets per mutant, for each proof and for the search.
-const TIMEOUT_S: u64 = 60;
+/// Seconds the solver gets by default per mutant, for each proof and for the search
+/// (`rfgen mutate --equiv-time`); also what Yosys gets to lift a cell out or simplify a module.
+pub const TIMEOUT_S: u64 = 60;
 
-/// Checks `mutant` of `drawn` for `cycles` cycles from reset, in the folder
-/// `dir/equiv_<index>` (scripts and logs kept there).
-pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, dir: &Path) -> Result<Equivalence> {
+/// Checks `mutant` of `drawn` for `cycles` cycles from reset, giving the solver `limit` for each
+/// proof and for the search, in the folder `dir/equiv_<index>` (scripts and logs kept there).
+pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir: &Path) -> Result<Equivalence> {
     let dir = dir.join(format!("equiv_{}", mutant.index));
     let read = format!("read_rtlil \"{}\"\n", drawn.design.display());
-    let limit = Duration::from_secs(TIMEOUT_S);
     let edit = mutant.edit();
     let top = &drawn.top;
     let (module, cell) =
