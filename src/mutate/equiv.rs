@@ -416,6 +416,8 @@ fn innermost(top: &str, cell: &str, modules: &HashMap<(String, String), String>)
 mod tests {
     use super::*;
 
+    const LIMIT: Duration = Duration::from_secs(TIMEOUT_S);
+
     #[test]
     fn a_flattened_cell_is_found_in_its_module() {
         let rtlil = "module \\top\n  cell \\group \\u_group2\n  end\nend\nmodule \\group\n  cell \\sram \\u_bank_c0\n  end\n  cell $and $and$g.v:3$1\n  end\nend\n";
@@ -612,11 +614,11 @@ mod tests {
         let up = "../".repeat(cwd.components().count() - 1);
         let relative = Path::new(&up).join(dir.path().strip_prefix("/").unwrap());
         assert_eq!(
-            check(&drawn, &mutant(1, "cnot1", Some(1)), 4, &relative).unwrap(),
+            check(&drawn, &mutant(1, "cnot1", Some(1)), 4, LIMIT, &relative).unwrap(),
             Equivalence::Proved { module: module.into(), cut: Cut::AllButTheCell }
         );
         // Bit 0 inverted: the OR changes, and so does the grant.
-        let verdict = check(&drawn, &mutant(2, "inv", None), 4, dir.path()).unwrap();
+        let verdict = check(&drawn, &mutant(2, "inv", None), 4, LIMIT, dir.path()).unwrap();
         assert!(matches!(verdict, Equivalence::Differs { .. }), "{verdict:?}");
     }
 
@@ -630,7 +632,7 @@ mod tests {
         let stuck =
             Mutant { index: 1, mode: "const0".into(), cell, port: "B".into(), bit: 107, ctrlbit: None, src: vec![] };
         assert_eq!(
-            check(&drawn, &stuck, 2, dir.path()).unwrap(),
+            check(&drawn, &stuck, 2, LIMIT, dir.path()).unwrap(),
             Equivalence::Proved { module: module.into(), cut: Cut::AllButTheCellAndItsDrivers }
         );
     }
@@ -652,13 +654,13 @@ mod tests {
         // bank's raw write enable differs, but a write with an empty mask writes nothing.
         let enable = mutant(1, drawn_cell(&drawn, group, "$and", &format!("{group}.v:74")), "const1", "B", 0);
         assert_eq!(
-            check(&drawn, &enable, 2, dir.path()).unwrap(),
+            check(&drawn, &enable, 2, LIMIT, dir.path()).unwrap(),
             Equivalence::Proved { module: group.into(), cut: Cut::Instances }
         );
         // Inside a bank: the data bit 125 of lane 0's write port, which lane 0's enable never
         // writes.
         let leaf = "small_sram_1r1w_64x128_r2";
         let data = mutant(2, drawn_cell(&drawn, leaf, "$memwr_v2", &format!("{leaf}.v:34")), "inv", "DATA", 125);
-        assert_eq!(check(&drawn, &data, 2, dir.path()).unwrap(), Equivalence::Unwritten { module: leaf.into() });
+        assert_eq!(check(&drawn, &data, 2, LIMIT, dir.path()).unwrap(), Equivalence::Unwritten { module: leaf.into() });
     }
 }
