@@ -58,6 +58,10 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
     let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
     // Yosys writes its ERROR line to the log (and to stderr when the log cannot be opened).
     let log_text = std::fs::read_to_string(&log_path).unwrap_or_default();
-    let error = log_text.lines().chain(stderr.lines()).find(|l| l.contains("ERROR")).unwrap_or("no ERROR line");
+    // A SIGKILL we did not send is the system's: out of memory, most likely (a long equivalence
+    // search grows to tens of GiB).
+    let killed = std::os::unix::process::ExitStatusExt::signal(&status) == Some(9);
+    let fallback = if killed { "killed by the system, out of memory most likely" } else { "no ERROR line" };
+    let error = log_text.lines().chain(stderr.lines()).find(|l| l.contains("ERROR")).unwrap_or(fallback);
     Ok(Some(Err(anyhow::anyhow!("Yosys failed ({status}): {}\n  log: {}", error.trim(), log_path.display()))))
 }
