@@ -78,10 +78,11 @@ pub fn write_folder(out: &Path, files: &[(String, String)], force: bool) -> Resu
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    check_replaceable(out, force)?;
     fs::create_dir_all(&parent).map_err(io_err(out))?;
     let _lock = lock(&parent).map_err(io_err(&parent))?;
-    // Checked again under the lock: another run may have changed it meanwhile.
+    // Checked under the lock only: unlocked, another run may be swapping `out` and deleting
+    // the old folder, and a listing taken mid-deletion looks like files removed by the user.
+    // (A refused `out` exists, so its parent did: creating the parent touched nothing.)
     let exists = check_replaceable(out, force)?;
     remove_dead_stages(&parent, &name);
 
