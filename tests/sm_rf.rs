@@ -241,6 +241,60 @@ fn a_third_source_captured_wrong_from_one_group_is_caught_by_random_programs() {
     assert!(text.contains("FAIL: RTL and model differ") && text.contains("disp_src2_data"), "{text}");
 }
 
+/// The `small` composed top with `from` replaced by `to` in its module `file`, in `dir/rtl`.
+fn edited_top(dir: &Path, file: &str, (from, to): (&str, &str)) -> String {
+    let rtl = dir.join("rtl");
+    let rtl_s = rtl.to_str().unwrap();
+    let out = rfgen(&["gen", "--block", "sm", "--preset", "small", "--out", rtl_s]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(rtl.join(file)).unwrap();
+    assert!(text.contains(from), "`{from}` is not in {file}");
+    std::fs::write(rtl.join(file), text.replace(from, to)).unwrap();
+    rtl_s.to_string()
+}
+
+/// Whether the lockstep of the `small` composed top copy in `rtl` passes under `stimulus`.
+fn passes(dir: &Path, rtl: &str, stimulus: &[&str]) -> bool {
+    let waves = dir.join("waves");
+    std::fs::create_dir_all(&waves).unwrap();
+    let args = ["cosim", "--block", "sm", "--preset", "small", "--rtl", rtl, "--no-shrink", "--wave-dir"];
+    let out = rfgen(&[&args[..], &[waves.to_str().unwrap()], stimulus].concat());
+    let text = stdout(&out);
+    match out.status.code() {
+        Some(0) if text.contains("PASS") => true,
+        Some(1) if text.contains("FAIL: RTL and model differ") => false,
+        _ => panic!("{stimulus:?}: {text}{}", stderr(&out)),
+    }
+}
+
+/// Caught only because the random programs' guards use every predicate: the scoreboard keeps
+/// only predicates 0 to 2 pending, so a guard on a higher one is read before its `setp` has
+/// written it. The same program with its guards on `p2` alone passes.
+#[test]
+fn a_high_predicate_never_held_pending_is_caught_by_random_programs() {
+    let dir = tempfile::tempdir().unwrap();
+    let edit = ("| set_preds;", "| (set_preds & 64'h0707070707070707);");
+    let rtl = edited_top(dir.path(), "small_scoreboard.v", edit);
+    let checked = rfgen_gen::config::preset("small").unwrap();
+    let spec = rfgen_cosim::blocks::sm::random_program_spec(&checked, 1);
+    assert!(spec.contains("predicates=6"), "{spec}");
+    assert!(passes(dir.path(), &rtl, &["--kernel", &spec.replace("predicates=6", "predicates=1")]));
+    assert!(!passes(dir.path(), &rtl, &["--seed", "1"]));
+}
+
+/// Caught only because a run's later programs launch blocks of one warp: warp 0 stays older
+/// than warp 2 whatever is launched (a bit of the scheduler's age order stuck), which blocks of
+/// four warps, launched together in slot order, never show.
+#[test]
+fn an_age_order_stuck_between_two_warps_is_caught_by_blocks_of_one_warp() {
+    let dir = tempfile::tempdir().unwrap();
+    let edit = ("<= launch[b] |", "<= (b == 2 && a == 0) | launch[b] |");
+    let rtl = edited_top(dir.path(), "small_scheduler.v", edit);
+    // Seed 2's first program (blocks of four warps), then its second (blocks of one).
+    assert!(passes(dir.path(), &rtl, &["--seed", "2"]));
+    assert!(!passes(dir.path(), &rtl, &["--seed", &(2 + (1u64 << 32)).to_string()]));
+}
+
 /// A kernel that reads registers it never wrote: warned about, and on a renamed top, where the
 /// physical registers of those reads are whatever the table powered up with, a mismatch names
 /// that as its likely cause.

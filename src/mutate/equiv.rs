@@ -17,8 +17,11 @@
 //!    free values on both sides. Equal inputs into identical instances give equal values back,
 //!    so equal there is equal with them in place — and a top module of a few hundred cells is
 //!    checked without the banks below it. Then, if that fails, with them in place.
-//! 3. **In the block**: failing that (an edit the module's ports show may still be masked
-//!    around it), the flattened block with and without the edit, proved by induction; else
+//! 3. **In the modules around it**: failing that (an edit the module's ports show may still be
+//!    masked around it), each module enclosing the edited one, inner first, flattened with its
+//!    memory leaves cut out: a scoreboard's edit in the issue stage, without the composed top's
+//!    MRF.
+//! 4. **In the block**: failing that, the flattened block with and without the edit, proved by induction; else
 //!    Yosys' SAT solver looks for an input sequence from reset on which an output differs within
 //!    a bounded number of cycles.
 //!
@@ -50,7 +53,7 @@ pub enum Cut {
     AllButTheCombinationalCone,
     /// Every instance of another module in the edited module.
     Instances,
-    /// Every memory leaf of the flattened block.
+    /// Every memory leaf of the flattened module: the block, or a module enclosing the edit.
     MemoryLeaves,
 }
 
@@ -108,8 +111,8 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     let read = format!("read_rtlil \"{}\"\n", drawn.design.display());
     let edit = mutant.edit();
     let top = &drawn.top;
-    let (module, cell) =
-        innermost(top, &mutant.cell, &drawn.instances).unwrap_or_else(|| (top.clone(), mutant.cell.clone()));
+    let mut path = enclosing(top, &mutant.cell, &drawn.instances);
+    let (module, cell) = path.pop().unwrap_or_else(|| (top.clone(), mutant.cell.clone()));
     let rtlil = std::fs::read_to_string(&drawn.design)?;
     if undefined(&rtlil, &module, &cell, &mutant.port, mutant.bit) {
         return Ok(Equivalence::Undefined { module });
@@ -132,8 +135,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
         }
     };
     let edited = format!("{read}mutate -module {module} -cell {cell} {edit}\n");
-    // (folder, module checked, the module reported, what was cut out, generated side, copy)
-    let mut scopes = Vec::new();
+    let mut scopes: Vec<Scope> = Vec::new();
     // The edited cell alone, its inputs free: an edit that leaves the cell's function as it
     // was (a bit inverted where another bit of the same OR already decides it, a constant
     // operand bit that an AND with zero masks) changes nothing anywhere. Seconds, where the
@@ -153,34 +155,44 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
         if liftable && let Ok(lone) = lift(&read, &module, &cell, cut, &dir.join(folder)) {
             let read_lone = format!("read_rtlil \"{}\"\n", lone.display());
             let copy = format!("{read_lone}mutate -module {CELL} -cell {cell} {edit}\n");
-            scopes.push((folder, CELL.to_string(), module.clone(), cut, read_lone, copy));
+            scopes.push(Scope::new(folder, CELL, &module, cut, read_lone, copy));
         }
     }
     let cut_commands = cut_instances(&module, &drawn.instances, cut_type);
     if !cut_commands.is_empty() {
-        scopes.push((
-            "module_cut",
-            module.clone(),
-            module.clone(),
-            Cut::Instances,
-            format!("{read}{observe}{cut_commands}"),
-            format!("{edited}{observe}{cut_commands}"),
-        ));
+        let (generated, copy) = (format!("{read}{observe}{cut_commands}"), format!("{edited}{observe}{cut_commands}"));
+        scopes.push(Scope::new("module_cut", &module, &module, Cut::Instances, generated, copy));
     }
     if module != *top {
-        scopes.push(("module", module.clone(), module.clone(), Cut::Nothing, read.clone(), edited));
+        scopes.push(Scope { last: true, ..Scope::new("module", &module, &module, Cut::Nothing, read.clone(), edited) });
+    }
+    // Flattened, with its memory leaves cut out: each module enclosing the edited one, inner
+    // first (an edit of the scoreboard that its ports show may be masked in the issue stage
+    // around it, which is a fraction of the composed top), then the block (what is left of an
+    // MRF without its banks is small enough to solve where the banks as flip-flops are not).
+    let flat = |m: &str| {
+        let cores: Vec<String> = drawn.leaves.iter().map(|l| format!("{m}/t:{}", observed::core_name(l))).collect();
+        match observe.is_empty() || !holds_any(m, &drawn.leaves, &drawn.instances) {
+            true => (format!("{read}hierarchy -top {m}\nproc\nflatten\n"), Cut::Nothing),
+            false => (
+                format!("{read}{observe}hierarchy -top {m}\nproc\nflatten\nexpose -evert {}\n", cores.join(" ")),
+                Cut::MemoryLeaves,
+            ),
+        }
+    };
+    for (outer, cell) in path.iter().rev() {
+        let (generated, cut) = flat(outer);
+        let copy = format!("{generated}mutate -module {outer} -cell {cell} {edit}\n");
+        scopes.push(Scope { last: true, ..Scope::new(&format!("in_{outer}"), outer, outer, cut, generated, copy) });
     }
     if !observe.is_empty() {
-        // The whole block with its memory leaves cut out: what is left is small enough to
-        // solve where the leaves as flip-flops are not (an MRF's banks).
-        let cores: Vec<String> = drawn.leaves.iter().map(|l| format!("{top}/t:{}", observed::core_name(l))).collect();
-        let flat = format!("{read}{observe}hierarchy -top {top}\nproc\nflatten\nexpose -evert {}\n", cores.join(" "));
-        let copy = format!("{flat}mutate -module {top} -cell {} {edit}\n", mutant.cell);
-        scopes.push(("block_cut", top.clone(), top.clone(), Cut::MemoryLeaves, flat, copy));
+        let (generated, cut) = flat(top);
+        let copy = format!("{generated}mutate -module {top} -cell {} {edit}\n", mutant.cell);
+        scopes.push(Scope::new("block_cut", top, top, cut, generated, copy));
     }
     let reset =
         |module: &str| drawn.netlist.manifest.module(module).is_none_or(|m| m.ports.iter().any(|p| p.name == "rst"));
-    for (folder, checked, module, cut, generated, copy) in scopes {
+    for Scope { folder, checked, module, cut, generated, copy, last } in scopes {
         let sides = Sides {
             top: &checked,
             reset: !cut.lifted() && reset(&checked),
@@ -199,7 +211,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
             // block around it holds all of it and more, and would not finish either (a
             // register file cache's rank logic beside its 48 entries of 256 bits: 19 million
             // variables to the search in the module, 23 million in the block).
-            Ok(prove_equiv::Equivalence::Unknown { why }) if folder == "module" => {
+            Ok(prove_equiv::Equivalence::Unknown { why }) if last => {
                 return Ok(Equivalence::Unknown { why: format!("in {module} alone: {why}") });
             }
             _ => {}
@@ -226,6 +238,27 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
         }
         prove_equiv::Equivalence::Unknown { why } => Equivalence::Unknown { why },
     })
+}
+
+/// One module the check tries: `checked` (reported as `module`) with what was `cut` out, the
+/// commands loading it as generated and as the copy with the edit, in `dir/folder`. With `last`,
+/// a proof and a search that both run out of time end the check: what comes after holds all of
+/// it and more.
+struct Scope {
+    folder: String,
+    checked: String,
+    module: String,
+    cut: Cut,
+    generated: String,
+    copy: String,
+    last: bool,
+}
+
+impl Scope {
+    fn new(folder: &str, checked: &str, module: &str, cut: Cut, generated: String, copy: String) -> Self {
+        let (folder, checked, module) = (folder.to_string(), checked.to_string(), module.to_string());
+        Scope { folder, checked, module, cut, generated, copy, last: false }
+    }
 }
 
 /// The module a lone edited cell is lifted into ([`lone_cell`]).
@@ -399,17 +432,28 @@ fn cut_instances(
     format!("hierarchy -top {module}\nproc\nexpose -evert {}\n", types.into_iter().collect::<Vec<_>>().join(" "))
 }
 
-/// The module a flattened cell name (`$flatten\u_a.\u_b.$and$x.v:3$7`) comes from and the
-/// cell's name in it (`$and$x.v:3$7`); `None` for a cell of the top module itself.
-fn innermost(top: &str, cell: &str, modules: &HashMap<(String, String), String>) -> Option<(String, String)> {
-    let mut rest = cell.strip_prefix("$flatten")?;
+/// Whether `module` instantiates one of `kinds`, directly or below.
+fn holds_any(module: &str, kinds: &[String], instances: &HashMap<(String, String), String>) -> bool {
+    instances.iter().filter(|((m, _), _)| m == module).any(|(_, k)| kinds.contains(k) || holds_any(k, kinds, instances))
+}
+
+/// Every module below `top` that a flattened cell name sits in, outermost first, each with the
+/// cell's name in that module flattened: `$flatten\u_a.\u_b.$and$x.v:3$7` is
+/// `$flatten\u_b.$and$x.v:3$7` in `u_a`'s module and `$and$x.v:3$7` in `u_b`'s. Empty for a
+/// cell of the top module itself, or an instance the design does not hold.
+fn enclosing(top: &str, cell: &str, modules: &HashMap<(String, String), String>) -> Vec<(String, String)> {
+    let Some(mut rest) = cell.strip_prefix("$flatten") else { return Vec::new() };
     let mut module = top.to_string();
+    let mut path = Vec::new();
     while rest.starts_with('\\') {
-        let (instance, tail) = rest.split_once('.')?;
-        module = modules.get(&(module, instance.to_string()))?.clone();
+        let Some((instance, tail)) = rest.split_once('.') else { return Vec::new() };
+        let Some(kind) = modules.get(&(module, instance.to_string())) else { return Vec::new() };
+        module = kind.clone();
         rest = tail;
+        let name = if tail.starts_with('\\') { format!("$flatten{tail}") } else { tail.to_string() };
+        path.push((module.clone(), name));
     }
-    (module != top).then(|| (module, rest.to_string()))
+    path
 }
 
 #[cfg(test)]
@@ -424,15 +468,35 @@ mod tests {
         let modules = instances(rtlil);
         let cell = "$flatten\\u_group2.\\u_bank_c0.$auto$proc_memwr.cc:45:proc_memwr$430";
         assert_eq!(
-            innermost("top", cell, &modules),
+            enclosing("top", cell, &modules).pop(),
             Some(("sram".into(), "$auto$proc_memwr.cc:45:proc_memwr$430".into()))
         );
         assert_eq!(
-            innermost("top", "$flatten\\u_group2.$and$g.v:3$1", &modules),
+            enclosing("top", "$flatten\\u_group2.$and$g.v:3$1", &modules).pop(),
             Some(("group".into(), "$and$g.v:3$1".into()))
         );
-        assert_eq!(innermost("top", "$and$top.v:9$3", &modules), None);
-        assert_eq!(innermost("top", "$flatten\\u_missing.$and$g.v:3$1", &modules), None);
+        assert_eq!(enclosing("top", "$and$top.v:9$3", &modules).pop(), None);
+        assert_eq!(enclosing("top", "$flatten\\u_missing.$and$g.v:3$1", &modules).pop(), None);
+    }
+
+    /// The modules around an edit, each with the edited cell's name in it once flattened: what
+    /// the check gives Yosys' `mutate` when it tries an enclosing module.
+    #[test]
+    fn a_flattened_cell_is_named_in_every_module_around_it() {
+        let rtlil = "module \\top\n  cell \\group \\u_group2\n  end\nend\nmodule \\group\n  cell \\sram \\u_bank_c0\n  end\nend\n";
+        let modules = instances(rtlil);
+        let cell = "$flatten\\u_group2.\\u_bank_c0.$and$s.v:7$2";
+        assert_eq!(
+            enclosing("top", cell, &modules),
+            vec![
+                ("group".to_string(), "$flatten\\u_bank_c0.$and$s.v:7$2".to_string()),
+                ("sram".to_string(), "$and$s.v:7$2".to_string()),
+            ]
+        );
+        assert!(holds_any("top", &["sram".to_string()], &modules));
+        assert!(!holds_any("sram", &["sram".to_string()], &modules));
+        assert!(enclosing("top", "$and$top.v:9$3", &modules).is_empty());
+        assert!(enclosing("top", "$flatten\\u_group2.\\u_missing.$and$s.v:7$2", &modules).is_empty());
     }
 
     #[test]

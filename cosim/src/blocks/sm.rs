@@ -228,13 +228,25 @@ impl InSm for SmRf<Mrf, Issue> {
 /// in the scoreboard and the banks), even seeds every register a thread has (so that the
 /// decodes of the high registers are reached too). 2.6 register reads per instruction make
 /// most instructions read three sources, so every collector's third operand slot captures data
-/// (at the synthetic default of 2.0, edits of that capture survived a mutation campaign).
+/// (at the synthetic default of 2.0, edits of that capture survived a mutation campaign). The
+/// guards use every predicate a warp has, and the programs of a run ([`random_run`]: `seed +
+/// k·2³²`) take blocks of half the warps, then of one, three and two warps, so that warps are
+/// launched apart from their neighbours: with guards on `p2` alone and blocks of half the warps,
+/// edits of the high predicates' scoreboard bits and of the age order between warps of one
+/// block survived a mutation campaign.
 pub fn random_program_spec(checked: &Checked, seed: u64) -> String {
     let g = &checked.geometry;
-    let threads = (g.warps * g.lanes / 2).clamp(g.lanes, 256);
     let registers = if seed.is_multiple_of(2) { g.registers } else { g.registers.min(16) };
+    let (threads, blocks) = match (seed >> 32) % 4 {
+        0 => ((g.warps * g.lanes / 2).clamp(g.lanes, 256), 3),
+        k => {
+            // Every warp slot filled, and two blocks more that take the slots of finished ones.
+            let warps = [1, 3, 2][k as usize - 1].min(g.warps);
+            (warps * g.lanes, g.warps.div_ceil(warps) + 2)
+        }
+    };
     format!(
-        "synthetic:length=60,iterations=2,blocks=3,threads={threads},registers={registers},reads=2.6,divergence=0.2,long_latency=0.1,sfu=0.1,barriers=0.1,predicated=0.15,seed={seed}"
+        "synthetic:length=60,iterations=2,blocks={blocks},threads={threads},registers={registers},reads=2.6,divergence=0.2,long_latency=0.1,sfu=0.1,barriers=0.1,predicated=0.15,predicates=6,seed={seed}"
     )
 }
 
@@ -309,6 +321,28 @@ mod tests {
         for seed in 1..=4 {
             let regs = random_program(&small, seed).regs;
             assert_eq!(regs, if seed.is_multiple_of(2) { 32 } else { 16 }, "seed {seed}");
+        }
+    }
+
+    /// The programs of one run launch blocks of half the `small` SM's 8 warps, then of one,
+    /// three and two (each filling every slot and then two more), and between them guard with
+    /// every predicate from `p2` to `p7`.
+    #[test]
+    fn a_runs_programs_launch_warps_apart_and_guard_with_every_predicate() {
+        let small = rfgen_gen::config::preset("small").unwrap();
+        let shapes: Vec<(u32, u32)> = (0..5u64)
+            .map(|k| random_program(&small, 1 + (k << 32)))
+            .map(|p| (p.warps_per_block(small.geometry.lanes), p.blocks))
+            .collect();
+        assert_eq!(shapes, [(4, 3), (1, 10), (3, 5), (2, 6), (4, 3)]);
+        let text: String = (0..5u64)
+            .map(|k| {
+                let spec = random_program_spec(&small, 2 + (k << 32));
+                synthetic::source(&synthetic::Knobs::parse(spec.strip_prefix("synthetic:").unwrap()).unwrap())
+            })
+            .collect();
+        for p in 2..8 {
+            assert!(text.contains(&format!("@p{p} ")), "no guard on p{p}");
         }
     }
 }

@@ -48,6 +48,9 @@ pub struct Knobs {
     /// Share of ALU instructions guarded by a predicate just computed from lane data (`setp`,
     /// then `@p2`): partial writes and predicate dependencies.
     pub predicated: f64,
+    /// Predicates the guards draw from, `p2` up (`p0` and `p1` steer the loop and the
+    /// divergence): with more than one, every predicate's scoreboard bit is reached.
+    pub predicates: u32,
     /// Registers per thread the kernel uses: r0–r4 (thread id, offset, loop counter, scratch,
     /// noise), the value registers the body rotates through, and the long-lived one.
     pub registers: u32,
@@ -72,13 +75,14 @@ impl Default for Knobs {
             ilp: 0.5,
             barriers: 0.0,
             predicated: 0.0,
+            predicates: 1,
             registers: 29,
             seed: 1,
         }
     }
 }
 
-const KEYS: &str = "length iterations blocks threads reads lifetime long_latency sfu divergence noise prefer_unread hot ilp barriers predicated registers seed";
+const KEYS: &str = "length iterations blocks threads reads lifetime long_latency sfu divergence noise prefer_unread hot ilp barriers predicated predicates registers seed";
 
 impl Knobs {
     /// Parses `key=value,key=value`; unspecified knobs keep their defaults.
@@ -122,6 +126,7 @@ impl Knobs {
                 "ilp" => k.ilp = frac(0.0, 1.0)?,
                 "barriers" => k.barriers = frac(0.0, 1.0)?,
                 "predicated" => k.predicated = frac(0.0, 1.0)?,
+                "predicates" => k.predicates = int(1, GUARDS)?,
                 "registers" => k.registers = int(FIRST + HOT + 2, MAX_REGISTERS)?,
                 "seed" => {
                     k.seed = value.parse().map_err(|_| format!("seed = {value}: allowed a non-negative integer"))?
@@ -144,6 +149,9 @@ const FIRST: u32 = NOISE + 1;
 
 /// Registers a kernel may name (r0 to r255).
 const MAX_REGISTERS: u32 = 256;
+
+/// Predicates a guard may use: `p2` to `p7` (a kernel names `p0` to `p7`).
+const GUARDS: u32 = 6;
 
 /// Long-lived values (after the body's registers), set at the top of every loop iteration and
 /// replaced now and then.
@@ -301,11 +309,13 @@ fn body_instruction(s: &mut String, rng: &mut Xoshiro256PlusPlus, knobs: &Knobs,
             _ => ("mad", src),
         };
         let guard = if knobs.predicated > 0.0 && rng.random_bool(knobs.predicated) {
+            // One predicate draws nothing, so the default kernels stay as they were.
+            let p = 2 + if knobs.predicates > 1 { rng.random_range(0..knobs.predicates) } else { 0 };
             let a = v.pick(rng, knobs);
-            let _ = writeln!(s, "    setp.ltu p2, r{a}, r{NOISE}");
-            "@p2 "
+            let _ = writeln!(s, "    setp.ltu p{p}, r{a}, r{NOISE}");
+            format!("@p{p} ")
         } else {
-            "    "
+            "    ".to_string()
         };
         let dst = v.write();
         let _ = writeln!(s, "{guard}{op} r{dst}, {}", args.join(", "));
@@ -329,6 +339,19 @@ mod tests {
         assert_eq!(Knobs::parse("reads=7").unwrap_err(), "reads = 7: allowed 0 to 3");
         assert!(Knobs::parse("length").unwrap_err().contains("is not key=value"));
         assert_eq!(Knobs::parse("registers=257").unwrap_err(), "registers = 257: allowed 8 to 256");
+    }
+
+    /// The guards draw from `predicates` predicates, `p2` up; one keeps every guard on `p2`.
+    #[test]
+    fn guards_draw_from_the_predicates_the_knob_allows() {
+        let text = |predicates| source(&Knobs { length: 400, predicated: 0.5, predicates, ..Knobs::default() });
+        // Guards of ALU instructions (`p0` and `p1` guard the loop's and the divergence's branches).
+        let used = |t: &str| {
+            (0..8).filter(|p| t.contains(&format!("@p{p} ")) && !t.contains(&format!("@p{p} bra"))).collect::<Vec<_>>()
+        };
+        assert_eq!(used(&text(1)), vec![2]);
+        assert_eq!(used(&text(GUARDS)), (2..8).collect::<Vec<_>>());
+        assert_eq!(Knobs::parse("predicates=7").unwrap_err(), "predicates = 7: allowed 1 to 6");
     }
 
     #[test]
