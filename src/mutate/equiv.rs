@@ -686,6 +686,23 @@ mod tests {
         assert!(matches!(verdict, Equivalence::Differs { .. }), "{verdict:?}");
     }
 
+    /// An edit its module's ports show and the module around it never reads: the scoreboard's
+    /// long-latency bits, which the `small` issue stage leaves unconnected. Proved in the issue
+    /// stage within the composed top, without the MRF beside it.
+    #[test]
+    fn an_edit_the_enclosing_module_never_reads_is_proved_there() {
+        let (dir, drawn) = drawn_from("small", rfgen_gen::Block::Sm);
+        // `set_longs = set_regs & {256{set_long}}`, bit 3 of the replicated `set_long` stuck:
+        // the scoreboard's `long_pending` differs from the third cycle.
+        let cell = drawn_cell(&drawn, "small_scoreboard", "$and", "small_scoreboard.v:34");
+        let stuck =
+            Mutant { index: 1, mode: "const1".into(), cell, port: "B".into(), bit: 3, ctrlbit: None, src: vec![] };
+        assert_eq!(
+            check(&drawn, &stuck, 4, LIMIT, dir.path()).unwrap(),
+            Equivalence::Proved { module: "small_issue".into(), cut: Cut::Nothing }
+        );
+    }
+
     #[test]
     fn an_operand_bit_a_constant_decides_is_proved_with_the_cells_driving_it() {
         let (dir, drawn) = drawn_from("isca15-bdi", rfgen_gen::Block::Bdi);
