@@ -21,9 +21,9 @@
 //!    masked around it), each module enclosing the edited one, inner first, flattened with its
 //!    memory leaves cut out: a scoreboard's edit in the issue stage, without the composed top's
 //!    MRF.
-//! 4. **In the block**: failing that, the flattened block with and without the edit, proved by induction; else
-//!    Yosys' SAT solver looks for an input sequence from reset on which an output differs within
-//!    a bounded number of cycles.
+//! 4. **In the block**: failing that, the flattened block with and without the edit, proved by
+//!    induction; else Yosys' SAT solver looks for an input sequence from reset on which an
+//!    output differs within a bounded number of cycles.
 //!
 //! Proved or not found: the mutant is equivalent (for every input sequence, or within the
 //! bound). Found: it is an escape of the stimulus (docs/mutate.md).
@@ -164,7 +164,10 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
         scopes.push(Scope::new("module_cut", &module, &module, Cut::Instances, generated, copy));
     }
     if module != *top {
-        scopes.push(Scope { last: true, ..Scope::new("module", &module, &module, Cut::Nothing, read.clone(), edited) });
+        scopes.push(Scope {
+            ends_if_unknown: true,
+            ..Scope::new("module", &module, &module, Cut::Nothing, read.clone(), edited)
+        });
     }
     // Flattened, with its memory leaves cut out: each module enclosing the edited one, inner
     // first (an edit of the scoreboard that its ports show may be masked in the issue stage
@@ -172,18 +175,20 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     // MRF without its banks is small enough to solve where the banks as flip-flops are not).
     let flat = |m: &str| {
         let cores: Vec<String> = drawn.leaves.iter().map(|l| format!("{m}/t:{}", observed::core_name(l))).collect();
-        match observe.is_empty() || !holds_any(m, &drawn.leaves, &drawn.instances) {
-            true => (format!("{read}hierarchy -top {m}\nproc\nflatten\n"), Cut::Nothing),
-            false => (
-                format!("{read}{observe}hierarchy -top {m}\nproc\nflatten\nexpose -evert {}\n", cores.join(" ")),
-                Cut::MemoryLeaves,
-            ),
+        if observe.is_empty() || !holds_any(m, &drawn.leaves, &drawn.instances) {
+            (format!("{read}hierarchy -top {m}\nproc\nflatten\n"), Cut::Nothing)
+        } else {
+            let cut = format!("expose -evert {}\n", cores.join(" "));
+            (format!("{read}{observe}hierarchy -top {m}\nproc\nflatten\n{cut}"), Cut::MemoryLeaves)
         }
     };
     for (outer, cell) in path.iter().rev() {
         let (generated, cut) = flat(outer);
         let copy = format!("{generated}mutate -module {outer} -cell {cell} {edit}\n");
-        scopes.push(Scope { last: true, ..Scope::new(&format!("in_{outer}"), outer, outer, cut, generated, copy) });
+        scopes.push(Scope {
+            ends_if_unknown: true,
+            ..Scope::new(&format!("in_{outer}"), outer, outer, cut, generated, copy)
+        });
     }
     if !observe.is_empty() {
         let (generated, cut) = flat(top);
@@ -192,7 +197,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     }
     let reset =
         |module: &str| drawn.netlist.manifest.module(module).is_none_or(|m| m.ports.iter().any(|p| p.name == "rst"));
-    for Scope { folder, checked, module, cut, generated, copy, last } in scopes {
+    for Scope { folder, checked, module, cut, generated, copy, ends_if_unknown } in scopes {
         let sides = Sides {
             top: &checked,
             reset: !cut.lifted() && reset(&checked),
@@ -211,7 +216,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
             // block around it holds all of it and more, and would not finish either (a
             // register file cache's rank logic beside its 48 entries of 256 bits: 19 million
             // variables to the search in the module, 23 million in the block).
-            Ok(prove_equiv::Equivalence::Unknown { why }) if last => {
+            Ok(prove_equiv::Equivalence::Unknown { why }) if ends_if_unknown => {
                 return Ok(Equivalence::Unknown { why: format!("in {module} alone: {why}") });
             }
             _ => {}
@@ -241,7 +246,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
 }
 
 /// One module the check tries: `checked` (reported as `module`) with what was `cut` out, the
-/// commands loading it as generated and as the copy with the edit, in `dir/folder`. With `last`,
+/// commands loading it as generated and as the copy with the edit, in `dir/folder`. With `ends_if_unknown`,
 /// a proof and a search that both run out of time end the check: what comes after holds all of
 /// it and more.
 struct Scope {
@@ -251,13 +256,13 @@ struct Scope {
     cut: Cut,
     generated: String,
     copy: String,
-    last: bool,
+    ends_if_unknown: bool,
 }
 
 impl Scope {
     fn new(folder: &str, checked: &str, module: &str, cut: Cut, generated: String, copy: String) -> Self {
         let (folder, checked, module) = (folder.to_string(), checked.to_string(), module.to_string());
-        Scope { folder, checked, module, cut, generated, copy, last: false }
+        Scope { folder, checked, module, cut, generated, copy, ends_if_unknown: false }
     }
 }
 
@@ -463,7 +468,7 @@ mod tests {
     const LIMIT: Duration = Duration::from_secs(TIMEOUT_S);
 
     #[test]
-    fn a_flattened_cell_is_found_in_its_module() {
+    fn a_flattened_cell_is_found_in_its_module_and_named_in_every_module_around_it() {
         let rtlil = "module \\top\n  cell \\group \\u_group2\n  end\nend\nmodule \\group\n  cell \\sram \\u_bank_c0\n  end\n  cell $and $and$g.v:3$1\n  end\nend\n";
         let modules = instances(rtlil);
         let cell = "$flatten\\u_group2.\\u_bank_c0.$auto$proc_memwr.cc:45:proc_memwr$430";
@@ -477,14 +482,8 @@ mod tests {
         );
         assert_eq!(enclosing("top", "$and$top.v:9$3", &modules).pop(), None);
         assert_eq!(enclosing("top", "$flatten\\u_missing.$and$g.v:3$1", &modules).pop(), None);
-    }
-
-    /// The modules around an edit, each with the edited cell's name in it once flattened: what
-    /// the check gives Yosys' `mutate` when it tries an enclosing module.
-    #[test]
-    fn a_flattened_cell_is_named_in_every_module_around_it() {
-        let rtlil = "module \\top\n  cell \\group \\u_group2\n  end\nend\nmodule \\group\n  cell \\sram \\u_bank_c0\n  end\nend\n";
-        let modules = instances(rtlil);
+        // Every module around an edit, each with the edited cell's name in it once flattened:
+        // what the check gives Yosys' `mutate` when it tries an enclosing module.
         let cell = "$flatten\\u_group2.\\u_bank_c0.$and$s.v:7$2";
         assert_eq!(
             enclosing("top", cell, &modules),
