@@ -6,7 +6,7 @@ use super::progress::Progress;
 use super::synth::pool;
 use super::{ConfigSource, bad_input, claim_folder};
 use crate::mutate::equiv::{self, Cut, Equivalence};
-use crate::mutate::{self, MAX_MUTANTS, Mutant, Stimulus, Verdict};
+use crate::mutate::{self, MAX_MUTANTS, Mutant, Stimulus, Verdict, parts};
 use crate::sweep::write_atomic;
 use clap::Args;
 use rayon::prelude::*;
@@ -16,6 +16,7 @@ use rfgen_cosim::verilator::default_cache_dir;
 use rfgen_gen::{Block, SramKind};
 use rfgen_model::kernel::Kernel;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -111,6 +112,8 @@ struct Campaign<'a> {
     /// Drawn edits left out: an asynchronous read port's enable, which Yosys cannot write.
     unwritable: usize,
     caught: usize,
+    /// Of those, caught by the lockstep of a part around the edit (after the block's own).
+    caught_by_parts: usize,
     survived: usize,
     /// Survivors no input sequence of `equiv_depth` cycles tells from the unmutated netlist.
     equivalent: usize,
@@ -238,6 +241,30 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             })
             .collect::<anyhow::Result<_>>()
     })?;
+    // Survivors not shown equivalent, through the lockstep of each part around their edit.
+    let parts = parts::find(args.block, &checked, &design);
+    let reaching: Vec<&Mutant> = drawn
+        .mutants
+        .iter()
+        .zip(&verdicts)
+        .zip(&equivalence)
+        .filter(|((_, v), e)| matches!(v, Verdict::Survived) && !e.as_ref().is_some_and(Equivalence::is_equivalent))
+        .map(|((m, _), _)| m)
+        .collect();
+    let mut by_part = HashMap::new();
+    if !parts.is_empty() && !reaching.is_empty() {
+        let mut starting = |part: &parts::Part, survivors: usize| {
+            eprintln!(
+                "running {survivors} survivors under the lockstep of --block {} ({})",
+                part.block.name(),
+                part.top()
+            );
+        };
+        by_part = pool.install(|| parts::run(&drawn, &parts, &reaching, &checked, &stimulus, &cache, &mut starting))?;
+    }
+    let by_parts = by_part.len();
+    let verdicts: Vec<Verdict> =
+        drawn.mutants.iter().zip(verdicts).map(|(m, v)| by_part.remove(&m.index).unwrap_or(v)).collect();
     let caught = verdicts.iter().filter(|v| matches!(v, Verdict::Caught { .. })).count();
     let survived = verdicts.len() - caught;
     let equivalent = equivalence.iter().flatten().filter(|e| e.is_equivalent()).count();
@@ -280,8 +307,9 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         parts.join(", ")
     };
     println!(
-        "\n{top}: {caught} of {} non-equivalent mutants caught ({score:.1} %); {survived} of {} survived, {equivalent} of them equivalent; stimulus: {stimulus_text}; {:.0} s",
+        "\n{top}: {caught} of {} non-equivalent mutants caught ({score:.1} %{}); {survived} of {} survived, {equivalent} of them equivalent; stimulus: {stimulus_text}; {:.0} s",
         verdicts.len() - equivalent,
+        if by_parts > 0 { format!(", {by_parts} of them by a part's own lockstep") } else { String::new() },
         verdicts.len(),
         start.elapsed().as_secs_f64()
     );
@@ -304,6 +332,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             kernels: kernels.iter().map(|k| k.name.as_str()).collect(),
             unwritable: drawn.unwritable,
             caught,
+            caught_by_parts: by_parts,
             survived,
             equivalent,
             equiv_depth: args.equiv_depth,

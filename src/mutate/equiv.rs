@@ -446,7 +446,7 @@ fn holds_any(module: &str, kinds: &[String], instances: &HashMap<(String, String
 /// cell's name in that module flattened: `$flatten\u_a.\u_b.$and$x.v:3$7` is
 /// `$flatten\u_b.$and$x.v:3$7` in `u_a`'s module and `$and$x.v:3$7` in `u_b`'s. Empty for a
 /// cell of the top module itself, or an instance the design does not hold.
-fn enclosing(top: &str, cell: &str, modules: &HashMap<(String, String), String>) -> Vec<(String, String)> {
+pub(super) fn enclosing(top: &str, cell: &str, modules: &HashMap<(String, String), String>) -> Vec<(String, String)> {
     let Some(mut rest) = cell.strip_prefix("$flatten") else { return Vec::new() };
     let mut module = top.to_string();
     let mut path = Vec::new();
@@ -462,7 +462,7 @@ fn enclosing(top: &str, cell: &str, modules: &HashMap<(String, String), String>)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     const LIMIT: Duration = Duration::from_secs(TIMEOUT_S);
@@ -615,7 +615,7 @@ mod tests {
 
     /// The cell of type `kind` whose source location starts with `src` in `module`, as the
     /// flattened netlist names it through one instance of that module (its own name in the top).
-    fn drawn_cell(drawn: &Mutants, module: &str, kind: &str, src: &str) -> String {
+    pub(in crate::mutate) fn drawn_cell(drawn: &Mutants, module: &str, kind: &str, src: &str) -> String {
         let rtlil = std::fs::read_to_string(&drawn.design).unwrap();
         let body = rtlil.split("\nmodule ").find(|m| m.starts_with(&format!("\\{module}\n"))).unwrap();
         let mut located = "";
@@ -648,7 +648,7 @@ mod tests {
 
     /// One mutant drawn from `block` of `preset` (only the netlist and design it reads matter
     /// here), in a folder kept as long as the returned one lives.
-    fn drawn_from(preset: &str, block: rfgen_gen::Block) -> (tempfile::TempDir, Mutants) {
+    pub(in crate::mutate) fn drawn_from(preset: &str, block: rfgen_gen::Block) -> (tempfile::TempDir, Mutants) {
         let checked = rfgen_gen::config::preset(preset).unwrap();
         let design = block.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
         let dir = tempfile::tempdir().unwrap();

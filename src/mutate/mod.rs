@@ -5,6 +5,7 @@
 //! traffic, until a run tells it from the model (docs/mutate.md).
 
 pub mod equiv;
+pub mod parts;
 
 use crate::synth::yosys;
 use anyhow::{Context, Result, bail};
