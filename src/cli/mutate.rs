@@ -39,8 +39,10 @@ outputs differ catches it. The unmutated netlist must pass the same runs first. 
 catches survived: an escape of the stimulus, or an edit that changes nothing the block's ports
 show (an equivalent mutant). Each survivor is checked as `rfgen prove --rtl` checks a copy:
 proved equivalent by induction, else searched for a difference over --equiv-depth cycles from
-reset (found: an escape; none: equivalent within the bound). The score is caught / (mutants -
-equivalent).
+reset (found: an escape; none: equivalent within the bound). A survivor not shown equivalent
+whose edit sits in another block generated inside this one (the composed top's issue stage,
+scoreboard, ...) then runs under that block's own lockstep, inner first. The score is caught /
+(mutants - equivalent).
 
 Exit status: 0 when the campaign ran (and the score reached --min-score), 1 below it or when
 the unmutated netlist fails, 2 on bad input.")]
