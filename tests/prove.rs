@@ -369,3 +369,31 @@ fn the_cache_keeps_every_latest_value_and_an_eviction_without_write_back_fails()
     assert!(result(&out, "rfc.writeback").starts_with("FAILED "), "{out}");
     assert!(result(&out, "arbiter.grant").starts_with("proved "), "{out}");
 }
+
+/// Two entries per slot with LRU: the proof's induction holds that a slot's valid entries come
+/// first outside a flush, which the cache's victim choice rests on. A cache that fills a slot
+/// from its last entry keeps every value, but breaks that order, and the proof no longer closes.
+#[test]
+fn a_slots_valid_entries_come_first_and_a_cache_filling_from_the_last_is_not_proved() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c2.toml");
+    std::fs::write(
+        &config,
+        CACHED.replace("c1", "c2").replace("entries = 1\nreplacement = \"fifo\"", "entries = 2\nreplacement = \"lru\""),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let prove = |extra: &[&str]| {
+        let o = rfgen(&[&["prove", "--config", config, "--block", "mrf", "--depth", "2"], extra].concat());
+        (o.status.code(), stdout(&o) + &stderr(&o))
+    };
+    let (code, out) = prove(&[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(result(&out, "rfc.writeback").starts_with("proved "), "{out}");
+
+    let from = "  assign victim[0] = wb_sel[0] & (~valid[1] ? (~valid[0]) : (rank_r2_0 == 1'd1));\n  assign victim[1] = wb_sel[0] & (~valid[1] ? (~valid[1] & valid[0]) : (rank_r2_1 == 1'd1));";
+    let to = "  assign victim[0] = wb_sel[0] & (~valid[0] ? (~valid[0] & valid[1]) : (rank_r2_0 == 1'd1));\n  assign victim[1] = wb_sel[0] & (~valid[0] ? (~valid[1]) : (rank_r2_1 == 1'd1));";
+    let rtl = mutant(dir.path(), config, "mrf", "c2_rfc.v", from, to);
+    let (_, out) = prove(&["--rtl", &rtl, "--time-limit", "5"]);
+    assert!(result(&out, "rfc.writeback").starts_with("bounded to 2 "), "{out}");
+}

@@ -478,63 +478,64 @@ module full_rfc (
   // Replacement order (rank 0 = most recent): a touched entry becomes rank 0 and the entries
   // more recent than it move down one.
 
-  // The victim of an allocation: the first invalid entry of the slot, else the oldest.
+  // The victim of an allocation: the first invalid entry of the slot, else the oldest. A
+  // slot's valid entries come first, so it has an invalid one when its last entry is.
   // slot 0
-  assign victim[0] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[0]) : (rank0 == 3'd5));
-  assign victim[1] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[1] & valid[0]) : (rank1 == 3'd5));
-  assign victim[2] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[2] & valid[0] & valid[1]) : (rank2 == 3'd5));
-  assign victim[3] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[3] & valid[0] & valid[1] & valid[2]) : (rank3 == 3'd5));
-  assign victim[4] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[4] & valid[0] & valid[1] & valid[2] & valid[3]) : (rank4 == 3'd5));
-  assign victim[5] = wb_sel[0] & ((~valid[0] | ~valid[1] | ~valid[2] | ~valid[3] | ~valid[4] | ~valid[5]) ? (~valid[5] & valid[0] & valid[1] & valid[2] & valid[3] & valid[4]) : (rank5 == 3'd5));
+  assign victim[0] = wb_sel[0] & (~valid[5] ? (~valid[0]) : (rank0 == 3'd5));
+  assign victim[1] = wb_sel[0] & (~valid[5] ? (~valid[1] & valid[0]) : (rank1 == 3'd5));
+  assign victim[2] = wb_sel[0] & (~valid[5] ? (~valid[2] & valid[1]) : (rank2 == 3'd5));
+  assign victim[3] = wb_sel[0] & (~valid[5] ? (~valid[3] & valid[2]) : (rank3 == 3'd5));
+  assign victim[4] = wb_sel[0] & (~valid[5] ? (~valid[4] & valid[3]) : (rank4 == 3'd5));
+  assign victim[5] = wb_sel[0] & (~valid[5] ? (~valid[5] & valid[4]) : (rank5 == 3'd5));
   // slot 1
-  assign victim[6] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[6]) : (rank6 == 3'd5));
-  assign victim[7] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[7] & valid[6]) : (rank7 == 3'd5));
-  assign victim[8] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[8] & valid[6] & valid[7]) : (rank8 == 3'd5));
-  assign victim[9] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[9] & valid[6] & valid[7] & valid[8]) : (rank9 == 3'd5));
-  assign victim[10] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[10] & valid[6] & valid[7] & valid[8] & valid[9]) : (rank10 == 3'd5));
-  assign victim[11] = wb_sel[1] & ((~valid[6] | ~valid[7] | ~valid[8] | ~valid[9] | ~valid[10] | ~valid[11]) ? (~valid[11] & valid[6] & valid[7] & valid[8] & valid[9] & valid[10]) : (rank11 == 3'd5));
+  assign victim[6] = wb_sel[1] & (~valid[11] ? (~valid[6]) : (rank6 == 3'd5));
+  assign victim[7] = wb_sel[1] & (~valid[11] ? (~valid[7] & valid[6]) : (rank7 == 3'd5));
+  assign victim[8] = wb_sel[1] & (~valid[11] ? (~valid[8] & valid[7]) : (rank8 == 3'd5));
+  assign victim[9] = wb_sel[1] & (~valid[11] ? (~valid[9] & valid[8]) : (rank9 == 3'd5));
+  assign victim[10] = wb_sel[1] & (~valid[11] ? (~valid[10] & valid[9]) : (rank10 == 3'd5));
+  assign victim[11] = wb_sel[1] & (~valid[11] ? (~valid[11] & valid[10]) : (rank11 == 3'd5));
   // slot 2
-  assign victim[12] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[12]) : (rank12 == 3'd5));
-  assign victim[13] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[13] & valid[12]) : (rank13 == 3'd5));
-  assign victim[14] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[14] & valid[12] & valid[13]) : (rank14 == 3'd5));
-  assign victim[15] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[15] & valid[12] & valid[13] & valid[14]) : (rank15 == 3'd5));
-  assign victim[16] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[16] & valid[12] & valid[13] & valid[14] & valid[15]) : (rank16 == 3'd5));
-  assign victim[17] = wb_sel[2] & ((~valid[12] | ~valid[13] | ~valid[14] | ~valid[15] | ~valid[16] | ~valid[17]) ? (~valid[17] & valid[12] & valid[13] & valid[14] & valid[15] & valid[16]) : (rank17 == 3'd5));
+  assign victim[12] = wb_sel[2] & (~valid[17] ? (~valid[12]) : (rank12 == 3'd5));
+  assign victim[13] = wb_sel[2] & (~valid[17] ? (~valid[13] & valid[12]) : (rank13 == 3'd5));
+  assign victim[14] = wb_sel[2] & (~valid[17] ? (~valid[14] & valid[13]) : (rank14 == 3'd5));
+  assign victim[15] = wb_sel[2] & (~valid[17] ? (~valid[15] & valid[14]) : (rank15 == 3'd5));
+  assign victim[16] = wb_sel[2] & (~valid[17] ? (~valid[16] & valid[15]) : (rank16 == 3'd5));
+  assign victim[17] = wb_sel[2] & (~valid[17] ? (~valid[17] & valid[16]) : (rank17 == 3'd5));
   // slot 3
-  assign victim[18] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[18]) : (rank18 == 3'd5));
-  assign victim[19] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[19] & valid[18]) : (rank19 == 3'd5));
-  assign victim[20] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[20] & valid[18] & valid[19]) : (rank20 == 3'd5));
-  assign victim[21] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[21] & valid[18] & valid[19] & valid[20]) : (rank21 == 3'd5));
-  assign victim[22] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[22] & valid[18] & valid[19] & valid[20] & valid[21]) : (rank22 == 3'd5));
-  assign victim[23] = wb_sel[3] & ((~valid[18] | ~valid[19] | ~valid[20] | ~valid[21] | ~valid[22] | ~valid[23]) ? (~valid[23] & valid[18] & valid[19] & valid[20] & valid[21] & valid[22]) : (rank23 == 3'd5));
+  assign victim[18] = wb_sel[3] & (~valid[23] ? (~valid[18]) : (rank18 == 3'd5));
+  assign victim[19] = wb_sel[3] & (~valid[23] ? (~valid[19] & valid[18]) : (rank19 == 3'd5));
+  assign victim[20] = wb_sel[3] & (~valid[23] ? (~valid[20] & valid[19]) : (rank20 == 3'd5));
+  assign victim[21] = wb_sel[3] & (~valid[23] ? (~valid[21] & valid[20]) : (rank21 == 3'd5));
+  assign victim[22] = wb_sel[3] & (~valid[23] ? (~valid[22] & valid[21]) : (rank22 == 3'd5));
+  assign victim[23] = wb_sel[3] & (~valid[23] ? (~valid[23] & valid[22]) : (rank23 == 3'd5));
   // slot 4
-  assign victim[24] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[24]) : (rank24 == 3'd5));
-  assign victim[25] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[25] & valid[24]) : (rank25 == 3'd5));
-  assign victim[26] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[26] & valid[24] & valid[25]) : (rank26 == 3'd5));
-  assign victim[27] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[27] & valid[24] & valid[25] & valid[26]) : (rank27 == 3'd5));
-  assign victim[28] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[28] & valid[24] & valid[25] & valid[26] & valid[27]) : (rank28 == 3'd5));
-  assign victim[29] = wb_sel[4] & ((~valid[24] | ~valid[25] | ~valid[26] | ~valid[27] | ~valid[28] | ~valid[29]) ? (~valid[29] & valid[24] & valid[25] & valid[26] & valid[27] & valid[28]) : (rank29 == 3'd5));
+  assign victim[24] = wb_sel[4] & (~valid[29] ? (~valid[24]) : (rank24 == 3'd5));
+  assign victim[25] = wb_sel[4] & (~valid[29] ? (~valid[25] & valid[24]) : (rank25 == 3'd5));
+  assign victim[26] = wb_sel[4] & (~valid[29] ? (~valid[26] & valid[25]) : (rank26 == 3'd5));
+  assign victim[27] = wb_sel[4] & (~valid[29] ? (~valid[27] & valid[26]) : (rank27 == 3'd5));
+  assign victim[28] = wb_sel[4] & (~valid[29] ? (~valid[28] & valid[27]) : (rank28 == 3'd5));
+  assign victim[29] = wb_sel[4] & (~valid[29] ? (~valid[29] & valid[28]) : (rank29 == 3'd5));
   // slot 5
-  assign victim[30] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[30]) : (rank30 == 3'd5));
-  assign victim[31] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[31] & valid[30]) : (rank31 == 3'd5));
-  assign victim[32] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[32] & valid[30] & valid[31]) : (rank32 == 3'd5));
-  assign victim[33] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[33] & valid[30] & valid[31] & valid[32]) : (rank33 == 3'd5));
-  assign victim[34] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[34] & valid[30] & valid[31] & valid[32] & valid[33]) : (rank34 == 3'd5));
-  assign victim[35] = wb_sel[5] & ((~valid[30] | ~valid[31] | ~valid[32] | ~valid[33] | ~valid[34] | ~valid[35]) ? (~valid[35] & valid[30] & valid[31] & valid[32] & valid[33] & valid[34]) : (rank35 == 3'd5));
+  assign victim[30] = wb_sel[5] & (~valid[35] ? (~valid[30]) : (rank30 == 3'd5));
+  assign victim[31] = wb_sel[5] & (~valid[35] ? (~valid[31] & valid[30]) : (rank31 == 3'd5));
+  assign victim[32] = wb_sel[5] & (~valid[35] ? (~valid[32] & valid[31]) : (rank32 == 3'd5));
+  assign victim[33] = wb_sel[5] & (~valid[35] ? (~valid[33] & valid[32]) : (rank33 == 3'd5));
+  assign victim[34] = wb_sel[5] & (~valid[35] ? (~valid[34] & valid[33]) : (rank34 == 3'd5));
+  assign victim[35] = wb_sel[5] & (~valid[35] ? (~valid[35] & valid[34]) : (rank35 == 3'd5));
   // slot 6
-  assign victim[36] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[36]) : (rank36 == 3'd5));
-  assign victim[37] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[37] & valid[36]) : (rank37 == 3'd5));
-  assign victim[38] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[38] & valid[36] & valid[37]) : (rank38 == 3'd5));
-  assign victim[39] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[39] & valid[36] & valid[37] & valid[38]) : (rank39 == 3'd5));
-  assign victim[40] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[40] & valid[36] & valid[37] & valid[38] & valid[39]) : (rank40 == 3'd5));
-  assign victim[41] = wb_sel[6] & ((~valid[36] | ~valid[37] | ~valid[38] | ~valid[39] | ~valid[40] | ~valid[41]) ? (~valid[41] & valid[36] & valid[37] & valid[38] & valid[39] & valid[40]) : (rank41 == 3'd5));
+  assign victim[36] = wb_sel[6] & (~valid[41] ? (~valid[36]) : (rank36 == 3'd5));
+  assign victim[37] = wb_sel[6] & (~valid[41] ? (~valid[37] & valid[36]) : (rank37 == 3'd5));
+  assign victim[38] = wb_sel[6] & (~valid[41] ? (~valid[38] & valid[37]) : (rank38 == 3'd5));
+  assign victim[39] = wb_sel[6] & (~valid[41] ? (~valid[39] & valid[38]) : (rank39 == 3'd5));
+  assign victim[40] = wb_sel[6] & (~valid[41] ? (~valid[40] & valid[39]) : (rank40 == 3'd5));
+  assign victim[41] = wb_sel[6] & (~valid[41] ? (~valid[41] & valid[40]) : (rank41 == 3'd5));
   // slot 7
-  assign victim[42] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[42]) : (rank42 == 3'd5));
-  assign victim[43] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[43] & valid[42]) : (rank43 == 3'd5));
-  assign victim[44] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[44] & valid[42] & valid[43]) : (rank44 == 3'd5));
-  assign victim[45] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[45] & valid[42] & valid[43] & valid[44]) : (rank45 == 3'd5));
-  assign victim[46] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[46] & valid[42] & valid[43] & valid[44] & valid[45]) : (rank46 == 3'd5));
-  assign victim[47] = wb_sel[7] & ((~valid[42] | ~valid[43] | ~valid[44] | ~valid[45] | ~valid[46] | ~valid[47]) ? (~valid[47] & valid[42] & valid[43] & valid[44] & valid[45] & valid[46]) : (rank47 == 3'd5));
+  assign victim[42] = wb_sel[7] & (~valid[47] ? (~valid[42]) : (rank42 == 3'd5));
+  assign victim[43] = wb_sel[7] & (~valid[47] ? (~valid[43] & valid[42]) : (rank43 == 3'd5));
+  assign victim[44] = wb_sel[7] & (~valid[47] ? (~valid[44] & valid[43]) : (rank44 == 3'd5));
+  assign victim[45] = wb_sel[7] & (~valid[47] ? (~valid[45] & valid[44]) : (rank45 == 3'd5));
+  assign victim[46] = wb_sel[7] & (~valid[47] ? (~valid[46] & valid[45]) : (rank46 == 3'd5));
+  assign victim[47] = wb_sel[7] & (~valid[47] ? (~valid[47] & valid[46]) : (rank47 == 3'd5));
   assign evict_new = alloc & (|(victim & valid & dirty & ~dead_r));
   assign victim_idx = {|(victim & 48'b111111111111111100000000000000000000000000000000), |(victim & 48'b000000000000000011111111111111110000000000000000), |(victim & 48'b111111110000000011111111000000001111111100000000), |(victim & 48'b111100001111000011110000111100001111000011110000), |(victim & 48'b110011001100110011001100110011001100110011001100), |(victim & 48'b101010101010101010101010101010101010101010101010)};
   assign w_idx = wb_hit ? {|(wb_match & 48'b111111111111111100000000000000000000000000000000), |(wb_match & 48'b000000000000000011111111111111110000000000000000), |(wb_match & 48'b111111110000000011111111000000001111111100000000), |(wb_match & 48'b111100001111000011110000111100001111000011110000), |(wb_match & 48'b110011001100110011001100110011001100110011001100), |(wb_match & 48'b101010101010101010101010101010101010101010101010)} : victim_idx;

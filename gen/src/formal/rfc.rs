@@ -183,11 +183,20 @@ pub fn harnesses(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bo
     for l in 0..lanes {
         b += &format!("    if (evict_this && live[{l}]) assert({} == {});\n", lane("p_evict_data", l), lane("val", l));
     }
-    b += "    // Bookkeeping: every valid entry is dirty; a free slot holds nothing; within a slot the\n";
-    b += "    // valid tags differ and the ranks are a permutation.\n";
+    b += "    // Bookkeeping: every valid entry is dirty; a free slot holds nothing; outside a flush a\n";
+    b += "    // slot's valid entries come first (its victim choice rests on it); within a slot the valid\n";
+    b += "    // tags differ and the ranks are a permutation.\n";
     b += &format!("    assert((p_valid & ~p_dirty) == {});\n", lit(n, 0));
     for s in 0..a {
         b += &format!("    if (!p_owner_valid[{s}]) assert({} == {});\n", slice("p_valid", s, e), lit(e, 0));
+        for x in 1..e {
+            let i = s * e + x;
+            b += &format!(
+                "    if (!(p_flush_busy && p_flush_slot == {}) && p_valid[{i}]) assert(p_valid[{}]);\n",
+                sl(s),
+                i - 1
+            );
+        }
         for x in 0..e {
             let i = s * e + x;
             if (1u32 << rk) > e {

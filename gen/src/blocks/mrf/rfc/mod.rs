@@ -233,20 +233,20 @@ fn write_back(c: &Shape) -> String {
         last = Some(name.clone());
     }
     let read_ranks = last.clone();
-    b += "\n  // The victim of an allocation: the first invalid entry of the slot, else the oldest.\n";
+    // Entries fill in order and leave only during a flush, which takes no write-back, or all at
+    // once: outside a flush a slot's valid entries come first (an invariant `rfgen prove`
+    // checks), so it has an invalid entry when its last is, and the first is the one after the
+    // last valid.
+    b += "\n  // The victim of an allocation: the first invalid entry of the slot, else the oldest. A\n";
+    b += "  // slot's valid entries come first, so it has an invalid one when its last entry is.\n";
     for s in 0..a {
-        let any_free: Vec<String> = (0..e).map(|x| format!("~valid[{}]", idx(s, x))).collect();
         b += &format!("  // slot {s}\n");
+        let any_free = format!("~valid[{}]", idx(s, e - 1));
         for x in 0..e {
             let i = idx(s, x);
-            let lower: Vec<String> = (0..x).map(|y| format!("valid[{}]", idx(s, y))).collect();
-            let first_free =
-                if lower.is_empty() { format!("~valid[{i}]") } else { format!("~valid[{i}] & {}", lower.join(" & ")) };
+            let first_free = if x == 0 { format!("~valid[{i}]") } else { format!("~valid[{i}] & valid[{}]", i - 1) };
             let oldest = format!("({} == {})", rank_of(read_ranks.as_deref(), i), lit(rk, (e - 1) as u64));
-            b += &format!(
-                "  assign victim[{i}] = wb_sel[{s}] & (({}) ? ({first_free}) : {oldest});\n",
-                any_free.join(" | ")
-            );
+            b += &format!("  assign victim[{i}] = wb_sel[{s}] & ({any_free} ? ({first_free}) : {oldest});\n");
         }
     }
     b += "  assign evict_new = alloc & (|(victim & valid & dirty & ~dead_r));\n";
