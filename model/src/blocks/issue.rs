@@ -171,6 +171,12 @@ impl IssueIn {
             (*lv_src_valid, *lv_src_reg, *commit, *changed);
     }
 
+    /// Makes the events of a cycle (those [`IssueIn::clear_events`] clears) equal to `src`'s.
+    pub fn sync_events(&mut self, src: &IssueIn) {
+        (self.launch, self.grant_last, self.commit) = (src.launch, src.grant_last, src.commit);
+        self.clr_preds.clone_from(&src.clr_preds);
+    }
+
     /// The events of a cycle back to none; descriptors, barriers and holds stay.
     pub fn clear_events(&mut self) {
         (self.launch, self.grant_last, self.clr_valid, self.lv_valid, self.commit) = (0, false, false, false, 0);
