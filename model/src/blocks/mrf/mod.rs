@@ -881,6 +881,8 @@ impl Block for Mrf {
         self.replan();
     }
 
+    // Inlined: each caller reads a few of the ports, four times a cycle.
+    #[inline]
     fn outputs(&self) -> MrfOut<'_> {
         let p = &self.plan;
         let offered = p.offered;
