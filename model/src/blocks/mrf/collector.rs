@@ -60,7 +60,9 @@ impl OperandCollector {
 
     /// Busy, with no slot pending, in flight or waiting to fill: offered for dispatch.
     pub fn ready(&self) -> bool {
-        self.busy && self.pending == 0 && self.arriving == [0; SLOTS] && self.filling == 0
+        // Without branches: it is asked of every unit each cycle, with answers hard to predict.
+        let arriving = self.arriving.iter().fold(0, |m, &a| m | a);
+        self.busy & ((self.pending | self.filling) == 0) & (arriving == 0)
     }
 
     /// Free, with nothing in flight to it.
