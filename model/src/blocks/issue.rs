@@ -171,6 +171,12 @@ impl IssueIn {
             (*lv_src_valid, *lv_src_reg, *commit, *changed);
     }
 
+    /// Makes the events of a cycle (those [`IssueIn::clear_events`] clears) equal to `src`'s.
+    pub fn sync_events(&mut self, src: &IssueIn) {
+        (self.launch, self.grant_last, self.commit) = (src.launch, src.grant_last, src.commit);
+        self.clr_preds.clone_from(&src.clr_preds);
+    }
+
     /// The events of a cycle back to none; descriptors, barriers and holds stay.
     pub fn clear_events(&mut self) {
         (self.launch, self.grant_last, self.clr_valid, self.lv_valid, self.commit) = (0, false, false, false, 0);
@@ -452,10 +458,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         // The warps whose scoreboard or warpboard state this edge may have changed.
         let bit = |valid: bool, w: u32| if valid { 1u64.checked_shl(w).unwrap_or(0) } else { 0 };
         let mut touched = i.commit | bit(i.clr_valid, i.clr_warp) | bit(i.lv_valid, i.lv_warp);
-        touched |= bit(reserving.is_some(), w);
-        for (w, &p) in i.clr_preds.iter().enumerate() {
-            touched |= u64::from(p != 0) << w; // at most 64 warps (validation)
-        }
+        touched |= bit(reserving.is_some(), w) | nonzero(&i.clr_preds);
         let mut memo = self.memo.get();
         memo.fresh &= !touched;
         self.memo.set(memo);
@@ -481,9 +484,36 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
     }
 }
 
+/// A bit per nonzero byte (at most 64: a bit per warp), eight bytes at a time: the predicate
+/// releases are read every edge and are rarely any.
+fn nonzero(bytes: &[u8]) -> u64 {
+    let (words, rest) = bytes.as_chunks::<8>();
+    let mut m = 0;
+    let mut put =
+        |at: usize, bytes: &[u8]| bytes.iter().enumerate().for_each(|(k, &b)| m |= u64::from(b != 0) << (at + k));
+    for (k, word) in words.iter().enumerate() {
+        if u64::from_ne_bytes(*word) != 0 {
+            put(8 * k, word);
+        }
+    }
+    put(8 * words.len(), rest);
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nonzero_bytes_are_their_bits() {
+        let mut bytes = vec![0u8; 45];
+        assert_eq!(nonzero(&bytes), 0);
+        for &k in &[0, 7, 8, 31, 40, 44] {
+            bytes[k] = 1 << (k % 8);
+        }
+        assert_eq!(nonzero(&bytes), [0, 7, 8, 31, 40, 44].iter().fold(0, |m, k| m | 1 << k));
+        assert_eq!(nonzero(&[0xff; 64]), u64::MAX);
+    }
 
     /// The example of docs/issue.md ("Eligibility a cycle ahead"), cycle by cycle: under LRR,
     /// warp 0 runs `I0: r1 = ...` then `I1: ... = r1`, warp 1 three independent instructions,

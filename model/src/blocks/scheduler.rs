@@ -138,7 +138,9 @@ impl Scheduler {
             _ => (Vec::new(), 0),
         };
         let grant = self.pick(i.eligible, i.first, &active);
-        let if_free = self.pick(i.eligible_if_free, i.first, &active);
+        // With a collector free the two choices are among the same warps.
+        let if_free =
+            if i.eligible_if_free == i.eligible { grant } else { self.pick(i.eligible_if_free, i.first, &active) };
         Decision { grant, if_free, active, refill_from }
     }
 

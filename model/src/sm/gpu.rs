@@ -59,7 +59,10 @@ impl<'k> Gpu<'k> {
         for &i in &self.busy {
             self.sms[i].step()?;
         }
-        self.busy.retain(|&i| !self.sms[i].done());
+        // Most cycles no SM finishes: the list is rebuilt only when one does.
+        if self.busy.iter().any(|&i| self.sms[i].done()) {
+            self.busy.retain(|&i| !self.sms[i].done());
+        }
         self.cycle += 1;
         if self.tuba && self.cycle.is_multiple_of(TUBA_PERIOD) {
             for &i in &self.busy {

@@ -143,8 +143,8 @@ pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>> {
     shared: Rc<Shared>,
     /// Most blocks resident at once (TUBA lowers and raises it).
     block_limit: u32,
-    /// Per instruction, what the issue stage needs to know of it.
-    info: Vec<NextFields>,
+    /// Per instruction, its descriptor for the issue stage (built once, not at each issue).
+    info: Vec<Next>,
     slots: Vec<Slot>,
     blocks: Vec<Option<Block>>,
     warps_per_block: usize,
@@ -346,7 +346,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 let mut src = [None; 3];
                 i.src_regs().for_each(|(k, r)| src[k] = Some(r.into()));
                 let preds = [i.guard.map(|g| g.pred), i.psrc, i.pdst].iter().flatten().fold(0u8, |m, p| m | 1 << p);
-                NextFields {
+                Next::new(&NextFields {
                     src,
                     dst: i.dst.map(u32::from),
                     preds,
@@ -354,7 +354,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                     control: i.op.unit() == Unit::Control,
                     long: i.op.is_long_latency(),
                     long_consumer: n.long_latency_consumer,
-                }
+                })
             })
             .collect();
         let slots = (0..g.warps)
@@ -588,7 +588,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             let s = &self.slots[w];
             let next = s.warp.as_ref().and_then(|x| x.next());
             (self.rf_in.issue.next[w], self.rf_in.next_read[w]) = match next {
-                Some((pc, _)) => (Next::new(&self.info[pc as usize]), self.next_read(w, pc as usize)),
+                Some((pc, _)) => (self.info[pc as usize], self.next_read(w, pc as usize)),
                 None => Default::default(),
             };
             set(&mut self.rf_in.issue.barrier, bit, s.at_barrier);
@@ -1038,7 +1038,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         let mut m = 0;
         for (w, s) in self.slots.iter().enumerate() {
             if let Some((pc, _)) = s.warp.as_ref().and_then(Warp::next) {
-                m |= u64::from(self.info[pc as usize].dst.is_some()) << w;
+                m |= u64::from(self.info[pc as usize].dst_valid) << w;
             }
         }
         m

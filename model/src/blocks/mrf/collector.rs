@@ -22,7 +22,7 @@ pub struct OperandCollector {
     pub row: [u32; SLOTS],
     /// Per slot: the register's lanes and which of them hold a written value. The data is taken
     /// at the bank read (the banks are read-first and the path to the slot only delays it).
-    data: Vec<u32>,
+    data: [Vec<u32>; SLOTS],
     known: [u64; SLOTS],
     /// With an ORF/LRF: per slot, the level (`LEVEL_*`) and entry its MRF read also fills, and
     /// the slots whose fill is not written yet (the unit is not ready until they are).
@@ -42,7 +42,7 @@ impl OperandCollector {
             src_valid: [false; SLOTS],
             group: [0; SLOTS],
             row: [0; SLOTS],
-            data: vec![0; SLOTS * lanes],
+            data: std::array::from_fn(|_| vec![0; lanes]),
             known: [0; SLOTS],
             fill_level: [0; SLOTS],
             fill_entry: [0; SLOTS],
@@ -60,7 +60,9 @@ impl OperandCollector {
 
     /// Busy, with no slot pending, in flight or waiting to fill: offered for dispatch.
     pub fn ready(&self) -> bool {
-        self.busy && self.pending == 0 && self.arriving == [0; SLOTS] && self.filling == 0
+        // Without branches: it is asked of every unit each cycle, with answers hard to predict.
+        let arriving = self.arriving.iter().fold(0, |m, &a| m | a);
+        self.busy & ((self.pending | self.filling) == 0) & (arriving == 0)
     }
 
     /// Free, with nothing in flight to it.
@@ -76,8 +78,7 @@ impl OperandCollector {
 
     /// The data and known lanes of slot `s`.
     pub fn operand(&self, s: usize) -> (&[u32], u64) {
-        let lanes = self.data.len() / SLOTS;
-        (&self.data[s * lanes..][..lanes], self.known[s])
+        (&self.data[s], self.known[s])
     }
 
     /// Slot `s` is granted: `latency` edges until its data has arrived.
@@ -89,16 +90,14 @@ impl OperandCollector {
     /// Where slot `s`'s bank read is written, with its known lanes (the data is taken when the
     /// banks read it; the path to the slot only delays it).
     pub fn landing(&mut self, s: usize) -> (&mut [u32], &mut u64) {
-        let lanes = self.data.len() / SLOTS;
-        (&mut self.data[s * lanes..][..lanes], &mut self.known[s])
+        (&mut self.data[s], &mut self.known[s])
     }
 
     /// Slot `s` of the instruction just allocated gets its data at once (a register file cache
     /// hit, an ORF or LRF read), `known` lanes holding a value; nothing is read from the banks.
     pub fn take(&mut self, s: usize, data: &[u32], known: u64) {
-        let lanes = self.data.len() / SLOTS;
         self.pending &= !(1 << s);
-        self.data[s * lanes..][..lanes].copy_from_slice(data);
+        self.data[s].copy_from_slice(data);
         self.known[s] = known;
     }
 

@@ -881,6 +881,8 @@ impl Block for Mrf {
         self.replan();
     }
 
+    // Inlined: each caller reads a few of the ports, four times a cycle.
+    #[inline]
     fn outputs(&self) -> MrfOut<'_> {
         let p = &self.plan;
         let offered = p.offered;
@@ -910,8 +912,10 @@ impl Block for Mrf {
         self.stride = inp.rows_per_warp;
         // Decisions that depend on the state before the edge, sampled before anything changes.
         let free = self.collectors.iter().position(|u| !u.busy);
-        let offered = self.offered();
-        let complete = self.ready_mask();
+        // The plan holds the offer (derived after the last edge, from this same state).
+        let offered = self.plan.offered;
+        debug_assert_eq!(offered, self.offered());
+        let complete = if self.g.registered_dispatch { self.ready_mask() } else { 0 };
         // The ORF/LRF write port takes one fill when no write-back writes an upper level.
         let fill = match &self.orf {
             Some(_) => {

@@ -215,6 +215,11 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
         (into.lv_valid, into.lv_warp) = (take, mrf.disp_warp);
         (into.lv_src_valid, into.lv_src_reg) =
             if take { self.sources[mrf.disp_tag as usize] } else { Default::default() };
+        self.wire_release(i, into, mrf);
+    }
+
+    /// The scoreboard's release of a register result (`clr_*` and its warp's `commit`).
+    fn wire_release(&self, i: &SmRfIn, into: &mut IssueIn, mrf: &MrfOut) {
         let taken = i.mrf.wb_valid && mrf.wb_ready;
         let wb = (i.mrf.wb_warp, self.scoreboard_reg(i));
         let released = match self.release {
@@ -336,20 +341,28 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
     }
 
     fn tick(&mut self, i: &SmRfIn) {
-        let (mut issue_in, mut mrf_in) = std::mem::take(self.wired.get_mut());
+        let mut wired = self.wired.borrow_mut();
+        let (issue_in, mrf_in) = &mut *wired;
         let out = self.mrf.outputs();
         let freed = (out.disp_valid && i.mrf.disp_ready).then_some(out.disp_tag);
         let (stored, taken) = (out.wb_commit, i.mrf.wb_valid && out.wb_ready);
-        self.wire_issue(i, &mut issue_in, &out);
         let decision = match self.decided.get_mut().take() {
             Some(d) => {
-                debug_assert_eq!(d, self.issue.decide(&issue_in), "the issue stage's inputs changed after `decide`");
+                // `decide` wired this cycle's inputs; since then the SM has only added events
+                // (issue, completions, launches), so only those are wired again.
+                issue_in.sync_events(&i.issue);
+                self.wire_release(i, issue_in, &out);
+                debug_assert_eq!(*issue_in, self.issue_inputs(i), "the issue stage's inputs changed after `decide`");
+                debug_assert_eq!(d, self.issue.decide(issue_in), "the issue stage's inputs changed after `decide`");
                 d
             }
-            None => self.issue.decide(&issue_in),
+            None => {
+                self.wire_issue(i, issue_in, &out);
+                self.issue.decide(issue_in)
+            }
         };
         let grant = decision.sched.grant;
-        self.wire_mrf(i, &mut mrf_in, grant);
+        self.wire_mrf(i, mrf_in, grant);
         if let Some(warps) = self.orf_warps {
             mrf_in.rel_mask = warps & !decision.sched.active_mask();
         }
@@ -371,8 +384,8 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
             mrf_in.issue_src_reg = look.src_phys.map(|p| p.unwrap_or(0));
             r.tick(&ren_in);
         }
-        self.mrf.tick(&mrf_in);
-        self.issue.tick(&issue_in);
+        self.mrf.tick(mrf_in);
+        self.issue.tick(issue_in);
         if let Some(t) = freed {
             self.tag_free |= 1 << t;
         }
@@ -399,7 +412,6 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
             self.tag_free &= !(1 << t);
             self.sources[t as usize] = (mrf_in.issue_src_valid, i.issue.next[mrf_in.issue_warp as usize].src_reg);
         }
-        *self.wired.get_mut() = (issue_in, mrf_in);
     }
 
     /// The parts at rest with the inputs as connected (the rename stage's memory events and
