@@ -255,14 +255,8 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         .collect();
     let mut by_part = HashMap::new();
     if !parts.is_empty() && !reaching.is_empty() {
-        let mut starting = |part: &parts::Part, survivors: usize| {
-            eprintln!(
-                "running {survivors} survivors under the lockstep of --block {} ({})",
-                part.block.name(),
-                part.top()
-            );
-        };
-        by_part = pool.install(|| parts::run(&drawn, &parts, &reaching, &checked, &stimulus, &cache, &mut starting))?;
+        by_part = pool
+            .install(|| parts::run(&drawn, &parts, &reaching, &checked, &stimulus, &cache, &mut |l| eprintln!("{l}")));
     }
     let by_parts = by_part.len();
     let verdicts: Vec<Verdict> =

@@ -43,8 +43,9 @@ pub fn find(block: Block, checked: &Checked, design: &Design) -> Vec<Part> {
 /// Runs each of `survivors` through the lockstep of every part of `parts` around its edit,
 /// inner part first, until one catches it: its verdict by mutant index. One Verilator build per
 /// part holds all its survivors' edits (selected by [`SELECT`] as in the campaign's netlist);
-/// scripts and logs go to `part_<block>` in the campaign's folder. `starting` hears of each part before it runs, with
-/// its survivors' count.
+/// scripts and logs go to `part_<block>` in the campaign's folder. `note` hears of each part as
+/// it starts, and of one that cannot run (its survivors are left as they are: the campaign's
+/// checks so far stand).
 pub fn run(
     drawn: &Mutants,
     parts: &[Part],
@@ -52,8 +53,8 @@ pub fn run(
     checked: &Checked,
     stimulus: &Stimulus,
     cache: &Path,
-    starting: &mut dyn FnMut(&Part, usize),
-) -> Result<HashMap<u32, Verdict>> {
+    note: &mut dyn FnMut(String),
+) -> HashMap<u32, Verdict> {
     // Each survivor's enclosing modules, outermost first, with its cell's name in each.
     let paths: Vec<Vec<(String, String)>> =
         survivors.iter().map(|m| equiv::enclosing(&drawn.top, &m.cell, &drawn.instances)).collect();
@@ -71,28 +72,45 @@ pub fn run(
         if edits.is_empty() {
             continue;
         }
-        starting(part, edits.len());
-        let folder = drawn.design.parent().context("the campaign's design is in a folder")?;
-        let netlist = netlist(drawn, part, &edits, &folder.join(format!("part_{}", part.block.name())))?;
-        let lib = session::load_variants(&netlist, SELECT, cache, &mut |_| {})?;
-        if let Verdict::Caught { by, .. } = super::run(part.block, checked, &lib, 0, stimulus)? {
-            bail!(
-                "the unmutated {} differs from its model under {by}: its netlist is not the generated RTL",
-                part.top()
-            );
-        }
-        let caught: Vec<(u32, Verdict)> = edits
-            .par_iter()
-            .map(|(m, _)| Ok((m.index, super::run(part.block, checked, &lib, m.index, stimulus)?)))
-            .collect::<Result<Vec<_>>>()?;
-        for (index, verdict) in caught {
-            if let Verdict::Caught { by, x_seed, cycle, output } = verdict {
-                let by = format!("{by} of --block {}", part.block.name());
-                verdicts.insert(index, Verdict::Caught { by, x_seed, cycle, output });
-            }
+        let (block, top) = (part.block.name(), part.top());
+        note(format!("running {} survivors under the lockstep of --block {block} ({top})", edits.len()));
+        match run_part(drawn, part, &edits, checked, stimulus, cache) {
+            Ok(caught) => verdicts.extend(caught),
+            Err(e) => note(format!("--block {block} could not run its survivors, left as they are: {e:#}")),
         }
     }
-    Ok(verdicts)
+    verdicts
+}
+
+/// The mutants of `edits` that `part`'s lockstep catches, with their verdicts.
+fn run_part(
+    drawn: &Mutants,
+    part: &Part,
+    edits: &[(&Mutant, &str)],
+    checked: &Checked,
+    stimulus: &Stimulus,
+    cache: &Path,
+) -> Result<Vec<(u32, Verdict)>> {
+    let folder = drawn.design.parent().context("the campaign's design is in a folder")?;
+    let netlist = netlist(drawn, part, edits, &folder.join(format!("part_{}", part.block.name())))?;
+    let lib = session::load_variants(&netlist, SELECT, cache, &mut |_| {})?;
+    if let Verdict::Caught { by, .. } = super::run(part.block, checked, &lib, 0, stimulus)? {
+        bail!("the unmutated {} differs from its model under {by}: its netlist is not the generated RTL", part.top());
+    }
+    let verdicts: Vec<(u32, Verdict)> = edits
+        .par_iter()
+        .map(|(m, _)| Ok((m.index, super::run(part.block, checked, &lib, m.index, stimulus)?)))
+        .collect::<Result<_>>()?;
+    Ok(verdicts
+        .into_iter()
+        .filter_map(|(index, verdict)| match verdict {
+            Verdict::Caught { by, x_seed, cycle, output } => {
+                let by = format!("{by} of --block {}", part.block.name());
+                Some((index, Verdict::Caught { by, x_seed, cycle, output }))
+            }
+            Verdict::Survived => None,
+        })
+        .collect())
 }
 
 /// `part`'s top flattened from the campaign's design, with each of `edits` (a mutant and its
@@ -154,7 +172,7 @@ mod tests {
             Mutant { index: 3, mode: "const1".into(), cell, port: "B".into(), bit: 3, ctrlbit: None, src: vec![] };
         let stimulus = Stimulus { seeds: &[1], cycles: 2_000, kernels: &[], max_cycles: 0, x_seeds: 1 };
         let cache = rfgen_cosim::verilator::default_cache_dir();
-        let verdicts = run(&drawn, &parts, &[&stuck], &checked, &stimulus, &cache, &mut |_, _| {}).unwrap();
+        let verdicts = run(&drawn, &parts, &[&stuck], &checked, &stimulus, &cache, &mut |_| {});
         match &verdicts[&3] {
             Verdict::Caught { by, output, .. } => {
                 assert_eq!(by, "random seed 1 of --block scoreboard");
