@@ -253,11 +253,11 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         .filter(|((_, v), e)| matches!(v, Verdict::Survived) && !e.as_ref().is_some_and(Equivalence::is_equivalent))
         .map(|((m, _), _)| m)
         .collect();
-    let mut by_part = HashMap::new();
-    if !parts.is_empty() && !reaching.is_empty() {
-        by_part = pool
-            .install(|| parts::run(&drawn, &parts, &reaching, &checked, &stimulus, &cache, &mut |l| eprintln!("{l}")));
-    }
+    let mut by_part = match (parts.is_empty(), reaching.is_empty()) {
+        (false, false) => pool
+            .install(|| parts::run(&drawn, &parts, &reaching, &checked, &stimulus, &cache, &mut |l| eprintln!("{l}"))),
+        _ => HashMap::new(),
+    };
     let by_parts = by_part.len();
     let verdicts: Vec<Verdict> =
         drawn.mutants.iter().zip(verdicts).map(|(m, v)| by_part.remove(&m.index).unwrap_or(v)).collect();
