@@ -253,10 +253,10 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         .filter(|((_, v), e)| matches!(v, Verdict::Survived) && !e.as_ref().is_some_and(Equivalence::is_equivalent))
         .map(|((m, _), _)| m)
         .collect();
-    let mut by_part = match (parts.is_empty(), reaching.is_empty()) {
-        (false, false) => pool
-            .install(|| parts::run(&drawn, &parts, &reaching, &checked, &stimulus, &cache, &mut |l| eprintln!("{l}"))),
-        _ => HashMap::new(),
+    let mut by_part = if parts.is_empty() || reaching.is_empty() {
+        HashMap::new()
+    } else {
+        pool.install(|| parts::run(&drawn, &parts, &reaching, &checked, &stimulus, &cache, &mut |l| eprintln!("{l}")))
     };
     let by_parts = by_part.len();
     let verdicts: Vec<Verdict> =
