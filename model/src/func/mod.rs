@@ -314,15 +314,15 @@ impl Warp {
                     let addr = x.wrapping_add(offset);
                     (high & high_mask) | (addr % 4) | u32::from(addr / 4 >= words)
                 };
-                if a.iter().zip(c).fold(0, |any, (&x, &high)| any | wrong(x, high)) != 0 {
-                    if let Some(l) = (0..lanes).find(|&l| lane_on(l) && wrong(a[l], c[l]) != 0) {
-                        high_word_is_zero(ins.srcs[2], c[l], l).map_err(fault)?;
-                        return Err(fault(format!(
-                            "shared address 0x{:x} in lane {l} is misaligned or outside the {} bytes of .shared",
-                            a[l].wrapping_add(offset),
-                            shared.len() * 4
-                        )));
-                    }
+                if a.iter().zip(c).fold(0, |any, (&x, &high)| any | wrong(x, high)) != 0
+                    && let Some(l) = (0..lanes).find(|&l| lane_on(l) && wrong(a[l], c[l]) != 0)
+                {
+                    high_word_is_zero(ins.srcs[2], c[l], l).map_err(fault)?;
+                    return Err(fault(format!(
+                        "shared address 0x{:x} in lane {l} is misaligned or outside the {} bytes of .shared",
+                        a[l].wrapping_add(offset),
+                        shared.len() * 4
+                    )));
                 }
                 let word = |l: usize| (a[l].wrapping_add(offset) / 4) as usize;
                 if ins.op == Op::LdShared {
