@@ -304,24 +304,42 @@ impl Warp {
                 }
             }
             Op::LdShared | Op::StShared | Op::AtomAddShared => {
-                for l in (0..lanes).filter(|&l| lane_on(l)) {
+                // Every lane's address is checked at once, in a loop without branches that
+                // vectorizes (shared loads are a large share of tiled kernels); only if some lane's
+                // is wrong are the active lanes searched for the first to report.
+                let offset = ins.offset as u32;
+                let high_mask = if matches!(ins.srcs[2], Src::Reg(_)) { u32::MAX } else { 0 };
+                let words = u32::try_from(shared.len()).unwrap_or(u32::MAX);
+                let wrong = |x: u32, high: u32| {
+                    let addr = x.wrapping_add(offset);
+                    (high & high_mask) | (addr % 4) | u32::from(addr / 4 >= words)
+                };
+                if a.iter().zip(c).fold(0, |any, (&x, &high)| any | wrong(x, high)) != 0
+                    && let Some(l) = (0..lanes).find(|&l| lane_on(l) && wrong(a[l], c[l]) != 0)
+                {
                     high_word_is_zero(ins.srcs[2], c[l], l).map_err(fault)?;
-                    let addr = a[l].wrapping_add(ins.offset as u32);
-                    let word = (addr / 4) as usize;
-                    if addr % 4 != 0 || word >= shared.len() {
-                        return Err(fault(format!(
-                            "shared address 0x{addr:x} in lane {l} is misaligned or outside the {} bytes of .shared",
-                            shared.len() * 4
-                        )));
-                    }
-                    match ins.op {
-                        Op::StShared => shared[word] = b[l],
-                        // Lanes in ascending order, as atom.global.add.
-                        Op::AtomAddShared => {
-                            dst[l] = shared[word];
-                            shared[word] = dst[l].wrapping_add(b[l]);
+                    return Err(fault(format!(
+                        "shared address 0x{:x} in lane {l} is misaligned or outside the {} bytes of .shared",
+                        a[l].wrapping_add(offset),
+                        shared.len() * 4
+                    )));
+                }
+                let word = |l: usize| (a[l].wrapping_add(offset) / 4) as usize;
+                if ins.op == Op::LdShared {
+                    each_lane(active, dst, |l| shared[word(l)]);
+                } else {
+                    // Lanes in ascending order, as atom.global.add (and the highest of lanes
+                    // storing to one word wins).
+                    let mut m = active;
+                    while m != 0 {
+                        let l = m.trailing_zeros() as usize;
+                        if ins.op == Op::AtomAddShared {
+                            dst[l] = shared[word(l)];
+                            shared[word(l)] = dst[l].wrapping_add(b[l]);
+                        } else {
+                            shared[word(l)] = b[l];
                         }
-                        _ => dst[l] = shared[word],
+                        m &= m - 1;
                     }
                 }
             }

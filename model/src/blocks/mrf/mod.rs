@@ -512,11 +512,6 @@ impl Mrf {
 
     /// Derives this cycle's decisions from the state (see [`Plan`]).
     fn replan(&mut self) {
-        let offered = self.offered();
-        let issue_ready = self.collectors.iter().any(|u| !u.busy);
-        let fill_busy = self.collectors.iter().filter(|u| u.busy && u.filling != 0).fold(0, |m, u| m | 1 << u.warp);
-        let p = &mut self.plan;
-        (p.offered, p.issue_ready, p.fill_busy) = (offered, issue_ready, fill_busy);
         let (action, mov) = match &self.write {
             WritePath::Direct(_) => (WriteAction::Wait, None),
             WritePath::Compressed { groups, port, .. } => {
@@ -527,7 +522,7 @@ impl Mrf {
                 (action, mov)
             }
         };
-        p.action = action;
+        self.plan.action = action;
         // With a register file cache in front of the compressor, a register on its way to the
         // banks (in the eviction buffer or the write port) is not read until it is stored.
         let held: Vec<(u32, u32)> = match (&self.rfc, &self.write) {
@@ -540,7 +535,12 @@ impl Mrf {
         let mut requests = [0u64; MAX_GROUPS];
         // Groups with a request, or the dummy MOV's: the only ones the arbitration below changes.
         let mut asked = mov.map_or(0u32, |(g, _)| 1 << g);
+        // One pass over the collectors (a few each cycle) for the outputs' side and the requests.
+        let (mut ready, mut issue_ready, mut fill_busy) = (0u64, false, 0u64);
         for (c, unit) in self.collectors.iter().enumerate() {
+            ready |= u64::from(unit.ready()) << c;
+            issue_ready |= !unit.busy;
+            fill_busy |= u64::from(unit.busy & (unit.filling != 0)) << unit.warp;
             let mut open = unit.pending;
             while open != 0 {
                 let s = open.trailing_zeros() as usize;
@@ -551,6 +551,10 @@ impl Mrf {
                 }
             }
         }
+        let offered = if self.g.registered_dispatch { self.offer } else { self.dispatch.pick(ready) };
+        debug_assert_eq!(offered, self.offered());
+        let p = &mut self.plan;
+        (p.offered, p.issue_ready, p.fill_busy) = (offered, issue_ready, fill_busy);
         p.granted = 0;
         p.conflicts = 0;
         let arbiter = |grp: usize| match &self.write {
@@ -1026,6 +1030,10 @@ fn direct_groups(g: &Geometry) -> Vec<BankGroup> {
 
 /// Clusters with an active lane in `mask`.
 fn active_clusters(mask: u64, lanes_per_cluster: u32, clusters: usize) -> u64 {
+    // Most writes are of whole warps: every cluster, without the loop.
+    if mask == lane_mask(lanes_per_cluster as usize * clusters) {
+        return low_bits(clusters as u32);
+    }
     let per = lane_mask(lanes_per_cluster as usize);
     (0..clusters).fold(0, |m, c| m | ((mask >> (c as u32 * lanes_per_cluster) & per != 0) as u64) << c)
 }
