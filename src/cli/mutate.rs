@@ -244,7 +244,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             .collect::<anyhow::Result<_>>()
     })?;
     // Survivors not shown equivalent, through the lockstep of each part around their edit.
-    let parts = parts::find(args.block, &checked, &design);
+    let inside = parts::find(args.block, &checked, &design);
     let reaching: Vec<&Mutant> = drawn
         .mutants
         .iter()
@@ -253,10 +253,10 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         .filter(|((_, v), e)| matches!(v, Verdict::Survived) && !e.as_ref().is_some_and(Equivalence::is_equivalent))
         .map(|((m, _), _)| m)
         .collect();
-    let mut by_part = if parts.is_empty() || reaching.is_empty() {
+    let mut by_part = if inside.is_empty() || reaching.is_empty() {
         HashMap::new()
     } else {
-        pool.install(|| parts::run(&drawn, &parts, &reaching, &checked, &stimulus, &cache, &mut |l| eprintln!("{l}")))
+        pool.install(|| parts::run(&drawn, &inside, &reaching, &checked, &stimulus, &cache, &mut |l| eprintln!("{l}")))
     };
     let by_parts = by_part.len();
     let verdicts: Vec<Verdict> =
