@@ -101,8 +101,13 @@ impl Equivalence {
 }
 
 /// Seconds the solver gets by default per mutant, for each proof and for the search
-/// (`rfgen mutate --equiv-time`); also what Yosys gets to lift a cell out or simplify a module.
-pub const TIMEOUT_S: u64 = 60;
+/// (`rfgen mutate --equiv-time`). The induction over the `small` MRF with its banks cut out
+/// needs more than 60 s for some arbiter edits on two cores (docs/mutate.md); a survivor left
+/// unknown counts as an escape, so the default errs on the side of an exact score.
+pub const TIMEOUT_S: u64 = 240;
+
+/// Seconds Yosys gets to lift a cell out or simplify a module: steps without a solver.
+const STEP_S: u64 = 60;
 
 /// Checks `mutant` of `drawn` for `cycles` cycles from reset, giving the solver `limit` for each
 /// proof and for the search, in the folder `dir/equiv_<index>` (scripts and logs kept there).
@@ -306,11 +311,11 @@ fn lift(read: &str, module: &str, cell: &str, cut: Cut, dir: &Path) -> Result<st
          hierarchy -top {CELL}\nwrite_rtlil cell.il\n"
     );
     std::fs::write(dir.join("lift.ys"), script)?;
-    match yosys::run_for(dir, "lift.ys", "lift.log", Some(Duration::from_secs(TIMEOUT_S)))? {
+    match yosys::run_for(dir, "lift.ys", "lift.log", Some(Duration::from_secs(STEP_S)))? {
         // Absolute: the proof reads it from a folder of its own, and `--out` may be relative.
         Some(Ok(())) => Ok(std::path::absolute(dir.join("cell.il"))?),
         Some(Err(e)) => Err(e),
-        None => anyhow::bail!("Yosys did not lift the cell out in {TIMEOUT_S} s"),
+        None => anyhow::bail!("Yosys did not lift the cell out in {STEP_S} s"),
     }
 }
 
@@ -332,7 +337,7 @@ fn unwritten(read: &str, rtlil: &str, module: &str, cell: &str, port: &str, bit:
         "{read}hierarchy -top {module}\nproc\nopt -full\nselect -module {module} {cell}\nwrite_rtlil -selected port.il\n"
     );
     std::fs::write(dir.join("port.ys"), script)?;
-    match yosys::run_for(dir, "port.ys", "port.log", Some(Duration::from_secs(TIMEOUT_S)))? {
+    match yosys::run_for(dir, "port.ys", "port.log", Some(Duration::from_secs(STEP_S)))? {
         Some(Ok(())) => {}
         // Not simplified in time, or not at all: left to the checks after this one.
         Some(Err(_)) | None => return Ok(false),
@@ -465,7 +470,8 @@ pub(super) fn enclosing(top: &str, cell: &str, modules: &HashMap<(String, String
 pub(super) mod tests {
     use super::*;
 
-    const LIMIT: Duration = Duration::from_secs(TIMEOUT_S);
+    /// What the solver gets in these tests: every check here closes well within it.
+    const LIMIT: Duration = Duration::from_secs(60);
 
     #[test]
     fn a_flattened_cell_is_found_in_its_module_and_named_in_every_module_around_it() {
@@ -593,8 +599,7 @@ pub(super) mod tests {
             let copy = format!("{read_lone}mutate -module {CELL} -cell {cell} -mode const1 -port Y -portbit 0\n");
             let sides =
                 Sides { top: CELL, reset: false, generated: Source::Commands(read_lone), copy: Source::Commands(copy) };
-            let limit = Duration::from_secs(TIMEOUT_S);
-            prove_equiv::check(&sides, 2, limit, &dir.path().join(folder).join("proof")).unwrap()
+            prove_equiv::check(&sides, 2, LIMIT, &dir.path().join(folder).join("proof")).unwrap()
                 == prove_equiv::Equivalence::Proved
         };
         assert!(!proved(Cut::AllButTheCell, "cell"));

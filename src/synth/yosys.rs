@@ -41,6 +41,7 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
         Err(e) => bail!("cannot run Yosys on {}: {e}", dir.join(script).display()),
     };
     let start = Instant::now();
+    let mut polls = 0u32;
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
@@ -49,6 +50,18 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
             let _ = child.kill();
             let _ = child.wait();
             return Ok(None);
+        }
+        // A long equivalence search grows to tens of GiB; stopped here, it fails alone, where
+        // the system's out-of-memory killer could take any process of the machine.
+        polls += 1;
+        if polls.is_multiple_of(20) && memory_available().is_some_and(|bytes| bytes < MEMORY_RESERVE) {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!(
+                "Yosys stopped: the machine's available memory fell below {} GiB\n  log: {}",
+                MEMORY_RESERVE >> 30,
+                log_path.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -64,4 +77,35 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
     let fallback = if killed { "killed by the system, out of memory most likely" } else { "no ERROR line" };
     let error = log_text.lines().chain(stderr.lines()).find(|l| l.contains("ERROR")).unwrap_or(fallback);
     Ok(Some(Err(anyhow::anyhow!("Yosys failed ({status}): {}\n  log: {}", error.trim(), log_path.display()))))
+}
+
+/// Memory a Yosys run leaves the rest of the machine: below it, the run is stopped.
+const MEMORY_RESERVE: u64 = 1 << 30;
+
+/// The machine's available memory in bytes (`MemAvailable` of `/proc/meminfo`); `None` where
+/// the system does not say.
+fn memory_available() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?;
+    Some(line.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()? * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The guard reads the machine's memory, or the long searches run unguarded.
+    #[test]
+    fn the_available_memory_is_read_and_is_at_most_the_total() {
+        let available = super::memory_available().expect("/proc/meminfo has MemAvailable");
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+        let total: u64 = meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .unwrap()
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(available > 0 && available <= total * 1024, "{available} of {total} kB");
+    }
 }
