@@ -273,6 +273,53 @@ impl Clone for MrfIn {
 }
 
 impl MrfIn {
+    /// Makes every port but the issue port's (which the top drives from its grant) equal to
+    /// `src`'s, in place, where `src`'s driver writes `wb_data` only with `wb_valid` (as the SM
+    /// does) and `self` was last made equal by this call: the lanes are copied only then, the
+    /// rest of the time both hold the last write-back's.
+    pub fn sync_from(&mut self, src: &Self) {
+        // Exhaustive, so that a new port is not forgotten.
+        let MrfIn {
+            issue_valid: _,
+            issue_warp: _,
+            issue_src_valid: _,
+            issue_src_reg: _,
+            issue_tag: _,
+            issue_src_last: _,
+            disp_ready,
+            wb_valid,
+            wb_warp,
+            wb_reg,
+            wb_mask,
+            wb_data,
+            wb_long,
+            act_valid,
+            act_warp,
+            flush_valid,
+            flush_warp,
+            rel_mask,
+            issue_src_level: _,
+            issue_src_entry: _,
+            issue_src_fill: _,
+            issue_strand: _,
+            wb_mrf,
+            wb_upper,
+            wb_entry,
+            rows_per_warp,
+            free_valid,
+            free_warp,
+        } = src;
+        if *wb_valid || self.wb_data.len() != wb_data.len() {
+            self.wb_data.clone_from(wb_data);
+        }
+        (self.disp_ready, self.wb_valid, self.wb_warp, self.wb_reg) = (*disp_ready, *wb_valid, *wb_warp, *wb_reg);
+        (self.wb_mask, self.wb_long, self.rel_mask) = (*wb_mask, *wb_long, *rel_mask);
+        (self.act_valid, self.act_warp, self.flush_valid, self.flush_warp) =
+            (*act_valid, *act_warp, *flush_valid, *flush_warp);
+        (self.wb_mrf, self.wb_upper, self.wb_entry) = (*wb_mrf, *wb_upper, *wb_entry);
+        (self.rows_per_warp, self.free_valid, self.free_warp) = (*rows_per_warp, *free_valid, *free_warp);
+    }
+
     pub fn new(g: &Geometry) -> Self {
         MrfIn {
             wb_data: vec![0; g.lanes as usize],

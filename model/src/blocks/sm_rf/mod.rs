@@ -237,7 +237,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
 
     /// The MRF's inputs with the granted instruction offered.
     fn wire_mrf(&self, i: &SmRfIn, into: &mut MrfIn, grant: Option<u32>) {
-        into.clone_from(&i.mrf);
+        into.sync_from(&i.mrf);
         let w = grant.unwrap_or(0) as usize;
         let (next, read) = (&i.issue.next[w], &i.next_read[w]);
         into.issue_valid = grant.is_some() && !next.control;
