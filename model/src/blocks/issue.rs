@@ -320,6 +320,8 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
     }
 
     /// The scheduler's inputs of this cycle and the check's parts.
+    // Inlined into `decide`: the decision is built in place rather than copied out.
+    #[inline(always)]
     fn check(&self, i: &IssueIn) -> (SchedulerIn, IssueDecision) {
         let all = if i.next.len() >= 64 { u64::MAX } else { (1u64 << i.next.len()) - 1 };
         let mut memo = self.memo.get();

@@ -114,6 +114,7 @@ impl Scheduler {
         d
     }
 
+    #[inline(always)]
     fn decision(&self, i: &SchedulerIn) -> Decision {
         let n = self.shape.warps;
         let (active, refill_from) = match self.shape.policy {
