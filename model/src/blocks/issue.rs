@@ -377,6 +377,7 @@ pub trait IssueBlock: 'static + Block<In = IssueIn> + for<'a> Block<Out<'a> = Is
 }
 
 impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> IssueBlock for Issue<S, W, X> {
+    #[inline(always)]
     fn decide(&self, i: &IssueIn) -> IssueDecision {
         let (s, mut d) = self.check(i);
         d.sched = self.scheduler.decide(&s);
@@ -423,12 +424,18 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         self.edges += 1;
         // The granted instruction goes to a collector unless it completes at issue; it
         // reserves at this edge, or at the next with the reservation registered.
-        let to_collector = grant.filter(|&w| !i.next[w as usize].control).map(|w| (w, i.next[w as usize]));
+        // The descriptor is borrowed, not copied, unless the reservation is registered.
+        let to_collector = grant.filter(|&w| !i.next[w as usize].control);
+        let queued;
         let reserving = match self.shape.registered_reservation {
-            true => std::mem::replace(&mut self.reservation_q, to_collector),
-            false => to_collector,
+            true => {
+                queued = std::mem::replace(&mut self.reservation_q, to_collector.map(|w| (w, i.next[w as usize])));
+                queued.as_ref().map(|(w, n)| (*w, n))
+            }
+            false => to_collector.map(|w| (w, &i.next[w as usize])),
         };
-        let (w, n) = reserving.unwrap_or_default();
+        let none = Next::default();
+        let (w, n) = reserving.unwrap_or((0, &none));
         let sb = &mut self.sb_in;
         (sb.set_valid, sb.set_warp, sb.set_long) = (reserving.is_some(), w, n.long);
         (sb.set_reg_valid, sb.set_reg) = (n.dst_valid, n.dst);

@@ -96,7 +96,10 @@ impl Units {
             return;
         }
         out.extend((0..CLASSES.len()).filter(|&q| self.queues[q].front().is_some_and(|&(t, _)| t <= now)));
-        out.sort_by_key(|&q| self.queues[q][0].0);
+        // Usually one class is due: nothing to order.
+        if out.len() > 1 {
+            out.sort_by_key(|&q| self.queues[q][0].0);
+        }
     }
 
     /// The oldest completion of class `q` if due by `now`.

@@ -812,6 +812,8 @@ impl Mrf {
 /// the compressor advances, taking `w` when the port is ready (`plan.banks_ready`); registers
 /// map at `inp.rows_per_warp`, and `inp`'s freed warp is invalidated before the commit. Returns
 /// whether a TFET row was written (uncompressed only): the write port is busy next cycle.
+// Inlined: most edges write nothing to uncompressed banks.
+#[inline(always)]
 fn write_banks(
     g: &Geometry,
     inp: &MrfIn,
@@ -820,20 +822,37 @@ fn write_banks(
     st: &mut MrfStats,
     w: Option<BankWrite>,
 ) -> bool {
-    let (lanes, lpc) = (g.lanes as usize, g.lanes_per_cluster);
-    let (layout, groups, port) = match write {
+    match write {
         WritePath::Direct(groups) => {
             let Some(w) = w else { return false };
             let addr = g.map(w.warp, w.reg, inp.rows_per_warp);
             groups[addr.group as usize].write(addr.row, w.mask, w.data);
             st.mrf_writes += 1;
-            st.bank_writes += u64::from(active_clusters(w.mask, lpc, g.clusters as usize).count_ones());
+            st.bank_writes += u64::from(active_clusters(w.mask, g.lanes_per_cluster, g.clusters as usize).count_ones());
             let tfet = addr.row >= g.tfet_row;
             st.tfet_writes += u64::from(tfet);
-            return tfet;
+            tfet
         }
-        WritePath::Compressed { layout, groups, port } => (layout, groups, port),
-    };
+        WritePath::Compressed { layout, groups, port } => {
+            write_compressed(g, inp, layout, groups, port, plan, st, w);
+            false
+        }
+    }
+}
+
+/// [`write_banks`] of a compressed MRF.
+#[allow(clippy::too_many_arguments)]
+fn write_compressed(
+    g: &Geometry,
+    inp: &MrfIn,
+    layout: &Layout,
+    groups: &mut [CompressedBankGroup],
+    port: &mut WritePort,
+    plan: &Plan,
+    st: &mut MrfStats,
+    w: Option<BankWrite>,
+) {
+    let (lanes, lpc) = (g.lanes as usize, g.lanes_per_cluster);
     let action = plan.action;
     let c = layout.clusters as usize;
     for (grp, group) in groups.iter().enumerate() {
@@ -893,7 +912,6 @@ fn write_banks(
         }
         _ => port.advance(plan.banks_ready, false, Side::default(), &[]),
     }
-    false
 }
 
 /// What the SM needs of its register file: the MRF's ports, and its event counts for the
