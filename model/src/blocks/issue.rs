@@ -130,6 +130,8 @@ impl IssueIn {
     /// at or after the last edge: the descriptors of warps `src.changed` does not name are still
     /// equal, so only the others are copied (copying every warp's twice a cycle was an eighth of
     /// the SM model's time).
+    // Inlined, as the other per-cycle steps of the pipeline: a call each cycle cost more.
+    #[inline(always)]
     pub fn sync_from(&mut self, src: &IssueIn) {
         let IssueIn {
             next,
@@ -288,6 +290,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
     }
 
     /// The check of the warps in `warps`, into `f`.
+    #[inline(always)]
     fn find(&self, warps: u64, i: &IssueIn, f: &mut Found) {
         let sb = self.scoreboard.outputs();
         let wb = self.warpboard.as_ref().map(|b| (b.shape(), b.outputs()));

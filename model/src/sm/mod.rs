@@ -579,6 +579,8 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     }
 
     /// Rewrites the descriptors of the warps whose next instruction changed.
+    // Inlined: every cycle, for a warp or two.
+    #[inline(always)]
     fn refresh_dirty(&mut self) {
         let set = |m: &mut u64, bit: u64, on: bool| *m = if on { *m | bit } else { *m & !bit };
         while self.dirty != 0 {

@@ -326,6 +326,8 @@ impl ValueStats {
     }
 
     /// Bins the successive-lane differences of a register write.
+    // Inlined: at every register write.
+    #[inline(always)]
     pub fn record_write(&mut self, values: &[u32], mask: u64, full: bool) {
         // Branch-free over the lanes (it runs on every write): a pair counts when both its
         // lanes wrote; bins 0, 1..=128, 129..=32768 and beyond. Each sum counts the pairs past

@@ -277,6 +277,7 @@ impl MrfIn {
     /// `src`'s, in place, where `src`'s driver writes `wb_data` only with `wb_valid` (as the SM
     /// does) and `self` was last made equal by this call: the lanes are copied only then, the
     /// rest of the time both hold the last write-back's.
+    #[inline(always)]
     pub fn sync_from(&mut self, src: &Self) {
         // Exhaustive, so that a new port is not forgotten.
         let MrfIn {
