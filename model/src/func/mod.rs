@@ -391,7 +391,7 @@ impl Warp {
                 }
                 per_op!(
                     Add, Sub, Mul, Mad, And, Or, Xor, Shl, Shr, Sra, Min, Max, Mov, Selp, MulHi, MulHiU, AddX, FAdd,
-                    FSub, FMul, FFma, FMin, FMax, Bfe
+                    FSub, FMul, FFma, FMin, FMax, Bfe, FDiv, FSqrt, FRcp
                 );
             }
         }
