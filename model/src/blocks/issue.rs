@@ -130,6 +130,8 @@ impl IssueIn {
     /// at or after the last edge: the descriptors of warps `src.changed` does not name are still
     /// equal, so only the others are copied (copying every warp's twice a cycle was an eighth of
     /// the SM model's time).
+    // Inlined, as the other per-cycle steps of the pipeline: a call each cycle cost more.
+    #[inline(always)]
     pub fn sync_from(&mut self, src: &IssueIn) {
         let IssueIn {
             next,
@@ -288,6 +290,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
     }
 
     /// The check of the warps in `warps`, into `f`.
+    #[inline(always)]
     fn find(&self, warps: u64, i: &IssueIn, f: &mut Found) {
         let sb = self.scoreboard.outputs();
         let wb = self.warpboard.as_ref().map(|b| (b.shape(), b.outputs()));
@@ -320,6 +323,8 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Issue<S, W, X> {
     }
 
     /// The scheduler's inputs of this cycle and the check's parts.
+    // Inlined into `decide`: the decision is built in place rather than copied out.
+    #[inline(always)]
     fn check(&self, i: &IssueIn) -> (SchedulerIn, IssueDecision) {
         let all = if i.next.len() >= 64 { u64::MAX } else { (1u64 << i.next.len()) - 1 };
         let mut memo = self.memo.get();
@@ -375,6 +380,7 @@ pub trait IssueBlock: 'static + Block<In = IssueIn> + for<'a> Block<Out<'a> = Is
 }
 
 impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> IssueBlock for Issue<S, W, X> {
+    #[inline(always)]
     fn decide(&self, i: &IssueIn) -> IssueDecision {
         let (s, mut d) = self.check(i);
         d.sched = self.scheduler.decide(&s);
@@ -421,12 +427,18 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         self.edges += 1;
         // The granted instruction goes to a collector unless it completes at issue; it
         // reserves at this edge, or at the next with the reservation registered.
-        let to_collector = grant.filter(|&w| !i.next[w as usize].control).map(|w| (w, i.next[w as usize]));
+        // The descriptor is borrowed, not copied, unless the reservation is registered.
+        let to_collector = grant.filter(|&w| !i.next[w as usize].control);
+        let queued;
         let reserving = match self.shape.registered_reservation {
-            true => std::mem::replace(&mut self.reservation_q, to_collector),
-            false => to_collector,
+            true => {
+                queued = std::mem::replace(&mut self.reservation_q, to_collector.map(|w| (w, i.next[w as usize])));
+                queued.as_ref().map(|(w, n)| (*w, n))
+            }
+            false => to_collector.map(|w| (w, &i.next[w as usize])),
         };
-        let (w, n) = reserving.unwrap_or_default();
+        let none = Next::default();
+        let (w, n) = reserving.unwrap_or((0, &none));
         let sb = &mut self.sb_in;
         (sb.set_valid, sb.set_warp, sb.set_long) = (reserving.is_some(), w, n.long);
         (sb.set_reg_valid, sb.set_reg) = (n.dst_valid, n.dst);

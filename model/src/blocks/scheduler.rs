@@ -65,6 +65,11 @@ impl Decision {
     }
 }
 
+/// A bit for each of `n` warps.
+fn all(n: u32) -> u64 {
+    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
+}
+
 /// A bit per warp listed.
 fn mask_of(warps: &[u32]) -> u64 {
     warps.iter().fold(0, |m, &w| m | 1 << w)
@@ -89,8 +94,10 @@ pub struct Scheduler {
     /// The decision [`Scheduler::decide`] made in this cycle and its inputs: the edge reuses it
     /// when its inputs are the same (the issue stage decides, then ticks).
     decided: RefCell<Option<(SchedulerIn, Decision)>>,
-    /// Warp slots, oldest first (GTO).
-    by_age: Vec<u32>,
+    /// GTO's age order: the warps launched together, a bit per warp, oldest launch first; within
+    /// one, the lower slot is older. Finding the oldest eligible warp then takes a mask per
+    /// launch instead of a look at every warp.
+    by_age: Vec<u64>,
     active: Vec<u32>,
     last: Option<u32>,
     refill_from: u32,
@@ -99,7 +106,7 @@ pub struct Scheduler {
 impl Scheduler {
     pub fn new(g: &Geometry, c: &Config) -> Self {
         let shape = Shape::new(g, c);
-        let by_age = (0..shape.warps).collect();
+        let by_age = vec![all(shape.warps)];
         Scheduler { by_age, shape, decided: RefCell::new(None), active: Vec::new(), last: None, refill_from: 0 }
     }
 
@@ -108,12 +115,14 @@ impl Scheduler {
     }
 
     /// This cycle's grant and active set, from the state and the inputs.
+    #[inline(always)]
     pub fn decide(&self, i: &SchedulerIn) -> Decision {
         let d = self.decision(i);
         *self.decided.borrow_mut() = Some((*i, d.clone()));
         d
     }
 
+    #[inline(always)]
     fn decision(&self, i: &SchedulerIn) -> Decision {
         let n = self.shape.warps;
         let (active, refill_from) = match self.shape.policy {
@@ -161,7 +170,8 @@ impl Scheduler {
                 (pick != 0).then(|| pick.trailing_zeros())
             }
             SchedulerPolicy::Gto => {
-                self.last.filter(|&w| is(w)).or_else(|| self.by_age.iter().copied().find(|&w| is(w)))
+                let oldest = || self.by_age.iter().find(|&&launch| launch & eligible != 0);
+                self.last.filter(|&w| is(w)).or_else(|| oldest().map(|&launch| (launch & eligible).trailing_zeros()))
             }
             SchedulerPolicy::TwoLevel => {
                 let len = active.len();
@@ -180,6 +190,7 @@ pub trait SchedulerBlock: 'static + Block<In = SchedulerIn> + for<'a> Block<Out<
 }
 
 impl SchedulerBlock for Scheduler {
+    #[inline(always)]
     fn decide(&self, i: &SchedulerIn) -> Decision {
         Scheduler::decide(self, i)
     }
@@ -191,7 +202,7 @@ impl Block for Scheduler {
 
     fn reset(&mut self) {
         self.decided.take();
-        self.by_age = (0..self.shape.warps).collect();
+        self.by_age = vec![all(self.shape.warps)];
         self.active.clear();
         self.last = None;
         self.refill_from = 0;
@@ -201,6 +212,7 @@ impl Block for Scheduler {
         SchedulerOut { last: self.last, active: &self.active }
     }
 
+    #[inline(always)]
     fn tick(&mut self, i: &SchedulerIn) {
         // The decision depends on the eligible (both), first, descheduled and ready warps only.
         let same = |k: &SchedulerIn| {
@@ -222,9 +234,11 @@ impl Block for Scheduler {
                 self.active.retain(|&a| a != w);
             }
         }
-        if i.launch != 0 && self.shape.policy == SchedulerPolicy::Gto {
-            self.by_age.retain(|&w| i.launch >> w & 1 == 0);
-            self.by_age.extend((0..self.shape.warps).filter(|&w| i.launch >> w & 1 == 1));
+        let launched = i.launch & all(self.shape.warps);
+        if launched != 0 && self.shape.policy == SchedulerPolicy::Gto {
+            self.by_age.iter_mut().for_each(|launch| *launch &= !launched);
+            self.by_age.retain(|&launch| launch != 0);
+            self.by_age.push(launched);
         }
     }
 

@@ -99,6 +99,7 @@ impl Block for Scoreboard {
         ScoreboardOut { pending: &self.pending, long_pending: &self.long_pending, pending_preds: &self.pending_preds }
     }
 
+    #[inline(always)]
     fn tick(&mut self, i: &ScoreboardIn) {
         let warps = self.pending.len();
         if i.clr_valid && (i.clr_warp as usize) < warps {

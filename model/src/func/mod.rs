@@ -187,6 +187,8 @@ impl Warp {
             vals.src_defined[s] = if let Src::Reg(r) = ins.srcs[s] { self.defined[r as usize] } else { u64::MAX };
         }
         let (srcs, dst) = vals.data.split_at_mut(3 * lanes);
+        // Every slice `lanes` long, so that the per-lane loops index without bounds checks.
+        let dst = &mut dst[..lanes];
         let (a, rest) = srcs.split_at(lanes);
         let (b, c) = rest.split_at(lanes);
         let mut segments = 0;
@@ -389,7 +391,7 @@ impl Warp {
                 }
                 per_op!(
                     Add, Sub, Mul, Mad, And, Or, Xor, Shl, Shr, Sra, Min, Max, Mov, Selp, MulHi, MulHiU, AddX, FAdd,
-                    FSub, FMul, FFma, FMin, FMax, Bfe
+                    FSub, FMul, FFma, FMin, FMax, Bfe, FDiv, FSqrt, FRcp
                 );
             }
         }
@@ -422,6 +424,14 @@ impl Warp {
 /// `out[l] = f(l)` for each lane `l` set in `mask`.
 #[inline(always)]
 fn each_lane(mask: u64, out: &mut [u32], f: impl Fn(usize) -> u32) {
+    // A whole warp (most operations) in a plain loop, which vectorizes, instead of a bit scan.
+    let all = if out.len() >= 64 { u64::MAX } else { (1u64 << out.len()) - 1 };
+    if mask == all {
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = f(l);
+        }
+        return;
+    }
     let mut m = mask;
     while m != 0 {
         let l = m.trailing_zeros() as usize;

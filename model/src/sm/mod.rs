@@ -29,7 +29,7 @@ use crate::block::Block as _;
 use crate::blocks::issue::{Issue, IssueBlock, Next, NextFields};
 use crate::blocks::mrf::{Mrf, MrfBlock};
 use crate::blocks::rename::RenameBlock;
-use crate::blocks::sm_rf::{NextRead, SmRf, SmRfBlock, SmRfIn};
+use crate::blocks::sm_rf::{Handshake, NextRead, SmRf, SmRfBlock, SmRfIn};
 use crate::func::barrier::BlockBarrier;
 use crate::func::{self, ExecError, GlobalMemory, Values, Warp};
 use crate::kernel::{Kernel, Op, Src, Unit};
@@ -579,6 +579,8 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     }
 
     /// Rewrites the descriptors of the warps whose next instruction changed.
+    // Inlined: every cycle, for a warp or two.
+    #[inline(always)]
     fn refresh_dirty(&mut self) {
         let set = |m: &mut u64, bit: u64, on: bool| *m = if on { *m | bit } else { *m & !bit };
         while self.dirty != 0 {
@@ -611,10 +613,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         let now = self.cycle;
         // What the pipeline shows this cycle (its state before the edge); dispatch reads the
         // operands.
-        let out = self.rf.outputs();
-        let m = &out.mrf;
-        let (wb_commit, wb_ready, disp_valid) = (m.wb_commit, m.wb_ready, m.disp_valid);
-        let tag = out.grant_tag;
+        let Handshake { wb_commit, wb_ready, disp_valid, grant_tag: tag } = self.rf.handshake();
         self.write_back(now, wb_commit, wb_ready);
         self.rf_in.mrf.disp_ready = false;
         if disp_valid {
@@ -716,8 +715,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     /// Dispatch of the instruction the MRF offers, checking every delivered operand against the
     /// functional value.
     fn dispatch(&mut self, now: u64) {
-        let all = self.rf.outputs();
-        let out = &all.mrf;
+        let out = &self.rf.mrf_outputs();
         let id = self.tags[out.disp_tag as usize];
         let f = &self.flights[id];
         let ins = &self.k.code[f.pc as usize];

@@ -326,6 +326,8 @@ impl ValueStats {
     }
 
     /// Bins the successive-lane differences of a register write.
+    // Inlined: at every register write.
+    #[inline(always)]
     pub fn record_write(&mut self, values: &[u32], mask: u64, full: bool) {
         // Branch-free over the lanes (it runs on every write): a pair counts when both its
         // lanes wrote; bins 0, 1..=128, 129..=32768 and beyond. Each sum counts the pairs past
@@ -336,14 +338,11 @@ impl ValueStats {
         let (mut on, mut past) = (0u64, [0u64; 3]);
         if pairs & every == every {
             // Every pair counts (a write of the whole warp, the common case): without the mask
-            // the loop vectorizes.
-            let mut sums = [0u32; 3];
-            for (x, y) in values.iter().zip(values.get(1..).unwrap_or_default()) {
-                let d = (y.wrapping_sub(*x) as i32).unsigned_abs();
-                sums[0] += u32::from(d > 0);
-                sums[1] += u32::from(d > 128);
-                sums[2] += u32::from(d > 32768);
-            }
+            // the loop vectorizes, and a 32-lane warp's, as an array, has a known length.
+            let sums = match <&[u32; 32]>::try_from(values) {
+                Ok(warp) => bins_past(warp),
+                Err(_) => bins_past(values),
+            };
             (on, past) = (n as u64, sums.map(u64::from));
         } else {
             for (l, w) in values.windows(2).enumerate() {
@@ -366,6 +365,21 @@ impl ValueStats {
             self.writes_within_2_15 += (worst <= 2) as u64;
         }
     }
+}
+
+/// Of the differences of successive lanes, how many lie past each bin edge (0, 128, 32768).
+#[inline(always)]
+fn bins_past(values: &[u32]) -> [u32; 3] {
+    let (mut zero, mut near, mut mid) = (0u32, 0u32, 0u32);
+    for (x, y) in values.iter().zip(values.get(1..).unwrap_or_default()) {
+        // |d| > e as one unsigned comparison: d + e lies beyond 2e exactly when d lies outside
+        // -e ..= e (wrapping, so i32::MIN counts too).
+        let d = y.wrapping_sub(*x);
+        zero += u32::from(d != 0);
+        near += u32::from(d.wrapping_add(128) > 256);
+        mid += u32::from(d.wrapping_add(32768) > 65536);
+    }
+    [zero, near, mid]
 }
 
 /// The compressed MRF's counters (seed 004), with the banks each range indicator occupies.

@@ -273,6 +273,54 @@ impl Clone for MrfIn {
 }
 
 impl MrfIn {
+    /// Makes every port but the issue port's (which the top drives from its grant) equal to
+    /// `src`'s, in place, where `src`'s driver writes `wb_data` only with `wb_valid` (as the SM
+    /// does) and `self` was last made equal by this call: the lanes are copied only then, the
+    /// rest of the time both hold the last write-back's.
+    #[inline(always)]
+    pub fn sync_from(&mut self, src: &Self) {
+        // Exhaustive, so that a new port is not forgotten.
+        let MrfIn {
+            issue_valid: _,
+            issue_warp: _,
+            issue_src_valid: _,
+            issue_src_reg: _,
+            issue_tag: _,
+            issue_src_last: _,
+            disp_ready,
+            wb_valid,
+            wb_warp,
+            wb_reg,
+            wb_mask,
+            wb_data,
+            wb_long,
+            act_valid,
+            act_warp,
+            flush_valid,
+            flush_warp,
+            rel_mask,
+            issue_src_level: _,
+            issue_src_entry: _,
+            issue_src_fill: _,
+            issue_strand: _,
+            wb_mrf,
+            wb_upper,
+            wb_entry,
+            rows_per_warp,
+            free_valid,
+            free_warp,
+        } = src;
+        if *wb_valid || self.wb_data.len() != wb_data.len() {
+            self.wb_data.clone_from(wb_data);
+        }
+        (self.disp_ready, self.wb_valid, self.wb_warp, self.wb_reg) = (*disp_ready, *wb_valid, *wb_warp, *wb_reg);
+        (self.wb_mask, self.wb_long, self.rel_mask) = (*wb_mask, *wb_long, *rel_mask);
+        (self.act_valid, self.act_warp, self.flush_valid, self.flush_warp) =
+            (*act_valid, *act_warp, *flush_valid, *flush_warp);
+        (self.wb_mrf, self.wb_upper, self.wb_entry) = (*wb_mrf, *wb_upper, *wb_entry);
+        (self.rows_per_warp, self.free_valid, self.free_warp) = (*rows_per_warp, *free_valid, *free_warp);
+    }
+
     pub fn new(g: &Geometry) -> Self {
         MrfIn {
             wb_data: vec![0; g.lanes as usize],
@@ -765,6 +813,8 @@ impl Mrf {
 /// the compressor advances, taking `w` when the port is ready (`plan.banks_ready`); registers
 /// map at `inp.rows_per_warp`, and `inp`'s freed warp is invalidated before the commit. Returns
 /// whether a TFET row was written (uncompressed only): the write port is busy next cycle.
+// Inlined: most edges write nothing to uncompressed banks.
+#[inline(always)]
 fn write_banks(
     g: &Geometry,
     inp: &MrfIn,
@@ -773,20 +823,37 @@ fn write_banks(
     st: &mut MrfStats,
     w: Option<BankWrite>,
 ) -> bool {
-    let (lanes, lpc) = (g.lanes as usize, g.lanes_per_cluster);
-    let (layout, groups, port) = match write {
+    match write {
         WritePath::Direct(groups) => {
             let Some(w) = w else { return false };
             let addr = g.map(w.warp, w.reg, inp.rows_per_warp);
             groups[addr.group as usize].write(addr.row, w.mask, w.data);
             st.mrf_writes += 1;
-            st.bank_writes += u64::from(active_clusters(w.mask, lpc, g.clusters as usize).count_ones());
+            st.bank_writes += u64::from(active_clusters(w.mask, g.lanes_per_cluster, g.clusters as usize).count_ones());
             let tfet = addr.row >= g.tfet_row;
             st.tfet_writes += u64::from(tfet);
-            return tfet;
+            tfet
         }
-        WritePath::Compressed { layout, groups, port } => (layout, groups, port),
-    };
+        WritePath::Compressed { layout, groups, port } => {
+            write_compressed(g, inp, layout, groups, port, plan, st, w);
+            false
+        }
+    }
+}
+
+/// [`write_banks`] of a compressed MRF.
+#[allow(clippy::too_many_arguments)]
+fn write_compressed(
+    g: &Geometry,
+    inp: &MrfIn,
+    layout: &Layout,
+    groups: &mut [CompressedBankGroup],
+    port: &mut WritePort,
+    plan: &Plan,
+    st: &mut MrfStats,
+    w: Option<BankWrite>,
+) {
+    let (lanes, lpc) = (g.lanes as usize, g.lanes_per_cluster);
     let action = plan.action;
     let c = layout.clusters as usize;
     for (grp, group) in groups.iter().enumerate() {
@@ -846,7 +913,6 @@ fn write_banks(
         }
         _ => port.advance(plan.banks_ready, false, Side::default(), &[]),
     }
-    false
 }
 
 /// What the SM needs of its register file: the MRF's ports, and its event counts for the

@@ -104,9 +104,31 @@ pub struct SmRfOut<'a> {
     pub freeing: u64,
 }
 
+/// The outputs the SM reads first in a cycle, for its write-back and dispatch: the MRF's
+/// write-back handshake, whether it offers an instruction, and the tag a grant gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handshake {
+    pub wb_commit: bool,
+    pub wb_ready: bool,
+    pub disp_valid: bool,
+    pub grant_tag: u32,
+}
+
 /// What the SM needs of its register-file pipeline: the block, its decision within the cycle,
 /// and the MRF's statistics.
 pub trait SmRfBlock: 'static + Block<In = SmRfIn> + for<'a> Block<Out<'a> = SmRfOut<'a>> {
+    /// These outputs alone (read every cycle: the model's need not build every port).
+    fn handshake(&self) -> Handshake {
+        let out = self.outputs();
+        let m = &out.mrf;
+        Handshake { wb_commit: m.wb_commit, wb_ready: m.wb_ready, disp_valid: m.disp_valid, grant_tag: out.grant_tag }
+    }
+
+    /// The MRF's outputs alone (dispatch reads them).
+    fn mrf_outputs(&self) -> MrfOut<'_> {
+        self.outputs().mrf
+    }
+
     /// The issue stage's decision on this cycle's inputs, as connected inside the top.
     fn decide(&self, i: &SmRfIn) -> IssueDecision;
     fn mrf_stats(&self) -> &MrfStats;
@@ -197,6 +219,8 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
     }
 
     /// The issue stage's inputs with what the MRF and the rename stage drive inside the top.
+    // Inlined, as `wire_release`: the caller builds `mrf` and only the ports read are kept.
+    #[inline(always)]
     fn wire_issue(&self, i: &SmRfIn, into: &mut IssueIn, mrf: &MrfOut) {
         into.sync_from(&i.issue);
         into.collector_ready = mrf.issue_ready;
@@ -219,6 +243,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
     }
 
     /// The scoreboard's release of a register result (`clr_*` and its warp's `commit`).
+    #[inline(always)]
     fn wire_release(&self, i: &SmRfIn, into: &mut IssueIn, mrf: &MrfOut) {
         let taken = i.mrf.wb_valid && mrf.wb_ready;
         let wb = (i.mrf.wb_warp, self.scoreboard_reg(i));
@@ -236,8 +261,9 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
     }
 
     /// The MRF's inputs with the granted instruction offered.
+    #[inline(always)]
     fn wire_mrf(&self, i: &SmRfIn, into: &mut MrfIn, grant: Option<u32>) {
-        into.clone_from(&i.mrf);
+        into.sync_from(&i.mrf);
         let w = grant.unwrap_or(0) as usize;
         let (next, read) = (&i.issue.next[w], &i.next_read[w]);
         into.issue_valid = grant.is_some() && !next.control;
@@ -292,6 +318,20 @@ fn all(n: u32) -> u64 {
 }
 
 impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRfBlock for SmRf<M, I, R> {
+    fn handshake(&self) -> Handshake {
+        let m = self.mrf.outputs();
+        Handshake {
+            wb_commit: m.wb_commit,
+            wb_ready: m.wb_ready,
+            disp_valid: m.disp_valid,
+            grant_tag: self.grant_tag(),
+        }
+    }
+
+    fn mrf_outputs(&self) -> MrfOut<'_> {
+        self.mrf.outputs()
+    }
+
     fn decide(&self, i: &SmRfIn) -> IssueDecision {
         let mut wired = self.wired.borrow_mut();
         self.wire_issue(i, &mut wired.0, &self.mrf.outputs());
