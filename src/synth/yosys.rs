@@ -82,12 +82,16 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
 /// Memory a Yosys run leaves the rest of the machine: below it, the run is stopped.
 const MEMORY_RESERVE: u64 = 1 << 30;
 
-/// The machine's available memory in bytes (`MemAvailable` of `/proc/meminfo`); `None` where
-/// the system does not say.
+/// The machine's available memory in bytes; `None` where the system does not say.
 fn memory_available() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = meminfo.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?;
-    Some(line.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()? * 1024)
+    meminfo("MemAvailable")
+}
+
+/// A `field` of `/proc/meminfo` in bytes.
+fn meminfo(field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let value = text.lines().find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?;
+    Some(value.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()? * 1024)
 }
 
 #[cfg(test)]
@@ -96,16 +100,7 @@ mod tests {
     #[test]
     fn the_available_memory_is_read_and_is_at_most_the_total() {
         let available = super::memory_available().expect("/proc/meminfo has MemAvailable");
-        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
-        let total: u64 = meminfo
-            .lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .unwrap()
-            .trim()
-            .trim_end_matches("kB")
-            .trim()
-            .parse()
-            .unwrap();
-        assert!(available > 0 && available <= total * 1024, "{available} of {total} kB");
+        let total = super::meminfo("MemTotal").expect("/proc/meminfo has MemTotal");
+        assert!(available > 0 && available <= total, "{available} of {total} bytes");
     }
 }
