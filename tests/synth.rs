@@ -233,7 +233,8 @@ fn yosys_failures_name_the_log() {
 
 /// `--pnr`: the tiny SM's MRF placed and routed on ECP5 inside its wrapper reports Fmax, the
 /// resources used and the critical path, with the router asked for (the sweep test runs the
-/// default one); --pnr on a target it cannot place is refused.
+/// default one), keeping the fastest of two placements; --pnr on a target it cannot place and
+/// `--seeds 0` are refused.
 #[test]
 fn place_and_route_reports_fmax_and_utilization() {
     let dir = tempfile::tempdir().unwrap();
@@ -250,10 +251,17 @@ fn place_and_route_reports_fmax_and_utilization() {
         "50",
         "--router",
         "router2",
+        "--seeds",
+        "2",
     ]);
     let p = &r["pnr"];
     assert_eq!(p["router"], "router2", "{p}");
     assert!(p["fmax_mhz"].as_f64().unwrap() > 10.0, "{p}");
+    let by_seed: Vec<f64> = p["fmax_by_seed"].as_array().unwrap().iter().map(|f| f.as_f64().unwrap()).collect();
+    assert_eq!(by_seed.len(), 2, "{p}");
+    let seed = p["seed"].as_u64().unwrap() as usize;
+    assert!(by_seed.iter().all(|&f| f <= by_seed[seed - 1]), "the kept placement is the fastest: {p}");
+    assert_eq!(p["fmax_mhz"].as_f64().unwrap(), by_seed[seed - 1], "{p}");
     assert_eq!(p["constraint_mhz"].as_f64().unwrap(), 50.0, "{p}");
     let used: Vec<&str> = p["utilization"].as_array().unwrap().iter().map(|u| u[0].as_str().unwrap()).collect();
     assert!(used.contains(&"TRELLIS_FF") && used.contains(&"TRELLIS_COMB"), "{used:?}");
@@ -264,4 +272,7 @@ fn place_and_route_reports_fmax_and_utilization() {
     let out = rfgen(&["synth", "--config", file.to_str().unwrap(), "--pnr"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--pnr places on --target ecp5 or ice40, not generic"), "{}", stderr(&out));
+    let out = rfgen(&["synth", "--config", file.to_str().unwrap(), "--target", "ecp5", "--pnr", "--seeds", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--seeds"), "{}", stderr(&out));
 }

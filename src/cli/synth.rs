@@ -108,6 +108,11 @@ pub struct PnrFlags {
     /// router2 (routes designs too congested for router1, such as the default SM's MRF on ECP5)
     #[arg(long, value_enum, default_value_t = Router::Router1, requires = "pnr")]
     pub router: Router,
+    /// Placements to try, keeping the fastest: nextpnr's default seed, then --seed 2 … N, one
+    /// after another (a design's Fmax varies with the placement by 10 % or more)
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "pnr",
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub seeds: u32,
 }
 
 impl PnrFlags {
@@ -122,7 +127,7 @@ impl PnrFlags {
         if !(self.freq.is_finite() && self.freq > 0.0) {
             return Err(bad_input(format!("--freq {}: must be a positive number of MHz", self.freq)));
         }
-        Ok(Some(PnrSettings { freq_mhz: self.freq, router: self.router }))
+        Ok(Some(PnrSettings { freq_mhz: self.freq, router: self.router, seeds: self.seeds }))
     }
 }
 
@@ -257,8 +262,14 @@ struct JsonReport<'a> {
 
 fn pnr_text(p: &Pnr) -> String {
     let used: Vec<String> = p.utilization.iter().map(|(k, u, a)| format!("{k} {u}/{a}")).collect();
+    let seeds = if p.fmax_by_seed.len() > 1 {
+        let each: Vec<String> = p.fmax_by_seed.iter().map(|f| format!("{f:.1}")).collect();
+        format!(", the fastest of {} placements: seed {} (by seed: {} MHz)", each.len(), p.seed, each.join(", "))
+    } else {
+        String::new()
+    };
     format!(
-        "place and route ({} {}, {}; the top in a wrapper: {}):\n  Fmax {:.1} MHz for clock {} (target {:.0} MHz)\n  used: {}\n  critical path: {} -> {}, {:.2} ns\n",
+        "place and route ({} {}, {}; the top in a wrapper: {}):\n  Fmax {:.1} MHz for clock {} (target {:.0} MHz){}\n  used: {}\n  critical path: {} -> {}, {:.2} ns\n",
         p.tool,
         p.router.name(),
         p.device,
@@ -266,6 +277,7 @@ fn pnr_text(p: &Pnr) -> String {
         p.fmax_mhz,
         p.clock,
         p.constraint_mhz,
+        seeds,
         used.join(", "),
         p.critical_from,
         p.critical_to,
@@ -278,6 +290,9 @@ fn pnr_csv(p: &Pnr) -> anyhow::Result<String> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(["pnr", "used", "available"])?;
     w.write_record(["fmax_mhz".to_string(), format!("{:.1}", p.fmax_mhz), format!("{:.0}", p.constraint_mhz)])?;
+    if p.fmax_by_seed.len() > 1 {
+        w.write_record(["seed".to_string(), p.seed.to_string(), p.fmax_by_seed.len().to_string()])?;
+    }
     for (k, u, a) in &p.utilization {
         w.write_record([k.clone(), u.to_string(), a.to_string()])?;
     }
