@@ -499,6 +499,10 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
 /// A bit per nonzero byte (at most 64: a bit per warp), eight bytes at a time: the predicate
 /// releases are read every edge and are rarely any.
 fn nonzero(bytes: &[u8]) -> u64 {
+    // Most edges release none: one pass without branches answers them.
+    if bytes.iter().fold(0, |m, &b| m | b) == 0 {
+        return 0;
+    }
     let (words, rest) = bytes.as_chunks::<8>();
     let mut m = 0;
     let mut put =

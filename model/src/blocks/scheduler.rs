@@ -91,8 +91,8 @@ impl SchedulerOut<'_> {
 
 pub struct Scheduler {
     shape: Shape,
-    /// The decision [`Scheduler::decide`] made in this cycle and its inputs: the edge reuses it
-    /// when its inputs are the same (the issue stage decides, then ticks).
+    /// Two-level: the decision [`Scheduler::decide`] made in this cycle and its inputs: the edge
+    /// reuses it when its inputs are the same (the issue stage decides, then ticks).
     decided: RefCell<Option<(SchedulerIn, Decision)>>,
     /// GTO's age order: the warps launched together, a bit per warp, oldest launch first; within
     /// one, the lower slot is older. Finding the oldest eligible warp then takes a mask per
@@ -118,7 +118,11 @@ impl Scheduler {
     #[inline(always)]
     pub fn decide(&self, i: &SchedulerIn) -> Decision {
         let d = self.decision(i);
-        *self.decided.borrow_mut() = Some((*i, d.clone()));
+        // The edge decides again unless the decision was kept: worth a copy only for the
+        // two-level active set; the other policies' choice costs less than the copy.
+        if self.shape.policy == SchedulerPolicy::TwoLevel {
+            *self.decided.borrow_mut() = Some((*i, d.clone()));
+        }
         d
     }
 
