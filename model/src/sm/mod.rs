@@ -715,7 +715,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     /// Dispatch of the instruction the MRF offers, checking every delivered operand against the
     /// functional value.
     fn dispatch(&mut self, now: u64) {
-        let out = &self.rf.mrf_outputs();
+        let out = self.rf.mrf_outputs();
         let id = self.tags[out.disp_tag as usize];
         let f = &self.flights[id];
         let ins = &self.k.code[f.pc as usize];
@@ -728,7 +728,12 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 }
                 let (got, want) = (out.disp_src_data[s], f.vals.src(s));
                 let defined = f.mask & f.vals.src_defined[s];
-                self.stats.undefined_reads += (f.mask & !defined).count_ones() as u64;
+                // Rarely any lane: counted only then (a bit count is a long sequence of
+                // instructions on the baseline x86-64 target).
+                let undefined = f.mask & !defined;
+                if undefined != 0 {
+                    self.stats.undefined_reads += undefined.count_ones() as u64;
+                }
                 // All lanes equal (one slice compare) is the common case; only when they are
                 // not is each lane asked whether it is defined.
                 let lanes = self.lanes;

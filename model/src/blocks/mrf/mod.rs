@@ -371,6 +371,8 @@ struct Plan {
     /// Per bank group: the row read this cycle, or `NONE`.
     read: [u32; MAX_GROUPS],
     granted: u64,
+    /// Bank groups reading a row this cycle (`read` not `NONE`), bit per group.
+    reading: u64,
     conflicts: u64,
     action: WriteAction,
     /// The banks take a write at this edge (always, unless a compressed write port is busy).
@@ -416,6 +418,9 @@ pub struct Mrf {
     /// TFET rows: the write port finishes a write to a TFET row this cycle (taken at the last
     /// edge): `wb_ready` low, `wb_commit` high.
     write_busy: bool,
+    /// The groups that read at the last edge: only they and this edge's readers can have a
+    /// read port to free or a registered grant to read.
+    read_last: u64,
     /// Rows per warp, from the `rows_per_warp` input (held for a kernel's run); the constant
     /// `R / G` unless the geometry is register-limited.
     stride: u32,
@@ -476,11 +481,13 @@ impl Mrf {
             fill_arbiter: RoundRobin::new(g.slots()),
             write,
             write_busy: false,
+            read_last: 0,
             stride: g.rows_per_warp(g.registers),
             plan: Plan {
                 winner: [NONE; MAX_GROUPS],
                 read: [NONE; MAX_GROUPS],
                 granted: 0,
+                reading: 0,
                 conflicts: 0,
                 action: WriteAction::Wait,
                 banks_ready: true,
@@ -604,6 +611,7 @@ impl Mrf {
         let p = &mut self.plan;
         (p.offered, p.issue_ready, p.fill_busy) = (offered, issue_ready, fill_busy);
         p.granted = 0;
+        p.reading = 0;
         p.conflicts = 0;
         let arbiter = |grp: usize| match &self.write {
             WritePath::Direct(groups) => &groups[grp].arbiter,
@@ -630,6 +638,7 @@ impl Mrf {
                 Some((mg, row)) if mg as usize == grp => {
                     p.conflicts += u64::from(req.count_ones());
                     p.read[grp] = row;
+                    p.reading |= 1 << grp;
                 }
                 _ => {
                     p.conflicts += u64::from(req.count_ones().saturating_sub(1));
@@ -637,6 +646,7 @@ impl Mrf {
                         p.winner[grp] = w;
                         p.granted |= 1 << w;
                         p.read[grp] = self.collectors[w as usize / SLOTS].row[w as usize % SLOTS];
+                        p.reading |= 1 << grp;
                     }
                 }
             }
@@ -678,18 +688,24 @@ impl Mrf {
     /// next cycle. With a registered grant, the banks read the row granted at the last edge and
     /// this edge's grants are read at the next.
     fn read_banks(&mut self) {
-        let granted = self.plan.granted;
         self.stats.bank_conflicts += self.plan.conflicts;
-        self.stats.operand_reads += u64::from(granted.count_ones());
         for unit in &mut self.collectors {
             unit.edge();
         }
         let registered = self.g.registered_grant;
-        for grp in 0..self.g.groups as usize {
+        // Most groups read nothing in a cycle, and one that read nothing at the last edge has
+        // neither a read port to free (a TFET read finishing) nor a registered grant to read:
+        // only this edge's readers and the last edge's change.
+        let mut visit = self.plan.reading | self.read_last;
+        self.read_last = self.plan.reading;
+        while visit != 0 {
+            let grp = visit.trailing_zeros() as usize;
+            visit &= visit - 1;
             let (winner, row) = (self.plan.winner[grp], self.plan.read[grp]);
             let granted = (winner != NONE).then_some(winner);
             let tfet = granted.is_some() && self.is_tfet(row);
             self.stats.tfet_reads += u64::from(tfet);
+            self.stats.operand_reads += u64::from(granted.is_some());
             if let Some(w) = granted {
                 let latency = self.read_latency(row) + u32::from(registered);
                 self.collectors[w as usize / SLOTS].grant(w as usize % SLOTS, latency);
@@ -829,7 +845,12 @@ fn write_banks(
             let addr = g.map(w.warp, w.reg, inp.rows_per_warp);
             groups[addr.group as usize].write(addr.row, w.mask, w.data);
             st.mrf_writes += 1;
-            st.bank_writes += u64::from(active_clusters(w.mask, g.lanes_per_cluster, g.clusters as usize).count_ones());
+            // A whole warp's write (most are) writes a bank in every cluster: no bit count.
+            st.bank_writes += u64::from(if w.mask == lane_mask(g.lanes as usize) {
+                g.clusters
+            } else {
+                active_clusters(w.mask, g.lanes_per_cluster, g.clusters as usize).count_ones()
+            });
             let tfet = addr.row >= g.tfet_row;
             st.tfet_writes += u64::from(tfet);
             tfet
