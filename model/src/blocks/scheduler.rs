@@ -223,15 +223,20 @@ impl Block for Scheduler {
             (k.eligible, k.eligible_if_free, k.first, k.desched, k.ready)
                 == (i.eligible, i.eligible_if_free, i.first, i.desched, i.ready)
         };
-        let d = match self.decided.take() {
-            Some((k, d)) if same(&k) => d,
-            _ => self.decision(i),
+        let grant = match self.decided.take() {
+            Some((k, d)) if same(&k) => {
+                (self.active, self.refill_from) = (d.active, d.refill_from);
+                d.grant
+            }
+            // The other policies need only the grant (not the choice beside it).
+            _ if self.shape.policy != SchedulerPolicy::TwoLevel => self.pick(i.eligible, i.first, &[]),
+            _ => {
+                let d = self.decision(i);
+                (self.active, self.refill_from) = (d.active, d.refill_from);
+                d.grant
+            }
         };
-        if self.shape.policy == SchedulerPolicy::TwoLevel {
-            self.active = d.active;
-            self.refill_from = d.refill_from;
-        }
-        if let Some(w) = d.grant {
+        if let Some(w) = grant {
             self.last = Some(w);
             if i.grant_last {
                 self.last = None;

@@ -382,9 +382,10 @@ struct Plan {
     bank_wr_en: Vec<u64>,
     bank_gated: Vec<u64>,
     /// The collectors' side of the outputs, read a dozen times a cycle: the unit offered for
-    /// dispatch, whether one is free, and the warps with a fill on its way.
+    /// dispatch, the free units (bit per unit; `issue_ready` when any), and the warps with a
+    /// fill on its way.
     offered: Option<u32>,
-    issue_ready: bool,
+    free: u64,
     fill_busy: u64,
 }
 
@@ -496,7 +497,7 @@ impl Mrf {
                 bank_wr_en: vec![0; words],
                 bank_gated: vec![0; words],
                 offered: None,
-                issue_ready: true,
+                free: 0,
                 fill_busy: 0,
             },
             stats,
@@ -591,10 +592,10 @@ impl Mrf {
         // Groups with a request, or the dummy MOV's: the only ones the arbitration below changes.
         let mut asked = mov.map_or(0u32, |(g, _)| 1 << g);
         // One pass over the collectors (a few each cycle) for the outputs' side and the requests.
-        let (mut ready, mut issue_ready, mut fill_busy) = (0u64, false, 0u64);
+        let (mut ready, mut free, mut fill_busy) = (0u64, 0u64, 0u64);
         for (c, unit) in self.collectors.iter().enumerate() {
             ready |= u64::from(unit.ready()) << c;
-            issue_ready |= !unit.busy;
+            free |= u64::from(!unit.busy) << c;
             fill_busy |= u64::from(unit.busy & (unit.filling != 0)) << unit.warp;
             let mut open = unit.pending;
             while open != 0 {
@@ -609,7 +610,7 @@ impl Mrf {
         let offered = if self.g.registered_dispatch { self.offer } else { self.dispatch.pick(ready) };
         debug_assert_eq!(offered, self.offered());
         let p = &mut self.plan;
-        (p.offered, p.issue_ready, p.fill_busy) = (offered, issue_ready, fill_busy);
+        (p.offered, p.free, p.fill_busy) = (offered, free, fill_busy);
         p.granted = 0;
         p.reading = 0;
         p.conflicts = 0;
@@ -979,7 +980,7 @@ impl Block for Mrf {
         let offered = p.offered;
         let unit = &self.collectors[offered.unwrap_or(0) as usize];
         MrfOut {
-            issue_ready: p.issue_ready,
+            issue_ready: p.free != 0,
             disp_valid: offered.is_some(),
             disp_warp: unit.warp,
             disp_tag: unit.tag,
@@ -1002,7 +1003,8 @@ impl Block for Mrf {
         self.stats.cycles += 1;
         self.stride = inp.rows_per_warp;
         // Decisions that depend on the state before the edge, sampled before anything changes.
-        let free = self.collectors.iter().position(|u| !u.busy);
+        let free = (self.plan.free != 0).then(|| self.plan.free.trailing_zeros() as usize);
+        debug_assert_eq!(free, self.collectors.iter().position(|u| !u.busy));
         // The plan holds the offer (derived after the last edge, from this same state).
         let offered = self.plan.offered;
         debug_assert_eq!(offered, self.offered());
