@@ -27,7 +27,7 @@ pub mod units;
 
 use crate::block::Block as _;
 use crate::blocks::issue::{Issue, IssueBlock, Next, NextFields};
-use crate::blocks::mrf::{Mrf, MrfBlock};
+use crate::blocks::mrf::{Mrf, MrfBlock, lane_mask};
 use crate::blocks::rename::RenameBlock;
 use crate::blocks::sm_rf::{Handshake, NextRead, SmRf, SmRfBlock, SmRfIn};
 use crate::func::barrier::BlockBarrier;
@@ -888,7 +888,9 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
 
         let st = &mut self.stats;
         st.warp_instructions += 1;
-        st.thread_instructions += e.mask.count_ones() as u64;
+        // A whole warp (most instructions) without a bit count.
+        st.thread_instructions +=
+            if e.mask == lane_mask(self.lanes) { self.lanes as u64 } else { e.mask.count_ones() as u64 };
         st.divergent_instructions += (e.path_mask != s.full_mask) as u64;
         *match unit {
             Unit::Alu => &mut st.alu,
@@ -1016,6 +1018,8 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
 
     /// How the MRF reads instruction `pc` of warp `w`: last reads and, with an ORF/LRF, the
     /// compiler's placement of its sources.
+    // Inlined into the descriptors' refresh, for a warp or two each cycle.
+    #[inline]
     fn next_read(&self, w: usize, pc: usize) -> NextRead {
         let note = &self.k.notes[pc];
         let s = &self.slots[w];

@@ -593,10 +593,14 @@ impl Mrf {
         let mut asked = mov.map_or(0u32, |(g, _)| 1 << g);
         // One pass over the collectors (a few each cycle) for the outputs' side and the requests.
         let (mut ready, mut free, mut fill_busy) = (0u64, 0u64, 0u64);
+        // Only with an ORF/LRF do the collectors fill entries.
+        let fills = self.orf.is_some();
         for (c, unit) in self.collectors.iter().enumerate() {
             ready |= u64::from(unit.ready()) << c;
             free |= u64::from(!unit.busy) << c;
-            fill_busy |= u64::from(unit.busy & (unit.filling != 0)) << unit.warp;
+            if fills {
+                fill_busy |= u64::from(unit.busy & (unit.filling != 0)) << unit.warp;
+            }
             let mut open = unit.pending;
             while open != 0 {
                 let s = open.trailing_zeros() as usize;
