@@ -366,6 +366,9 @@ pub struct MrfOut<'a> {
 /// RTL's logic computes from its registers), used by `outputs` and by the next `tick`.
 #[derive(Clone, Debug)]
 struct Plan {
+    /// Per bank group: the requests of the collector slots (bit `3c + s`); all zero but while
+    /// the plan is derived.
+    requests: [u64; MAX_GROUPS],
     /// Per bank group: the slot granted, or `NONE`.
     winner: [u32; MAX_GROUPS],
     /// Per bank group: the row read this cycle, or `NONE`.
@@ -485,6 +488,7 @@ impl Mrf {
             read_last: 0,
             stride: g.rows_per_warp(g.registers),
             plan: Plan {
+                requests: [0; MAX_GROUPS],
                 winner: [NONE; MAX_GROUPS],
                 read: [NONE; MAX_GROUPS],
                 granted: 0,
@@ -588,7 +592,6 @@ impl Mrf {
             }
             _ => Vec::new(),
         };
-        let mut requests = [0u64; MAX_GROUPS];
         // Groups with a request, or the dummy MOV's: the only ones the arbitration below changes.
         let mut asked = mov.map_or(0u32, |(g, _)| 1 << g);
         // One pass over the collectors (a few each cycle) for the outputs' side and the requests.
@@ -606,7 +609,7 @@ impl Mrf {
                 let s = open.trailing_zeros() as usize;
                 open &= open - 1;
                 if !held.contains(&(unit.group[s], unit.row[s])) {
-                    requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
+                    self.plan.requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
                     asked |= 1 << unit.group[s];
                 }
             }
@@ -615,19 +618,24 @@ impl Mrf {
         debug_assert_eq!(offered, self.offered());
         let p = &mut self.plan;
         (p.offered, p.free, p.fill_busy) = (offered, free, fill_busy);
-        p.granted = 0;
-        p.reading = 0;
         p.conflicts = 0;
         let arbiter = |grp: usize| match &self.write {
             WritePath::Direct(groups) => &groups[grp].arbiter,
             WritePath::Compressed { groups, .. } => &groups[grp].arbiter,
         };
-        p.winner.fill(NONE);
-        p.read.fill(NONE);
+        // Only the groups that read in the last plan hold a winner and a row.
+        let mut last = p.reading;
+        while last != 0 {
+            let grp = last.trailing_zeros() as usize;
+            (p.winner[grp], p.read[grp]) = (NONE, NONE);
+            last &= last - 1;
+        }
+        p.granted = 0;
+        p.reading = 0;
         while asked != 0 {
             let grp = asked.trailing_zeros() as usize;
             asked &= asked - 1;
-            let req = requests[grp];
+            let req = std::mem::take(&mut p.requests[grp]);
             // The read port finishing a TFET read grants nothing, like a dummy MOV's read; with a
             // registered grant, the cycle that reads a TFET row grants nothing (its grant would be
             // read while the port finishes).
@@ -978,7 +986,7 @@ impl Block for Mrf {
     }
 
     // Inlined: each caller reads a few of the ports, four times a cycle.
-    #[inline]
+    #[inline(always)]
     fn outputs(&self) -> MrfOut<'_> {
         let p = &self.plan;
         let offered = p.offered;

@@ -333,6 +333,8 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRfBlock for SmRf<M, I, R> {
         self.mrf.outputs()
     }
 
+    // Inlined, as the SM's other steps once a cycle: the glue's calls cost more than their work.
+    #[inline(always)]
     fn decide(&self, i: &SmRfIn) -> IssueDecision {
         let mut wired = self.wired.borrow_mut();
         self.wire_issue(i, &mut wired.0, &self.mrf.outputs());
@@ -381,6 +383,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
         }
     }
 
+    #[inline(always)]
     fn tick(&mut self, i: &SmRfIn) {
         let mut wired = self.wired.borrow_mut();
         let (issue_in, mrf_in) = &mut *wired;
