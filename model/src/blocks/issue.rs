@@ -498,8 +498,13 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
 
 /// A bit per nonzero byte (at most 64: a bit per warp), eight bytes at a time: the predicate
 /// releases are read every edge and are rarely any.
+#[inline]
 fn nonzero(bytes: &[u8]) -> u64 {
     let (words, rest) = bytes.as_chunks::<8>();
+    // Most edges release none: one pass over the words answers them.
+    if words.iter().fold(0, |m, w| m | u64::from_ne_bytes(*w)) == 0 && rest.iter().all(|&b| b == 0) {
+        return 0;
+    }
     let mut m = 0;
     let mut put =
         |at: usize, bytes: &[u8]| bytes.iter().enumerate().for_each(|(k, &b)| m |= u64::from(b != 0) << (at + k));

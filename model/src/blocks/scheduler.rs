@@ -91,8 +91,8 @@ impl SchedulerOut<'_> {
 
 pub struct Scheduler {
     shape: Shape,
-    /// The decision [`Scheduler::decide`] made in this cycle and its inputs: the edge reuses it
-    /// when its inputs are the same (the issue stage decides, then ticks).
+    /// Two-level: the decision [`Scheduler::decide`] made in this cycle and its inputs: the edge
+    /// reuses it when its inputs are the same (the issue stage decides, then ticks).
     decided: RefCell<Option<(SchedulerIn, Decision)>>,
     /// GTO's age order: the warps launched together, a bit per warp, oldest launch first; within
     /// one, the lower slot is older. Finding the oldest eligible warp then takes a mask per
@@ -118,7 +118,11 @@ impl Scheduler {
     #[inline(always)]
     pub fn decide(&self, i: &SchedulerIn) -> Decision {
         let d = self.decision(i);
-        *self.decided.borrow_mut() = Some((*i, d.clone()));
+        // The edge decides again unless the decision was kept: worth a copy only for the
+        // two-level active set; the other policies' choice costs less than the copy.
+        if self.shape.policy == SchedulerPolicy::TwoLevel {
+            *self.decided.borrow_mut() = Some((*i, d.clone()));
+        }
         d
     }
 
@@ -219,15 +223,20 @@ impl Block for Scheduler {
             (k.eligible, k.eligible_if_free, k.first, k.desched, k.ready)
                 == (i.eligible, i.eligible_if_free, i.first, i.desched, i.ready)
         };
-        let d = match self.decided.take() {
-            Some((k, d)) if same(&k) => d,
-            _ => self.decision(i),
+        let grant = match self.decided.take() {
+            Some((k, d)) if same(&k) => {
+                (self.active, self.refill_from) = (d.active, d.refill_from);
+                d.grant
+            }
+            // The other policies need only the grant (not the choice beside it).
+            _ if self.shape.policy != SchedulerPolicy::TwoLevel => self.pick(i.eligible, i.first, &[]),
+            _ => {
+                let d = self.decision(i);
+                (self.active, self.refill_from) = (d.active, d.refill_from);
+                d.grant
+            }
         };
-        if self.shape.policy == SchedulerPolicy::TwoLevel {
-            self.active = d.active;
-            self.refill_from = d.refill_from;
-        }
-        if let Some(w) = d.grant {
+        if let Some(w) = grant {
             self.last = Some(w);
             if i.grant_last {
                 self.last = None;

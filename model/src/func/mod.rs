@@ -398,7 +398,7 @@ impl Warp {
         if let Some(d) = ins.dst {
             self.defined[d as usize] |= active;
             let reg = &mut self.regs[d as usize * lanes..][..lanes];
-            if active.count_ones() as usize == lanes {
+            if active == lane_bits(lanes) {
                 reg.copy_from_slice(&dst[..lanes]);
             } else {
                 each_lane(active, reg, |l| dst[l]);
@@ -421,11 +421,16 @@ impl Warp {
     }
 }
 
+/// A bit for each of `lanes` lanes.
+fn lane_bits(lanes: usize) -> u64 {
+    if lanes >= 64 { u64::MAX } else { (1u64 << lanes) - 1 }
+}
+
 /// `out[l] = f(l)` for each lane `l` set in `mask`.
 #[inline(always)]
 fn each_lane(mask: u64, out: &mut [u32], f: impl Fn(usize) -> u32) {
     // A whole warp (most operations) in a plain loop, which vectorizes, instead of a bit scan.
-    let all = if out.len() >= 64 { u64::MAX } else { (1u64 << out.len()) - 1 };
+    let all = lane_bits(out.len());
     if mask == all {
         for (l, o) in out.iter_mut().enumerate() {
             *o = f(l);

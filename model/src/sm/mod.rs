@@ -27,7 +27,7 @@ pub mod units;
 
 use crate::block::Block as _;
 use crate::blocks::issue::{Issue, IssueBlock, Next, NextFields};
-use crate::blocks::mrf::{Mrf, MrfBlock};
+use crate::blocks::mrf::{Mrf, MrfBlock, lane_mask};
 use crate::blocks::rename::RenameBlock;
 use crate::blocks::sm_rf::{Handshake, NextRead, SmRf, SmRfBlock, SmRfIn};
 use crate::func::barrier::BlockBarrier;
@@ -715,7 +715,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     /// Dispatch of the instruction the MRF offers, checking every delivered operand against the
     /// functional value.
     fn dispatch(&mut self, now: u64) {
-        let out = &self.rf.mrf_outputs();
+        let out = self.rf.mrf_outputs();
         let id = self.tags[out.disp_tag as usize];
         let f = &self.flights[id];
         let ins = &self.k.code[f.pc as usize];
@@ -728,7 +728,12 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 }
                 let (got, want) = (out.disp_src_data[s], f.vals.src(s));
                 let defined = f.mask & f.vals.src_defined[s];
-                self.stats.undefined_reads += (f.mask & !defined).count_ones() as u64;
+                // Rarely any lane: counted only then (a bit count is a long sequence of
+                // instructions on the baseline x86-64 target).
+                let undefined = f.mask & !defined;
+                if undefined != 0 {
+                    self.stats.undefined_reads += undefined.count_ones() as u64;
+                }
                 // All lanes equal (one slice compare) is the common case; only when they are
                 // not is each lane asked whether it is defined.
                 let lanes = self.lanes;
@@ -883,7 +888,9 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
 
         let st = &mut self.stats;
         st.warp_instructions += 1;
-        st.thread_instructions += e.mask.count_ones() as u64;
+        // A whole warp (most instructions) without a bit count.
+        st.thread_instructions +=
+            if e.mask == lane_mask(self.lanes) { self.lanes as u64 } else { e.mask.count_ones() as u64 };
         st.divergent_instructions += (e.path_mask != s.full_mask) as u64;
         *match unit {
             Unit::Alu => &mut st.alu,
@@ -1011,6 +1018,8 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
 
     /// How the MRF reads instruction `pc` of warp `w`: last reads and, with an ORF/LRF, the
     /// compiler's placement of its sources.
+    // Inlined into the descriptors' refresh, for a warp or two each cycle.
+    #[inline]
     fn next_read(&self, w: usize, pc: usize) -> NextRead {
         let note = &self.k.notes[pc];
         let s = &self.slots[w];

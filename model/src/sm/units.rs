@@ -35,8 +35,9 @@ pub struct Units {
     next_free: [u64; 4],
     latency: [u64; 5],
     queues: [VecDeque<(u64, usize)>; 5],
-    /// The earliest completion at the queues' heads (`u64::MAX`: none): most cycles have
-    /// nothing due, and this answers them without looking at the queues.
+    /// Per queue, when its head completes (`u64::MAX`: empty), and the earliest of them: asked
+    /// every cycle, they answer without looking into the queues.
+    heads: [u64; 5],
     next_due: u64,
     segment_bytes: u64,
     dram_bytes_per_cycle: u64,
@@ -59,6 +60,7 @@ impl Units {
             next_free: [0; 4],
             latency: [l.alu as u64, l.sfu as u64, l.shared as u64, l.dram as u64, l.texture as u64],
             queues: Default::default(),
+            heads: [u64::MAX; 5],
             next_due: u64::MAX,
             segment_bytes: m.segment_bytes as u64,
             dram_bytes_per_cycle: m.dram_bytes_per_cycle as u64,
@@ -83,9 +85,10 @@ impl Units {
             done = dram_free.get() + self.latency[class(unit)];
         }
         if completes {
-            let q = &mut self.queues[class(unit)];
-            q.push_back((done, id));
-            self.next_due = self.next_due.min(q[0].0);
+            let c = class(unit);
+            self.queues[c].push_back((done, id));
+            self.heads[c] = self.queues[c][0].0;
+            self.next_due = self.next_due.min(self.heads[c]);
         }
     }
 
@@ -97,21 +100,22 @@ impl Units {
         if now < self.next_due {
             return;
         }
-        out.extend((0..CLASSES.len()).filter(|&q| self.queues[q].front().is_some_and(|&(t, _)| t <= now)));
+        out.extend((0..CLASSES.len()).filter(|&q| self.heads[q] <= now));
         // Usually one class is due: nothing to order.
         if out.len() > 1 {
-            out.sort_by_key(|&q| self.queues[q][0].0);
+            out.sort_by_key(|&q| self.heads[q]);
         }
     }
 
     /// The oldest completion of class `q` if due by `now`.
     pub fn head(&self, q: usize, now: u64) -> Option<usize> {
-        self.queues[q].front().filter(|&&(t, _)| t <= now).map(|&(_, id)| id)
+        (self.heads[q] <= now).then(|| self.queues[q][0].1)
     }
 
     pub fn pop(&mut self, q: usize) {
         self.queues[q].pop_front();
-        self.next_due = self.queues.iter().filter_map(|q| q.front()).map(|&(t, _)| t).min().unwrap_or(u64::MAX);
+        self.heads[q] = self.queues[q].front().map_or(u64::MAX, |&(t, _)| t);
+        self.next_due = self.heads.iter().copied().min().unwrap_or(u64::MAX);
     }
 
     /// The first cycle a completion is due in (`u64::MAX`: none is on its way).

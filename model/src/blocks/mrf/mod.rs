@@ -366,11 +366,16 @@ pub struct MrfOut<'a> {
 /// RTL's logic computes from its registers), used by `outputs` and by the next `tick`.
 #[derive(Clone, Debug)]
 struct Plan {
+    /// Per bank group: the requests of the collector slots (bit `3c + s`); all zero but while
+    /// the plan is derived.
+    requests: [u64; MAX_GROUPS],
     /// Per bank group: the slot granted, or `NONE`.
     winner: [u32; MAX_GROUPS],
     /// Per bank group: the row read this cycle, or `NONE`.
     read: [u32; MAX_GROUPS],
     granted: u64,
+    /// Bank groups reading a row this cycle (`read` not `NONE`), bit per group.
+    reading: u64,
     conflicts: u64,
     action: WriteAction,
     /// The banks take a write at this edge (always, unless a compressed write port is busy).
@@ -380,9 +385,10 @@ struct Plan {
     bank_wr_en: Vec<u64>,
     bank_gated: Vec<u64>,
     /// The collectors' side of the outputs, read a dozen times a cycle: the unit offered for
-    /// dispatch, whether one is free, and the warps with a fill on its way.
+    /// dispatch, the free units (bit per unit; `issue_ready` when any), and the warps with a
+    /// fill on its way.
     offered: Option<u32>,
-    issue_ready: bool,
+    free: u64,
     fill_busy: u64,
 }
 
@@ -416,6 +422,9 @@ pub struct Mrf {
     /// TFET rows: the write port finishes a write to a TFET row this cycle (taken at the last
     /// edge): `wb_ready` low, `wb_commit` high.
     write_busy: bool,
+    /// The groups that read at the last edge: only they and this edge's readers can have a
+    /// read port to free or a registered grant to read.
+    read_last: u64,
     /// Rows per warp, from the `rows_per_warp` input (held for a kernel's run); the constant
     /// `R / G` unless the geometry is register-limited.
     stride: u32,
@@ -476,11 +485,14 @@ impl Mrf {
             fill_arbiter: RoundRobin::new(g.slots()),
             write,
             write_busy: false,
+            read_last: 0,
             stride: g.rows_per_warp(g.registers),
             plan: Plan {
+                requests: [0; MAX_GROUPS],
                 winner: [NONE; MAX_GROUPS],
                 read: [NONE; MAX_GROUPS],
                 granted: 0,
+                reading: 0,
                 conflicts: 0,
                 action: WriteAction::Wait,
                 banks_ready: true,
@@ -489,7 +501,7 @@ impl Mrf {
                 bank_wr_en: vec![0; words],
                 bank_gated: vec![0; words],
                 offered: None,
-                issue_ready: true,
+                free: 0,
                 fill_busy: 0,
             },
             stats,
@@ -580,21 +592,24 @@ impl Mrf {
             }
             _ => Vec::new(),
         };
-        let mut requests = [0u64; MAX_GROUPS];
         // Groups with a request, or the dummy MOV's: the only ones the arbitration below changes.
         let mut asked = mov.map_or(0u32, |(g, _)| 1 << g);
         // One pass over the collectors (a few each cycle) for the outputs' side and the requests.
-        let (mut ready, mut issue_ready, mut fill_busy) = (0u64, false, 0u64);
+        let (mut ready, mut free, mut fill_busy) = (0u64, 0u64, 0u64);
+        // Only with an ORF/LRF do the collectors fill entries.
+        let fills = self.orf.is_some();
         for (c, unit) in self.collectors.iter().enumerate() {
             ready |= u64::from(unit.ready()) << c;
-            issue_ready |= !unit.busy;
-            fill_busy |= u64::from(unit.busy & (unit.filling != 0)) << unit.warp;
+            free |= u64::from(!unit.busy) << c;
+            if fills {
+                fill_busy |= u64::from(unit.busy & (unit.filling != 0)) << unit.warp;
+            }
             let mut open = unit.pending;
             while open != 0 {
                 let s = open.trailing_zeros() as usize;
                 open &= open - 1;
                 if !held.contains(&(unit.group[s], unit.row[s])) {
-                    requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
+                    self.plan.requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
                     asked |= 1 << unit.group[s];
                 }
             }
@@ -602,19 +617,25 @@ impl Mrf {
         let offered = if self.g.registered_dispatch { self.offer } else { self.dispatch.pick(ready) };
         debug_assert_eq!(offered, self.offered());
         let p = &mut self.plan;
-        (p.offered, p.issue_ready, p.fill_busy) = (offered, issue_ready, fill_busy);
-        p.granted = 0;
+        (p.offered, p.free, p.fill_busy) = (offered, free, fill_busy);
         p.conflicts = 0;
         let arbiter = |grp: usize| match &self.write {
             WritePath::Direct(groups) => &groups[grp].arbiter,
             WritePath::Compressed { groups, .. } => &groups[grp].arbiter,
         };
-        p.winner.fill(NONE);
-        p.read.fill(NONE);
+        // Only the groups that read in the last plan hold a winner and a row.
+        let mut last = p.reading;
+        while last != 0 {
+            let grp = last.trailing_zeros() as usize;
+            (p.winner[grp], p.read[grp]) = (NONE, NONE);
+            last &= last - 1;
+        }
+        p.granted = 0;
+        p.reading = 0;
         while asked != 0 {
             let grp = asked.trailing_zeros() as usize;
             asked &= asked - 1;
-            let req = requests[grp];
+            let req = std::mem::take(&mut p.requests[grp]);
             // The read port finishing a TFET read grants nothing, like a dummy MOV's read; with a
             // registered grant, the cycle that reads a TFET row grants nothing (its grant would be
             // read while the port finishes).
@@ -630,6 +651,7 @@ impl Mrf {
                 Some((mg, row)) if mg as usize == grp => {
                     p.conflicts += u64::from(req.count_ones());
                     p.read[grp] = row;
+                    p.reading |= 1 << grp;
                 }
                 _ => {
                     p.conflicts += u64::from(req.count_ones().saturating_sub(1));
@@ -637,6 +659,7 @@ impl Mrf {
                         p.winner[grp] = w;
                         p.granted |= 1 << w;
                         p.read[grp] = self.collectors[w as usize / SLOTS].row[w as usize % SLOTS];
+                        p.reading |= 1 << grp;
                     }
                 }
             }
@@ -678,18 +701,24 @@ impl Mrf {
     /// next cycle. With a registered grant, the banks read the row granted at the last edge and
     /// this edge's grants are read at the next.
     fn read_banks(&mut self) {
-        let granted = self.plan.granted;
         self.stats.bank_conflicts += self.plan.conflicts;
-        self.stats.operand_reads += u64::from(granted.count_ones());
         for unit in &mut self.collectors {
             unit.edge();
         }
         let registered = self.g.registered_grant;
-        for grp in 0..self.g.groups as usize {
+        // Most groups read nothing in a cycle, and one that read nothing at the last edge has
+        // neither a read port to free (a TFET read finishing) nor a registered grant to read:
+        // only this edge's readers and the last edge's change.
+        let mut visit = self.plan.reading | self.read_last;
+        self.read_last = self.plan.reading;
+        while visit != 0 {
+            let grp = visit.trailing_zeros() as usize;
+            visit &= visit - 1;
             let (winner, row) = (self.plan.winner[grp], self.plan.read[grp]);
             let granted = (winner != NONE).then_some(winner);
             let tfet = granted.is_some() && self.is_tfet(row);
             self.stats.tfet_reads += u64::from(tfet);
+            self.stats.operand_reads += u64::from(granted.is_some());
             if let Some(w) = granted {
                 let latency = self.read_latency(row) + u32::from(registered);
                 self.collectors[w as usize / SLOTS].grant(w as usize % SLOTS, latency);
@@ -829,7 +858,12 @@ fn write_banks(
             let addr = g.map(w.warp, w.reg, inp.rows_per_warp);
             groups[addr.group as usize].write(addr.row, w.mask, w.data);
             st.mrf_writes += 1;
-            st.bank_writes += u64::from(active_clusters(w.mask, g.lanes_per_cluster, g.clusters as usize).count_ones());
+            // A whole warp's write (most are) writes a bank in every cluster: no bit count.
+            st.bank_writes += u64::from(if w.mask == lane_mask(g.lanes as usize) {
+                g.clusters
+            } else {
+                active_clusters(w.mask, g.lanes_per_cluster, g.clusters as usize).count_ones()
+            });
             let tfet = addr.row >= g.tfet_row;
             st.tfet_writes += u64::from(tfet);
             tfet
@@ -952,13 +986,13 @@ impl Block for Mrf {
     }
 
     // Inlined: each caller reads a few of the ports, four times a cycle.
-    #[inline]
+    #[inline(always)]
     fn outputs(&self) -> MrfOut<'_> {
         let p = &self.plan;
         let offered = p.offered;
         let unit = &self.collectors[offered.unwrap_or(0) as usize];
         MrfOut {
-            issue_ready: p.issue_ready,
+            issue_ready: p.free != 0,
             disp_valid: offered.is_some(),
             disp_warp: unit.warp,
             disp_tag: unit.tag,
@@ -981,7 +1015,8 @@ impl Block for Mrf {
         self.stats.cycles += 1;
         self.stride = inp.rows_per_warp;
         // Decisions that depend on the state before the edge, sampled before anything changes.
-        let free = self.collectors.iter().position(|u| !u.busy);
+        let free = (self.plan.free != 0).then(|| self.plan.free.trailing_zeros() as usize);
+        debug_assert_eq!(free, self.collectors.iter().position(|u| !u.busy));
         // The plan holds the offer (derived after the last edge, from this same state).
         let offered = self.plan.offered;
         debug_assert_eq!(offered, self.offered());

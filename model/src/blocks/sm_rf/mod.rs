@@ -38,7 +38,7 @@ use crate::blocks::rename::{Lookup, Rename, RenameBlock, RenameIn, RenameOut};
 use rfgen_gen::blocks::sm_rf::Release;
 use rfgen_gen::config::SchedulerPolicy;
 use rfgen_gen::{Checked, Geometry};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use warp_control::{FreeControl, RfcControl, WarpEvents};
 
@@ -164,9 +164,10 @@ pub struct SmRf<M: MrfBlock, I: IssueBlock, R: RenameBlock = Rename> {
     orf_warps: Option<u64>,
     /// The parts' inputs as connected this cycle (kept to reuse their buffers).
     wired: RefCell<(IssueIn, MrfIn)>,
-    /// The issue decision `decide` made this cycle: the edge takes it rather than deciding
-    /// again (the SM changes nothing it depends on between the two).
-    decided: RefCell<Option<IssueDecision>>,
+    /// What the edge needs of the issue decision `decide` made this cycle, the grant and the
+    /// active set: the edge takes them rather than deciding again (the SM changes nothing the
+    /// decision depends on between the two).
+    decided: Cell<Option<(Option<u32>, u64)>>,
 }
 
 impl<M: MrfBlock, I: IssueBlock> SmRf<M, I> {
@@ -198,7 +199,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRf<M, I, R> {
             free: c.compression.is_some().then(FreeControl::default),
             orf_warps: c.orf.as_ref().filter(|o| o.mapped).map(|_| all(g.warps)),
             wired: RefCell::new((IssueIn::new(g), MrfIn::new(g))),
-            decided: RefCell::new(None),
+            decided: Cell::new(None),
         }
     }
 
@@ -332,11 +333,13 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRfBlock for SmRf<M, I, R> {
         self.mrf.outputs()
     }
 
+    // Inlined, as the SM's other steps once a cycle: the glue's calls cost more than their work.
+    #[inline(always)]
     fn decide(&self, i: &SmRfIn) -> IssueDecision {
         let mut wired = self.wired.borrow_mut();
         self.wire_issue(i, &mut wired.0, &self.mrf.outputs());
         let d = self.issue.decide(&wired.0);
-        *self.decided.borrow_mut() = Some(d.clone());
+        self.decided.set(Some((d.sched.grant, d.sched.active_mask())));
         d
     }
 
@@ -358,7 +361,7 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
     type Out<'a> = SmRfOut<'a>;
 
     fn reset(&mut self) {
-        *self.decided.get_mut() = None;
+        self.decided.set(None);
         self.mrf.reset();
         self.issue.reset();
         if let Some(r) = &mut self.rename {
@@ -380,35 +383,42 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> Block for SmRf<M, I, R> {
         }
     }
 
+    #[inline(always)]
     fn tick(&mut self, i: &SmRfIn) {
         let mut wired = self.wired.borrow_mut();
         let (issue_in, mrf_in) = &mut *wired;
         let out = self.mrf.outputs();
         let freed = (out.disp_valid && i.mrf.disp_ready).then_some(out.disp_tag);
         let (stored, taken) = (out.wb_commit, i.mrf.wb_valid && out.wb_ready);
-        let decision = match self.decided.get_mut().take() {
+        let (grant, active) = match self.decided.take() {
             Some(d) => {
                 // `decide` wired this cycle's inputs; since then the SM has only added events
                 // (issue, completions, launches), so only those are wired again.
                 issue_in.sync_events(&i.issue);
                 self.wire_release(i, issue_in, &out);
                 debug_assert_eq!(*issue_in, self.issue_inputs(i), "the issue stage's inputs changed after `decide`");
-                debug_assert_eq!(d, self.issue.decide(issue_in), "the issue stage's inputs changed after `decide`");
+                debug_assert!(
+                    {
+                        let again = self.issue.decide(issue_in).sched;
+                        d == (again.grant, again.active_mask())
+                    },
+                    "the issue stage's inputs changed after `decide`"
+                );
                 d
             }
             None => {
                 self.wire_issue(i, issue_in, &out);
-                self.issue.decide(issue_in)
+                let d = self.issue.decide(issue_in).sched;
+                (d.grant, d.active_mask())
             }
         };
-        let grant = decision.sched.grant;
         self.wire_mrf(i, mrf_in, grant);
         if let Some(warps) = self.orf_warps {
-            mrf_in.rel_mask = warps & !decision.sched.active_mask();
+            mrf_in.rel_mask = warps & !active;
         }
         if let Some(c) = &mut self.rfc {
             let ev = WarpEvents {
-                active: decision.sched.active_mask(),
+                active,
                 ended: grant.filter(|_| i.issue.grant_last).map_or(0, |w| 1 << w),
                 launch: i.issue.launch,
                 exit: i.exit,
