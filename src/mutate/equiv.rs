@@ -11,7 +11,9 @@
 //!    module's ports, the block is equal at its own — and the check stays small where the block
 //!    is large (an MRF's banks are tens of thousands of flip-flops to the solver; one bank or one
 //!    arbiter is not). An induction that needs an invariant of the states the module reaches (a
-//!    scheduler's age order being transitive) does not close, but the search does.
+//!    scheduler's age order being transitive) does not close, but the search does. An edit of a
+//!    module that declares its invariants (a register file cache's entry order) is first proved
+//!    with them, in the block with every memory cut out ([`super::invariants`]).
 //!    First with the module's own instances cut out (`expose -evert`): what it drives into them
 //!    becomes outputs, compared like its own, and what they drive back becomes inputs, the same
 //!    free values on both sides. Equal inputs into identical instances give equal values back,
