@@ -182,7 +182,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         checked.hash(),
         args.count
     ));
-    let drawn = mutate::draw(&design, args.count, args.seed, &dir)?;
+    let drawn = mutate::draw(&design, rfgen_gen::formal::invariants(&checked), args.count, args.seed, &dir)?;
     if drawn.unwritable > 0 {
         progress.line(&format!(
             "left out {} of them: edits of an asynchronous read port's enable, which Yosys cannot write",
@@ -398,5 +398,6 @@ fn scope(lead: &str, module: &str, cut: Cut, top: &str) -> String {
         (_, Cut::Nothing) => format!("{lead} {module}"),
         (_, Cut::Instances) => format!("{lead} {module}, its instances cut out"),
         (_, Cut::MemoryLeaves) => format!("{lead} {module}, its memory leaves cut out as what they observe"),
+        (_, Cut::MemoriesWithInvariants) => format!("{lead} {module} with its invariants, its memories cut out"),
     }
 }

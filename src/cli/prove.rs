@@ -244,7 +244,8 @@ fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) ->
     ));
     let start = std::time::Instant::now();
     let reset = copy.generated.manifest.top_module().ports.iter().any(|p| p.name == "rst");
-    let sides = Sides { top, reset, generated: Source::Files(&generated), copy: Source::Files(&copy.files) };
+    let sides =
+        Sides { top, reset, invariant: false, generated: Source::Files(&generated), copy: Source::Files(&copy.files) };
     let verdict = equiv::check(&sides, args.depth, Duration::from_secs(args.time_limit), work)?;
     progress.finish();
     let result = match &verdict {

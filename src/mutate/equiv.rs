@@ -11,7 +11,9 @@
 //!    module's ports, the block is equal at its own — and the check stays small where the block
 //!    is large (an MRF's banks are tens of thousands of flip-flops to the solver; one bank or one
 //!    arbiter is not). An induction that needs an invariant of the states the module reaches (a
-//!    scheduler's age order being transitive) does not close, but the search does.
+//!    scheduler's age order being transitive) does not close, but the search does. An edit of a
+//!    module that declares its invariants (a register file cache's entry order) is first proved
+//!    with them, in the block with every memory cut out ([`super::invariants`]).
 //!    First with the module's own instances cut out (`expose -evert`): what it drives into them
 //!    becomes outputs, compared like its own, and what they drive back becomes inputs, the same
 //!    free values on both sides. Equal inputs into identical instances give equal values back,
@@ -55,6 +57,9 @@ pub enum Cut {
     Instances,
     /// Every memory leaf of the flattened module: the block, or a module enclosing the edit.
     MemoryLeaves,
+    /// Every memory of the edited module, whose invariants are proved with the edit
+    /// ([`super::invariants`]).
+    MemoriesWithInvariants,
 }
 
 impl Cut {
@@ -163,6 +168,33 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
             scopes.push(Scope::new(folder, CELL, &module, cut, read_lone, copy));
         }
     }
+    // Flattened, with its memory leaves cut out (the commands after the design is read).
+    let flat_steps = |m: &str| {
+        let cores: Vec<String> = drawn.leaves.iter().map(|l| format!("{m}/t:{}", observed::core_name(l))).collect();
+        if observe.is_empty() || !holds_any(m, &drawn.leaves, &drawn.instances) {
+            (format!("hierarchy -top {m}\nproc\nflatten\n"), Cut::Nothing)
+        } else {
+            let cut = format!("expose -evert {}\n", cores.join(" "));
+            (format!("{observe}hierarchy -top {m}\nproc\nflatten\n{cut}"), Cut::MemoryLeaves)
+        }
+    };
+    let flat = |m: &str| {
+        let (steps, cut) = flat_steps(m);
+        (format!("{read}{steps}"), cut)
+    };
+    // The block flattened with the edited module's invariants, if it has any, and every memory
+    // cut out: an edit masked only in the states the module reaches (a cache's rank update),
+    // checked where its inputs keep their contract (no write-back during a flush).
+    if let Some((_, holds)) = drawn.invariants.iter().find(|(m, _)| *m == module)
+        && !cell_kind(&rtlil, &module, &cell).is_some_and(|k| k.starts_with("$mem"))
+        && let Ok(file) =
+            super::invariants::write(&read, &rtlil, top, &module, holds, &flat_steps(top).0, &dir.join("invariants"))
+    {
+        let generated = format!("read_rtlil \"{}\"\n", file.display());
+        let assumed = super::invariants::assumed(&file);
+        let copy = format!("{generated}mutate -module {top} -cell {} {edit}\n{assumed}", mutant.cell);
+        scopes.push(Scope::new("with_invariants", top, top, Cut::MemoriesWithInvariants, generated, copy));
+    }
     let cut_commands = cut_instances(&module, &drawn.instances, cut_type);
     if !cut_commands.is_empty() {
         let (generated, copy) = (format!("{read}{observe}{cut_commands}"), format!("{edited}{observe}{cut_commands}"));
@@ -178,15 +210,6 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     // first (an edit of the scoreboard that its ports show may be masked in the issue stage
     // around it, which is a fraction of the composed top), then the block (what is left of an
     // MRF without its banks is small enough to solve where the banks as flip-flops are not).
-    let flat = |m: &str| {
-        let cores: Vec<String> = drawn.leaves.iter().map(|l| format!("{m}/t:{}", observed::core_name(l))).collect();
-        if observe.is_empty() || !holds_any(m, &drawn.leaves, &drawn.instances) {
-            (format!("{read}hierarchy -top {m}\nproc\nflatten\n"), Cut::Nothing)
-        } else {
-            let cut = format!("expose -evert {}\n", cores.join(" "));
-            (format!("{read}{observe}hierarchy -top {m}\nproc\nflatten\n{cut}"), Cut::MemoryLeaves)
-        }
-    };
     for (outer, cell) in path.iter().rev() {
         let (generated, cut) = flat(outer);
         let copy = format!("{generated}mutate -module {outer} -cell {cell} {edit}\n");
@@ -203,16 +226,20 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     let reset =
         |module: &str| drawn.netlist.manifest.module(module).is_none_or(|m| m.ports.iter().any(|p| p.name == "rst"));
     for Scope { folder, checked, module, cut, generated, copy, ends_if_unknown } in scopes {
+        // With invariants only the proof: the search for a difference follows in the scopes after.
+        let invariant = cut == Cut::MemoriesWithInvariants;
         let sides = Sides {
             top: &checked,
             reset: !cut.lifted() && reset(&checked),
+            invariant,
             generated: Source::Commands(generated),
             copy: Source::Commands(copy),
         };
         // With the module's inputs free its input sequences include every one the block gives
         // it, so a bound there holds for the block too; a difference there may not reach the
         // block's ports, and is looked for again in the block.
-        match prove_equiv::check(&sides, cycles, limit, &dir.join(folder)) {
+        let depth = if invariant { 0 } else { cycles };
+        match prove_equiv::check(&sides, depth, limit, &dir.join(folder)) {
             Ok(prove_equiv::Equivalence::Proved) => return Ok(Equivalence::Proved { module, cut }),
             Ok(prove_equiv::Equivalence::Bounded { cycles, .. }) => {
                 return Ok(Equivalence::Equivalent { cycles, module, cut });
@@ -229,7 +256,13 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     }
     let flat = format!("{read}hierarchy -top {top}\nflatten\n");
     let copy = format!("{flat}mutate -module {top} -cell {} {edit}\n", mutant.cell);
-    let sides = Sides { top, reset: reset(top), generated: Source::Commands(flat), copy: Source::Commands(copy) };
+    let sides = Sides {
+        top,
+        reset: reset(top),
+        invariant: false,
+        generated: Source::Commands(flat),
+        copy: Source::Commands(copy),
+    };
     // A tool that fails on one mutant leaves that mutant unknown, not the campaign stopped.
     let verdict = match prove_equiv::check(&sides, cycles, limit, &dir.join("block")) {
         Ok(v) => v,
@@ -597,8 +630,13 @@ pub(super) mod tests {
             assert!(!text.contains("$dff"), "the flip-flops stay outside: {text}");
             let read_lone = format!("read_rtlil \"{}\"\n", lone.display());
             let copy = format!("{read_lone}mutate -module {CELL} -cell {cell} -mode const1 -port Y -portbit 0\n");
-            let sides =
-                Sides { top: CELL, reset: false, generated: Source::Commands(read_lone), copy: Source::Commands(copy) };
+            let sides = Sides {
+                top: CELL,
+                reset: false,
+                invariant: false,
+                generated: Source::Commands(read_lone),
+                copy: Source::Commands(copy),
+            };
             prove_equiv::check(&sides, 2, LIMIT, &dir.path().join(folder).join("proof")).unwrap()
                 == prove_equiv::Equivalence::Proved
         };
@@ -657,7 +695,7 @@ pub(super) mod tests {
         let checked = rfgen_gen::config::preset(preset).unwrap();
         let design = block.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let drawn = super::super::draw(&design, 1, 1, dir.path()).unwrap();
+        let drawn = super::super::draw(&design, rfgen_gen::formal::invariants(&checked), 1, 1, dir.path()).unwrap();
         (dir, drawn)
     }
 

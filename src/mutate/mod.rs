@@ -5,6 +5,7 @@
 //! traffic, until a run tells it from the model (docs/mutate.md).
 
 pub mod equiv;
+pub mod invariants;
 pub mod parts;
 
 use crate::synth::yosys;
@@ -99,10 +100,20 @@ pub struct Mutants {
     /// (`rfgen_gen::blocks::sram::observed`): the black boxes' declarations, the techmap rules.
     pub leaves: Vec<String>,
     pub observed: (PathBuf, PathBuf),
+    /// The invariants of the design's modules (`rfgen_gen::formal::invariants`): (module,
+    /// Verilog expressions over its own names), proved with an edit of that module.
+    pub invariants: Vec<(String, Vec<String>)>,
 }
 
-/// Draws `count` mutants of `design`'s top with `seed` in `dir` (scripts and logs kept there).
-pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutants> {
+/// Draws `count` mutants of `design`'s top with `seed` in `dir` (scripts and logs kept there);
+/// `invariants` are its modules' ([`Mutants::invariants`]).
+pub fn draw(
+    design: &Design,
+    invariants: Vec<(String, Vec<String>)>,
+    count: u32,
+    seed: u32,
+    dir: &Path,
+) -> Result<Mutants> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut read = String::new();
     for (name, text) in design.sources() {
@@ -151,6 +162,7 @@ pub fn draw(design: &Design, count: u32, seed: u32, dir: &Path) -> Result<Mutant
         unwritable,
         leaves,
         observed,
+        invariants,
     })
 }
 

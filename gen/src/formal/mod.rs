@@ -169,6 +169,17 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
     })
 }
 
+/// What holds in every state a module of `checked`'s designs reaches from reset, as (module,
+/// Verilog boolean expressions over the module's own names): `rfgen mutate` proves them along
+/// with a surviving mutant's edit (docs/mutate.md). The same expressions as the harnesses assert.
+pub fn invariants(checked: &Checked) -> Vec<(String, Vec<String>)> {
+    let Some(r) = &checked.rfc else { return Vec::new() };
+    let rank_bits = crate::layout::geometry::index_bits(r.entries);
+    let own = |state: &str| state.to_string();
+    let rfc = crate::blocks::mrf::rfc::invariants::invariants(r.slots, r.entries, rank_bits, r.slot_bits(), &own);
+    vec![(format!("{}_rfc", checked.prefix()), rfc)]
+}
+
 /// Common head of every wrapper: a formal-only module with a clock and nothing else, every input
 /// of the design under test driven from inside.
 fn module_head(name: &str, about: &str) -> String {

@@ -10,6 +10,7 @@
 
 use super::{Harness, PROBES_DEFINE, Probe, Proof, RFC_WRITEBACK, free_running, module_head};
 use crate::blocks::mrf::rfc::interface::CachePorts;
+use crate::blocks::mrf::rfc::invariants::invariants;
 use crate::blocks::mrf::rfc::{
     DATA, DEAD, DIRTY, EVICT_DATA, EVICT_REG, EVICT_VALID, EVICT_WARP, FLUSH_BUSY, FLUSH_SLOT, OWNER, OWNER_VALID,
     RANK, SLOT_OF, SLOT_OF_VALID, TAG, VALID, rfc,
@@ -183,31 +184,25 @@ pub fn harnesses(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bo
     for l in 0..lanes {
         b += &format!("    if (evict_this && live[{l}]) assert({} == {});\n", lane("p_evict_data", l), lane("val", l));
     }
-    b += "    // Bookkeeping: every valid entry is dirty; a free slot holds nothing; outside a flush a\n";
-    b += "    // slot's valid entries come first (its victim choice rests on it); within a slot the valid\n";
-    b += "    // tags differ and the ranks are a permutation.\n";
+    b += "    // Bookkeeping: every valid entry is dirty; a free slot holds nothing; within a slot the\n";
+    b += "    // valid tags differ; and the entry order (`rfc::invariants`): outside a flush a slot's\n";
+    b += "    // valid entries come first, an invalid entry's rank is its index, the ranks a permutation.\n";
     b += &format!("    assert((p_valid & ~p_dirty) == {});\n", lit(n, 0));
     for s in 0..a {
         b += &format!("    if (!p_owner_valid[{s}]) assert({} == {});\n", slice("p_valid", s, e), lit(e, 0));
-        for x in 1..e {
-            let i = s * e + x;
-            b += &format!(
-                "    if (!(p_flush_busy && p_flush_slot == {}) && p_valid[{i}]) assert(p_valid[{}]);\n",
-                sl(s),
-                i - 1
-            );
-        }
         for x in 0..e {
-            let i = s * e + x;
-            if (1u32 << rk) > e {
-                b += &format!("    assert(p_rank_{i} < {});\n", lit(rk, (e - 1) as u64 + 1));
-            }
             for y in x + 1..e {
-                let j = s * e + y;
-                b += &format!("    assert(p_rank_{i} != p_rank_{j});\n");
+                let (i, j) = (s * e + x, s * e + y);
                 b += &format!("    if (p_valid[{i}] && p_valid[{j}]) assert(p_tag_{i} != p_tag_{j});\n");
             }
         }
+    }
+    let probed = |state: &str| match state.strip_prefix(RANK) {
+        Some(i) if !i.is_empty() => format!("p_rank_{i}"),
+        _ => format!("p_{state}"),
+    };
+    for invariant in invariants(a, e, rk, sb, &probed) {
+        b += &format!("    assert({invariant});\n");
     }
     b += "    // A warp's slot is owned by it; the watched warp owns no other.\n";
     for k in 0..g.warps {

@@ -6,6 +6,7 @@
 //! docs/rfc.md.
 
 pub mod interface;
+pub mod invariants;
 
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR, index_bits};
 use crate::layout::rfc::RfcLayout;
