@@ -164,7 +164,7 @@ impl IssueIn {
                 c &= c - 1;
             }
         }
-        self.clr_preds.clone_from(clr_preds);
+        sync_preds(&mut self.clr_preds, clr_preds);
         (self.barrier, self.hold, self.stall, self.first, self.launch) = (*barrier, *hold, *stall, *first, *launch);
         (self.collector_ready, self.grant_last, self.clr_valid, self.lv_valid) =
             (*collector_ready, *grant_last, *clr_valid, *lv_valid);
@@ -176,13 +176,25 @@ impl IssueIn {
     /// Makes the events of a cycle (those [`IssueIn::clear_events`] clears) equal to `src`'s.
     pub fn sync_events(&mut self, src: &IssueIn) {
         (self.launch, self.grant_last, self.commit) = (src.launch, src.grant_last, src.commit);
-        self.clr_preds.clone_from(&src.clr_preds);
+        sync_preds(&mut self.clr_preds, &src.clr_preds);
     }
 
     /// The events of a cycle back to none; descriptors, barriers and holds stay.
     pub fn clear_events(&mut self) {
         (self.launch, self.grant_last, self.clr_valid, self.lv_valid, self.commit) = (0, false, false, false, 0);
         self.clr_preds.fill(0);
+    }
+}
+
+/// Makes the predicate releases `to` equal to `from`, a plain copy when both are as long (as
+/// every cycle): twice a cycle, `Vec::clone_from` cost more than the copy.
+#[inline(always)]
+fn sync_preds(to: &mut Vec<u8>, from: &[u8]) {
+    if to.len() == from.len() {
+        to.copy_from_slice(from);
+    } else {
+        to.clear();
+        to.extend_from_slice(from);
     }
 }
 
@@ -444,8 +456,16 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         (sb.set_reg_valid, sb.set_reg) = (n.dst_valid, n.dst);
         (sb.set_pred_valid, sb.set_pred) = (n.pdst_valid, n.pdst);
         (sb.clr_valid, sb.clr_warp, sb.clr_reg) = (i.clr_valid, i.clr_warp, i.clr_reg);
-        sb.clr_preds.copy_from_slice(&i.clr_preds);
+        // The scoreboard's predicate releases stay all zero between edges, copied only when
+        // there are any (rarely).
+        let released = nonzero(&i.clr_preds);
+        if released != 0 {
+            sb.clr_preds.copy_from_slice(&i.clr_preds);
+        }
         self.scoreboard.tick(&self.sb_in);
+        if released != 0 {
+            self.sb_in.clr_preds.fill(0);
+        }
         if let Some(b) = &mut self.warpboard {
             b.tick(&WarpboardIn {
                 iss_valid: reserving.is_some(),
@@ -470,7 +490,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         // The warps whose scoreboard or warpboard state this edge may have changed.
         let bit = |valid: bool, w: u32| if valid { 1u64.checked_shl(w).unwrap_or(0) } else { 0 };
         let mut touched = i.commit | bit(i.clr_valid, i.clr_warp) | bit(i.lv_valid, i.lv_warp);
-        touched |= bit(reserving.is_some(), w) | nonzero(&i.clr_preds);
+        touched |= bit(reserving.is_some(), w) | released;
         let mut memo = self.memo.get();
         memo.fresh &= !touched;
         self.memo.set(memo);

@@ -223,12 +223,13 @@ impl Block for Scheduler {
             (k.eligible, k.eligible_if_free, k.first, k.desched, k.ready)
                 == (i.eligible, i.eligible_if_free, i.first, i.desched, i.ready)
         };
-        let grant = match self.decided.take() {
+        // The other policies keep no decision and need only the grant (not the choice beside it).
+        let kept = if self.shape.policy == SchedulerPolicy::TwoLevel { self.decided.take() } else { None };
+        let grant = match kept {
             Some((k, d)) if same(&k) => {
                 (self.active, self.refill_from) = (d.active, d.refill_from);
                 d.grant
             }
-            // The other policies need only the grant (not the choice beside it).
             _ if self.shape.policy != SchedulerPolicy::TwoLevel => self.pick(i.eligible, i.first, &[]),
             _ => {
                 let d = self.decision(i);

@@ -147,6 +147,8 @@ pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>> {
     info: Vec<Next>,
     slots: Vec<Slot>,
     blocks: Vec<Option<Block>>,
+    /// Blocks resident (`blocks` not `None`): whether the SM is done is asked every cycle.
+    live_blocks: u32,
     warps_per_block: usize,
     two_level: bool,
     /// The MRF invalidates a finished warp's registers (compressed: banks left empty are gated),
@@ -373,6 +375,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             info,
             slots,
             blocks: (0..g.warps).map(|_| None).collect(),
+            live_blocks: 0,
             warps_per_block,
             dirty: 0,
             two_level: c.config.scheduler.policy == rfgen_gen::config::SchedulerPolicy::TwoLevel,
@@ -446,7 +449,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
 
     /// Blocks resident now, and the most it may hold (TUBA moves the limit).
     pub fn resident_blocks(&self) -> u32 {
-        self.blocks.iter().filter(|b| b.is_some()).count() as u32
+        self.live_blocks
     }
 
     pub fn block_limit(&self) -> u32 {
@@ -481,7 +484,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     /// every register is free again.
     pub fn done(&self) -> bool {
         self.shared.next_block.get() == self.k.blocks
-            && self.blocks.iter().all(Option::is_none)
+            && self.live_blocks == 0
             && !self.units.busy()
             && self.rename.as_ref().is_none_or(RenameControl::idle)
             && self.freeing == 0
@@ -540,6 +543,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             self.stats.registers_allocated = self.stats.registers_allocated.max(resident * self.k.regs.max(1));
             let o = &mut self.stats.occupancy;
             o.peak_warps = o.peak_warps.max(resident);
+            self.live_blocks += 1;
             self.blocks[b] = Some(Block {
                 shared: vec![0; self.k.shared_bytes as usize / 4],
                 live: free.len() as u32,
@@ -1009,6 +1013,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         block.live -= 1;
         if block.live == 0 {
             self.blocks[b] = None;
+            self.live_blocks -= 1;
             self.relaunch = self.frees;
             self.launch_blocks();
         } else if block.arrived == block.live {

@@ -12,8 +12,10 @@ pub struct OperandCollector {
     pub busy: bool,
     /// Slots waiting for a bank grant, bit per slot.
     pub pending: u8,
-    /// Per slot: edges until its granted data arrives (0: not in flight).
-    arriving: [u32; SLOTS],
+    /// Per slot: the edge count (the MRF's clock) from which its granted data is here, and the
+    /// latest of them: times rather than countdowns, so that no edge has to count them down.
+    arrive_at: [u64; SLOTS],
+    all_at: u64,
     pub warp: u32,
     pub tag: u32,
     pub src_valid: [bool; SLOTS],
@@ -36,7 +38,8 @@ impl OperandCollector {
         OperandCollector {
             busy: false,
             pending: 0,
-            arriving: [0; SLOTS],
+            arrive_at: [0; SLOTS],
+            all_at: 0,
             warp: 0,
             tag: 0,
             src_valid: [false; SLOTS],
@@ -54,25 +57,26 @@ impl OperandCollector {
     pub fn reset(&mut self) {
         self.busy = false;
         self.pending = 0;
-        self.arriving = [0; SLOTS];
+        (self.arrive_at, self.all_at) = ([0; SLOTS], 0);
         self.filling = 0;
     }
 
-    /// Busy, with no slot pending, in flight or waiting to fill: offered for dispatch.
-    pub fn ready(&self) -> bool {
+    /// At `now` edges: busy, with no slot pending, in flight or waiting to fill: offered for
+    /// dispatch.
+    pub fn ready(&self, now: u64) -> bool {
         // Without branches: it is asked of every unit each cycle, with answers hard to predict.
-        let arriving = self.arriving.iter().fold(0, |m, &a| m | a);
-        self.busy & ((self.pending | self.filling) == 0) & (arriving == 0)
+        self.busy & ((self.pending | self.filling) == 0) & (self.all_at <= now)
     }
 
-    /// Free, with nothing in flight to it.
-    pub fn idle(&self) -> bool {
-        !self.busy && self.arriving == [0; SLOTS]
+    /// At `now` edges: free, with nothing in flight to it.
+    pub fn idle(&self, now: u64) -> bool {
+        !self.busy && self.all_at <= now
     }
 
-    /// Slots whose data is here and whose fill is not written yet: they request the write port.
-    pub fn fill_requests(&self) -> u8 {
-        let arrived = (0..SLOTS).fold(0, |m, s| m | ((self.arriving[s] == 0) as u8) << s);
+    /// At `now` edges: slots whose data is here and whose fill is not written yet: they
+    /// request the write port.
+    pub fn fill_requests(&self, now: u64) -> u8 {
+        let arrived = (0..SLOTS).fold(0, |m, s| m | ((self.arrive_at[s] <= now) as u8) << s);
         self.filling & !self.pending & arrived
     }
 
@@ -81,10 +85,11 @@ impl OperandCollector {
         (&self.data[s], self.known[s])
     }
 
-    /// Slot `s` is granted: `latency` edges until its data has arrived.
-    pub fn grant(&mut self, s: usize, latency: u32) {
+    /// Slot `s` is granted: its data is here from edge count `at` on.
+    pub fn grant(&mut self, s: usize, at: u64) {
         self.pending &= !(1 << s);
-        self.arriving[s] = latency;
+        self.arrive_at[s] = at;
+        self.all_at = self.all_at.max(at);
     }
 
     /// Where slot `s`'s bank read is written, with its known lanes (the data is taken when the
@@ -101,13 +106,6 @@ impl OperandCollector {
         self.known[s] = known;
     }
 
-    /// In-flight data moves one edge closer (before this edge's grants).
-    pub fn edge(&mut self) {
-        for a in &mut self.arriving {
-            *a = a.saturating_sub(1);
-        }
-    }
-
     /// The instruction leaves at this edge.
     pub fn dispatch(&mut self) {
         self.busy = false;
@@ -120,7 +118,7 @@ impl OperandCollector {
         self.tag = tag;
         self.src_valid = src_valid;
         self.pending = src_valid.iter().enumerate().fold(0, |m, (s, &v)| m | (v as u8) << s);
-        self.arriving = [0; SLOTS];
+        (self.arrive_at, self.all_at) = ([0; SLOTS], 0);
         self.filling = 0;
         for (s, &(group, row)) in addr.iter().enumerate() {
             (self.group[s], self.row[s]) = (group, row);

@@ -366,9 +366,6 @@ pub struct MrfOut<'a> {
 /// RTL's logic computes from its registers), used by `outputs` and by the next `tick`.
 #[derive(Clone, Debug)]
 struct Plan {
-    /// Per bank group: the requests of the collector slots (bit `3c + s`); all zero but while
-    /// the plan is derived.
-    requests: [u64; MAX_GROUPS],
     /// Per bank group: the slot granted, or `NONE`.
     winner: [u32; MAX_GROUPS],
     /// Per bank group: the row read this cycle, or `NONE`.
@@ -425,6 +422,12 @@ pub struct Mrf {
     /// The groups that read at the last edge: only they and this edge's readers can have a
     /// read port to free or a registered grant to read.
     read_last: u64,
+    /// Per bank group, the collector slots waiting for it (bit `3c + s`), and the groups with
+    /// any: kept as slots are allocated and granted rather than gathered for every plan.
+    requests: [u64; MAX_GROUPS],
+    asking: u64,
+    /// Edges so far (rests included): the clock of the collectors' arrival times.
+    now: u64,
     /// Rows per warp, from the `rows_per_warp` input (held for a kernel's run); the constant
     /// `R / G` unless the geometry is register-limited.
     stride: u32,
@@ -486,9 +489,11 @@ impl Mrf {
             write,
             write_busy: false,
             read_last: 0,
+            requests: [0; MAX_GROUPS],
+            asking: 0,
+            now: 0,
             stride: g.rows_per_warp(g.registers),
             plan: Plan {
-                requests: [0; MAX_GROUPS],
                 winner: [NONE; MAX_GROUPS],
                 read: [NONE; MAX_GROUPS],
                 granted: 0,
@@ -543,7 +548,18 @@ impl Mrf {
 
     /// Collector slots whose fill requests the ORF/LRF write port, bit `3c + s`.
     fn fill_requests(&self) -> u64 {
-        self.collectors.iter().enumerate().fold(0, |m, (c, u)| m | u64::from(u.fill_requests()) << (c * SLOTS))
+        self.collectors.iter().enumerate().fold(0, |m, (c, u)| m | u64::from(u.fill_requests(self.now)) << (c * SLOTS))
+    }
+
+    /// Per bank group, the collector slots waiting for it (what [`Mrf::requests`] keeps).
+    fn pending_requests(&self) -> [u64; MAX_GROUPS] {
+        let mut requests = [0; MAX_GROUPS];
+        for (c, unit) in self.collectors.iter().enumerate() {
+            for s in (0..SLOTS).filter(|&s| unit.pending >> s & 1 == 1) {
+                requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
+            }
+        }
+        requests
     }
 
     /// The unit offered for dispatch this cycle: the round-robin choice among the complete
@@ -554,7 +570,7 @@ impl Mrf {
 
     /// Units ready for dispatch, bit per unit.
     fn ready_mask(&self) -> u64 {
-        self.collectors.iter().enumerate().fold(0, |m, (c, u)| m | (u.ready() as u64) << c)
+        self.collectors.iter().enumerate().fold(0, |m, (c, u)| m | (u.ready(self.now) as u64) << c)
     }
 
     /// Edges from a read of `row` until the data is in the slot: the bank read (one more for a
@@ -592,26 +608,18 @@ impl Mrf {
             }
             _ => Vec::new(),
         };
+        debug_assert_eq!(self.requests, self.pending_requests(), "requests out of step with the collectors");
         // Groups with a request, or the dummy MOV's: the only ones the arbitration below changes.
-        let mut asked = mov.map_or(0u32, |(g, _)| 1 << g);
-        // One pass over the collectors (a few each cycle) for the outputs' side and the requests.
+        let mut asked = self.asking | mov.map_or(0, |(g, _)| 1 << g);
+        // One pass over the collectors (a few each cycle) for the outputs' side.
         let (mut ready, mut free, mut fill_busy) = (0u64, 0u64, 0u64);
         // Only with an ORF/LRF do the collectors fill entries.
         let fills = self.orf.is_some();
         for (c, unit) in self.collectors.iter().enumerate() {
-            ready |= u64::from(unit.ready()) << c;
+            ready |= u64::from(unit.ready(self.now)) << c;
             free |= u64::from(!unit.busy) << c;
             if fills {
                 fill_busy |= u64::from(unit.busy & (unit.filling != 0)) << unit.warp;
-            }
-            let mut open = unit.pending;
-            while open != 0 {
-                let s = open.trailing_zeros() as usize;
-                open &= open - 1;
-                if !held.contains(&(unit.group[s], unit.row[s])) {
-                    self.plan.requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
-                    asked |= 1 << unit.group[s];
-                }
             }
         }
         let offered = if self.g.registered_dispatch { self.offer } else { self.dispatch.pick(ready) };
@@ -635,7 +643,16 @@ impl Mrf {
         while asked != 0 {
             let grp = asked.trailing_zeros() as usize;
             asked &= asked - 1;
-            let req = std::mem::take(&mut p.requests[grp]);
+            let mut req = self.requests[grp];
+            // A slot whose register is held asks nothing this cycle.
+            let mut open = if held.is_empty() { 0 } else { req };
+            while open != 0 {
+                let w = open.trailing_zeros() as usize;
+                open &= open - 1;
+                if held.contains(&(grp as u32, self.collectors[w / SLOTS].row[w % SLOTS])) {
+                    req &= !(1 << w);
+                }
+            }
             // The read port finishing a TFET read grants nothing, like a dummy MOV's read; with a
             // registered grant, the cycle that reads a TFET row grants nothing (its grant would be
             // read while the port finishes).
@@ -702,9 +719,6 @@ impl Mrf {
     /// this edge's grants are read at the next.
     fn read_banks(&mut self) {
         self.stats.bank_conflicts += self.plan.conflicts;
-        for unit in &mut self.collectors {
-            unit.edge();
-        }
         let registered = self.g.registered_grant;
         // Most groups read nothing in a cycle, and one that read nothing at the last edge has
         // neither a read port to free (a TFET read finishing) nor a registered grant to read:
@@ -720,8 +734,13 @@ impl Mrf {
             self.stats.tfet_reads += u64::from(tfet);
             self.stats.operand_reads += u64::from(granted.is_some());
             if let Some(w) = granted {
-                let latency = self.read_latency(row) + u32::from(registered);
-                self.collectors[w as usize / SLOTS].grant(w as usize % SLOTS, latency);
+                // Counted from the state after this edge.
+                let at = self.now + 1 + u64::from(self.read_latency(row) + u32::from(registered));
+                self.collectors[w as usize / SLOTS].grant(w as usize % SLOTS, at);
+                self.requests[grp] &= !(1 << w);
+                if self.requests[grp] == 0 {
+                    self.asking &= !(1 << grp);
+                }
             }
             match &mut self.write {
                 WritePath::Direct(groups) => {
@@ -969,6 +988,7 @@ impl Block for Mrf {
     /// banks' power state); bank contents and statistics are kept.
     fn reset(&mut self) {
         self.collectors.iter_mut().for_each(OperandCollector::reset);
+        (self.requests, self.asking) = ([0; MAX_GROUPS], 0);
         self.dispatch.reset();
         self.offer = None;
         self.rfc.iter_mut().for_each(Rfc::reset);
@@ -1087,6 +1107,14 @@ impl Block for Mrf {
                     }
                 }
             }
+            // The sources not taken at issue wait for their groups.
+            let mut open = unit.pending;
+            while open != 0 {
+                let s = open.trailing_zeros() as usize;
+                open &= open - 1;
+                self.requests[unit.group[s] as usize] |= 1 << (c * SLOTS + s);
+                self.asking |= 1 << unit.group[s];
+            }
             self.stats.issued += 1;
         }
 
@@ -1096,6 +1124,7 @@ impl Block for Mrf {
             self.upper_edge(inp, free.filter(|_| inp.issue_valid).is_some(), fill);
         }
         self.write(inp, &reads[..issued]);
+        self.now += 1;
         self.replan();
     }
 
@@ -1116,11 +1145,12 @@ impl Block for Mrf {
             && self.offer.is_none()
             && self.plan.granted == 0
             && inp.rows_per_warp == self.stride
-            && self.collectors.iter().all(OperandCollector::idle)
+            && self.collectors.iter().all(|u| u.idle(self.now))
     }
 
     fn rest(&mut self, edges: u64) {
         self.stats.cycles += edges;
+        self.now += edges;
     }
 }
 
