@@ -488,7 +488,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
             self.granted_q = [grant.map_or(0, |w| 1 << w), self.granted_q[0]];
         }
         // The warps whose scoreboard or warpboard state this edge may have changed.
-        let bit = |valid: bool, w: u32| if valid { 1u64.checked_shl(w).unwrap_or(0) } else { 0 };
+        let bit = |valid: bool, w: u32| u64::from(valid && w < 64) << (w & 63);
         let mut touched = i.commit | bit(i.clr_valid, i.clr_warp) | bit(i.lv_valid, i.lv_warp);
         touched |= bit(reserving.is_some(), w) | released;
         let mut memo = self.memo.get();

@@ -181,7 +181,6 @@ pub struct Sm<'k, P: SmRfBlock = SmRf<Mrf, Issue>> {
     cycle: u64,
     /// `(cycle, warp slot, pc)` of every issue, when recording.
     issues: Option<Vec<(u64, u32, u32)>>,
-    due: Vec<usize>,
     completed: Vec<usize>,
     /// Compressed MRF: write-backs taken by the write port and not yet committed, oldest first.
     uncommitted: VecDeque<usize>,
@@ -405,7 +404,6 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             },
             cycle: 0,
             issues: None,
-            due: Vec::new(),
             completed: Vec::new(),
             uncommitted: VecDeque::new(),
             bdi: c.compression.clone(),
@@ -675,8 +673,8 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         if wb_commit {
             self.completed.extend(self.uncommitted.pop_front());
         }
-        self.units.due(now, &mut self.due);
-        for &q in &self.due {
+        let (due, n) = self.units.due(now);
+        for &q in &due[..n] {
             while let Some(id) = self.units.head(q, now) {
                 let f = &self.flights[id];
                 if let Some(dst) = self.k.code[f.pc as usize].dst {

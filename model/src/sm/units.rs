@@ -92,19 +92,25 @@ impl Units {
         }
     }
 
-    /// Classes whose oldest completion is due by `now`, earliest first.
+    /// Classes whose oldest completion is due by `now`, earliest first: the first `n` of the
+    /// array, `n` returned beside it (an array rather than a list: asked every cycle).
     // Inlined: asked every cycle, and most cycles nothing is due.
     #[inline(always)]
-    pub fn due(&self, now: u64, out: &mut Vec<usize>) {
-        out.clear();
+    pub fn due(&self, now: u64) -> ([usize; CLASSES.len()], usize) {
+        let mut out = [0; CLASSES.len()];
         if now < self.next_due {
-            return;
+            return (out, 0);
         }
-        out.extend((0..CLASSES.len()).filter(|&q| self.heads[q] <= now));
+        let mut n = 0;
+        for q in 0..CLASSES.len() {
+            out[n] = q;
+            n += usize::from(self.heads[q] <= now);
+        }
         // Usually one class is due: nothing to order.
-        if out.len() > 1 {
-            out.sort_by_key(|&q| self.heads[q]);
+        if n > 1 {
+            out[..n].sort_by_key(|&q| self.heads[q]);
         }
+        (out, n)
     }
 
     /// The oldest completion of class `q` if due by `now`.

@@ -378,6 +378,8 @@ struct Plan {
     /// The banks take a write at this edge (always, unless a compressed write port is busy).
     banks_ready: bool,
     wb_ready: bool,
+    /// The oldest write-back taken is stored at this edge (`wb_commit`).
+    wb_commit: bool,
     bank_rd_en: Vec<u64>,
     bank_wr_en: Vec<u64>,
     bank_gated: Vec<u64>,
@@ -502,6 +504,7 @@ impl Mrf {
                 action: WriteAction::Wait,
                 banks_ready: true,
                 wb_ready: true,
+                wb_commit: false,
                 bank_rd_en: vec![0; words],
                 bank_wr_en: vec![0; words],
                 bank_gated: vec![0; words],
@@ -671,7 +674,11 @@ impl Mrf {
                     p.reading |= 1 << grp;
                 }
                 _ => {
-                    p.conflicts += u64::from(req.count_ones().saturating_sub(1));
+                    // Most groups have one request: no bit count (a long sequence on the
+                    // baseline x86-64 target) for them.
+                    if req & req.wrapping_sub(1) != 0 {
+                        p.conflicts += u64::from(req.count_ones() - 1);
+                    }
                     if let Some(w) = arbiter(grp).pick(req) {
                         p.winner[grp] = w;
                         p.granted |= 1 << w;
@@ -688,6 +695,7 @@ impl Mrf {
             WritePath::Compressed { port, .. } => port.head().is_none() || action == WriteAction::Commit,
         };
         p.wb_ready = p.banks_ready && self.rfc.as_ref().is_none_or(Rfc::wb_ready);
+        p.wb_commit = action == WriteAction::Commit || self.write_busy;
         let WritePath::Compressed { layout, groups, port } = &self.write else { return };
         let c = layout.clusters as usize;
         // `C` is a power of two, so a group's bits never straddle two words.
@@ -1010,17 +1018,19 @@ impl Block for Mrf {
     fn outputs(&self) -> MrfOut<'_> {
         let p = &self.plan;
         let offered = p.offered;
-        let unit = &self.collectors[offered.unwrap_or(0) as usize];
+        // Looked up without an index's panic, so that a caller reading none of the unit's ports
+        // pays nothing for them (there is always a unit 0).
+        let unit = self.collectors.get(offered.unwrap_or(0) as usize);
         MrfOut {
             issue_ready: p.free != 0,
             disp_valid: offered.is_some(),
-            disp_warp: unit.warp,
-            disp_tag: unit.tag,
-            disp_src_valid: unit.src_valid,
-            disp_src_data: std::array::from_fn(|s| unit.operand(s).0),
-            disp_src_known: std::array::from_fn(|s| unit.operand(s).1),
+            disp_warp: unit.map_or(0, |u| u.warp),
+            disp_tag: unit.map_or(0, |u| u.tag),
+            disp_src_valid: unit.map_or([false; SLOTS], |u| u.src_valid),
+            disp_src_data: std::array::from_fn(|s| unit.map_or(&[][..], |u| u.operand(s).0)),
+            disp_src_known: std::array::from_fn(|s| unit.map_or(0, |u| u.operand(s).1)),
             wb_ready: p.wb_ready,
-            wb_commit: p.action == WriteAction::Commit || self.write_busy,
+            wb_commit: p.wb_commit,
             act_ready: self.rfc().is_some_and(Rfc::act_ready),
             flush_ready: self.rfc().is_some_and(Rfc::flush_ready),
             fill_busy: p.fill_busy,
