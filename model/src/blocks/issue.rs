@@ -118,12 +118,22 @@ pub struct IssueIn {
     /// of them after [`IssueIn::new`]). The model checks again only these and the warps the
     /// last edge changed; a driver that does not track changes leaves every bit set.
     pub changed: u64,
+    /// Not a port: the warps whose `clr_preds` may be nonzero (all of them after
+    /// [`IssueIn::new`]). The model looks at the predicate releases only when some bit is set;
+    /// a driver that does not track them leaves every bit set.
+    pub clr_pred_warps: u64,
 }
 
 impl IssueIn {
     pub fn new(g: &Geometry) -> Self {
         let n = g.warps as usize;
-        IssueIn { next: vec![Next::default(); n], clr_preds: vec![0; n], changed: u64::MAX, ..IssueIn::default() }
+        IssueIn {
+            next: vec![Next::default(); n],
+            clr_preds: vec![0; n],
+            changed: u64::MAX,
+            clr_pred_warps: u64::MAX,
+            ..IssueIn::default()
+        }
     }
 
     /// Makes `self` equal to `src` where `self` was last made equal to the same driver's inputs
@@ -152,6 +162,7 @@ impl IssueIn {
             lv_src_reg,
             commit,
             changed,
+            clr_pred_warps,
         } = src;
         if self.next.len() != next.len() || next.len() > 64 {
             self.next.clone_from(next);
@@ -164,7 +175,7 @@ impl IssueIn {
                 c &= c - 1;
             }
         }
-        sync_preds(&mut self.clr_preds, clr_preds);
+        sync_preds(self, clr_preds, *clr_pred_warps);
         (self.barrier, self.hold, self.stall, self.first, self.launch) = (*barrier, *hold, *stall, *first, *launch);
         (self.collector_ready, self.grant_last, self.clr_valid, self.lv_valid) =
             (*collector_ready, *grant_last, *clr_valid, *lv_valid);
@@ -176,7 +187,7 @@ impl IssueIn {
     /// Makes the events of a cycle (those [`IssueIn::clear_events`] clears) equal to `src`'s.
     pub fn sync_events(&mut self, src: &IssueIn) {
         (self.launch, self.grant_last, self.commit) = (src.launch, src.grant_last, src.commit);
-        sync_preds(&mut self.clr_preds, &src.clr_preds);
+        sync_preds(self, &src.clr_preds, src.clr_pred_warps);
     }
 
     /// The events of a cycle back to none; descriptors, barriers and holds stay.
@@ -186,16 +197,16 @@ impl IssueIn {
     }
 }
 
-/// Makes the predicate releases `to` equal to `from`, a plain copy when both are as long (as
-/// every cycle): twice a cycle, `Vec::clone_from` cost more than the copy.
+/// Makes the predicate releases of `to` equal to `preds`, nonzero only for `warps`: copied only
+/// when either side may have any (rarely: twice a cycle, the copy cost more than the looks).
 #[inline(always)]
-fn sync_preds(to: &mut Vec<u8>, from: &[u8]) {
-    if to.len() == from.len() {
-        to.copy_from_slice(from);
-    } else {
-        to.clear();
-        to.extend_from_slice(from);
+fn sync_preds(to: &mut IssueIn, preds: &[u8], warps: u64) {
+    if to.clr_preds.len() != preds.len() {
+        to.clr_preds = preds.to_vec();
+    } else if (to.clr_pred_warps | warps) != 0 {
+        to.clr_preds.copy_from_slice(preds);
     }
+    to.clr_pred_warps = warps;
 }
 
 /// What the issue stage decides in a cycle: the scheduler's decision on the eligible warps,
@@ -458,7 +469,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         (sb.clr_valid, sb.clr_warp, sb.clr_reg) = (i.clr_valid, i.clr_warp, i.clr_reg);
         // The scoreboard's predicate releases stay all zero between edges, copied only when
         // there are any (rarely).
-        let released = nonzero(&i.clr_preds);
+        let released = if i.clr_pred_warps == 0 { 0 } else { nonzero(&i.clr_preds) };
         if released != 0 {
             sb.clr_preds.copy_from_slice(&i.clr_preds);
         }

@@ -25,7 +25,7 @@ use crate::block::Block;
 use rfgen_gen::Geometry;
 use rfgen_gen::blocks::scheduler::Shape;
 use rfgen_gen::config::{Config, SchedulerPolicy};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// Inputs of one cycle: one field per input port (a bit per warp slot in each mask).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -94,6 +94,9 @@ pub struct Scheduler {
     /// Two-level: the decision [`Scheduler::decide`] made in this cycle and its inputs: the edge
     /// reuses it when its inputs are the same (the issue stage decides, then ticks).
     decided: RefCell<Option<(SchedulerIn, Decision)>>,
+    /// The other policies: the grant `decide` found in this cycle among its eligible and first
+    /// warps, reused by the edge when those are the same (three words cost less than the pick).
+    picked: Cell<Option<(u64, u64, Option<u32>)>>,
     /// GTO's age order: the warps launched together, a bit per warp, oldest launch first; within
     /// one, the lower slot is older. Finding the oldest eligible warp then takes a mask per
     /// launch instead of a look at every warp.
@@ -107,7 +110,15 @@ impl Scheduler {
     pub fn new(g: &Geometry, c: &Config) -> Self {
         let shape = Shape::new(g, c);
         let by_age = vec![all(shape.warps)];
-        Scheduler { by_age, shape, decided: RefCell::new(None), active: Vec::new(), last: None, refill_from: 0 }
+        Scheduler {
+            by_age,
+            shape,
+            decided: RefCell::new(None),
+            picked: Cell::new(None),
+            active: Vec::new(),
+            last: None,
+            refill_from: 0,
+        }
     }
 
     pub fn shape(&self) -> &Shape {
@@ -118,10 +129,13 @@ impl Scheduler {
     #[inline(always)]
     pub fn decide(&self, i: &SchedulerIn) -> Decision {
         let d = self.decision(i);
-        // The edge decides again unless the decision was kept: worth a copy only for the
-        // two-level active set; the other policies' choice costs less than the copy.
+        // The edge decides again unless the decision was kept: the two-level one whole (its
+        // active set), the other policies' grant alone (their whole decision cost more to copy
+        // than to make again).
         if self.shape.policy == SchedulerPolicy::TwoLevel {
             *self.decided.borrow_mut() = Some((*i, d.clone()));
+        } else {
+            self.picked.set(Some((i.eligible, i.first, d.grant)));
         }
         d
     }
@@ -206,6 +220,7 @@ impl Block for Scheduler {
 
     fn reset(&mut self) {
         self.decided.take();
+        self.picked.take();
         self.by_age = vec![all(self.shape.warps)];
         self.active.clear();
         self.last = None;
@@ -230,7 +245,10 @@ impl Block for Scheduler {
                 (self.active, self.refill_from) = (d.active, d.refill_from);
                 d.grant
             }
-            _ if self.shape.policy != SchedulerPolicy::TwoLevel => self.pick(i.eligible, i.first, &[]),
+            _ if self.shape.policy != SchedulerPolicy::TwoLevel => match self.picked.take() {
+                Some((eligible, first, grant)) if (eligible, first) == (i.eligible, i.first) => grant,
+                _ => self.pick(i.eligible, i.first, &[]),
+            },
             _ => {
                 let d = self.decision(i);
                 (self.active, self.refill_from) = (d.active, d.refill_from);

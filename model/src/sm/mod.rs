@@ -841,6 +841,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             let ins = &self.k.code[f.pc as usize];
             if let Some(p) = ins.pdst {
                 self.rf_in.issue.clr_preds[f.slot] |= 1 << p;
+                self.rf_in.issue.clr_pred_warps |= 1 << f.slot;
             }
             // The pipeline releases a register result (and commits its warp) itself.
             if ins.dst.is_none() {
@@ -858,6 +859,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         self.rf_in.issue.clear_events();
         self.rf_in.exit = 0;
         self.rf_in.issue.changed = 0;
+        self.rf_in.issue.clr_pred_warps = 0;
         self.refresh_dirty();
     }
 
