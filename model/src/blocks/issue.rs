@@ -473,6 +473,7 @@ impl<S: ScoreboardBlock, W: WarpboardBlock, X: SchedulerBlock> Block for Issue<S
         if released != 0 {
             sb.clr_preds.copy_from_slice(&i.clr_preds);
         }
+        sb.clr_pred_warps = released;
         self.scoreboard.tick(&self.sb_in);
         if released != 0 {
             self.sb_in.clr_preds.fill(0);

@@ -28,11 +28,14 @@ pub struct ScoreboardIn {
     pub clr_reg: u32,
     /// Per warp, the predicates completing (bit per predicate).
     pub clr_preds: Vec<u8>,
+    /// Not a port: the warps whose `clr_preds` may be nonzero (all of them after
+    /// [`ScoreboardIn::new`]); a driver that does not track them leaves every bit set.
+    pub clr_pred_warps: u64,
 }
 
 impl ScoreboardIn {
     pub fn new(g: &Geometry) -> Self {
-        ScoreboardIn { clr_preds: vec![0; g.warps as usize], ..ScoreboardIn::default() }
+        ScoreboardIn { clr_preds: vec![0; g.warps as usize], clr_pred_warps: u64::MAX, ..ScoreboardIn::default() }
     }
 
     /// Back to an idle cycle (register ids are left as they are: they count only with their
@@ -106,8 +109,14 @@ impl Block for Scoreboard {
             self.pending[i.clr_warp as usize].remove(i.clr_reg);
             self.long_pending[i.clr_warp as usize].remove(i.clr_reg);
         }
-        for (p, &c) in self.pending_preds.iter_mut().zip(&i.clr_preds) {
-            *p &= !c;
+        // Only the warps that may release a predicate (most edges none).
+        let mut released = i.clr_pred_warps;
+        while released != 0 {
+            let w = released.trailing_zeros() as usize;
+            released &= released - 1;
+            if let (Some(p), Some(&c)) = (self.pending_preds.get_mut(w), i.clr_preds.get(w)) {
+                *p &= !c;
+            }
         }
         let w = i.set_warp as usize;
         if i.set_valid && w < warps {
