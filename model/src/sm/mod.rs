@@ -591,10 +591,14 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             self.dirty &= !bit;
             let s = &self.slots[w];
             let next = s.warp.as_ref().and_then(|x| x.next());
-            (self.rf_in.issue.next[w], self.rf_in.next_read[w]) = match next {
-                Some((pc, _)) => (self.info[pc as usize], self.next_read(w, pc as usize)),
-                None => Default::default(),
-            };
+            // Each written in place (a pair built first and moved cost more).
+            match next {
+                Some((pc, _)) => {
+                    self.rf_in.issue.next[w] = self.info[pc as usize];
+                    self.rf_in.next_read[w] = self.next_read(w, pc as usize);
+                }
+                None => (self.rf_in.issue.next[w], self.rf_in.next_read[w]) = Default::default(),
+            }
             set(&mut self.rf_in.issue.barrier, bit, s.at_barrier);
             self.rf_in.issue.changed |= bit;
             set(&mut self.at_barrier, bit, next.is_some() && s.at_barrier);

@@ -310,8 +310,11 @@ impl MrfIn {
             free_valid,
             free_warp,
         } = src;
-        if *wb_valid || self.wb_data.len() != wb_data.len() {
+        // A plain copy when as long (always but the first time): `clone_from` cost more.
+        if self.wb_data.len() != wb_data.len() {
             self.wb_data.clone_from(wb_data);
+        } else if *wb_valid {
+            self.wb_data.copy_from_slice(wb_data);
         }
         (self.disp_ready, self.wb_valid, self.wb_warp, self.wb_reg) = (*disp_ready, *wb_valid, *wb_warp, *wb_reg);
         (self.wb_mask, self.wb_long, self.rel_mask) = (*wb_mask, *wb_long, *rel_mask);
