@@ -340,7 +340,7 @@ impl ValueStats {
             // Every pair counts (a write of the whole warp, the common case): without the mask
             // the loop vectorizes, and a 32-lane warp's, as an array, has a known length.
             let sums = match <&[u32; 32]>::try_from(values) {
-                Ok(warp) => bins_past(warp),
+                Ok(warp) => warp_bins_past(warp),
                 Err(_) => bins_past(values),
             };
             (on, past) = (n as u64, sums.map(u64::from));
@@ -370,14 +370,32 @@ impl ValueStats {
 /// Of the differences of successive lanes, how many lie past each bin edge (0, 128, 32768).
 #[inline(always)]
 fn bins_past(values: &[u32]) -> [u32; 3] {
+    count_past(values.iter().zip(values.get(1..).unwrap_or_default()).map(|(x, y)| y.wrapping_sub(*x)))
+}
+
+/// [`bins_past`] of a 32-lane warp: its 31 differences and a 32nd of 0, which lies past no
+/// edge, so that the count runs over whole vectors without a tail.
+#[inline(always)]
+fn warp_bins_past(values: &[u32; 32]) -> [u32; 3] {
+    let mut diffs = [0u32; 32];
+    for l in 0..31 {
+        diffs[l] = values[l + 1].wrapping_sub(values[l]);
+    }
+    count_past(diffs.into_iter())
+}
+
+/// Of `diffs`, how many lie past each bin edge (0, 128, 32768).
+#[inline(always)]
+fn count_past(diffs: impl Iterator<Item = u32>) -> [u32; 3] {
+    // |d| > e as one comparison: d + e lies beyond 2e (unsigned) exactly when d lies outside
+    // -e ..= e (wrapping, so i32::MIN counts too). Written as the signed comparison of both
+    // sides with the sign bit flipped, which the baseline x86-64 target makes four at a time.
+    const SIGN: u32 = 1 << 31;
     let (mut zero, mut near, mut mid) = (0u32, 0u32, 0u32);
-    for (x, y) in values.iter().zip(values.get(1..).unwrap_or_default()) {
-        // |d| > e as one unsigned comparison: d + e lies beyond 2e exactly when d lies outside
-        // -e ..= e (wrapping, so i32::MIN counts too).
-        let d = y.wrapping_sub(*x);
+    for d in diffs {
         zero += u32::from(d != 0);
-        near += u32::from(d.wrapping_add(128) > 256);
-        mid += u32::from(d.wrapping_add(32768) > 65536);
+        near += u32::from((d.wrapping_add(128) ^ SIGN) as i32 > (256 ^ SIGN) as i32);
+        mid += u32::from((d.wrapping_add(32768) ^ SIGN) as i32 > (65536 ^ SIGN) as i32);
     }
     [zero, near, mid]
 }
