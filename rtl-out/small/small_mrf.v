@@ -41,7 +41,7 @@ module small_mrf (
   wire [1:0] alloc_first;
   wire [5:0] slot_req;
   wire [5:0] slot_grant;
-  wire [23:0] slot_group_onehot;
+  wire [11:0] slot_group;
   wire [35:0] slot_row;
   wire [5:0] issue_group;
   wire [17:0] issue_row;
@@ -107,10 +107,10 @@ module small_mrf (
   assign cu_alloc = {2{issue_valid}} & alloc_first;
 
   // Crossbar, request side: each slot requests the bank group holding its register.
-  assign group0_req = slot_req & {slot_group_onehot[20], slot_group_onehot[16], slot_group_onehot[12], slot_group_onehot[8], slot_group_onehot[4], slot_group_onehot[0]};
-  assign group1_req = slot_req & {slot_group_onehot[21], slot_group_onehot[17], slot_group_onehot[13], slot_group_onehot[9], slot_group_onehot[5], slot_group_onehot[1]};
-  assign group2_req = slot_req & {slot_group_onehot[22], slot_group_onehot[18], slot_group_onehot[14], slot_group_onehot[10], slot_group_onehot[6], slot_group_onehot[2]};
-  assign group3_req = slot_req & {slot_group_onehot[23], slot_group_onehot[19], slot_group_onehot[15], slot_group_onehot[11], slot_group_onehot[7], slot_group_onehot[3]};
+  assign group0_req = slot_req & {(slot_group[11:10] == 2'd0), (slot_group[9:8] == 2'd0), (slot_group[7:6] == 2'd0), (slot_group[5:4] == 2'd0), (slot_group[3:2] == 2'd0), (slot_group[1:0] == 2'd0)};
+  assign group1_req = slot_req & {(slot_group[11:10] == 2'd1), (slot_group[9:8] == 2'd1), (slot_group[7:6] == 2'd1), (slot_group[5:4] == 2'd1), (slot_group[3:2] == 2'd1), (slot_group[1:0] == 2'd1)};
+  assign group2_req = slot_req & {(slot_group[11:10] == 2'd2), (slot_group[9:8] == 2'd2), (slot_group[7:6] == 2'd2), (slot_group[5:4] == 2'd2), (slot_group[3:2] == 2'd2), (slot_group[1:0] == 2'd2)};
+  assign group3_req = slot_req & {(slot_group[11:10] == 2'd3), (slot_group[9:8] == 2'd3), (slot_group[7:6] == 2'd3), (slot_group[5:4] == 2'd3), (slot_group[3:2] == 2'd3), (slot_group[1:0] == 2'd3)};
   assign slot_grant = group0_grant | group1_grant | group2_grant | group3_grant;
 
   assign slot_deliver = group0_deliver | group1_deliver | group2_deliver | group3_deliver;
@@ -169,54 +169,54 @@ module small_mrf (
   );
 
   small_operand_collector u_collector0 (
-    .clk               (clk),
-    .rst               (rst),
-    .alloc             (cu_alloc[0]),
-    .alloc_warp        (issue_warp),
-    .alloc_tag         (issue_tag),
-    .alloc_src_valid   (issue_src_valid),
-    .alloc_group       (issue_group),
-    .alloc_row         (issue_row),
-    .slot_grant        (slot_grant[2:0]),
-    .slot_deliver      (slot_deliver[2:0]),
-    .group_rd_data     (group_rd_data),
-    .dispatch          (cu_dispatch[0]),
-    .busy              (cu_busy[0]),
-    .ready             (cu_ready[0]),
-    .warp              (cu0_warp),
-    .tag               (cu0_tag),
-    .src_valid         (cu0_src_valid),
-    .slot_req          (slot_req[2:0]),
-    .slot_row          (slot_row[17:0]),
-    .slot_group_onehot (slot_group_onehot[11:0]),
-    .src0_data         (cu0_src0_data),
-    .src1_data         (cu0_src1_data),
-    .src2_data         (cu0_src2_data)
+    .clk             (clk),
+    .rst             (rst),
+    .alloc           (cu_alloc[0]),
+    .alloc_warp      (issue_warp),
+    .alloc_tag       (issue_tag),
+    .alloc_src_valid (issue_src_valid),
+    .alloc_group     (issue_group),
+    .alloc_row       (issue_row),
+    .slot_grant      (slot_grant[2:0]),
+    .slot_deliver    (slot_deliver[2:0]),
+    .group_rd_data   (group_rd_data),
+    .dispatch        (cu_dispatch[0]),
+    .busy            (cu_busy[0]),
+    .ready           (cu_ready[0]),
+    .warp            (cu0_warp),
+    .tag             (cu0_tag),
+    .src_valid       (cu0_src_valid),
+    .slot_req        (slot_req[2:0]),
+    .slot_group      (slot_group[5:0]),
+    .slot_row        (slot_row[17:0]),
+    .src0_data       (cu0_src0_data),
+    .src1_data       (cu0_src1_data),
+    .src2_data       (cu0_src2_data)
   );
   small_operand_collector u_collector1 (
-    .clk               (clk),
-    .rst               (rst),
-    .alloc             (cu_alloc[1]),
-    .alloc_warp        (issue_warp),
-    .alloc_tag         (issue_tag),
-    .alloc_src_valid   (issue_src_valid),
-    .alloc_group       (issue_group),
-    .alloc_row         (issue_row),
-    .slot_grant        (slot_grant[5:3]),
-    .slot_deliver      (slot_deliver[5:3]),
-    .group_rd_data     (group_rd_data),
-    .dispatch          (cu_dispatch[1]),
-    .busy              (cu_busy[1]),
-    .ready             (cu_ready[1]),
-    .warp              (cu1_warp),
-    .tag               (cu1_tag),
-    .src_valid         (cu1_src_valid),
-    .slot_req          (slot_req[5:3]),
-    .slot_row          (slot_row[35:18]),
-    .slot_group_onehot (slot_group_onehot[23:12]),
-    .src0_data         (cu1_src0_data),
-    .src1_data         (cu1_src1_data),
-    .src2_data         (cu1_src2_data)
+    .clk             (clk),
+    .rst             (rst),
+    .alloc           (cu_alloc[1]),
+    .alloc_warp      (issue_warp),
+    .alloc_tag       (issue_tag),
+    .alloc_src_valid (issue_src_valid),
+    .alloc_group     (issue_group),
+    .alloc_row       (issue_row),
+    .slot_grant      (slot_grant[5:3]),
+    .slot_deliver    (slot_deliver[5:3]),
+    .group_rd_data   (group_rd_data),
+    .dispatch        (cu_dispatch[1]),
+    .busy            (cu_busy[1]),
+    .ready           (cu_ready[1]),
+    .warp            (cu1_warp),
+    .tag             (cu1_tag),
+    .src_valid       (cu1_src_valid),
+    .slot_req        (slot_req[5:3]),
+    .slot_group      (slot_group[11:6]),
+    .slot_row        (slot_row[35:18]),
+    .src0_data       (cu1_src0_data),
+    .src1_data       (cu1_src1_data),
+    .src2_data       (cu1_src2_data)
   );
 
   // Dispatch: round-robin among complete collectors; an unaccepted offer is held.

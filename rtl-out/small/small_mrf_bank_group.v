@@ -18,12 +18,11 @@ module small_mrf_bank_group (
   input  wire   [7:0] wr_mask,     // per-lane write enable
   input  wire [255:0] wr_data      // warp register to write, lane i at [32i+31:32i]
 );
-  reg  grant_valid;
-  reg  [5:0] rd_row;
+  wire grant_valid;
+  wire [5:0] rd_row;
   wire [5:0] req;
   wire [5:0] pick;
-  wire pick_valid;
-  wire [5:0] picked_row;
+  wire unused_pick_valid;
 
   // The slot whose read is issued this cycle was granted at the last edge: it no longer
   // requests, although its collector learns of the grant only now.
@@ -34,29 +33,23 @@ module small_mrf_bank_group (
     .req         (req),
     .advance     (1'b1),
     .grant       (pick),
-    .grant_valid (pick_valid)
+    .grant_valid (unused_pick_valid)
   );
 
-  // The grant is registered before the banks' read address (`timing.mrf_registered_grant`),
-  // and with it the granted slot's row: a slot's row holds while it requests, and the
-  // picked slot still requests in the cycle its read is issued.
-  assign picked_row = ({6{pick[0]}} & slot_row[5:0])
-      | ({6{pick[1]}} & slot_row[11:6])
-      | ({6{pick[2]}} & slot_row[17:12])
-      | ({6{pick[3]}} & slot_row[23:18])
-      | ({6{pick[4]}} & slot_row[29:24])
-      | ({6{pick[5]}} & slot_row[35:30]);
+  // The grant is registered before the banks' read address (`timing.mrf_registered_grant`).
   always @(posedge clk) begin
-    if (rst) begin
-      slot_grant <= 6'b0;
-      grant_valid <= 1'b0;
-      rd_row <= 6'd0;
-    end else begin
-      slot_grant <= pick;
-      grant_valid <= pick_valid;
-      rd_row <= picked_row;
-    end
+    if (rst) slot_grant <= 6'b0;
+    else slot_grant <= pick;
   end
+  assign grant_valid = |slot_grant;
+
+  // Row of the slot whose read is issued.
+  assign rd_row = ({6{slot_grant[0]}} & slot_row[5:0])
+      | ({6{slot_grant[1]}} & slot_row[11:6])
+      | ({6{slot_grant[2]}} & slot_row[17:12])
+      | ({6{slot_grant[3]}} & slot_row[23:18])
+      | ({6{slot_grant[4]}} & slot_row[29:24])
+      | ({6{slot_grant[5]}} & slot_row[35:30]);
 
   reg  [5:0] arrive;
   // The slot whose register the banks read this cycle.

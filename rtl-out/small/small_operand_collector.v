@@ -5,29 +5,29 @@
 `default_nettype none
 
 module small_operand_collector (
-  input  wire          clk,                // clock
-  input  wire          rst,                // synchronous reset, active high
-  input  wire          alloc,              // take the instruction on alloc_* this cycle (only while not busy)
-  input  wire    [2:0] alloc_warp,         // warp id
-  input  wire    [7:0] alloc_tag,          // opaque instruction tag
-  input  wire    [2:0] alloc_src_valid,    // which source operands exist
-  input  wire    [5:0] alloc_group,        // bank group of each source, slot i at [2i+1:2i]
-  input  wire   [17:0] alloc_row,          // bank row of each source, slot i at [6i+5:6i]
-  input  wire    [2:0] slot_grant,         // bank read granted to the slot this cycle
-  input  wire    [2:0] slot_deliver,       // the slot's register is on its group's read data
-  input  wire [1023:0] group_rd_data,      // read data of every bank group, group i at [256i+255:256i]
-  input  wire          dispatch,           // the collected instruction leaves this cycle
-  output reg           busy,               // holds an instruction
-  output wire          ready,              // busy and every operand collected
-  output reg     [2:0] warp,               // warp id of the held instruction
-  output reg     [7:0] tag,                // tag of the held instruction
-  output reg     [2:0] src_valid,          // which source operands exist
-  output wire    [2:0] slot_req,           // slot requests a bank read
-  output reg    [17:0] slot_row,           // bank row each slot reads
-  output reg    [11:0] slot_group_onehot,  // bank group each slot reads, one-hot, slot i at [4i+3:4i]
-  output reg   [255:0] src0_data,          // collected source operand 0
-  output reg   [255:0] src1_data,          // collected source operand 1
-  output reg   [255:0] src2_data           // collected source operand 2
+  input  wire          clk,              // clock
+  input  wire          rst,              // synchronous reset, active high
+  input  wire          alloc,            // take the instruction on alloc_* this cycle (only while not busy)
+  input  wire    [2:0] alloc_warp,       // warp id
+  input  wire    [7:0] alloc_tag,        // opaque instruction tag
+  input  wire    [2:0] alloc_src_valid,  // which source operands exist
+  input  wire    [5:0] alloc_group,      // bank group of each source, slot i at [2i+1:2i]
+  input  wire   [17:0] alloc_row,        // bank row of each source, slot i at [6i+5:6i]
+  input  wire    [2:0] slot_grant,       // bank read granted to the slot this cycle
+  input  wire    [2:0] slot_deliver,     // the slot's register is on its group's read data
+  input  wire [1023:0] group_rd_data,    // read data of every bank group, group i at [256i+255:256i]
+  input  wire          dispatch,         // the collected instruction leaves this cycle
+  output reg           busy,             // holds an instruction
+  output wire          ready,            // busy and every operand collected
+  output reg     [2:0] warp,             // warp id of the held instruction
+  output reg     [7:0] tag,              // tag of the held instruction
+  output reg     [2:0] src_valid,        // which source operands exist
+  output wire    [2:0] slot_req,         // slot requests a bank read
+  output reg     [5:0] slot_group,       // bank group each slot reads
+  output reg    [17:0] slot_row,         // bank row each slot reads
+  output reg   [255:0] src0_data,        // collected source operand 0
+  output reg   [255:0] src1_data,        // collected source operand 1
+  output reg   [255:0] src2_data         // collected source operand 2
 );
   reg  [2:0] pending;
   reg  [2:0] inflight;
@@ -56,11 +56,13 @@ module small_operand_collector (
       warp <= alloc_warp;
       tag <= alloc_tag;
       src_valid <= alloc_src_valid;
+      slot_group <= alloc_group;
       slot_row <= alloc_row;
     end
   end
 
-  // Each slot's bank group, one-hot: the capture's select and the groups' requests.
+  // Each slot's bank group, one-hot (bit g of slot i at [i*GROUPS+g]): the capture's select.
+  reg  [11:0] slot_group_onehot;
   always @(posedge clk) begin
     if (alloc) begin
       slot_group_onehot[0] <= (alloc_group[1:0] == 2'd0);

@@ -170,16 +170,6 @@ impl Geometry {
     pub fn group_bits(&self) -> u32 {
         index_bits(self.groups)
     }
-    /// Over more than two bank groups, each collector slot keeps its group one-hot as well (the
-    /// capture's select, docs/mrf.md).
-    pub fn onehot_groups(&self) -> bool {
-        self.groups > 2
-    }
-    /// With a registered grant, the bank groups' requests come from that one-hot copy: no
-    /// compare between a collector's register and the arbiter.
-    pub fn onehot_requests(&self) -> bool {
-        self.registered_grant && self.onehot_groups()
-    }
     pub fn row_bits(&self) -> u32 {
         index_bits(self.entries)
     }

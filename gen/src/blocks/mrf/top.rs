@@ -147,16 +147,8 @@ pub fn mrf(prefix: &str, g: &Geometry, ports: &MrfPorts<Port>, parts: Parts) -> 
         ""
     };
     for grp in 0..g.groups {
-        let sel: Vec<String> = (0..s)
-            .rev()
-            .map(|i| {
-                if g.onehot_requests() {
-                    format!("slot_group_onehot[{}]", i * g.groups + grp)
-                } else {
-                    format!("({} == {})", slice("slot_group", i, gb), lit(gb, grp as u64))
-                }
-            })
-            .collect();
+        let sel: Vec<String> =
+            (0..s).rev().map(|i| format!("({} == {})", slice("slot_group", i, gb), lit(gb, grp as u64))).collect();
         b += &format!("  assign group{grp}_req = slot_req{held} & {{{}}};\n", sel.join(", "));
     }
     let grants: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_grant")).collect();
@@ -200,7 +192,7 @@ fn nets(g: &Geometry, parts: &Parts, pend: u32) -> String {
         ("alloc_first", n),
         ("slot_req", s),
         ("slot_grant", s),
-        if g.onehot_requests() { ("slot_group_onehot", s * g.groups) } else { ("slot_group", s * gb) },
+        ("slot_group", s * gb),
         ("slot_row", s * ab),
         ("issue_group", k * gb),
         ("issue_row", k * ab),
@@ -328,9 +320,8 @@ fn collectors(g: &Geometry, p: &MrfPorts<Sig>, parts: &Parts) -> String {
             tag: v(&format!("cu{c}_tag"), tb),
             src_valid: v(&format!("cu{c}_src_valid"), k),
             slot_req: v("slot_req", s).slice(c, k),
-            slot_group: (!g.onehot_requests()).then(|| v("slot_group", s * gb).slice(c, k * gb)),
+            slot_group: v("slot_group", s * gb).slice(c, k * gb),
             slot_row: v("slot_row", s * ab).slice(c, k * ab),
-            slot_group_onehot: g.onehot_requests().then(|| v("slot_group_onehot", s * g.groups).slice(c, k * g.groups)),
             fill_req: fills.map(|_| v("slot_fill_req", s).slice(c, k)),
             fill_pending: fills.map(|_| v("cu_fill_pending", n).bit(c)),
             fill_level: fills.map(|_| v("slot_fill_level", 2 * s).slice(c, 2 * k)),

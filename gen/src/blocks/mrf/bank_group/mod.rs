@@ -8,7 +8,7 @@ pub mod interface;
 use super::arbiter::interface::ArbiterPorts;
 use crate::blocks::sram::interface::SramPorts;
 use crate::layout::geometry::Geometry;
-use crate::verilog::{Module, Port, Ports, Sig, Submodule, onehot_mux, reg, slice, vector_reg, vector_wire, wire};
+use crate::verilog::{Module, Port, Ports, Sig, Submodule, onehot_mux, slice, vector_reg, vector_wire, wire};
 use interface::BankGroupPorts;
 
 pub fn bank_group(
@@ -20,18 +20,14 @@ pub fn bank_group(
     let (s, ab, wr, ew, lpc) = (g.slots(), g.row_bits(), g.warp_reg_bits(), g.entry_bits(), g.lanes_per_cluster);
     let (tfet, registered) = (g.has_tfet(), g.registered_grant);
     let mut body = String::new();
-    // With a registered grant, the banks' read enable and row are registers of their own, so a
-    // block RAM's address port is fed straight from flip-flops.
-    let declare: fn(&str, u32) -> String = if registered { reg } else { wire };
-    body += &declare("grant_valid", 1);
-    body += &declare("rd_row", ab);
+    body += &wire("grant_valid", 1);
+    body += &wire("rd_row", ab);
     if tfet || registered {
         body += &vector_wire("req", s);
     }
     if registered {
         body += &vector_wire("pick", s);
-        body += &wire("pick_valid", 1);
-        body += &wire("picked_row", ab);
+        body += &wire("unused_pick_valid", 1);
     }
     if tfet {
         body += &wire("tfet_rd", 1);
@@ -63,18 +59,13 @@ pub fn bank_group(
         }
     };
     if registered {
-        let (instance, _) = slot_arbiter(arbiter, req, ("pick", "pick_valid"), s, ab);
+        let (instance, _) = slot_arbiter(arbiter, req, ("pick", "unused_pick_valid"), s, ab);
         body += &instance;
-        body += "\n  // The grant is registered before the banks' read address (`timing.mrf_registered_grant`),\n";
-        body += "  // and with it the granted slot's row: a slot's row holds while it requests, and the\n";
-        body += "  // picked slot still requests in the cycle its read is issued.\n";
-        body += &format!("  assign picked_row = {};\n", granted_row("pick", s, ab));
+        body += "\n  // The grant is registered before the banks' read address (`timing.mrf_registered_grant`).\n";
         body += "  always @(posedge clk) begin\n";
-        body += &format!(
-            "    if (rst) begin\n      slot_grant <= {s}'b0;\n      grant_valid <= 1'b0;\n      rd_row <= {ab}'d0;\n"
-        );
-        body += "    end else begin\n      slot_grant <= pick;\n      grant_valid <= pick_valid;\n      rd_row <= picked_row;\n";
-        body += "    end\n  end\n\n";
+        body += &format!("    if (rst) slot_grant <= {s}'b0;\n    else slot_grant <= pick;\n  end\n");
+        body += "  assign grant_valid = |slot_grant;\n";
+        body += &format!("\n  // Row of the slot whose read is issued.\n  assign rd_row = {};\n\n", granted_row(s, ab));
     } else {
         let (instance, granted_row) = slot_arbiter(arbiter, req, ("slot_grant", "grant_valid"), s, ab);
         body += &instance;
@@ -174,12 +165,12 @@ pub(super) fn slot_arbiter(
             grant_valid: Sig::new(outputs.1, 1),
         },
     );
-    (instance, granted_row("slot_grant", slots, row_bits))
+    (instance, granted_row(slots, row_bits))
 }
 
-/// The row of the slot the one-hot `grant` names, from `slot_row`.
-fn granted_row(grant: &str, slots: u32, row_bits: u32) -> String {
+/// The row of the slot `slot_grant` names, from `slot_row`.
+fn granted_row(slots: u32, row_bits: u32) -> String {
     let terms: Vec<(String, String)> =
-        (0..slots).map(|i| (format!("{grant}[{i}]"), slice("slot_row", i, row_bits))).collect();
+        (0..slots).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, row_bits))).collect();
     onehot_mux(&terms, row_bits)
 }

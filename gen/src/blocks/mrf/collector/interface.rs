@@ -36,10 +36,8 @@ pub struct CollectorPorts<P> {
     pub tag: P,
     pub src_valid: P,
     pub slot_req: P,
-    /// Each slot's group, binary, or with a registered grant over more than two groups one-hot.
-    pub slot_group: Option<P>,
+    pub slot_group: P,
     pub slot_row: P,
-    pub slot_group_onehot: Option<P>,
     /// ORF/LRF fills.
     pub fill_req: Option<P>,
     pub fill_pending: Option<P>,
@@ -110,17 +108,8 @@ impl CollectorPorts<Port> {
             tag: Port::output("tag", tb, "tag of the held instruction").reg(),
             src_valid: Port::output("src_valid", n, "which source operands exist").vector().reg(),
             slot_req: Port::output("slot_req", n, "slot requests a bank read").vector(),
-            slot_group: (!g.onehot_requests())
-                .then(|| Port::output("slot_group", n * gb, "bank group each slot reads").reg()),
+            slot_group: Port::output("slot_group", n * gb, "bank group each slot reads").reg(),
             slot_row: Port::output("slot_row", n * ab, "bank row each slot reads").reg(),
-            slot_group_onehot: g.onehot_requests().then(|| {
-                Port::output(
-                    "slot_group_onehot",
-                    n * g.groups,
-                    &format!("bank group each slot reads, one-hot, {}", packing("slot", g.groups)),
-                )
-                .reg()
-            }),
             fill_req: fills.map(|_| {
                 Port::output("fill_req", n, "slot's data has arrived and its fill is not written yet").vector()
             }),
@@ -166,7 +155,6 @@ impl<P> Ports<P> for CollectorPorts<P> {
             slot_req,
             slot_group,
             slot_row,
-            slot_group_onehot,
             fill_req,
             fill_pending,
             fill_level,
@@ -180,9 +168,10 @@ impl<P> Ports<P> for CollectorPorts<P> {
             [alloc_hit, alloc_hit_data, alloc_fill, alloc_fill_level, alloc_fill_entry, fill_grant, slot_deliver]
                 .map(Option::as_ref),
         );
-        v.extend([group_rd_data, dispatch, busy, ready, warp, tag, src_valid, slot_req].map(Some));
-        v.extend([slot_group.as_ref(), Some(slot_row)]);
-        v.extend([slot_group_onehot, fill_req, fill_pending, fill_level, fill_entry].map(Option::as_ref));
+        v.extend(
+            [group_rd_data, dispatch, busy, ready, warp, tag, src_valid, slot_req, slot_group, slot_row].map(Some),
+        );
+        v.extend([fill_req, fill_pending, fill_level, fill_entry].map(Option::as_ref));
         v.extend(src_data.iter().map(Some));
         v
     }

@@ -53,25 +53,18 @@ pub fn operand_collector(
     body += "  // Instruction fields, captured at allocation (not reset: only read while busy).\n";
     body += "  always @(posedge clk) begin\n    if (alloc) begin\n";
     body += "      warp <= alloc_warp;\n      tag <= alloc_tag;\n      src_valid <= alloc_src_valid;\n";
-    if !g.onehot_requests() {
-        body += "      slot_group <= alloc_group;\n";
-    }
-    body += "      slot_row <= alloc_row;\n    end\n  end\n\n";
+    body += "      slot_group <= alloc_group;\n      slot_row <= alloc_row;\n    end\n  end\n\n";
     // Over more than two bank groups, each slot also keeps its group one-hot, and each pair of
     // groups' read data is ORed into a net of its own (`keep`). Yosys 0.23 maps the select from
     // the binary group to 4 LUT4 and 3 wide multiplexers per operand bit on ECP5 (a LUT6), and
     // beside a prefilled operand folds the compares and both capture enables into every bit; from
     // the one-hot copy in kept pairs it is 3 LUT4 either way (`baseline`: a collector 12,304 →
     // 9,238 LUT4; `isca11-rfc`: 13,621 → 9,247).
-    let onehot = g.onehot_groups();
+    let onehot = g.groups > 2;
     if onehot {
         let ng = g.groups;
-        if g.onehot_requests() {
-            body += "  // Each slot's bank group, one-hot: the capture's select and the groups' requests.\n";
-        } else {
-            body += "  // Each slot's bank group, one-hot (bit g of slot i at [i*GROUPS+g]): the capture's select.\n";
-            body += &reg("slot_group_onehot", n * ng);
-        }
+        body += "  // Each slot's bank group, one-hot (bit g of slot i at [i*GROUPS+g]): the capture's select.\n";
+        body += &reg("slot_group_onehot", n * ng);
         body += "  always @(posedge clk) begin\n    if (alloc) begin\n";
         for s in 0..n {
             for grp in 0..ng {
