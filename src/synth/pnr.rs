@@ -152,10 +152,12 @@ fn tool(family: &str) -> Result<String> {
 /// one design's Fmax varies by seed: the `small` MRF with its registered dispatch measured
 /// 135.3, 154.7 and 134.8 MHz with seeds 1 to 3.
 pub fn run(dir: &Path, netlist: &str, target: Target, settings: PnrSettings) -> Result<Pnr> {
+    let (family, flags, device) = device(target)?;
+    let nextpnr = Nextpnr { tool: tool(family)?, flags, device };
     let mut best: Option<Pnr> = None;
     let mut fmax_by_seed = Vec::new();
     for seed in 1..=settings.seeds.max(1) {
-        let p = place(dir, netlist, target, settings, seed)?;
+        let p = place(dir, netlist, &nextpnr, settings, seed)?;
         fmax_by_seed.push(p.fmax_mhz);
         if best.as_ref().is_none_or(|b| p.fmax_mhz > b.fmax_mhz) {
             best = Some(p);
@@ -166,11 +168,17 @@ pub fn run(dir: &Path, netlist: &str, target: Target, settings: PnrSettings) -> 
     Ok(best)
 }
 
+/// The nextpnr a placement runs: the program, its device flags and the device's name.
+struct Nextpnr {
+    tool: String,
+    flags: &'static [&'static str],
+    device: &'static str,
+}
+
 /// One placement of `netlist` with `seed`: 1 runs nextpnr with its default seed, as `--pnr`
 /// always did, so a single placement's figures stay comparable with earlier ones.
-fn place(dir: &Path, netlist: &str, target: Target, settings: PnrSettings, seed: u32) -> Result<Pnr> {
-    let (family, flags, device) = device(target)?;
-    let tool = tool(family)?;
+fn place(dir: &Path, netlist: &str, nextpnr: &Nextpnr, settings: PnrSettings, seed: u32) -> Result<Pnr> {
+    let (tool, flags, device) = (nextpnr.tool.clone(), nextpnr.flags, nextpnr.device);
     let at = if seed == 1 { String::new() } else { format!(".seed{seed}") };
     let (report, log) = (format!("{netlist}{at}.pnr.json"), format!("{netlist}{at}.pnr.log"));
     let seed_flag = if seed == 1 { vec![] } else { vec!["--seed".to_string(), seed.to_string()] };
