@@ -216,6 +216,36 @@ fn a_split_compressor_agrees_alone_and_in_the_compressed_mrf() {
     }
 }
 
+/// The full-size codec (`isca15-bdi`, 32 values of 4 bytes) with every BDI option: the split
+/// decompressor registers the base once per 8 values, four copies, and each is the base. A
+/// copy loaded from the wrong chunk (value 1's bits: every value from 24 on off) is caught.
+#[test]
+fn the_split_decompressors_copies_of_the_base_agree_with_the_model() {
+    let mut config = config::preset("isca15-bdi").unwrap().config;
+    (config.timing.bdi_split_compressor, config.timing.bdi_registered_fit) = (true, true);
+    config.timing.bdi_split_decompressor = true;
+    let checked = config::check(config).unwrap();
+    let codec = rfgen_gen::emit::generate_bdi_codec(&checked).unwrap();
+    let decompressor = &codec.files.iter().find(|(f, _)| f.ends_with("_decompressor.v")).unwrap().1;
+    for copy in 0..4 {
+        assert!(decompressor.contains(&format!(
+            "(* keep *) always @(posedge clk) begin\n    if (in_valid) d1_base4_{copy} <= in_chunks[31:0];"
+        )));
+    }
+    assert!(decompressor.contains("assign value4[991:960] = d1_base4_3 + d1_delta4[991:960];"), "{decompressor}");
+    let (mismatch, counts) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &codec, 20_000, 7, 3);
+    assert!(mismatch.is_none(), "{}", mismatch.unwrap());
+    assert!(counts.iter().any(|(_, n)| *n > 1_000), "{counts:?}");
+    let wrong = (
+        "if (in_valid) d1_base4_3 <= in_chunks[31:0];",
+        "if (in_valid) d1_base4_3 <= in_chunks[63:32];",
+        "the last copy of the base from value 1",
+    );
+    let bad = mutated(codec, "isca15_bdi_decompressor.v", wrong.0, wrong.1, wrong.2);
+    let (mismatch, _) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &bad, 20_000, 7, 3);
+    assert!(mismatch.is_some(), "{}: not caught", wrong.2);
+}
+
 /// The issue stage's two options: the eligibility a cycle ahead, the reservations registered.
 #[derive(Clone, Copy, Debug)]
 struct IssueStages {

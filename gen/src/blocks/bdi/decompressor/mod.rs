@@ -7,8 +7,11 @@ pub mod interface;
 use super::{Field, declare_stage, stage};
 use crate::layout::bdi::Layout;
 use crate::layout::geometry::LANE_BITS;
-use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, slice, vector_wire, wire};
+use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, slice, vector_reg, vector_wire, wire};
 use interface::DecompressorPorts;
+
+/// Adders one registered copy of the base drives, with the decompressor split.
+const BASE_FANOUT: u32 = 8;
 
 pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Port>> {
     let (w, n, k, rb) = (l.register_bits(), l.decompress_latency, l.modes.len() as u32, l.ri_bits());
@@ -30,6 +33,7 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
     let chunks = format!("{}chunks", if l.split_decompressor { at } else { "in_" });
     let mut results = vec![(format!("{at}raw"), chunks.clone())];
     let mut adders = String::new();
+    let mut base_copies = String::new();
     for base in [4, 8].into_iter().filter(|&base| l.has_base(base)) {
         let (bits, values, lo) = (8 * base, l.lanes * LANE_BITS / (8 * base), l.max_delta_bits(base));
         let of_base: Vec<(usize, &crate::layout::bdi::ModeLayout)> =
@@ -58,6 +62,30 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
                 b += &adder_wire
             }
             split.push(Field::new(&dv, (values - 1) * bits));
+            // Registered, the base is registered again once per `BASE_FANOUT` values, so that no
+            // one register drives every adder (on an FPGA, nets across the whole datapath).
+            let copies = if l.split_decompressor { values.div_ceil(BASE_FANOUT) } else { 1 };
+            let base_of = |j: u32| {
+                if copies > 1 {
+                    format!("{at}base{base}_{}", j / BASE_FANOUT)
+                } else {
+                    format!("{chunks}[{}:0]", bits - 1)
+                }
+            };
+            if copies > 1 {
+                base_copies += &format!(
+                    "\n  // The base {base} bytes once per {BASE_FANOUT} values; `keep` stops synthesis merging the copies.\n"
+                );
+                for c in 0..copies {
+                    base_copies += &vector_reg(&format!("{at}base{base}_{c}"), bits);
+                }
+                for c in 0..copies {
+                    base_copies += &format!(
+                        "  (* keep *) always @(posedge clk) begin\n    if (in_valid) {at}base{base}_{c} <= in_chunks[{}:0];\n  end\n",
+                        bits - 1
+                    );
+                }
+            }
             for j in 1..values {
                 let terms: Vec<(String, String)> = of_base
                     .iter()
@@ -72,9 +100,9 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
                     .collect();
                 b += &format!("  assign {} = {};\n", slice(&dv, j - 1, bits), onehot_mux(&terms, bits));
                 let adder = format!(
-                    "  assign {} = {chunks}[{}:0] + {};\n",
+                    "  assign {} = {} + {};\n",
                     slice(&sv, j - 1, bits),
-                    bits - 1,
+                    base_of(j),
                     slice(&format!("{at}{dv}"), j - 1, bits)
                 );
                 if l.split_decompressor { adders += &adder } else { b += &adder }
@@ -92,6 +120,7 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
         }
         b += &declare_stage(at, &split);
         b += &stage(at, "in_", &split, None);
+        b += &base_copies;
         b += "\n  // Stage 2 logic: add the base to every delta.\n";
     }
     b += &adders;
