@@ -3,8 +3,8 @@
 //!
 //! A generated top has far more ports than an FPGA has pins, so it is placed inside a wrapper
 //! (`<top>_pnr`, written beside the RTL): every input but the clock comes from a shift register
-//! fed by one pin, and every output is registered twice and XOR-reduced, 64 bits per register
-//! stage, to one pin. Every path of the design then starts and ends at a flip-flop, and no logic
+//! fed by one pin, and every output is registered twice and XOR-reduced, 16 bits per register
+//! at each level of a tree, to one pin. Every path of the design then starts and ends at a flip-flop, and no logic
 //! is optimized away (each output reaches the pin). Twice, because Yosys merges a register right
 //! after a memory's read port into the block RAM: the output's path then ran on through the
 //! wrapper's XOR tree, and the rename stage measured the tree's delay, not its own.
@@ -16,8 +16,10 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::Command;
 
-/// Output bits XOR-reduced per register stage of the wrapper.
-const XOR_GROUP: u32 = 64;
+/// Bits XOR-reduced into one flip-flop at each level of the wrapper's output tree: two LUT4
+/// levels, so that no path of the wrapper's own is longer than the design's (with 64, three
+/// levels and the flip-flop placed among the others, the wrapper set the BDI codec's clock).
+const XOR_GROUP: u32 = 16;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pnr {
@@ -75,8 +77,7 @@ impl Router {
     }
 }
 
-pub const WRAPPER: &str =
-    "inputs from a shift register fed by one pin, outputs registered twice and XOR-reduced to one pin";
+pub const WRAPPER: &str = "inputs from a shift register fed by one pin, outputs registered twice and XOR-reduced to one pin in a registered tree of 16-input XORs";
 
 /// nextpnr's family name and device flags for a target.
 fn device(target: Target) -> Result<(&'static str, &'static [&'static str], &'static str)> {
@@ -93,28 +94,34 @@ pub fn wrapper(top: &str, ports: &[Port]) -> String {
     let outputs: Vec<&Port> = ports.iter().filter(|p| p.dir == Dir::Output).collect();
     let n: u32 = inputs.iter().map(|p| p.width).sum();
     let m: u32 = outputs.iter().map(|p| p.width).sum();
-    let groups = m.div_ceil(XOR_GROUP);
     let mut v = format!(
         "// Place-and-route wrapper of {top}: {WRAPPER}.\n`default_nettype none\n\nmodule {top}_pnr (\n  input  wire clk,\n  input  wire din,\n  output reg  dout\n);\n"
     );
     v += &format!(
-        "  reg  [{}:0] chain;\n  wire [{}:0] outs;\n  reg  [{}:0] outs_q;\n  reg  [{}:0] outs_qq;\n  reg  [{}:0] parts;\n\n",
+        "  reg  [{}:0] chain;\n  wire [{}:0] outs;\n  reg  [{}:0] outs_q;\n  reg  [{}:0] outs_qq;\n\n",
         n.max(1) - 1,
         m - 1,
         m - 1,
         m - 1,
-        groups - 1
     );
     v += if n > 1 { "  always @(posedge clk) chain <= {chain[" } else { "  always @(posedge clk) chain <= din;\n" };
     if n > 1 {
         v += &format!("{}:0], din}};\n", n - 2);
     }
     v += "  always @(posedge clk) outs_q <= outs;\n  always @(posedge clk) outs_qq <= outs_q;\n";
-    for g in 0..groups {
-        let (lo, hi) = (g * XOR_GROUP, ((g + 1) * XOR_GROUP).min(m) - 1);
-        v += &format!("  always @(posedge clk) parts[{g}] <= ^outs_qq[{hi}:{lo}];\n");
+    // The XOR tree, a register at each level: `xor1` from `outs_qq`, `xor2` from `xor1`, ….
+    let (mut from, mut width, mut level) = ("outs_qq".to_string(), m, 1);
+    while width > XOR_GROUP {
+        let groups = width.div_ceil(XOR_GROUP);
+        let to = format!("xor{level}");
+        v += &format!("  reg  [{}:0] {to};\n", groups - 1);
+        for g in 0..groups {
+            let (lo, hi) = (g * XOR_GROUP, ((g + 1) * XOR_GROUP).min(width) - 1);
+            v += &format!("  always @(posedge clk) {to}[{g}] <= ^{from}[{hi}:{lo}];\n");
+        }
+        (from, width, level) = (to, groups, level + 1);
     }
-    v += "  always @(posedge clk) dout <= ^parts;\n\n";
+    v += &format!("  always @(posedge clk) dout <= ^{from};\n\n");
     let mut conns = Vec::new();
     let mut at = 0;
     for p in ports.iter().filter(|p| p.dir == Dir::Input) {
