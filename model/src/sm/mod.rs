@@ -721,8 +721,8 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     /// Dispatch of the instruction the MRF offers, checking every delivered operand against the
     /// functional value.
     fn dispatch(&mut self, now: u64) {
-        let out = self.rf.mrf_outputs();
-        let id = self.tags[out.disp_tag as usize];
+        let (disp_tag, operands) = self.rf.offered_operands();
+        let id = self.tags[disp_tag as usize];
         let f = &self.flights[id];
         let ins = &self.k.code[f.pc as usize];
         let unit = ins.op.unit();
@@ -732,7 +732,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 if !matches!(src, Src::Reg(_)) {
                     continue;
                 }
-                let (got, want) = (out.disp_src_data[s], f.vals.src(s));
+                let (got, want) = (operands[s], f.vals.src(s));
                 let defined = f.mask & f.vals.src_defined[s];
                 // Rarely any lane: counted only then (a bit count is a long sequence of
                 // instructions on the baseline x86-64 target).

@@ -982,11 +982,26 @@ fn write_compressed(
 /// report. The MRF model is one; the cosim's lockstep adapter around it is another.
 pub trait MrfBlock: 'static + Block<In = MrfIn> + for<'a> Block<Out<'a> = MrfOut<'a>> {
     fn stats(&self) -> &MrfStats;
+
+    /// `disp_tag` and `disp_src_data` alone (dispatch reads them: the model's need not build
+    /// every port).
+    fn offered_operands(&self) -> (u32, [&[u32]; SLOTS]) {
+        let out = self.outputs();
+        (out.disp_tag, out.disp_src_data)
+    }
 }
 
 impl MrfBlock for Mrf {
     fn stats(&self) -> &MrfStats {
         &self.stats
+    }
+
+    // Inlined into the SM's dispatch, as `outputs`.
+    #[inline(always)]
+    fn offered_operands(&self) -> (u32, [&[u32]; SLOTS]) {
+        // As `outputs`: unit 0's fields when none is offered.
+        let unit = self.collectors.get(self.plan.offered.unwrap_or(0) as usize);
+        (unit.map_or(0, |u| u.tag), std::array::from_fn(|s| unit.map_or(&[][..], |u| u.operand(s).0)))
     }
 }
 
