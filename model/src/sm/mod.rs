@@ -595,7 +595,8 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             match next {
                 Some((pc, _)) => {
                     self.rf_in.issue.next[w] = self.info[pc as usize];
-                    self.rf_in.next_read[w] = self.next_read(w, pc as usize);
+                    let read = &mut self.rf_in.next_read[w];
+                    next_read(self.k, s, self.orf.as_ref(), self.rename.as_ref(), w, pc as usize, read);
                 }
                 None => (self.rf_in.issue.next[w], self.rf_in.next_read[w]) = Default::default(),
             }
@@ -1025,30 +1026,6 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         }
     }
 
-    /// How the MRF reads instruction `pc` of warp `w`: last reads and, with an ORF/LRF, the
-    /// compiler's placement of its sources.
-    // Inlined into the descriptors' refresh, for a warp or two each cycle.
-    #[inline]
-    fn next_read(&self, w: usize, pc: usize) -> NextRead {
-        let note = &self.k.notes[pc];
-        let s = &self.slots[w];
-        let divergent = s.warp.as_ref().and_then(|x| x.next_active(self.k)) != Some(s.full_mask);
-        // Liveness is per thread: under a partial mask a value dead for the lanes on this path
-        // may still be read by those waiting on the other, so only a full warp's last read
-        // tells the register file the value is dead.
-        let src_last = if divergent { [false; 3] } else { note.last_read };
-        let mut read = NextRead { src_last, ..NextRead::default() };
-        if let Some(o) = &self.orf {
-            o.next_read(w, pc, note.strand_start, &mut read);
-        }
-        if let Some(r) = &self.rename {
-            let ins = &self.k.code[pc];
-            read.dst_new = r.dst_new(w as u32, ins.dst.map(u32::from), divergent);
-            read.dst_load = matches!(ins.op.unit(), Unit::Global | Unit::Shared | Unit::Texture);
-        }
-        read
-    }
-
     /// Warps whose next instruction writes a register.
     fn next_writers(&self) -> u64 {
         let mut m = 0;
@@ -1112,6 +1089,37 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             .zip(self.rf.rename_model())
             .map(|(r, stage)| r.traffic(stage, m.tfet_reads, m.tfet_writes));
         self.stats.orf = self.orf.as_ref().map(|o| o.traffic(self.lanes as u32, &m.orf));
+    }
+}
+
+/// How the MRF reads instruction `pc` of warp `w` (in slot `s`), into `read`: last reads and,
+/// with an ORF/LRF, the compiler's placement of its sources; with renaming, the destination.
+// Written in place and inlined into the descriptors' refresh (returned, it was copied field by
+// field), for a warp or two each cycle.
+#[inline(always)]
+fn next_read(
+    k: &Kernel,
+    s: &Slot,
+    orf: Option<&OrfControl>,
+    rename: Option<&RenameControl>,
+    w: usize,
+    pc: usize,
+    read: &mut NextRead,
+) {
+    let note = &k.notes[pc];
+    let divergent = s.warp.as_ref().and_then(|x| x.next_active(k)) != Some(s.full_mask);
+    // Liveness is per thread: under a partial mask a value dead for the lanes on this path
+    // may still be read by those waiting on the other, so only a full warp's last read
+    // tells the register file the value is dead.
+    let src_last = if divergent { [false; 3] } else { note.last_read };
+    *read = NextRead { src_last, ..NextRead::default() };
+    if let Some(o) = orf {
+        o.next_read(w, pc, note.strand_start, read);
+    }
+    if let Some(r) = rename {
+        let ins = &k.code[pc];
+        read.dst_new = r.dst_new(w as u32, ins.dst.map(u32::from), divergent);
+        read.dst_load = matches!(ins.op.unit(), Unit::Global | Unit::Shared | Unit::Texture);
     }
 }
 
