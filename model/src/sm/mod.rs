@@ -73,8 +73,9 @@ struct Slot {
     warp: Option<Warp>,
     block: usize,
     at_barrier: bool,
-    /// Issued instructions not yet completed.
+    /// Issued instructions not yet completed, and those of them still in operand collectors.
     inflight: u32,
+    collecting: u32,
     full_mask: u64,
     issued: u64,
 }
@@ -359,7 +360,15 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             })
             .collect();
         let slots = (0..g.warps)
-            .map(|_| Slot { warp: None, block: 0, at_barrier: false, inflight: 0, full_mask: 0, issued: 0 })
+            .map(|_| Slot {
+                warp: None,
+                block: 0,
+                at_barrier: false,
+                inflight: 0,
+                collecting: 0,
+                full_mask: 0,
+                issued: 0,
+            })
             .collect();
         let mut rf_in = SmRfIn::new(g);
         rf_in.mrf.rows_per_warp = g.rows_per_warp(k.regs);
@@ -696,7 +705,10 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                     if let Some(o) = &self.orf {
                         o.drive_write_back(f.pc as usize, &mut self.rf_in.mrf);
                     }
-                    expose_readers(self.k, &self.flights, &self.collecting, &mut self.war_exposed, id, dst);
+                    // Only an instruction of the same warp can have read it (most write-backs have none).
+                    if self.slots[f.slot].collecting > 0 {
+                        expose_readers(self.k, &self.flights, &self.collecting, &mut self.war_exposed, id, dst);
+                    }
                     self.units.pop(q);
                     let ins = &self.k.code[f.pc as usize];
                     let mut slow = false;
@@ -772,6 +784,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             self.units.accept(unit, now, f.segments, completes, id, &self.shared.dram_free);
             if let Some(at) = self.collecting.iter().position(|&c| c == id) {
                 self.collecting.swap_remove(at);
+                self.slots[f.slot].collecting -= 1;
             }
             if !self.war_exposed.is_empty() {
                 self.war_exposed.retain(|e| e.0 != id);
@@ -971,6 +984,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 o.issued(w);
             }
             s.inflight += 1;
+            s.collecting += 1;
         }
         if self.slots[w].warp.as_ref().is_some_and(Warp::done) {
             self.rf_in.issue.grant_last = true;
