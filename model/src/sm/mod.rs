@@ -1003,13 +1003,20 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         }
     }
 
-    /// Frees a warp whose instructions have all issued and completed, and its block when it was
-    /// the last one.
+    /// Frees warp `w` if its instructions have all issued and completed ([`Sm::finish_warp`]).
+    // Inlined: asked at every completion, and a warp rarely finishes.
+    #[inline(always)]
     fn maybe_finish(&mut self, w: usize) {
-        let s = &mut self.slots[w];
-        if s.inflight > 0 || !s.warp.as_ref().is_some_and(Warp::done) {
-            return;
+        let s = &self.slots[w];
+        if s.inflight == 0 && s.warp.as_ref().is_some_and(Warp::done) {
+            self.finish_warp(w);
         }
+    }
+
+    /// Frees warp `w`, whose instructions have all issued and completed, and its block when it
+    /// was the last one.
+    fn finish_warp(&mut self, w: usize) {
+        let s = &mut self.slots[w];
         s.warp = None;
         if self.frees {
             self.freeing |= 1 << w;

@@ -87,8 +87,11 @@ impl Units {
         if completes {
             let c = class(unit);
             self.queues[c].push_back((done, id));
-            self.heads[c] = self.queues[c][0].0;
-            self.next_due = self.next_due.min(self.heads[c]);
+            // Behind others, it changes neither the queue's head nor the earliest completion.
+            if self.queues[c].len() == 1 {
+                self.heads[c] = done;
+                self.next_due = self.next_due.min(done);
+            }
         }
     }
 
