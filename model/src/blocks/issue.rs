@@ -185,6 +185,8 @@ impl IssueIn {
     }
 
     /// Makes the events of a cycle (those [`IssueIn::clear_events`] clears) equal to `src`'s.
+    // Inlined into the pipeline's edge (the copy of the predicate releases is out of line).
+    #[inline(always)]
     pub fn sync_events(&mut self, src: &IssueIn) {
         (self.launch, self.grant_last, self.commit) = (src.launch, src.grant_last, src.commit);
         sync_preds(self, &src.clr_preds, src.clr_pred_warps);
@@ -201,12 +203,20 @@ impl IssueIn {
 /// when either side may have any (rarely: twice a cycle, the copy cost more than the looks).
 #[inline(always)]
 fn sync_preds(to: &mut IssueIn, preds: &[u8], warps: u64) {
-    if to.clr_preds.len() != preds.len() {
-        to.clr_preds = preds.to_vec();
-    } else if (to.clr_pred_warps | warps) != 0 {
-        to.clr_preds.copy_from_slice(preds);
+    if to.clr_preds.len() != preds.len() || (to.clr_pred_warps | warps) != 0 {
+        copy_preds(to, preds);
     }
     to.clr_pred_warps = warps;
+}
+
+/// The copy [`sync_preds`] makes, rarely: kept out of the per-cycle code.
+#[cold]
+fn copy_preds(to: &mut IssueIn, preds: &[u8]) {
+    if to.clr_preds.len() != preds.len() {
+        to.clr_preds = preds.to_vec();
+    } else {
+        to.clr_preds.copy_from_slice(preds);
+    }
 }
 
 /// What the issue stage decides in a cycle: the scheduler's decision on the eligible warps,

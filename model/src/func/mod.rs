@@ -384,6 +384,7 @@ impl Warp {
                 macro_rules! per_op {
                     ($($o:ident),*) => {
                         match op {
+                            Op::FFma => fma_lanes(active, dst, a, b, c),
                             $(Op::$o => each_lane(active, dst, |l| alu(Op::$o, a[l], b[l], c[l], sel >> l & 1 == 1)),)*
                             op => each_lane(active, dst, |l| alu(op, a[l], b[l], c[l], sel >> l & 1 == 1)),
                         }
@@ -391,7 +392,7 @@ impl Warp {
                 }
                 per_op!(
                     Add, Sub, Mul, Mad, And, Or, Xor, Shl, Shr, Sra, Min, Max, Mov, Selp, MulHi, MulHiU, AddX, FAdd,
-                    FSub, FMul, FFma, FMin, FMax, Bfe, FDiv, FSqrt, FRcp
+                    FSub, FMul, FMin, FMax, Bfe, FDiv, FSqrt, FRcp
                 );
             }
         }
@@ -443,6 +444,36 @@ fn each_lane(mask: u64, out: &mut [u32], f: impl Fn(usize) -> u32) {
         out[l] = f(l);
         m &= m - 1;
     }
+}
+
+/// `fma.rn.f32` of the lanes in `mask`: `x * y + z` rounded once, as [`arith::lane`] computes it.
+fn fma_lanes(mask: u64, out: &mut [u32], x: &[u32], y: &[u32], z: &[u32]) {
+    // The baseline x86-64 target has no FMA instruction: `f32::mul_add` calls the library's
+    // `fmaf`, which uses the instruction when the CPU has it, a call per lane. Compiled with
+    // the instruction, the loop has none (the same correctly rounded result).
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA (checked just above), the only feature the function enables.
+        unsafe { fma_lanes_with_fma(mask, out, x, y, z) };
+        return;
+    }
+    each_lane(mask, out, |l| arith::lane(Op::FFma, x[l], y[l], z[l], false));
+}
+
+/// [`fma_lanes`] compiled for a CPU with the FMA instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_lanes_with_fma(mask: u64, out: &mut [u32], x: &[u32], y: &[u32], z: &[u32]) {
+    let fma = |l: usize| arith::lane(Op::FFma, x[l], y[l], z[l], false);
+    // A whole 32-lane warp (most): with the length known, the loop is four vector instructions
+    // (with `out`'s length, the compiler leaves 32 lanes to the loop's scalar remainder).
+    if mask == u64::from(u32::MAX) && out.len() == 32 && x.len().min(y.len()).min(z.len()) >= 32 {
+        for (l, o) in out[..32].iter_mut().enumerate() {
+            *o = fma(l);
+        }
+        return;
+    }
+    each_lane(mask, out, fma);
 }
 
 /// One lane of an operation with a register result and no side effect: sources `x, y, z` and

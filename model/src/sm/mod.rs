@@ -73,8 +73,9 @@ struct Slot {
     warp: Option<Warp>,
     block: usize,
     at_barrier: bool,
-    /// Issued instructions not yet completed.
+    /// Issued instructions not yet completed, and those of them still in operand collectors.
     inflight: u32,
+    collecting: u32,
     full_mask: u64,
     issued: u64,
 }
@@ -359,7 +360,15 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             })
             .collect();
         let slots = (0..g.warps)
-            .map(|_| Slot { warp: None, block: 0, at_barrier: false, inflight: 0, full_mask: 0, issued: 0 })
+            .map(|_| Slot {
+                warp: None,
+                block: 0,
+                at_barrier: false,
+                inflight: 0,
+                collecting: 0,
+                full_mask: 0,
+                issued: 0,
+            })
             .collect();
         let mut rf_in = SmRfIn::new(g);
         rf_in.mrf.rows_per_warp = g.rows_per_warp(k.regs);
@@ -595,7 +604,8 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             match next {
                 Some((pc, _)) => {
                     self.rf_in.issue.next[w] = self.info[pc as usize];
-                    self.rf_in.next_read[w] = self.next_read(w, pc as usize);
+                    let read = &mut self.rf_in.next_read[w];
+                    next_read(self.k, s, self.orf.as_ref(), self.rename.as_ref(), w, pc as usize, read);
                 }
                 None => (self.rf_in.issue.next[w], self.rf_in.next_read[w]) = Default::default(),
             }
@@ -695,7 +705,10 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                     if let Some(o) = &self.orf {
                         o.drive_write_back(f.pc as usize, &mut self.rf_in.mrf);
                     }
-                    expose_readers(self.k, &self.flights, &self.collecting, &mut self.war_exposed, id, dst);
+                    // Only an instruction of the same warp can have read it (most write-backs have none).
+                    if self.slots[f.slot].collecting > 0 {
+                        expose_readers(self.k, &self.flights, &self.collecting, &mut self.war_exposed, id, dst);
+                    }
                     self.units.pop(q);
                     let ins = &self.k.code[f.pc as usize];
                     let mut slow = false;
@@ -721,8 +734,8 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
     /// Dispatch of the instruction the MRF offers, checking every delivered operand against the
     /// functional value.
     fn dispatch(&mut self, now: u64) {
-        let out = self.rf.mrf_outputs();
-        let id = self.tags[out.disp_tag as usize];
+        let (disp_tag, operands) = self.rf.offered_operands();
+        let id = self.tags[disp_tag as usize];
         let f = &self.flights[id];
         let ins = &self.k.code[f.pc as usize];
         let unit = ins.op.unit();
@@ -732,7 +745,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 if !matches!(src, Src::Reg(_)) {
                     continue;
                 }
-                let (got, want) = (out.disp_src_data[s], f.vals.src(s));
+                let (got, want) = (operands[s], f.vals.src(s));
                 let defined = f.mask & f.vals.src_defined[s];
                 // Rarely any lane: counted only then (a bit count is a long sequence of
                 // instructions on the baseline x86-64 target).
@@ -771,6 +784,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             self.units.accept(unit, now, f.segments, completes, id, &self.shared.dram_free);
             if let Some(at) = self.collecting.iter().position(|&c| c == id) {
                 self.collecting.swap_remove(at);
+                self.slots[f.slot].collecting -= 1;
             }
             if !self.war_exposed.is_empty() {
                 self.war_exposed.retain(|e| e.0 != id);
@@ -970,6 +984,7 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
                 o.issued(w);
             }
             s.inflight += 1;
+            s.collecting += 1;
         }
         if self.slots[w].warp.as_ref().is_some_and(Warp::done) {
             self.rf_in.issue.grant_last = true;
@@ -988,13 +1003,20 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         }
     }
 
-    /// Frees a warp whose instructions have all issued and completed, and its block when it was
-    /// the last one.
+    /// Frees warp `w` if its instructions have all issued and completed ([`Sm::finish_warp`]).
+    // Inlined: asked at every completion, and a warp rarely finishes.
+    #[inline(always)]
     fn maybe_finish(&mut self, w: usize) {
-        let s = &mut self.slots[w];
-        if s.inflight > 0 || !s.warp.as_ref().is_some_and(Warp::done) {
-            return;
+        let s = &self.slots[w];
+        if s.inflight == 0 && s.warp.as_ref().is_some_and(Warp::done) {
+            self.finish_warp(w);
         }
+    }
+
+    /// Frees warp `w`, whose instructions have all issued and completed, and its block when it
+    /// was the last one.
+    fn finish_warp(&mut self, w: usize) {
+        let s = &mut self.slots[w];
         s.warp = None;
         if self.frees {
             self.freeing |= 1 << w;
@@ -1023,30 +1045,6 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
         } else if block.arrived == block.live {
             self.release_barrier(b);
         }
-    }
-
-    /// How the MRF reads instruction `pc` of warp `w`: last reads and, with an ORF/LRF, the
-    /// compiler's placement of its sources.
-    // Inlined into the descriptors' refresh, for a warp or two each cycle.
-    #[inline]
-    fn next_read(&self, w: usize, pc: usize) -> NextRead {
-        let note = &self.k.notes[pc];
-        let s = &self.slots[w];
-        let divergent = s.warp.as_ref().and_then(|x| x.next_active(self.k)) != Some(s.full_mask);
-        // Liveness is per thread: under a partial mask a value dead for the lanes on this path
-        // may still be read by those waiting on the other, so only a full warp's last read
-        // tells the register file the value is dead.
-        let src_last = if divergent { [false; 3] } else { note.last_read };
-        let mut read = NextRead { src_last, ..NextRead::default() };
-        if let Some(o) = &self.orf {
-            o.next_read(w, pc, note.strand_start, &mut read);
-        }
-        if let Some(r) = &self.rename {
-            let ins = &self.k.code[pc];
-            read.dst_new = r.dst_new(w as u32, ins.dst.map(u32::from), divergent);
-            read.dst_load = matches!(ins.op.unit(), Unit::Global | Unit::Shared | Unit::Texture);
-        }
-        read
     }
 
     /// Warps whose next instruction writes a register.
@@ -1112,6 +1110,37 @@ impl<'k, P: SmRfBlock> Sm<'k, P> {
             .zip(self.rf.rename_model())
             .map(|(r, stage)| r.traffic(stage, m.tfet_reads, m.tfet_writes));
         self.stats.orf = self.orf.as_ref().map(|o| o.traffic(self.lanes as u32, &m.orf));
+    }
+}
+
+/// How the MRF reads instruction `pc` of warp `w` (in slot `s`), into `read`: last reads and,
+/// with an ORF/LRF, the compiler's placement of its sources; with renaming, the destination.
+// Written in place and inlined into the descriptors' refresh (returned, it was copied field by
+// field), for a warp or two each cycle.
+#[inline(always)]
+fn next_read(
+    k: &Kernel,
+    s: &Slot,
+    orf: Option<&OrfControl>,
+    rename: Option<&RenameControl>,
+    w: usize,
+    pc: usize,
+    read: &mut NextRead,
+) {
+    let note = &k.notes[pc];
+    let divergent = s.warp.as_ref().and_then(|x| x.next_active(k)) != Some(s.full_mask);
+    // Liveness is per thread: under a partial mask a value dead for the lanes on this path
+    // may still be read by those waiting on the other, so only a full warp's last read
+    // tells the register file the value is dead.
+    let src_last = if divergent { [false; 3] } else { note.last_read };
+    *read = NextRead { src_last, ..NextRead::default() };
+    if let Some(o) = orf {
+        o.next_read(w, pc, note.strand_start, read);
+    }
+    if let Some(r) = rename {
+        let ins = &k.code[pc];
+        read.dst_new = r.dst_new(w as u32, ins.dst.map(u32::from), divergent);
+        read.dst_load = matches!(ins.op.unit(), Unit::Global | Unit::Shared | Unit::Texture);
     }
 }
 

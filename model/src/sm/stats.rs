@@ -303,6 +303,8 @@ pub struct ValueLife {
 
 impl ValueStats {
     /// Closes a value that is overwritten or whose warp ended.
+    // Inlined: at every register write.
+    #[inline]
     pub fn close(&mut self, v: &ValueLife) {
         if !v.live {
             return;

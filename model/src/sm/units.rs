@@ -39,6 +39,9 @@ pub struct Units {
     /// every cycle, they answer without looking into the queues.
     heads: [u64; 5],
     next_due: u64,
+    /// Per queue, the instruction at its head (`heads` answers with it, without indexing the
+    /// queue).
+    head_ids: [usize; 5],
     segment_bytes: u64,
     dram_bytes_per_cycle: u64,
 }
@@ -61,6 +64,7 @@ impl Units {
             latency: [l.alu as u64, l.sfu as u64, l.shared as u64, l.dram as u64, l.texture as u64],
             queues: Default::default(),
             heads: [u64::MAX; 5],
+            head_ids: [0; 5],
             next_due: u64::MAX,
             segment_bytes: m.segment_bytes as u64,
             dram_bytes_per_cycle: m.dram_bytes_per_cycle as u64,
@@ -87,8 +91,11 @@ impl Units {
         if completes {
             let c = class(unit);
             self.queues[c].push_back((done, id));
-            self.heads[c] = self.queues[c][0].0;
-            self.next_due = self.next_due.min(self.heads[c]);
+            // Behind others, it changes neither the queue's head nor the earliest completion.
+            if self.queues[c].len() == 1 {
+                (self.heads[c], self.head_ids[c]) = (done, id);
+                self.next_due = self.next_due.min(done);
+            }
         }
     }
 
@@ -115,12 +122,12 @@ impl Units {
 
     /// The oldest completion of class `q` if due by `now`.
     pub fn head(&self, q: usize, now: u64) -> Option<usize> {
-        (self.heads[q] <= now).then(|| self.queues[q][0].1)
+        (self.heads[q] <= now).then_some(self.head_ids[q])
     }
 
     pub fn pop(&mut self, q: usize) {
         self.queues[q].pop_front();
-        self.heads[q] = self.queues[q].front().map_or(u64::MAX, |&(t, _)| t);
+        (self.heads[q], self.head_ids[q]) = self.queues[q].front().copied().unwrap_or((u64::MAX, 0));
         self.next_due = self.heads.iter().copied().min().unwrap_or(u64::MAX);
     }
 

@@ -669,26 +669,25 @@ impl Mrf {
                 WritePath::Direct(groups) => groups[grp].read_busy,
                 WritePath::Compressed { .. } => false,
             };
-            match mov {
-                _ if busy => p.conflicts += u64::from(req.count_ones()),
-                Some((mg, row)) if mg as usize == grp => {
-                    p.conflicts += u64::from(req.count_ones());
+            let mov_here = mov.filter(|&(mg, _)| mg as usize == grp);
+            let port_taken = busy || mov_here.is_some();
+            // The requests that wait: all of them while the read port is taken, else all but the
+            // one granted. Most cycles none wait: no bit count (a long sequence on the baseline
+            // x86-64 target) then, and only this one, so that it is not computed ahead.
+            let waiting = if port_taken { req } else { req & req.wrapping_sub(1) };
+            if waiting != 0 {
+                p.conflicts += u64::from(waiting.count_ones());
+            }
+            if port_taken {
+                if !busy && let Some((_, row)) = mov_here {
                     p.read[grp] = row;
                     p.reading |= 1 << grp;
                 }
-                _ => {
-                    // Most groups have one request: no bit count (a long sequence on the
-                    // baseline x86-64 target) for them.
-                    if req & req.wrapping_sub(1) != 0 {
-                        p.conflicts += u64::from(req.count_ones() - 1);
-                    }
-                    if let Some(w) = arbiter(grp).pick(req) {
-                        p.winner[grp] = w;
-                        p.granted |= 1 << w;
-                        p.read[grp] = self.collectors[w as usize / SLOTS].row[w as usize % SLOTS];
-                        p.reading |= 1 << grp;
-                    }
-                }
+            } else if let Some(w) = arbiter(grp).pick(req) {
+                p.winner[grp] = w;
+                p.granted |= 1 << w;
+                p.read[grp] = self.collectors[w as usize / SLOTS].row[w as usize % SLOTS];
+                p.reading |= 1 << grp;
             }
         }
         // The banks take a write this cycle (the write port's compressor advances); with a
@@ -983,11 +982,26 @@ fn write_compressed(
 /// report. The MRF model is one; the cosim's lockstep adapter around it is another.
 pub trait MrfBlock: 'static + Block<In = MrfIn> + for<'a> Block<Out<'a> = MrfOut<'a>> {
     fn stats(&self) -> &MrfStats;
+
+    /// `disp_tag` and `disp_src_data` alone (dispatch reads them: the model's need not build
+    /// every port).
+    fn offered_operands(&self) -> (u32, [&[u32]; SLOTS]) {
+        let out = self.outputs();
+        (out.disp_tag, out.disp_src_data)
+    }
 }
 
 impl MrfBlock for Mrf {
     fn stats(&self) -> &MrfStats {
         &self.stats
+    }
+
+    // Inlined into the SM's dispatch, as `outputs`.
+    #[inline(always)]
+    fn offered_operands(&self) -> (u32, [&[u32]; SLOTS]) {
+        // As `outputs`: unit 0's fields when none is offered.
+        let unit = self.collectors.get(self.plan.offered.unwrap_or(0) as usize);
+        (unit.map_or(0, |u| u.tag), std::array::from_fn(|s| unit.map_or(&[][..], |u| u.operand(s).0)))
     }
 }
 

@@ -124,9 +124,11 @@ pub trait SmRfBlock: 'static + Block<In = SmRfIn> + for<'a> Block<Out<'a> = SmRf
         Handshake { wb_commit: m.wb_commit, wb_ready: m.wb_ready, disp_valid: m.disp_valid, grant_tag: out.grant_tag }
     }
 
-    /// The MRF's outputs alone (dispatch reads them).
-    fn mrf_outputs(&self) -> MrfOut<'_> {
-        self.outputs().mrf
+    /// The tag and source operands of the instruction the MRF offers (dispatch reads these
+    /// alone).
+    fn offered_operands(&self) -> (u32, [&[u32]; SLOTS]) {
+        let m = self.outputs().mrf;
+        (m.disp_tag, m.disp_src_data)
     }
 
     /// The issue stage's decision on this cycle's inputs, as connected inside the top.
@@ -329,8 +331,9 @@ impl<M: MrfBlock, I: IssueBlock, R: RenameBlock> SmRfBlock for SmRf<M, I, R> {
         }
     }
 
-    fn mrf_outputs(&self) -> MrfOut<'_> {
-        self.mrf.outputs()
+    #[inline(always)]
+    fn offered_operands(&self) -> (u32, [&[u32]; SLOTS]) {
+        self.mrf.offered_operands()
     }
 
     // Inlined, as the SM's other steps once a cycle: the glue's calls cost more than their work.
