@@ -23,6 +23,7 @@ module small_mrf_bank_group (
   wire [5:0] req;
   wire [5:0] pick;
   wire unused_pick_valid;
+  reg  [35:0] slot_row_q;
 
   // The slot whose read is issued this cycle was granted at the last edge: it no longer
   // requests, although its collector learns of the grant only now.
@@ -43,13 +44,18 @@ module small_mrf_bank_group (
   end
   assign grant_valid = |slot_grant;
 
+  // Each slot's row a cycle late, here beside the banks, so that the read address no longer
+  // starts in a collector: a slot keeps its row from its request until its data arrives, so
+  // the row of the granted slot's request is the row it wants read.
+  always @(posedge clk) slot_row_q <= slot_row;
+
   // Row of the slot whose read is issued.
-  assign rd_row = ({6{slot_grant[0]}} & slot_row[5:0])
-      | ({6{slot_grant[1]}} & slot_row[11:6])
-      | ({6{slot_grant[2]}} & slot_row[17:12])
-      | ({6{slot_grant[3]}} & slot_row[23:18])
-      | ({6{slot_grant[4]}} & slot_row[29:24])
-      | ({6{slot_grant[5]}} & slot_row[35:30]);
+  assign rd_row = ({6{slot_grant[0]}} & slot_row_q[5:0])
+      | ({6{slot_grant[1]}} & slot_row_q[11:6])
+      | ({6{slot_grant[2]}} & slot_row_q[17:12])
+      | ({6{slot_grant[3]}} & slot_row_q[23:18])
+      | ({6{slot_grant[4]}} & slot_row_q[29:24])
+      | ({6{slot_grant[5]}} & slot_row_q[35:30]);
 
   reg  [5:0] arrive;
   // The slot whose register the banks read this cycle.

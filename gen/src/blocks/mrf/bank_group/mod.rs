@@ -8,7 +8,7 @@ pub mod interface;
 use super::arbiter::interface::ArbiterPorts;
 use crate::blocks::sram::interface::SramPorts;
 use crate::layout::geometry::Geometry;
-use crate::verilog::{Module, Port, Ports, Sig, Submodule, onehot_mux, slice, vector_reg, vector_wire, wire};
+use crate::verilog::{Module, Port, Ports, Sig, Submodule, onehot_mux, reg, slice, vector_reg, vector_wire, wire};
 use interface::BankGroupPorts;
 
 pub fn bank_group(
@@ -28,6 +28,7 @@ pub fn bank_group(
     if registered {
         body += &vector_wire("pick", s);
         body += &wire("unused_pick_valid", 1);
+        body += &reg("slot_row_q", s * ab);
     }
     if tfet {
         body += &wire("tfet_rd", 1);
@@ -65,7 +66,12 @@ pub fn bank_group(
         body += "  always @(posedge clk) begin\n";
         body += &format!("    if (rst) slot_grant <= {s}'b0;\n    else slot_grant <= pick;\n  end\n");
         body += "  assign grant_valid = |slot_grant;\n";
-        body += &format!("\n  // Row of the slot whose read is issued.\n  assign rd_row = {};\n\n", granted_row(s, ab));
+        body += "\n  // Each slot's row a cycle late, here beside the banks, so that the read address no longer\n";
+        body += "  // starts in a collector: a slot keeps its row from its request until its data arrives, so\n";
+        body += "  // the row of the granted slot's request is the row it wants read.\n";
+        body += "  always @(posedge clk) slot_row_q <= slot_row;\n";
+        let row = granted_row(s, ab, "slot_row_q");
+        body += &format!("\n  // Row of the slot whose read is issued.\n  assign rd_row = {row};\n\n");
     } else {
         let (instance, granted_row) = slot_arbiter(arbiter, req, ("slot_grant", "grant_valid"), s, ab);
         body += &instance;
@@ -165,12 +171,12 @@ pub(super) fn slot_arbiter(
             grant_valid: Sig::new(outputs.1, 1),
         },
     );
-    (instance, granted_row(slots, row_bits))
+    (instance, granted_row(slots, row_bits, "slot_row"))
 }
 
-/// The row of the slot `slot_grant` names, from `slot_row`.
-fn granted_row(slots: u32, row_bits: u32) -> String {
+/// The row of the slot `slot_grant` names, from `rows` (each slot's row, slot i at row_bits x i).
+fn granted_row(slots: u32, row_bits: u32, rows: &str) -> String {
     let terms: Vec<(String, String)> =
-        (0..slots).map(|i| (format!("slot_grant[{i}]"), slice("slot_row", i, row_bits))).collect();
+        (0..slots).map(|i| (format!("slot_grant[{i}]"), slice(rows, i, row_bits))).collect();
     onehot_mux(&terms, row_bits)
 }
