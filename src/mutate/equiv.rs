@@ -775,7 +775,11 @@ pub(super) mod tests {
         };
         // `wr_en & (|wr_mask[3:0])` into bank 0's write enable, its mask term stuck at 1: the
         // bank's raw write enable differs, but a write with an empty mask writes nothing.
-        let enable = mutant(1, drawn_cell(&drawn, group, "$and", &format!("{group}.v:74")), "const1", "B", 0);
+        let checked = rfgen_gen::config::preset("small").unwrap();
+        let design = rfgen_gen::Block::Mrf.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
+        let text = &design.files.iter().find(|(f, _)| *f == format!("{group}.v")).unwrap().1;
+        let line = 1 + text.lines().position(|l| l.contains("(wr_en & (|wr_mask[3:0]))")).unwrap();
+        let enable = mutant(1, drawn_cell(&drawn, group, "$and", &format!("{group}.v:{line}")), "const1", "B", 0);
         assert_eq!(
             check(&drawn, &enable, 2, LIMIT, dir.path()).unwrap(),
             Equivalence::Proved { module: group.into(), cut: Cut::Instances }
