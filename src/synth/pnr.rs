@@ -3,9 +3,9 @@
 //!
 //! A generated top has far more ports than an FPGA has pins, so it is placed inside a wrapper
 //! (`<top>_pnr`, written beside the RTL): every input but the clock comes from a shift register
-//! fed by one pin, and every output is registered twice and XOR-reduced, 16 bits per register
-//! at each level of a tree, to one pin. Every path of the design then starts and ends at a flip-flop, and no logic
-//! is optimized away (each output reaches the pin). Twice, because Yosys merges a register right
+//! fed by one pin, and every output is registered twice and XOR-reduced to one pin by a tree
+//! with a register at each level, 16 bits per flip-flop. Every path of the design then starts
+//! and ends at a flip-flop, and no logic is optimized away (each output reaches the pin). Twice, because Yosys merges a register right
 //! after a memory's read port into the block RAM: the output's path then ran on through the
 //! wrapper's XOR tree, and the rename stage measured the tree's delay, not its own.
 

@@ -62,8 +62,8 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
                 b += &adder_wire
             }
             split.push(Field::new(&dv, (values - 1) * bits));
-            // Registered, the base is registered again once per `BASE_FANOUT` values, so that no
-            // one register drives every adder (on an FPGA, nets across the whole datapath).
+            // With the split, the base has a register of its own per `BASE_FANOUT` values, so
+            // that no one register drives every adder (on an FPGA, nets across the datapath).
             let copies = if l.split_decompressor { values.div_ceil(BASE_FANOUT) } else { 1 };
             let base_of = |j: u32| {
                 if copies > 1 {
