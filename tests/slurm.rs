@@ -74,9 +74,12 @@ fn slurm_backend_on_a_one_node_cluster() {
     assert!(stderr(&again).contains("0 to measure, 4 done earlier"), "{}", stderr(&again));
     assert!(!stderr(&again).contains("submitted"), "{}", stderr(&again));
 
-    // A task cancelled while it runs is reported and retried once; the sweep completes.
+    // A task cancelled while it runs is reported and retried once; the sweep completes. Each
+    // point runs a kernel of some 30 M cycles (about 7 s), so `scancel` reaches the task while
+    // it runs: the library kernels took under a second, and a task could end before its cancel.
     let retried = work.path().join("retried");
-    let long = ["--param", "mrf.entries=32,64", "--kernel", "all", "--backend", "slurm", "--max-jobs", "1"];
+    let kernel = "synthetic:iterations=48";
+    let long = ["--param", "mrf.entries=64,128", "--kernel", kernel, "--backend", "slurm", "--max-jobs", "1"];
     let mut child = sweep(&cluster, &retried, &long).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let task = running_task(&cluster, &mut child);
     cluster.command("scancel", &[&task]);
