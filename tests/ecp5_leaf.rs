@@ -64,7 +64,7 @@ fn the_small_preset_runs_kernels_on_the_ecp5_leaf() {
 fn a_leaf_without_its_bypass_is_caught() {
     for (checked, leaf) in points() {
         let (from, to) = if leaf.ends_with("_r2.v") {
-            ("hit_qq <= {4{wl_en & (rd_addr_q == wl_addr)}} & wl_mask;", "hit_qq <= 4'b0;")
+            ("hit_q <= {4{rd_en & wq_en & (rd_addr == wq_addr)}} & wq_mask;", "hit_q <= 4'b0;")
         } else {
             ("hit_q <= {4{wq_en & (rd_addr == wq_addr)}} & wq_mask;", "hit_q <= 4'b0;")
         };

@@ -39,30 +39,29 @@ pub fn body(depth: u32, lanes: u32, read_cycles: u32) -> String {
     b += &[reg("wq_en", 1), reg("wq_addr", a), vector_reg("wq_mask", lanes), reg("wq_data", w), wire("ebr_data", w)]
         .concat();
     b += "  always @(posedge clk) begin\n    wq_en <= wr_en;\n    wq_addr <= wr_addr;\n    wq_mask <= wr_mask;\n    wq_data <= wr_data;\n  end\n\n";
-    let hit = if two { "hit_qq" } else { "hit_q" };
-    let byp = if two { "byp_qq" } else { "byp_q" };
     if two {
-        b += "  // The read's address and the write landing with it, registered: the bypass compare is\n";
-        b += "  // made a cycle later from flip-flops, not after the grant's row multiplexer.\n";
-        b +=
-            &[reg("rd_en_q", 1), reg("rd_addr_q", a), reg("wl_en", 1), reg("wl_addr", a), vector_reg("wl_mask", lanes)]
-                .concat();
-        b += &[reg("byp_q", w), vector_reg("hit_qq", lanes), reg("byp_qq", w)].concat();
-        b += "  always @(posedge clk) begin\n    rd_en_q <= rd_en;\n    wl_en <= wq_en;\n    wl_addr <= wq_addr;\n    wl_mask <= wq_mask;\n";
-        b += "    if (rd_en) begin\n      rd_addr_q <= rd_addr;\n      byp_q <= wq_data;\n    end\n";
-        b += &format!(
-            "    if (rd_en_q) begin\n      hit_qq <= {{{lanes}{{wl_en & (rd_addr_q == wl_addr)}}}} & wl_mask;\n      byp_qq <= byp_q;\n    end\n  end\n"
-        );
+        b += "  // The bypass is decided a cycle ahead into `hit_q`, which resets the lanes' output registers\n";
+        b += "  // (RSTB, synchronous) as the collided word would enter them; the bypass register holds\n";
+        b += "  // the written lanes or zeros, so the read data is an OR, not a multiplexer after the block\n";
+        b += "  // RAM: the collectors' capture of it stays in one LUT level. The output registers load only\n";
+        b += "  // at a read's second edge (OCEB): the read data is held until the next read.\n";
+        b += &[reg("rd_en_q", 1), vector_reg("hit_q", lanes), reg("byp_q", w), reg("byp_qq", w)].concat();
+        b += "  always @(posedge clk) begin\n    rd_en_q <= rd_en;\n";
+        b += &format!("    hit_q <= {{{lanes}{{rd_en & wq_en & (rd_addr == wq_addr)}}}} & wq_mask;\n");
+        b += "    byp_q <= wq_data;\n";
+        let lanes_hit: Vec<String> = (0..lanes).rev().map(|l| format!("{{{LANE_BITS}{{hit_q[{l}]}}}}")).collect();
+        b += &format!("    if (rd_en_q) byp_qq <= byp_q & {{{}}};\n  end\n", lanes_hit.join(", "));
+        b += "  assign rd_data = ebr_data | byp_qq;\n";
     } else {
         b += &[vector_reg("hit_q", lanes), reg("byp_q", w)].concat();
         b += "  always @(posedge clk) begin\n    if (rd_en) begin\n";
         b += &format!(
             "      hit_q <= {{{lanes}{{wq_en & (rd_addr == wq_addr)}}}} & wq_mask;\n      byp_q <= wq_data;\n    end\n  end\n"
         );
-    }
-    for l in 0..lanes {
-        let (hi, lo) = (l * LANE_BITS + LANE_BITS - 1, l * LANE_BITS);
-        b += &format!("  assign rd_data[{hi}:{lo}] = {hit}[{l}] ? {byp}[{hi}:{lo}] : ebr_data[{hi}:{lo}];\n");
+        for l in 0..lanes {
+            let (hi, lo) = (l * LANE_BITS + LANE_BITS - 1, l * LANE_BITS);
+            b += &format!("  assign rd_data[{hi}:{lo}] = hit_q[{l}] ? byp_q[{hi}:{lo}] : ebr_data[{hi}:{lo}];\n");
+        }
     }
     b += "\n`ifdef SYNTHESIS\n";
     for l in 0..lanes {
@@ -77,6 +76,7 @@ pub fn body(depth: u32, lanes: u32, read_cycles: u32) -> String {
 /// Lane `l`'s DP16KD.
 fn primitive(l: u32, a: u32, two: bool) -> String {
     let reg = if two { "OUTREG" } else { "NOREG" };
+    let reset = if two { " .RESETMODE(\"SYNC\")," } else { "" };
     let bit = |v: &str, i: u32| format!("{v}[{i}]");
     let mut pins: Vec<String> = vec![
         "CLKA(clk)".into(),
@@ -86,9 +86,11 @@ fn primitive(l: u32, a: u32, two: bool) -> String {
         "RSTA(1'b0)".into(),
         "CLKB(clk)".into(),
         "WEB(1'b0)".into(),
-        "CEB(rd_en)".into(),
-        "OCEB(1'b1)".into(),
-        "RSTB(1'b0)".into(),
+        // Two-cycle: the port reads every cycle and its output register takes the word only at a
+        // read's second edge, so the read enable reaches no block RAM pin.
+        if two { "CEB(1'b1)".into() } else { "CEB(rd_en)".into() },
+        if two { "OCEB(rd_en_q)".into() } else { "OCEB(1'b1)".into() },
+        if two { format!("RSTB(hit_q[{l}])") } else { "RSTB(1'b0)".into() },
     ];
     pins.extend((0..3).flat_map(|i| [format!("CSA{i}(1'b0)"), format!("CSB{i}(1'b0)")]));
     // The word's address at AD[13:5]; below it port A takes its byte enables (AD[3:0], all four:
@@ -117,7 +119,7 @@ fn primitive(l: u32, a: u32, two: bool) -> String {
     pins.extend((0..18).map(|i| format!("DOB{i}(lane{l}_do[{}])", 18 + i)));
     let mut s = format!("  wire [35:0] lane{l}_do;\n");
     s += &format!(
-        "  DP16KD #(\n    .DATA_WIDTH_A(36), .DATA_WIDTH_B(36), .REGMODE_A(\"{reg}\"), .REGMODE_B(\"{reg}\"),\n    .CSDECODE_A(\"0b000\"), .CSDECODE_B(\"0b000\"), .WRITEMODE_A(\"NORMAL\"), .WRITEMODE_B(\"NORMAL\"), .GSR(\"DISABLED\")\n  ) u_lane{l} (\n"
+        "  DP16KD #(\n    .DATA_WIDTH_A(36), .DATA_WIDTH_B(36), .REGMODE_A(\"{reg}\"), .REGMODE_B(\"{reg}\"),{reset}\n    .CSDECODE_A(\"0b000\"), .CSDECODE_B(\"0b000\"), .WRITEMODE_A(\"NORMAL\"), .WRITEMODE_B(\"NORMAL\"), .GSR(\"DISABLED\")\n  ) u_lane{l} (\n"
     );
     for chunk in pins.chunks(6) {
         s += &format!("    {},\n", chunk.iter().map(|p| format!(".{p}")).collect::<Vec<_>>().join(", "));
@@ -145,8 +147,13 @@ fn model(depth: u32, lanes: u32, two: bool) -> String {
     }
     s += "    end\n  end\n";
     if two {
+        // The output registers: loaded at a read's second edge, the lanes of a collided read reset.
+        let lanes_kept: Vec<String> = (0..lanes).rev().map(|l| format!("{{{LANE_BITS}{{~hit_q[{l}]}}}}")).collect();
         s += &reg("ebr_out", w);
-        s += "  always @(posedge clk) ebr_out <= ebr_read;\n  assign ebr_data = ebr_out;\n";
+        s += &format!(
+            "  always @(posedge clk) if (rd_en_q) ebr_out <= ebr_read & {{{}}};\n  assign ebr_data = ebr_out;\n",
+            lanes_kept.join(", ")
+        );
     } else {
         s += "  assign ebr_data = ebr_read;\n";
     }
