@@ -4,7 +4,7 @@
 
 pub mod interface;
 
-use super::{Field, declare_stage, stage, stage_in_groups};
+use super::{Field, declare_stage, stage};
 use crate::layout::bdi::Layout;
 use crate::layout::geometry::LANE_BITS;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, slice, vector_reg, vector_wire, wire};
@@ -129,21 +129,13 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
 
     let data = [Field::new("data", w)];
     let mut from = "s0_".to_string();
-    // With the split, a stage loads in groups, each on its own copy of the `valid` of the stage
-    // it loads from (`stage_in_groups`): the register behind `from`, and where that loads from.
-    let mut prev = ("d1_".to_string(), "in_".to_string());
     for st in 1 + u32::from(l.split_decompressor)..=n {
         let at = if st == n { "out_".to_string() } else { format!("s{st}_") };
         b += &format!("\n  // Stage {st} register{}.\n", if st == n { ": the outputs" } else { "" });
         if st < n {
             b += &declare_stage(&at, &data);
         }
-        b += &if l.split_decompressor {
-            stage_in_groups(&at, &from, &data, None, &prev.0, &prev.1)
-        } else {
-            stage(&at, &from, &data, None)
-        };
-        prev = (at.clone(), from);
+        b += &stage(&at, &from, &data, None);
         from = at;
     }
 
