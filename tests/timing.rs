@@ -284,18 +284,31 @@ fn the_copies_of_a_stages_valid_agree_with_the_model() {
             .chain([(&compressor, "s3_", "else if (en) ", 9), (&decompressor, "d1_", "else ", 8)])
     {
         for copy in 0..copies {
-            let kept = format!("(* keep *) always @(posedge clk) begin\n    if (rst) {stage}valid_{copy} <= 1'b0;\n    {enable}{stage}valid_{copy} <=");
+            let kept = format!(
+                "(* keep *) always @(posedge clk) begin\n    if (rst) {stage}valid_{copy} <= 1'b0;\n    {enable}{stage}valid_{copy} <="
+            );
             assert!(text.contains(&kept), "{stage}valid_{copy}:\n{text}");
         }
         assert!(!text.contains(&format!("{stage}valid_{copies}")), "{stage}valid: more than {copies} copies");
     }
-    assert!(compressor.contains("if (en & s2_valid_4) begin\n      s3_data[511:384] <= g_data[511:384];"), "{compressor}");
-    assert!(decompressor.contains("if (d1_valid_3) begin\n      out_data[511:384] <= s0_data[511:384];"), "{decompressor}");
+    assert!(
+        compressor.contains("if (en & s2_valid_4) begin\n      s3_data[511:384] <= g_data[511:384];"),
+        "{compressor}"
+    );
+    assert!(
+        decompressor.contains("if (d1_valid_3) begin\n      out_data[511:384] <= s0_data[511:384];"),
+        "{decompressor}"
+    );
     let (mismatch, counts) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &codec, 20_000, 7, 3);
     assert!(mismatch.is_none(), "{}", mismatch.unwrap());
     assert!(counts.iter().any(|(_, n)| *n > 1_000), "{counts:?}");
     for (file, from, to, name) in [
-        ("isca15_bdi_compressor.v", "if (en & s2_valid_4) begin", "if (en & s1_valid_4) begin", "stage 3's data on s1_valid"),
+        (
+            "isca15_bdi_compressor.v",
+            "if (en & s2_valid_4) begin",
+            "if (en & s1_valid_4) begin",
+            "stage 3's data on s1_valid",
+        ),
         ("isca15_bdi_decompressor.v", "if (d1_valid_3) begin", "if (in_valid) begin", "the output on in_valid"),
     ] {
         let bad = mutated(codec.clone(), file, from, to, name);
