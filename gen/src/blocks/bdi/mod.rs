@@ -60,28 +60,21 @@ fn declare_stage(at: &str, fields: &[Field]) -> String {
 
 /// One pipeline register: `<at>valid` resets and loads `<from>valid`; the fields load from
 /// `<from><field>` only when a valid item enters, so an idle stage does not toggle. With an
-/// `enable`, the whole stage holds while it is low. With `keep_valid`, `<at>valid`'s `always`
-/// block is kept, so that no copy of it ([`stage_in_groups`]) is merged into it.
-fn stage(at: &str, from: &str, fields: &[Field], enable: Option<&str>, keep_valid: bool) -> String {
+/// `enable`, the whole stage holds while it is low.
+fn stage(at: &str, from: &str, fields: &[Field], enable: Option<&str>) -> String {
     let (when, gate) = match enable {
         Some(e) => (format!("else if ({e}) "), format!("{e} & ")),
         None => ("else ".to_string(), String::new()),
     };
-    let mut s = valid_register(&format!("{at}valid"), from, &when, keep_valid);
+    let mut s = format!(
+        "  always @(posedge clk) begin\n    if (rst) {at}valid <= 1'b0;\n    {when}{at}valid <= {from}valid;\n  end\n"
+    );
     s += &format!("  always @(posedge clk) begin\n    if ({gate}{from}valid) begin\n");
     for f in fields {
         s += &format!("      {at}{0} <= {from}{0};\n", f.name);
     }
     s += "    end\n  end\n";
     s
-}
-
-/// The register `name`: reset low, then `<from>valid` at every edge `when` allows.
-fn valid_register(name: &str, from: &str, when: &str, keep: bool) -> String {
-    let keep = if keep { "(* keep *) " } else { "" };
-    format!(
-        "  {keep}always @(posedge clk) begin\n    if (rst) {name} <= 1'b0;\n    {when}{name} <= {from}valid;\n  end\n"
-    )
 }
 
 /// Register bits one copy of a stage's `valid` enables, in a stage loaded in groups.
@@ -120,16 +113,14 @@ fn groups(fields: &[Field]) -> Vec<Vec<(String, String)>> {
 /// when its own copy of `<prev>valid` (the register behind `<from>valid`) is set. Every copy
 /// holds `<prev>valid`, so the stage loads as one; on an FPGA one register driving the load
 /// enable of every bit of a wide stage is the longest path. `keep` on a copy's `always` block
-/// stops synthesis merging the copies back into one (on the declaration it does not), and on
-/// `<prev>valid`'s (`keep_valid` where it was registered) merging one of them into it, which
-/// would leave that group's enable on the register the next stage's valid and copies load from.
+/// stops synthesis merging the copies back into one (on the declaration it does not).
 fn stage_in_groups(
     at: &str,
     from: &str,
     fields: &[Field],
     enable: Option<&str>,
-    keep_valid: bool,
-    (prev, prev_from): (&str, &str),
+    prev: &str,
+    prev_from: &str,
 ) -> String {
     let groups = groups(fields);
     let (when, gate) = match enable {
@@ -137,15 +128,19 @@ fn stage_in_groups(
         None => ("else ".to_string(), String::new()),
     };
     let mut s = format!(
-        "  // {prev}valid once per {GROUP_BITS} bits of this stage, each the load enable of its bits (one\n  // register enabling them all is too slow on an FPGA); `keep`, here and on {prev}valid, stops\n  // synthesis merging them.\n"
+        "  // {prev}valid once per {GROUP_BITS} bits of this stage, each the load enable of its bits; `keep`\n  // stops synthesis merging the copies (one register enabling them all is too slow on an FPGA).\n"
     );
     for g in 0..groups.len() {
         s += &reg(&format!("{prev}valid_{g}"), 1);
     }
     for g in 0..groups.len() {
-        s += &valid_register(&format!("{prev}valid_{g}"), prev_from, &when, true);
+        s += &format!(
+            "  (* keep *) always @(posedge clk) begin\n    if (rst) {prev}valid_{g} <= 1'b0;\n    {when}{prev}valid_{g} <= {prev_from}valid;\n  end\n"
+        );
     }
-    s += &valid_register(&format!("{at}valid"), from, &when, keep_valid);
+    s += &format!(
+        "  always @(posedge clk) begin\n    if (rst) {at}valid <= 1'b0;\n    {when}{at}valid <= {from}valid;\n  end\n"
+    );
     for (g, pieces) in groups.iter().enumerate() {
         s += &format!("  always @(posedge clk) begin\n    if ({gate}{prev}valid_{g}) begin\n");
         for (name, range) in pieces {

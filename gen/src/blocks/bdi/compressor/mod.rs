@@ -20,15 +20,14 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
         .collect();
     let mut b = String::new();
     // With a compressor option on, a stage that loads from another loads in groups, each on its
-    // own copy of that stage's `valid` (`stage_in_groups`), and every stage but the outputs is
-    // loaded from so: its `valid` is kept. `prev` is the last stage registered and its source.
+    // own copy of that stage's `valid` (`stage_in_groups`); `prev` is the last stage registered
+    // and where it loads from.
     let copies = l.split_deltas || l.registered_fit;
     let mut prev: Option<(String, String)> = None;
     let mut load = |at: &str, from: &str, fields: &[Field]| {
-        let keep = copies && at != "out_";
         let s = match &prev {
-            Some((p, p_from)) if copies => stage_in_groups(at, from, fields, Some("en"), keep, (p, p_from)),
-            _ => stage(at, from, fields, Some("en"), keep),
+            Some((p, p_from)) if copies => stage_in_groups(at, from, fields, Some("en"), p, p_from),
+            _ => stage(at, from, fields, Some("en")),
         };
         prev = Some((at.to_string(), from.to_string()));
         s

@@ -119,7 +119,7 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
             b += &format!("  assign in_{0} = {0};\n", f.name);
         }
         b += &declare_stage(at, &split);
-        b += &stage(at, "in_", &split, None, false);
+        b += &stage(at, "in_", &split, None);
         b += &base_copies;
         b += "\n  // Stage 2 logic: add the base to every delta.\n";
     }
@@ -135,7 +135,7 @@ pub fn decompressor(prefix: &str, l: &Layout) -> Submodule<DecompressorPorts<Por
         if st < n {
             b += &declare_stage(&at, &data);
         }
-        b += &stage(&at, &from, &data, None, false);
+        b += &stage(&at, &from, &data, None);
         from = at;
     }
 
