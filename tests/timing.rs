@@ -248,8 +248,8 @@ fn the_split_decompressors_copies_of_the_base_agree_with_the_model() {
 
 /// The full-size codec with every BDI option: each compressor stage that loads from another
 /// loads in groups of at most 128 bits, each group when its own kept copy of that stage's `valid`
-/// is set (13, 12 and 9 copies of `s1_valid`, `s2_valid`, `s3_valid`, themselves kept too); the
-/// codec agrees with the model. A group loaded on a copy of the wrong stage's `valid` is caught.
+/// is set (13, 12 and 9 copies of `s1_valid`, `s2_valid`, `s3_valid`); the codec agrees with
+/// the model. A group loaded on a copy of the wrong stage's `valid` is caught.
 /// With the options off there are no copies and the compressor and decompressor are the
 /// committed `rtl-out/isca15-bdi` files; with only the decompressor split there are none either.
 #[test]
@@ -280,14 +280,12 @@ fn the_copies_of_a_stages_valid_agree_with_the_model() {
     let compressor = file(&codec, "compressor");
     let kept = |name: &str| format!("(* keep *) always @(posedge clk) begin\n    if (rst) {name} <= 1'b0;");
     for (stage, copies) in [("s1_", 13), ("s2_", 12), ("s3_", 9)] {
-        assert!(compressor.contains(&kept(&format!("{stage}valid"))), "{stage}valid not kept:\n{compressor}");
         for copy in 0..copies {
             let copy = format!("{stage}valid_{copy}");
             assert!(compressor.contains(&kept(&copy)), "{copy}:\n{compressor}");
         }
         assert!(!compressor.contains(&format!("{stage}valid_{copies}")), "{stage}valid: over {copies} copies");
     }
-    assert!(!compressor.contains(&kept("out_valid")), "out_valid is copied by no stage");
     let group = "if (en & s2_valid_4) begin\n      s3_data[511:384] <= g_data[511:384];";
     assert!(compressor.contains(group), "{compressor}");
     let (mismatch, counts) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &codec, 20_000, 7, 3);
