@@ -246,6 +246,57 @@ fn the_split_decompressors_copies_of_the_base_agree_with_the_model() {
     assert!(mismatch.is_some(), "{}: not caught", wrong.2);
 }
 
+/// The full-size codec with every BDI option: each compressor stage that loads from another
+/// loads in groups of at most 128 bits, each group when its own kept copy of that stage's `valid`
+/// is set (13, 12 and 9 copies of `s1_valid`, `s2_valid`, `s3_valid`); the codec agrees with
+/// the model. A group loaded on a copy of the wrong stage's `valid` is caught.
+/// With the options off there are no copies and the compressor and decompressor are the
+/// committed `rtl-out/isca15-bdi` files; with only the decompressor split there are none either.
+#[test]
+fn the_copies_of_a_stages_valid_agree_with_the_model() {
+    let file = |design: &rfgen_gen::Design, part: &str| {
+        design.files.iter().find(|(f, _)| f.ends_with(&format!("_{part}.v"))).unwrap().1.clone()
+    };
+    let mut config = config::preset("isca15-bdi").unwrap().config;
+    let off = rfgen_gen::emit::generate_bdi_codec(&config::check(config.clone()).unwrap()).unwrap();
+    for part in ["compressor", "decompressor"] {
+        let text = file(&off, part);
+        assert!(!text.contains("valid_0") && !text.contains("(* keep *)"), "{part} with the options off:\n{text}");
+        // The codec's file header names `--block bdi`; the rest is the committed module.
+        let committed = std::fs::read_to_string(format!("rtl-out/isca15-bdi/isca15_bdi_{part}.v")).unwrap();
+        let body = |t: &str| t.lines().filter(|l| !l.starts_with("// Do not edit")).collect::<Vec<_>>().join("\n");
+        assert_eq!(body(&text), body(&committed), "{part} with the options off changed");
+    }
+
+    config.timing.bdi_split_decompressor = true;
+    let only = rfgen_gen::emit::generate_bdi_codec(&config::check(config.clone()).unwrap()).unwrap();
+    for part in ["compressor", "decompressor"] {
+        assert!(!file(&only, part).contains("valid_0"), "{part}: copies without the compressor's options");
+    }
+
+    (config.timing.bdi_split_compressor, config.timing.bdi_registered_fit) = (true, true);
+    let checked = config::check(config).unwrap();
+    let codec = rfgen_gen::emit::generate_bdi_codec(&checked).unwrap();
+    let compressor = file(&codec, "compressor");
+    let kept = |name: &str| format!("(* keep *) always @(posedge clk) begin\n    if (rst) {name} <= 1'b0;");
+    for (stage, copies) in [("s1_", 13), ("s2_", 12), ("s3_", 9)] {
+        for copy in 0..copies {
+            let copy = format!("{stage}valid_{copy}");
+            assert!(compressor.contains(&kept(&copy)), "{copy}:\n{compressor}");
+        }
+        assert!(!compressor.contains(&format!("{stage}valid_{copies}")), "{stage}valid: over {copies} copies");
+    }
+    let group = "if (en & s2_valid_4) begin\n      s3_data[511:384] <= g_data[511:384];";
+    assert!(compressor.contains(group), "{compressor}");
+    let (mismatch, counts) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &codec, 20_000, 7, 3);
+    assert!(mismatch.is_none(), "{}", mismatch.unwrap());
+    assert!(counts.iter().any(|(_, n)| *n > 1_000), "{counts:?}");
+    let wrong = ("if (en & s2_valid_4) begin", "if (en & s1_valid_4) begin", "stage 3's data on a copy of s1_valid");
+    let bad = mutated(codec, "isca15_bdi_compressor.v", wrong.0, wrong.1, wrong.2);
+    let (mismatch, _) = random_lockstep::<rfgen_model::blocks::bdi::Codec>(&checked, &bad, 20_000, 7, 3);
+    assert!(mismatch.is_some(), "{}: not caught", wrong.2);
+}
+
 /// The issue stage's two options: the eligibility a cycle ahead, the reservations registered.
 #[derive(Clone, Copy, Debug)]
 struct IssueStages {

@@ -76,3 +76,77 @@ fn stage(at: &str, from: &str, fields: &[Field], enable: Option<&str>) -> String
     s += "    end\n  end\n";
     s
 }
+
+/// Register bits one copy of a stage's `valid` enables, in a stage loaded in groups.
+const GROUP_BITS: u32 = 128;
+
+/// The bits of `fields` in groups of at most [`GROUP_BITS`]: each field cut at every
+/// `GROUP_BITS` bits of its own, the pieces placed first-fit in order. A piece is the field's
+/// name and, when it is not the whole field, its `[hi:lo]` range.
+fn groups(fields: &[Field]) -> Vec<Vec<(String, String)>> {
+    let mut groups: Vec<(u32, Vec<(String, String)>)> = Vec::new();
+    for f in fields {
+        for lo in (0..f.width).step_by(GROUP_BITS as usize) {
+            let bits = GROUP_BITS.min(f.width - lo);
+            let range = if bits == f.width {
+                String::new()
+            } else if bits == 1 {
+                format!("[{lo}]")
+            } else {
+                format!("[{}:{lo}]", lo + bits - 1)
+            };
+            let piece = (f.name.clone(), range);
+            match groups.iter_mut().find(|(used, _)| used + bits <= GROUP_BITS) {
+                Some((used, pieces)) => {
+                    *used += bits;
+                    pieces.push(piece);
+                }
+                None => groups.push((bits, vec![piece])),
+            }
+        }
+    }
+    groups.into_iter().map(|(_, pieces)| pieces).collect()
+}
+
+/// Copies of the register `<prev>valid` (loaded from `<prev_from>valid` while `enable` is high)
+/// and the stage `at`, loaded from `from` as [`stage`] loads it but in [`groups`], each group
+/// when its own copy of `<prev>valid` (the register behind `<from>valid`) is set. Every copy
+/// holds `<prev>valid`, so the stage loads as one; on an FPGA one register driving the load
+/// enable of every bit of a wide stage is the longest path. `keep` on a copy's `always` block
+/// stops synthesis merging the copies back into one (on the declaration it does not).
+fn stage_in_groups(
+    at: &str,
+    from: &str,
+    fields: &[Field],
+    enable: Option<&str>,
+    prev: &str,
+    prev_from: &str,
+) -> String {
+    let groups = groups(fields);
+    let (when, gate) = match enable {
+        Some(e) => (format!("else if ({e}) "), format!("{e} & ")),
+        None => ("else ".to_string(), String::new()),
+    };
+    let mut s = format!(
+        "  // {prev}valid once per {GROUP_BITS} bits of this stage, each the load enable of its bits; `keep`\n  // stops synthesis merging the copies (one register enabling them all is too slow on an FPGA).\n"
+    );
+    for g in 0..groups.len() {
+        s += &reg(&format!("{prev}valid_{g}"), 1);
+    }
+    for g in 0..groups.len() {
+        s += &format!(
+            "  (* keep *) always @(posedge clk) begin\n    if (rst) {prev}valid_{g} <= 1'b0;\n    {when}{prev}valid_{g} <= {prev_from}valid;\n  end\n"
+        );
+    }
+    s += &format!(
+        "  always @(posedge clk) begin\n    if (rst) {at}valid <= 1'b0;\n    {when}{at}valid <= {from}valid;\n  end\n"
+    );
+    for (g, pieces) in groups.iter().enumerate() {
+        s += &format!("  always @(posedge clk) begin\n    if ({gate}{prev}valid_{g}) begin\n");
+        for (name, range) in pieces {
+            s += &format!("      {at}{name}{range} <= {from}{name}{range};\n");
+        }
+        s += "    end\n  end\n";
+    }
+    s
+}

@@ -4,7 +4,7 @@
 
 pub mod interface;
 
-use super::{Field, declare_stage, declare_wires, stage};
+use super::{Field, declare_stage, declare_wires, stage, stage_in_groups};
 use crate::layout::bdi::Layout;
 use crate::layout::geometry::LANE_BITS;
 use crate::verilog::{Module, Port, Ports, Submodule, lit, onehot_mux, slice, vector_wire, wire};
@@ -19,6 +19,19 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
         .map(|base| (base, 8 * base, l.lanes * LANE_BITS / (8 * base)))
         .collect();
     let mut b = String::new();
+    // With a compressor option on, a stage that loads from another loads in groups, each on its
+    // own copy of that stage's `valid` (`stage_in_groups`); `prev` is the last stage registered
+    // and where it loads from.
+    let copies = l.split_deltas || l.registered_fit;
+    let mut prev: Option<(String, String)> = None;
+    let mut load = |at: &str, from: &str, fields: &[Field]| {
+        let s = match &prev {
+            Some((p, p_from)) if copies => stage_in_groups(at, from, fields, Some("en"), p, p_from),
+            _ => stage(at, from, fields, Some("en")),
+        };
+        prev = Some((at.to_string(), from.to_string()));
+        s
+    };
 
     // Stage 0 names the inputs and the stage-1 logic, so every stage loads `s<k>_` from `s<k-1>_`.
     let mut front = vec![Field::new("bypass", 1), Field::new("data", w), Field::vector("fit", k)];
@@ -60,7 +73,7 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
         }
         b += "\n  // Stage 1 register: the register and its differences.\n";
         b += &declare_stage("s1_", &diff);
-        b += &stage("s1_", "s0_", &diff, Some("en"));
+        b += &load("s1_", "s0_", &diff);
         b += "\n  // Stage 2 logic: check by sign extension which delta widths each difference fits.\n";
         b += &declare_wires("f_", &checked);
         b += "  assign f_valid = s1_valid;\n  assign f_bypass = s1_bypass;\n  assign f_data = s1_data;\n";
@@ -127,7 +140,7 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
             "\n  // Stage {checked_at} register: the register, whether each difference fits each mode, and the\n  // delta bits to pack.\n"
         );
         b += &declare_stage(&at, &checked);
-        b += &stage(&at, fit, &checked, Some("en"));
+        b += &load(&at, fit, &checked);
         b += &format!("\n  // Stage {} logic: a mode fits when every difference does.\n", checked_at + 1);
         b += &declare_wires(flags, &front);
         for f in ["valid", "bypass", "data"]
@@ -150,7 +163,7 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
         let at = format!("s{}_", first);
         b += &format!("\n  // Stage {first} register: the register, its fit flags and the delta bits to pack.\n");
         b += &declare_stage(&at, &front);
-        b += &stage(&at, fit, &front, Some("en"));
+        b += &load(&at, fit, &front);
         at
     } else {
         fit.to_string()
@@ -221,7 +234,7 @@ pub fn compressor(prefix: &str, l: &Layout) -> Submodule<CompressorPorts<Port>> 
         if st < n {
             b += &declare_stage(&at, &out);
         }
-        b += &stage(&at, &from, &out, Some("en"));
+        b += &load(&at, &from, &out);
         from = at;
     }
 
