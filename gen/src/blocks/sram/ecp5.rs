@@ -48,9 +48,14 @@ pub fn body(depth: u32, lanes: u32, read_cycles: u32) -> String {
         b += &[reg("rd_en_q", 1), vector_reg("hit_q", lanes), reg("byp_q", w), reg("byp_qq", w)].concat();
         b += "  always @(posedge clk) begin\n    rd_en_q <= rd_en;\n";
         b += &format!("    hit_q <= {{{lanes}{{rd_en & wq_en & (rd_addr == wq_addr)}}}} & wq_mask;\n");
-        b += "    byp_q <= wq_data;\n";
-        let lanes_hit: Vec<String> = (0..lanes).rev().map(|l| format!("{{{LANE_BITS}{{hit_q[{l}]}}}}")).collect();
-        b += &format!("    if (rd_en_q) byp_qq <= byp_q & {{{}}};\n  end\n", lanes_hit.join(", "));
+        b += "    byp_q <= wq_data;\n  end\n";
+        // Zeros by the flip-flops' synchronous reset, not a gate per bit.
+        for l in 0..lanes {
+            let (hi, lo) = (l * LANE_BITS + LANE_BITS - 1, l * LANE_BITS);
+            b += &format!(
+                "  always @(posedge clk) begin\n    if (rd_en_q & ~hit_q[{l}]) byp_qq[{hi}:{lo}] <= {LANE_BITS}'b0;\n    else if (rd_en_q) byp_qq[{hi}:{lo}] <= byp_q[{hi}:{lo}];\n  end\n"
+            );
+        }
         b += "  assign rd_data = ebr_data | byp_qq;\n";
     } else {
         b += &[vector_reg("hit_q", lanes), reg("byp_q", w)].concat();
