@@ -62,10 +62,7 @@ fn declare_stage(at: &str, fields: &[Field]) -> String {
 /// `<from><field>` only when a valid item enters, so an idle stage does not toggle. With an
 /// `enable`, the whole stage holds while it is low.
 fn stage(at: &str, from: &str, fields: &[Field], enable: Option<&str>) -> String {
-    let (when, gate) = match enable {
-        Some(e) => (format!("else if ({e}) "), format!("{e} & ")),
-        None => ("else ".to_string(), String::new()),
-    };
+    let (when, gate) = enable_terms(enable);
     let mut s = format!(
         "  always @(posedge clk) begin\n    if (rst) {at}valid <= 1'b0;\n    {when}{at}valid <= {from}valid;\n  end\n"
     );
@@ -75,6 +72,14 @@ fn stage(at: &str, from: &str, fields: &[Field], enable: Option<&str>) -> String
     }
     s += "    end\n  end\n";
     s
+}
+
+/// How a stage register's `valid` (`else if (e) `) and its data (`e & `) take `enable`.
+fn enable_terms(enable: Option<&str>) -> (String, String) {
+    match enable {
+        Some(e) => (format!("else if ({e}) "), format!("{e} & ")),
+        None => ("else ".to_string(), String::new()),
+    }
 }
 
 /// Register bits one copy of a stage's `valid` enables, in a stage loaded in groups.
@@ -123,10 +128,7 @@ fn stage_in_groups(
     prev_from: &str,
 ) -> String {
     let groups = groups(fields);
-    let (when, gate) = match enable {
-        Some(e) => (format!("else if ({e}) "), format!("{e} & ")),
-        None => ("else ".to_string(), String::new()),
-    };
+    let (when, gate) = enable_terms(enable);
     let mut s = format!(
         "  // {prev}valid once per {GROUP_BITS} bits of this stage, each the load enable of its bits; `keep`\n  // stops synthesis merging the copies (one register enabling them all is too slow on an FPGA).\n"
     );
