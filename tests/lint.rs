@@ -247,6 +247,7 @@ fn every_preset_with_every_option_on_lints_clean() {
         let compressed = config.compression.enabled;
         config.timing = rfgen_gen::config::Timing {
             mrf_registered_grant: !compressed,
+            mrf_registered_address: !compressed,
             mrf_registered_read: !compressed,
             mrf_registered_dispatch: true,
             bdi_split_compressor: true,

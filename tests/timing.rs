@@ -15,6 +15,7 @@ use rfgen_model::blocks::mrf::Mrf;
 use rfgen_model::blocks::rename::Rename;
 
 const GRANT: &str = "mrf_registered_grant = true\n";
+const ADDRESS: &str = "mrf_registered_address = true\n";
 const READ: &str = "mrf_registered_read = true\n";
 const DISPATCH: &str = "mrf_registered_dispatch = true\n";
 
@@ -36,6 +37,7 @@ fn options_off_are_todays_hardware_byte_for_byte() {
         assert!(!plain.to_toml().contains("[timing]"), "{name}: options off are left out of the config");
         let off = [
             "mrf_registered_grant = false\n",
+            "mrf_registered_address = false\n",
             "mrf_registered_read = false\n",
             "mrf_registered_dispatch = false\n",
             "bdi_split_compressor = false\n",
@@ -59,15 +61,18 @@ fn options_off_are_todays_hardware_byte_for_byte() {
 #[test]
 fn every_setting_agrees_with_the_model_in_random_lockstep() {
     let text = |list: &[(&'static str, &'static str)], name: &str| list.iter().find(|(n, _)| *n == name).unwrap().1;
-    let runs: [(&str, &str, &[&str]); 9] = [
+    let runs: [(&str, &str, &[&str]); 12] = [
         ("small", text(SMALL, "small"), &[GRANT]),
+        ("small", text(SMALL, "small"), &[GRANT, ADDRESS]),
         ("small", text(SMALL, "small"), &[READ]),
         ("small", text(SMALL, "small"), &[DISPATCH]),
-        ("tiny", text(SMALL, "tiny"), &[GRANT, READ, DISPATCH]),
+        ("tiny", text(SMALL, "tiny"), &[GRANT, ADDRESS, READ, DISPATCH]),
         ("odd", text(SMALL, "odd"), &[GRANT, READ, DISPATCH]),
+        ("odd", text(SMALL, "odd"), &[GRANT, ADDRESS, READ, DISPATCH]),
         ("tmixed", text(RENAMED, "tmixed"), &[GRANT, READ, DISPATCH]),
-        ("rsmall", text(CACHED, "rsmall"), &[GRANT, READ, DISPATCH]),
-        ("osmall", text(UPPER, "osmall"), &[GRANT, READ, DISPATCH]),
+        ("tmixed", text(RENAMED, "tmixed"), &[GRANT, ADDRESS]),
+        ("rsmall", text(CACHED, "rsmall"), &[GRANT, ADDRESS, READ, DISPATCH]),
+        ("osmall", text(UPPER, "osmall"), &[GRANT, ADDRESS, READ, DISPATCH]),
         ("csmall", text(COMPRESSED, "csmall"), &[DISPATCH]),
     ];
     // Each with the behavioural memory leaf and the ECP5 one (tests/ecp5_leaf.rs).
@@ -80,6 +85,10 @@ fn every_setting_agrees_with_the_model_in_random_lockstep() {
         let file = |suffix: &str| &design.files.iter().find(|(f, _)| f.ends_with(suffix)).unwrap().1;
         let group = if checked.compression.is_some() { file("_bank_group.v") } else { file("_mrf_bank_group.v") };
         assert_eq!(group.contains("slot_grant <= pick"), g.registered_grant, "{name} {options:?}");
+        assert_eq!(group.contains("rd_row <= granted_row"), g.registered_address, "{name} {options:?}");
+        // A registered grant keeps the bank arbiter's priority as its last grant.
+        let last_grant = design.files.iter().any(|(f, _)| f.ends_with("_last_grant.v"));
+        assert_eq!(last_grant, g.registered_grant, "{name} {options:?}");
         let two_cycle_leaf = design.files.iter().any(|(f, _)| f.ends_with("_r2.v"));
         assert_eq!(two_cycle_leaf, g.registered_read, "{name} {options:?}: the read register is the leaf's");
         let top = file("_mrf.v");
@@ -94,16 +103,19 @@ fn every_setting_agrees_with_the_model_in_random_lockstep() {
 }
 
 /// Seeded bugs in the stages, each caught by a short random run: a grant the arbiter still
-/// sees while its read is issued (the slot is granted twice), read data that never leaves the
-/// register, and an offer register that drops a refused offer.
+/// sees while its read is issued (the slot is granted twice), a delivery that skips the address
+/// register, read data that never leaves the register, a capture enable not registered, and an
+/// offer register that drops a refused offer.
 #[test]
 fn a_wrong_pipeline_stage_is_caught() {
     let text = SMALL.iter().find(|(n, _)| *n == "small").unwrap().1;
-    let checked = timed(text, &[GRANT, READ, DISPATCH]);
+    let checked = timed(text, &[GRANT, ADDRESS, READ, DISPATCH]);
     let g = &checked.geometry;
     let group = "small_mrf_bank_group.v";
     let bugs = [
         (group, "assign req = slot_req & ~slot_grant;", "assign req = slot_req;", "grant seen twice"),
+        (group, "else arrive <= read_slot;", "else arrive <= slot_grant;", "delivery a cycle early"),
+        ("small_mrf.v", "else slot_deliver <= group0_arrive", "else slot_deliver <= group1_arrive", "group 0 never delivers"),
         (
             "small_sram_1r1w_16x128_r2.v",
             "always @(posedge clk) rd_data <= rd_word;",
@@ -126,7 +138,8 @@ fn a_wrong_pipeline_stage_is_caught() {
     }
 }
 
-/// A stage the compressed MRF does not take is refused, naming both fields.
+/// A stage the compressed MRF does not take is refused, naming both fields; so is a registered
+/// address without the registered grant whose row it holds.
 #[test]
 fn options_with_compression_are_refused_naming_both_fields() {
     for option in ["mrf_registered_grant", "mrf_registered_read"] {
@@ -134,6 +147,8 @@ fn options_with_compression_are_refused_naming_both_fields() {
         let e = rfgen_gen::config::parse(&text).unwrap_err().to_string();
         assert!(e.contains(&format!("timing.{option}")) && e.contains("compression.enabled"), "{e}");
     }
+    let e = rfgen_gen::config::parse("[timing]\nmrf_registered_address = true\n").unwrap_err().to_string();
+    assert!(e.contains("timing.mrf_registered_address") && e.contains("timing.mrf_registered_grant"), "{e}");
 }
 
 /// `rfgen sim` on the `small` preset (both stages on) says what they cost a kernel: its cycles
@@ -148,7 +163,8 @@ fn sim_reports_the_cycles_the_stages_cost() {
     let text = stdout(&out);
     assert!(out.status.success(), "{text}{}", stderr(&out));
     let line = text.lines().find(|l| l.contains("pipeline stages")).unwrap_or_else(|| panic!("{text}"));
-    assert!(line.contains("mrf_registered_dispatch, mrf_registered_grant, mrf_registered_read: +"), "{line}");
+    let stages = "mrf_registered_address, mrf_registered_dispatch, mrf_registered_grant, mrf_registered_read: +";
+    assert!(line.contains(stages), "{line}");
     let without: u64 = line.rsplit('(').next().unwrap().split_whitespace().next().unwrap().parse().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut config = rfgen_gen::config::preset("small").unwrap().config;

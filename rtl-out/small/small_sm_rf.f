@@ -1,6 +1,6 @@
 small_sram_1r1w_64x128_r2.v
 small_reg_map.v
-small_rr_arbiter_6.v
+small_rr_arbiter_6_last_grant.v
 small_rr_arbiter_2.v
 small_mrf_bank_group.v
 small_operand_collector.v

@@ -366,6 +366,14 @@ fn check_combinations(cfg: &Config) -> Result<(), ConfigError> {
             "false, or `compression.enabled` = false",
         )?;
     }
+    // The address register holds the registered grant's row.
+    require(
+        !(cfg.timing.mrf_registered_address && !cfg.timing.mrf_registered_grant),
+        "timing.mrf_registered_address",
+        "true",
+        "`timing.mrf_registered_address` registers the row of the registered grant",
+        "false, or `timing.mrf_registered_grant` = true",
+    )?;
     require(
         !(cfg.rename.tuba && cfg.sm.count < 2),
         "rename.tuba",

@@ -3,25 +3,32 @@
 //! `advance`, reset at step 0 and whenever the free `rst` says.
 
 use super::{ARBITER_FAIR, ARBITER_GRANT, Harness, PROBES_DEFINE, Probe, Proof, module_head};
-use crate::blocks::mrf::{ARBITER_POINTER, ArbiterPorts, rr_arbiter};
+use crate::blocks::mrf::{ARBITER_BELOW_POINTER, ArbiterPorts, Priority, arbiter_name, rr_arbiter};
 use crate::emit::Design;
 use crate::layout::geometry::index_bits;
 use crate::verilog::{Sig, lit};
 
 pub fn harnesses(prefix: &str, design: &Design, depth: u32) -> Vec<Harness> {
-    let mut sizes: Vec<u32> = design
+    let mut arbiters: Vec<(u32, Priority)> = design
         .manifest
         .modules
         .iter()
-        .filter_map(|m| m.name.strip_prefix(&format!("{prefix}_rr_arbiter_"))?.parse().ok())
+        .filter_map(|m| {
+            let rest = m.name.strip_prefix(&format!("{prefix}_rr_arbiter_"))?;
+            let n = rest.split('_').next()?.parse().ok()?;
+            [Priority::Pointer, Priority::LastGrant]
+                .into_iter()
+                .find(|&p| arbiter_name(prefix, n, p) == m.name)
+                .map(|p| (n, p))
+        })
         .collect();
-    sizes.sort_unstable();
-    sizes.into_iter().flat_map(|n| [grant(prefix, n, depth), fair(prefix, n, depth)]).collect()
+    arbiters.sort_unstable_by_key(|&(n, p)| (n, p == Priority::LastGrant));
+    arbiters.into_iter().flat_map(|a| [grant(prefix, a, depth), fair(prefix, a, depth)]).collect()
 }
 
 /// Free requests and `advance`, reset at step 0 and whenever the free `rst_any` is high, and the
 /// arbiter under test.
-fn head(prefix: &str, n: u32, name: &str, about: &str) -> String {
+fn head(prefix: &str, (n, priority): (u32, Priority), name: &str, about: &str) -> String {
     let mut b = module_head(name, about);
     b += "  reg init = 1'b1;\n  always @(posedge clk) init <= 1'b0;\n";
     b += &format!(
@@ -30,7 +37,7 @@ fn head(prefix: &str, n: u32, name: &str, about: &str) -> String {
     );
     b += "  wire rst = init | rst_any;\n";
     b += &format!("  wire [{}:0] grant;\n  wire grant_valid;\n", n - 1);
-    let dut = rr_arbiter(prefix, n);
+    let dut = rr_arbiter(prefix, n, priority);
     b += &dut.instance(
         "dut",
         &ArbiterPorts {
@@ -45,32 +52,35 @@ fn head(prefix: &str, n: u32, name: &str, about: &str) -> String {
     b
 }
 
-fn harness(prefix: &str, n: u32, property: super::Property, text: String, proof: Proof) -> Harness {
+fn harness(prefix: &str, (n, priority): (u32, Priority), property: super::Property, text: String, proof: Proof) -> Harness {
+    let module = arbiter_name(prefix, n, priority);
     Harness {
         property,
-        part: format!("rr_arbiter_{n}"),
+        part: module.strip_prefix(&format!("{prefix}_")).unwrap_or(&module).to_string(),
         top: format!("{prefix}_prove_{}", property.name.replace('.', "_")),
         text,
-        sources: vec![format!("{prefix}_rr_arbiter_{n}.v")],
+        sources: vec![format!("{module}.v")],
         proof,
         probes: Vec::new(),
     }
 }
 
-fn grant(prefix: &str, n: u32, depth: u32) -> Harness {
+fn grant(prefix: &str, arbiter: (u32, Priority), depth: u32) -> Harness {
+    let n = arbiter.0;
     let top = format!("{prefix}_prove_arbiter_grant");
-    let mut b = head(prefix, n, &top, ARBITER_GRANT.statement);
+    let mut b = head(prefix, arbiter, &top, ARBITER_GRANT.statement);
     b += "\n  always @* begin\n";
     b += &format!("    assert((grant & ~req) == {});\n", lit(n, 0));
     b += &format!("    assert((grant & (grant - {})) == {});  // at most one bit\n", lit(n, 1), lit(n, 0));
     b += &format!("    assert(grant_valid == (req != {0}) && (grant != {0}) == (req != {0}));\n", lit(n, 0));
     b += "  end\nendmodule\n";
-    harness(prefix, n, ARBITER_GRANT, b, Proof::Induction { depth })
+    harness(prefix, arbiter, ARBITER_GRANT, b, Proof::Induction { depth })
 }
 
-fn fair(prefix: &str, n: u32, depth: u32) -> Harness {
+fn fair(prefix: &str, arbiter: (u32, Priority), depth: u32) -> Harness {
+    let n = arbiter.0;
     let top = format!("{prefix}_prove_arbiter_fair");
-    let mut b = head(prefix, n, &top, ARBITER_FAIR.statement);
+    let mut b = head(prefix, arbiter, &top, ARBITER_FAIR.statement);
     let cb = index_bits(n + 1);
     b += "\n  // Per requester: taken grants that went to others since it began to wait.\n";
     for i in 0..n {
@@ -85,14 +95,17 @@ fn fair(prefix: &str, n: u32, depth: u32) -> Harness {
         );
         b += &format!("  always @* if (!init) assert({w} <= {});\n", lit(cb, (n - 1) as u64));
     }
-    // The induction's invariant, over the arbiter's pointer: a waiting requester has waited at
-    // most as many taken grants as the pointer still has places to pass before it reaches it
+    // The induction's invariant, over the arbiter's pointer (read as the thermometer of the
+    // requesters below it, which both forms of the arbiter keep): a waiting requester has waited
+    // at most as many taken grants as the pointer still has places to pass before it reaches it
     // (each taken grant to another moves the pointer past that winner, which sits before it).
-    let ib = index_bits(n);
     let sb = index_bits(2 * n) + 1;
-    b += &format!("\n`ifdef {PROBES_DEFINE}\n  (* keep *) wire [{}:0] probe_ptr;\n", ib - 1);
-    b += &format!("  wire [{}:0] at = {{{}'d0, probe_ptr}};\n", sb - 1, sb - ib);
-    b += &format!("  always @* if (!init) assert(probe_ptr < {});\n", lit(ib + 1, n as u64));
+    b += &format!("\n`ifdef {PROBES_DEFINE}\n  (* keep *) wire [{}:0] probe_below;\n", n - 1);
+    // A thermometer below the top requester: its ones count is the pointer.
+    b += &format!("  always @* if (!init) assert(!probe_below[{}]);\n", n - 1);
+    b += &format!("  always @* if (!init) assert((probe_below & (probe_below + {})) == {});\n", lit(n, 1), lit(n, 0));
+    let ones: Vec<String> = (0..n).map(|i| format!("{{{}'d0, probe_below[{i}]}}", sb - 1)).collect();
+    b += &format!("  wire [{}:0] at = {};\n", sb - 1, ones.join(" + "));
     for i in 0..n {
         b += &format!(
             "  always @* if (!init) assert({{{pad}'d0, waited_{i}}} + (({i_} >= at) ? {i_} - at : {i_n} - at) <= {max});\n",
@@ -103,8 +116,8 @@ fn fair(prefix: &str, n: u32, depth: u32) -> Harness {
         );
     }
     b += "`endif\nendmodule\n";
-    let mut h = harness(prefix, n, ARBITER_FAIR, b, Proof::Induction { depth: depth.min(FAIR_DEPTH) });
-    h.probes = vec![Probe { wire: "probe_ptr".into(), path: format!("dut.{ARBITER_POINTER}") }];
+    let mut h = harness(prefix, arbiter, ARBITER_FAIR, b, Proof::Induction { depth: depth.min(FAIR_DEPTH) });
+    h.probes = vec![Probe { wire: "probe_below".into(), path: format!("dut.{ARBITER_BELOW_POINTER}") }];
     h
 }
 

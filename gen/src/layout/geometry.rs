@@ -41,6 +41,9 @@ pub struct Geometry {
     /// `timing.mrf_registered_grant`: each bank group registers its arbiter's grant, and the
     /// banks read the granted row the cycle after (one more cycle per operand read).
     pub registered_grant: bool,
+    /// `timing.mrf_registered_address`: each bank group registers the granted row as the banks'
+    /// read address, so they read it two cycles after the grant (one more cycle per operand read).
+    pub registered_address: bool,
     /// `timing.mrf_registered_read`: each bank group registers its banks' read data (one more
     /// cycle per operand read).
     pub registered_read: bool,
@@ -78,6 +81,7 @@ impl Geometry {
             tfet_row: mrf.entries,
             register_limited: register_limited(sm.warps, sm.registers_per_thread, mrf.banks / sm.clusters, mrf.entries),
             registered_grant: timing.mrf_registered_grant,
+            registered_address: timing.mrf_registered_address,
             registered_read: timing.mrf_registered_read,
             registered_dispatch: timing.mrf_registered_dispatch,
         }
@@ -105,10 +109,16 @@ impl Geometry {
         self.tfet_row < self.entries
     }
 
+    /// Edges from a bank grant to its read: with a registered grant one, with the read address
+    /// registered as well two.
+    pub fn read_delay(&self) -> u32 {
+        u32::from(self.registered_grant) + u32::from(self.registered_address)
+    }
+
     /// An uncompressed bank group says when a slot's data is on its read data (`deliver`): a
     /// read takes more than one cycle for some rows (TFET) or for all (registered read data).
     pub fn delivers(&self) -> bool {
-        self.has_tfet() || self.registered_read
+        self.has_tfet() || self.registered_read || self.registered_address
     }
 
     /// Register `r` of warp `w` lives in group `(r + w) mod G`, row `w * S + r / G`, `S` being

@@ -80,6 +80,10 @@ pub struct Timing {
     /// The MRF's bank grant is registered before the banks' read address: a bank read is issued
     /// the cycle after its slot wins arbitration (an operand arrives a cycle later).
     pub mrf_registered_grant: bool,
+    /// With `mrf_registered_grant`: the granted slot's row is registered beside the banks as
+    /// their read address, so a bank read is issued two cycles after its slot wins arbitration
+    /// (an operand arrives a cycle later still).
+    pub mrf_registered_address: bool,
     /// The MRF's bank read data is registered in its bank group before the collectors' operand
     /// multiplexers (an operand arrives a cycle later).
     pub mrf_registered_read: bool,

@@ -14,7 +14,7 @@ pub mod rfc;
 mod top;
 mod write_port;
 
-pub use arbiter::{POINTER as ARBITER_POINTER, interface::ArbiterPorts, rr_arbiter};
+pub use arbiter::{BELOW_POINTER as ARBITER_BELOW_POINTER, Priority, interface::ArbiterPorts, module_name as arbiter_name, rr_arbiter};
 pub use reg_map::interface::RegMapPorts;
 pub use reg_map::{group_only_stride, reg_map};
 
@@ -43,9 +43,12 @@ pub fn modules(
     // With the read data registered, the register is the leaf's (an FPGA block RAM's own).
     let sram = sram(prefix, g.entries, g.entry_bits(), sram_kind, if g.registered_read { 2 } else { 1 });
     let reg_map = reg_map::reg_map(prefix, g);
-    let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots());
+    // A registered grant leaves the arbiter's own state update as the bank group's path: its
+    // priority is then kept as the last grant.
+    let priority = if g.registered_grant { Priority::LastGrant } else { Priority::Pointer };
+    let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots(), priority);
     // One collector needs no dispatch arbiter.
-    let dispatch_arbiter = (g.collectors > 1).then(|| arbiter::rr_arbiter(prefix, g.collectors));
+    let dispatch_arbiter = (g.collectors > 1).then(|| arbiter::rr_arbiter(prefix, g.collectors, Priority::Pointer));
     let fill_entry_bits = upper.map(OrfLayout::entry_bits);
     let prefilled = cache.is_some() || upper.is_some();
     // The compressed MRF's decompressor and TFET rows delay a read: the group says when it is there.

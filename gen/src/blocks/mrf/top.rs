@@ -236,6 +236,9 @@ fn nets(g: &Geometry, parts: &Parts, pend: u32) -> String {
     for (name, w) in wires {
         b += &vector_wire(name, w);
     }
+    if !compressed && g.registered_read {
+        b += &crate::verilog::vector_reg("slot_deliver", s);
+    }
     if compressed {
         b += &wire("mov_rd", 1);
         b += &wire("wr_en", 1);
@@ -267,7 +270,7 @@ fn nets(g: &Geometry, parts: &Parts, pend: u32) -> String {
         b += &wire(&format!("group{grp}_req"), s);
         b += &wire(&format!("group{grp}_grant"), s);
         if delivered {
-            b += &wire(&format!("group{grp}_deliver"), s);
+            b += &wire(&format!("group{grp}_{}", delivery(g, compressed)), s);
         }
     }
     for c in 0..n {
@@ -425,7 +428,8 @@ impl WritePath<'_> {
     fn wires(&self, g: &Geometry) -> Vec<(&'static str, u32)> {
         let (gb, ab, wr) = (g.group_bits(), g.row_bits(), g.warp_reg_bits());
         match self {
-            WritePath::Direct { .. } if g.delivers() => {
+            // With registered read data `slot_deliver` is a register (declared with the nets).
+            WritePath::Direct { .. } if g.delivers() && !g.registered_read => {
                 vec![("wb_group", gb), ("wb_row", ab), ("group_rd_data", g.groups * wr), ("slot_deliver", g.slots())]
             }
             WritePath::Direct { .. } => vec![("wb_group", gb), ("wb_row", ab), ("group_rd_data", g.groups * wr)],
@@ -765,6 +769,12 @@ pub(super) fn tfet_row_test(row: &str, g: &Geometry) -> String {
     if g.tfet_row == 0 { "1'b1".into() } else { format!("({row} >= {})", lit(g.row_bits(), g.tfet_row as u64)) }
 }
 
+/// What a bank group's delivery port is called: `arrive`, a cycle ahead, with registered read
+/// data in the uncompressed banks; otherwise `deliver`.
+fn delivery(g: &Geometry, compressed: bool) -> &'static str {
+    if !compressed && g.registered_read { "arrive" } else { "deliver" }
+}
+
 /// The bank groups, written through `w`; with TFET rows or registered read data each says when
 /// a slot's data is on its read data.
 fn direct_groups(
@@ -775,14 +785,20 @@ fn direct_groups(
 ) -> String {
     let (gb, ab, s, wr) = (g.group_bits(), g.row_bits(), g.slots(), g.warp_reg_bits());
     let mut b = String::new();
-    if g.delivers() {
-        let delivers: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_deliver")).collect();
+    let delivery = delivery(g, false);
+    let delivers: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_{delivery}")).collect();
+    if g.registered_read {
+        b += "  // The banks' read data is registered before the collectors (`timing.mrf_registered_read`,\n";
+        b += "  // inside the banks: on an FPGA the block RAM's output register), so a slot's register is\n";
+        b += "  // there the cycle after its group's `arrive`. The capture enable that reaches every bit of\n";
+        b += "  // an operand starts at this register.\n";
         b += &format!(
-            "  assign slot_deliver = {};
-
-",
+            "  always @(posedge clk) begin\n    if (rst) slot_deliver <= {};\n    else slot_deliver <= {};\n  end\n\n",
+            lit(s, 0),
             delivers.join(" | ")
         );
+    } else if g.delivers() {
+        b += &format!("  assign slot_deliver = {};\n\n", delivers.join(" | "));
     }
     for grp in 0..g.groups {
         let conns = BankGroupPorts {
@@ -791,7 +807,7 @@ fn direct_groups(
             slot_req: Sig::new(format!("group{grp}_req"), s),
             slot_row: Sig::new("slot_row", s * ab),
             slot_grant: Sig::new(format!("group{grp}_grant"), s),
-            deliver: g.delivers().then(|| Sig::new(format!("group{grp}_deliver"), s)),
+            deliver: g.delivers().then(|| Sig::new(format!("group{grp}_{delivery}"), s)),
             rd_data: Sig::new("group_rd_data", g.groups * wr).slice(grp, wr),
             wr_en: Sig::new(format!("{} & (wb_group == {})", w.en.expr, lit(gb, grp as u64)), 1),
             wr_row: Sig::new("wb_row", ab),

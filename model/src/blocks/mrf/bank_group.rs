@@ -3,7 +3,8 @@
 //! read and one write port — and the round-robin arbiter over all operand slots. With TFET
 //! rows (`rename.enabled`), its read port is busy for the cycle after a read of a TFET row.
 //! With a registered grant (`timing.mrf_registered_grant`), the banks read the row of the
-//! grant made at the previous edge.
+//! grant made at the previous edge; with the read address registered as well
+//! (`timing.mrf_registered_address`), of the one made the edge before that.
 
 use crate::blocks::arbiter::RoundRobin;
 
@@ -13,9 +14,9 @@ pub struct BankGroup {
     /// The read port finishes a TFET read this cycle (a TFET row was granted at the last edge):
     /// nothing is granted.
     pub read_busy: bool,
-    /// Registered grant: the slot (`3c + s`) granted at the last edge and its row, read at the
-    /// next one.
-    pub issued: Option<(u32, u32)>,
+    /// Registered grant: the slot (`3c + s`) granted at the last edge and its row (`[0]`), and
+    /// with a registered address the one granted the edge before (`[1]`), not yet read.
+    pub issued: [Option<(u32, u32)>; 2],
     lanes: usize,
     /// `[row][lane]`; bank contents are not reset.
     mem: Vec<u32>,
@@ -28,7 +29,7 @@ impl BankGroup {
         BankGroup {
             arbiter: RoundRobin::new(slots),
             read_busy: false,
-            issued: None,
+            issued: [None; 2],
             lanes,
             mem: vec![0; entries as usize * lanes],
             known: vec![0; entries as usize],
@@ -40,7 +41,26 @@ impl BankGroup {
     pub fn reset(&mut self) {
         self.arbiter.reset();
         self.read_busy = false;
-        self.issued = None;
+        self.issued = [None; 2];
+    }
+
+    /// Takes this edge's grant into the registered stages (`delay` of them) and returns the
+    /// grant the banks read now.
+    pub fn stage(&mut self, grant: Option<(u32, u32)>, delay: u32) -> Option<(u32, u32)> {
+        match delay {
+            0 => grant,
+            1 => std::mem::replace(&mut self.issued[0], grant),
+            _ => {
+                let [newer, older] = self.issued;
+                self.issued = [grant, newer];
+                older
+            }
+        }
+    }
+
+    /// Whether nothing granted waits to be read.
+    pub fn nothing_issued(&self) -> bool {
+        self.issued == [None; 2]
     }
 
     /// Reads `row` into `out`; returns its known lanes.

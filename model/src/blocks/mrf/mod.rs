@@ -424,9 +424,9 @@ pub struct Mrf {
     /// TFET rows: the write port finishes a write to a TFET row this cycle (taken at the last
     /// edge): `wb_ready` low, `wb_commit` high.
     write_busy: bool,
-    /// The groups that read at the last edge: only they and this edge's readers can have a
-    /// read port to free or a registered grant to read.
-    read_last: u64,
+    /// The groups that read at the last edge and at the one before: only they and this edge's
+    /// readers can have a read port to free or a registered grant to read.
+    read_last: [u64; 2],
     /// Per bank group, the collector slots waiting for it (bit `3c + s`), and the groups with
     /// any: kept as slots are allocated and granted rather than gathered for every plan.
     requests: [u64; MAX_GROUPS],
@@ -493,7 +493,7 @@ impl Mrf {
             fill_arbiter: RoundRobin::new(g.slots()),
             write,
             write_busy: false,
-            read_last: 0,
+            read_last: [0; 2],
             requests: [0; MAX_GROUPS],
             asking: 0,
             now: 0,
@@ -664,7 +664,7 @@ impl Mrf {
             // read while the port finishes).
             let busy = match &self.write {
                 WritePath::Direct(groups) if self.g.registered_grant => {
-                    groups[grp].issued.is_some_and(|(_, row)| row >= self.g.tfet_row)
+                    groups[grp].issued[0].is_some_and(|(_, row)| row >= self.g.tfet_row)
                 }
                 WritePath::Direct(groups) => groups[grp].read_busy,
                 WritePath::Compressed { .. } => false,
@@ -729,12 +729,12 @@ impl Mrf {
     /// this edge's grants are read at the next.
     fn read_banks(&mut self) {
         self.stats.bank_conflicts += self.plan.conflicts;
-        let registered = self.g.registered_grant;
-        // Most groups read nothing in a cycle, and one that read nothing at the last edge has
-        // neither a read port to free (a TFET read finishing) nor a registered grant to read:
-        // only this edge's readers and the last edge's change.
-        let mut visit = self.plan.reading | self.read_last;
-        self.read_last = self.plan.reading;
+        let (registered, delay) = (self.g.registered_grant, self.g.read_delay());
+        // Most groups read nothing in a cycle, and one that read nothing at the last edge (nor,
+        // with a registered address, at the one before) has neither a read port to free (a TFET
+        // read finishing) nor a registered grant to read: only those readers change.
+        let mut visit = self.plan.reading | self.read_last[0] | self.read_last[1];
+        self.read_last = [self.plan.reading, if delay > 1 { self.read_last[0] } else { 0 }];
         while visit != 0 {
             let grp = visit.trailing_zeros() as usize;
             visit &= visit - 1;
@@ -745,7 +745,7 @@ impl Mrf {
             self.stats.operand_reads += u64::from(granted.is_some());
             if let Some(w) = granted {
                 // Counted from the state after this edge.
-                let at = self.now + 1 + u64::from(self.read_latency(row) + u32::from(registered));
+                let at = self.now + 1 + u64::from(self.read_latency(row) + delay);
                 self.collectors[w as usize / SLOTS].grant(w as usize % SLOTS, at);
                 self.requests[grp] &= !(1 << w);
                 if self.requests[grp] == 0 {
@@ -757,7 +757,7 @@ impl Mrf {
                     let group = &mut groups[grp];
                     group.arbiter.update(granted, true);
                     let grant = granted.map(|w| (w, row));
-                    let read = if registered { std::mem::replace(&mut group.issued, grant) } else { grant };
+                    let read = group.stage(grant, delay);
                     group.read_busy = tfet && !registered;
                     if let Some((w, row)) = read {
                         let (data, known) = self.collectors[w as usize / SLOTS].landing(w as usize % SLOTS);
@@ -1161,7 +1161,7 @@ impl Block for Mrf {
     fn at_rest(&self, inp: &MrfIn) -> bool {
         let events = inp.issue_valid || inp.wb_valid || inp.act_valid || inp.flush_valid || inp.free_valid;
         let groups_idle = match &self.write {
-            WritePath::Direct(groups) => groups.iter().all(|g| g.issued.is_none() && !g.read_busy),
+            WritePath::Direct(groups) => groups.iter().all(|g| g.nothing_issued() && !g.read_busy),
             WritePath::Compressed { .. } => false,
         };
         !events

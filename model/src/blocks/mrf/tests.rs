@@ -48,8 +48,9 @@ mod plain {
     }
 
     /// The same example with the `[timing]` options (docs/mrf.md): a registered grant reads each
-    /// source a cycle after its grant, registered read data reaches the collector a cycle after
-    /// the read; each costs every instruction one cycle, and neither changes the conflict.
+    /// source a cycle after its grant (two with the address registered too), registered read
+    /// data reaches the collector a cycle after the read; each costs every instruction one
+    /// cycle, and none changes the conflict.
     #[test]
     fn documented_pipeline_stage_timing() {
         let baseline = rfgen_gen::config::preset("baseline").unwrap().geometry;
@@ -61,11 +62,14 @@ mod plain {
         };
         let one = [None, None, None, None, None, Some(0xA), Some(0xB), None];
         let two = [None, None, None, None, None, None, Some(0xA), Some(0xB)];
+        // The address registered after the grant: a cycle more again.
+        let address = Geometry { registered_address: true, ..late(true, false, false) };
         for (g, offered) in [
             (late(true, false, false), one),
             (late(false, true, false), one),
             (late(false, false, true), one),
             (late(true, true, false), two),
+            (address, two),
         ] {
             let (seen, conflicts, reads) = timing_example(&g);
             let options = (g.registered_grant, g.registered_read, g.registered_dispatch);

@@ -12,8 +12,9 @@ pub struct BankGroupPorts<P> {
     pub slot_req: P,
     pub slot_row: P,
     pub slot_grant: P,
-    /// TFET rows or registered read data: which slot's register is on `rd_data` (a read takes
-    /// two cycles or more).
+    /// A read taking more than a cycle (TFET rows, a registered address or read data): which
+    /// slot's register is on `rd_data` now (`deliver`), or with registered read data next cycle
+    /// (`arrive`, which the MRF registers as the collectors' capture enable).
     pub deliver: Option<P>,
     pub rd_data: P,
     pub wr_en: P,
@@ -42,9 +43,13 @@ impl BankGroupPorts<Port> {
                 if g.registered_grant { grant.reg() } else { grant }
             },
             deliver: g.delivers().then(|| {
-                Port::output("deliver", s, "one-hot: slot whose register is on rd_data this cycle (captured now)")
-                    .vector()
-                    .reg()
+                if g.registered_read {
+                    Port::output("arrive", s, "one-hot: slot whose register is on rd_data next cycle")
+                } else {
+                    Port::output("deliver", s, "one-hot: slot whose register is on rd_data this cycle (captured now)")
+                }
+                .vector()
+                .reg()
             }),
             rd_data: Port::output("rd_data", wr, &rd_data),
             wr_en: Port::input("wr_en", 1, "write a warp register"),

@@ -18,10 +18,25 @@ pub fn bank_group(
     arbiter: &Submodule<ArbiterPorts<Port>>,
 ) -> Submodule<BankGroupPorts<Port>> {
     let (s, ab, wr, ew, lpc) = (g.slots(), g.row_bits(), g.warp_reg_bits(), g.entry_bits(), g.lanes_per_cluster);
-    let (tfet, registered) = (g.has_tfet(), g.registered_grant);
+    let (tfet, registered, address) = (g.has_tfet(), g.registered_grant, g.registered_address);
+    // The read the banks issue this cycle: the grant's, or with the address registered the one
+    // granted a cycle before (its slot, its valid, and whether its row is TFET).
+    let (read_slot, read_valid, tfet_read) =
+        if address { ("read_slot", "read_valid", "tfet_read") } else { ("slot_grant", "grant_valid", "tfet_rd") };
+    // With the address registered, only a TFET row's test looks at this cycle's grant.
+    let grant_valid = !address || tfet;
     let mut body = String::new();
-    body += &wire("grant_valid", 1);
-    body += &wire("rd_row", ab);
+    if grant_valid {
+        body += &wire("grant_valid", 1);
+    }
+    if address {
+        body += &wire("granted_row", ab);
+        body += &reg("rd_row", ab);
+        body += &vector_reg("read_slot", s);
+        body += &wire("read_valid", 1);
+    } else {
+        body += &wire("rd_row", ab);
+    }
     if tfet || registered {
         body += &vector_wire("req", s);
     }
@@ -32,6 +47,9 @@ pub fn bank_group(
     }
     if tfet {
         body += &wire("tfet_rd", 1);
+        if address {
+            body += &reg("tfet_read", 1);
+        }
         if !registered {
             body += &wire("read_busy", 1);
         }
@@ -65,24 +83,35 @@ pub fn bank_group(
         body += "\n  // The grant is registered before the banks' read address (`timing.mrf_registered_grant`).\n";
         body += "  always @(posedge clk) begin\n";
         body += &format!("    if (rst) slot_grant <= {s}'b0;\n    else slot_grant <= pick;\n  end\n");
-        body += "  assign grant_valid = |slot_grant;\n";
+        if grant_valid {
+            body += "  assign grant_valid = |slot_grant;\n";
+        }
         body += "\n  // Each slot's row a cycle late, here beside the banks, so that the read address no longer\n";
         body += "  // starts in a collector: a slot keeps its row from its request until its data arrives, so\n";
         body += "  // the row of the granted slot's request is the row it wants read.\n";
         body += "  always @(posedge clk) slot_row_q <= slot_row;\n";
         let row = granted_row(s, ab, "slot_row_q");
-        body += &format!("\n  // Row of the slot whose read is issued.\n  assign rd_row = {row};\n\n");
+        if address {
+            body += &format!("\n  // Row of the granted slot.\n  assign granted_row = {row};\n\n");
+            body += "  // The granted row is registered as the banks' read address (`timing.mrf_registered_address`):\n";
+            body += "  // the banks read it a cycle after the grant, and the address net starts at a flip-flop.\n";
+            body += &format!(
+                "  always @(posedge clk) begin\n    if (rst) read_slot <= {s}'b0;\n    else read_slot <= slot_grant;\n  end\n"
+            );
+            body += "  always @(posedge clk) rd_row <= granted_row;\n";
+            body += "  assign read_valid = |read_slot;\n\n";
+        } else {
+            body += &format!("\n  // Row of the slot whose read is issued.\n  assign rd_row = {row};\n\n");
+        }
     } else {
         let (instance, granted_row) = slot_arbiter(arbiter, req, ("slot_grant", "grant_valid"), s, ab);
         body += &instance;
         body += &format!("\n  // Row of the granted slot.\n  assign rd_row = {granted_row};\n\n");
     }
-    // With registered read data, `arrive` names the slot whose register is on the banks' read
-    // data, and `deliver` follows it a cycle later with the register.
+    // `arrive` names the slot whose register is on the banks' read data next cycle: with
+    // registered read data that is the group's output (the MRF registers it as the collectors'
+    // capture), otherwise `deliver` follows the read itself.
     let arrive = if g.registered_read { "arrive" } else { "deliver" };
-    if g.registered_read {
-        body += &vector_reg("arrive", s);
-    }
     if tfet {
         body += &format!(
             "  // TFET rows {} to {}: the grant's data is delivered two cycles after it, not one, and the\n",
@@ -90,27 +119,27 @@ pub fn bank_group(
             g.entries - 1
         );
         body += "  // port is busy in between.\n";
-        body += &format!("  assign tfet_rd = grant_valid & {};\n", super::top::tfet_row_test("rd_row", g));
+        let granted = if address { "granted_row" } else { "rd_row" };
+        body += &format!("  assign tfet_rd = grant_valid & {};\n", super::top::tfet_row_test(granted, g));
         if !registered {
             body += "  assign read_busy = |tfet_slot;\n";
         }
         body += "  always @(posedge clk) begin\n";
         body += &format!("    if (rst) begin\n      tfet_slot <= {s}'b0;\n      {arrive} <= {s}'b0;\n");
+        if address {
+            body += "      tfet_read <= 1'b0;\n";
+        }
         body += "    end else begin\n";
-        body += &format!("      tfet_slot <= slot_grant & {{{s}{{tfet_rd}}}};\n");
-        body += &format!("      {arrive} <= (slot_grant & {{{s}{{~tfet_rd}}}}) | tfet_slot;\n");
+        if address {
+            body += "      tfet_read <= tfet_rd;\n";
+        }
+        body += &format!("      tfet_slot <= {read_slot} & {{{s}{{{tfet_read}}}}};\n");
+        body += &format!("      {arrive} <= ({read_slot} & {{{s}{{~{tfet_read}}}}}) | tfet_slot;\n");
         body += "    end\n  end\n\n";
-    } else if g.registered_read {
+    } else if g.delivers() {
         body += "  // The slot whose register the banks read this cycle.\n";
         body += &format!(
-            "  always @(posedge clk) begin\n    if (rst) arrive <= {s}'b0;\n    else arrive <= slot_grant;\n  end\n\n"
-        );
-    }
-    if g.registered_read {
-        body += "  // The banks' read data is registered before the collectors (`timing.mrf_registered_read`),\n";
-        body += "  // inside the banks (on an FPGA, the block RAM's output register): it is there a cycle later.\n";
-        body += &format!(
-            "  always @(posedge clk) begin\n    if (rst) deliver <= {s}'b0;\n    else deliver <= arrive;\n  end\n\n"
+            "  always @(posedge clk) begin\n    if (rst) {arrive} <= {s}'b0;\n    else {arrive} <= {read_slot};\n  end\n\n"
         );
     }
     for c in 0..g.clusters {
@@ -121,7 +150,7 @@ pub fn bank_group(
             &format!("u_bank_c{c}"),
             &SramPorts {
                 clk: Sig::new("clk", 1),
-                rd_en: Sig::new("grant_valid", 1),
+                rd_en: Sig::new(read_valid, 1),
                 rd_addr: Sig::new("rd_row", ab),
                 rd_data: Sig::new("rd_data", wr).slice(c, ew),
                 wr_en: Sig::new(any, 1),
