@@ -115,7 +115,12 @@ fn a_wrong_pipeline_stage_is_caught() {
     let bugs = [
         (group, "assign req = slot_req & ~slot_grant;", "assign req = slot_req;", "grant seen twice"),
         (group, "else arrive <= read_slot;", "else arrive <= slot_grant;", "delivery a cycle early"),
-        ("small_mrf.v", "else slot_deliver <= group0_arrive", "else slot_deliver <= group1_arrive", "group 0 never delivers"),
+        (
+            "small_mrf.v",
+            "else slot_deliver <= group0_arrive",
+            "else slot_deliver <= group1_arrive",
+            "group 0 never delivers",
+        ),
         (
             "small_sram_1r1w_16x128_r2.v",
             "always @(posedge clk) rd_data <= rd_word;",

@@ -52,7 +52,13 @@ fn head(prefix: &str, (n, priority): (u32, Priority), name: &str, about: &str) -
     b
 }
 
-fn harness(prefix: &str, (n, priority): (u32, Priority), property: super::Property, text: String, proof: Proof) -> Harness {
+fn harness(
+    prefix: &str,
+    (n, priority): (u32, Priority),
+    property: super::Property,
+    text: String,
+    proof: Proof,
+) -> Harness {
     let module = arbiter_name(prefix, n, priority);
     Harness {
         property,

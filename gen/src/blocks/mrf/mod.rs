@@ -14,7 +14,9 @@ pub mod rfc;
 mod top;
 mod write_port;
 
-pub use arbiter::{BELOW_POINTER as ARBITER_BELOW_POINTER, Priority, interface::ArbiterPorts, module_name as arbiter_name, rr_arbiter};
+pub use arbiter::{
+    BELOW_POINTER as ARBITER_BELOW_POINTER, Priority, interface::ArbiterPorts, module_name as arbiter_name, rr_arbiter,
+};
 pub use reg_map::interface::RegMapPorts;
 pub use reg_map::{group_only_stride, reg_map};
 

@@ -93,7 +93,8 @@ pub fn bank_group(
         let row = granted_row(s, ab, "slot_row_q");
         if address {
             body += &format!("\n  // Row of the granted slot.\n  assign granted_row = {row};\n\n");
-            body += "  // The granted row is registered as the banks' read address (`timing.mrf_registered_address`):\n";
+            body +=
+                "  // The granted row is registered as the banks' read address (`timing.mrf_registered_address`):\n";
             body += "  // the banks read it a cycle after the grant, and the address net starts at a flip-flop.\n";
             body += &format!(
                 "  always @(posedge clk) begin\n    if (rst) read_slot <= {s}'b0;\n    else read_slot <= slot_grant;\n  end\n"
