@@ -1,4 +1,5 @@
-//! Round-robin arbiter, the model of the generated `rr_arbiter_<n>` module.
+//! Round-robin arbiter, the model of the generated `rr_arbiter_<n>` module and of its
+//! `_last_grant` form, which keeps the pointer as the requester just below it.
 
 /// Priority starts at `ptr`: the lowest request at or above it wins, else the lowest request.
 /// A taken grant moves `ptr` just past the winner; a grant that is not taken sets `ptr` to the

@@ -18,9 +18,9 @@ pub enum Priority {
     /// A pointer to the requester that wins first, moved past a taken winner: the fewest
     /// flip-flops.
     Pointer,
-    /// The last grant and whether it was taken, from which the pointer's thermometer follows a
-    /// cycle later: the next state is the grant itself, so the request-to-state path encodes
-    /// and increments no index (an FPGA's bank arbiter closes timing this way).
+    /// The requester just below the pointer, one-hot: the last grant itself when taken (the one
+    /// under it when held), so the request-to-state path encodes and increments no index (an
+    /// FPGA's bank arbiter closes timing this way).
     LastGrant,
 }
 
@@ -43,8 +43,8 @@ pub fn rr_arbiter(prefix: &str, n: u32, priority: Priority) -> Submodule<Arbiter
         }
         Priority::LastGrant => {
             let (state, thermometer) = last_grant_state(n);
-            doc.push("Priority is kept as the last grant and whether it was taken (the pointer of".into());
-            doc.push(format!("`rr_arbiter_{n}` as the thermometer they leave): the grant itself is the next state."));
+            doc.push(format!("Priority is kept as the requester just below the pointer of `rr_arbiter_{n}`, one-hot,"));
+            doc.push("which a grant gives at once: no index is encoded or incremented.".into());
             (state, thermometer, last_grant_update(n))
         }
     };
@@ -100,45 +100,33 @@ fn pointer_update(n: u32) -> String {
     body
 }
 
-/// The last grant, whether it was taken, the thermometer it leaves, and the thermometer held
-/// since the last cycle with a grant.
+/// The requester just below the pointer, one-hot (none when the pointer is 0), from which the
+/// pointer's thermometer follows: a taken grant puts the pointer past its winner, so that is
+/// the winner itself (none after the top requester); a held grant leaves the pointer on its
+/// winner, so it is the one under the winner.
 fn last_grant_state(n: u32) -> (String, String) {
     assert!(n >= 2, "an arbiter over one requester has no priority");
-    let mut body = String::new();
-    body += &vector_reg("last_grant", n);
-    body += &reg("last_taken", 1);
-    body += &reg("held_below", n);
-    body += &wire("below_taken", n);
-    body += &wire("below_held", n);
-    body += &wire("below_last", n);
-    // `|last_grant[hi:lo]`, false when the range is empty.
-    let any = |hi: u32, lo: u32| match hi.cmp(&lo) {
-        std::cmp::Ordering::Less => "1'b0".to_string(),
-        std::cmp::Ordering::Equal => format!("last_grant[{lo}]"),
-        std::cmp::Ordering::Greater => format!("(|last_grant[{hi}:{lo}])"),
-    };
-    let taken: Vec<String> = (0..n).rev().map(|i| if i == n - 1 { "1'b0".into() } else { any(n - 2, i) }).collect();
-    let held: Vec<String> = (0..n).rev().map(|i| any(n - 1, i + 1)).collect();
+    let body = vector_reg("last_below", n - 1);
+    let any =
+        |lo: u32| if lo == n - 2 { format!("last_below[{lo}]") } else { format!("(|last_below[{}:{lo}])", n - 2) };
+    let below: Vec<String> = (0..n).rev().map(|i| if i == n - 1 { "1'b0".to_string() } else { any(i) }).collect();
     let mut thermometer = String::new();
-    thermometer += "\n  // The pointer as a thermometer: after a taken grant it stands past the winner (at 0 after\n";
-    thermometer += "  // the top requester), after an untaken one at the winner; with no grant last cycle it\n";
-    thermometer += "  // stays where the last grant left it.\n";
-    thermometer += &format!("  assign below_taken = {{{}}};\n", taken.join(", "));
-    thermometer += &format!("  assign below_held = {{{}}};\n", held.join(", "));
-    thermometer += "  assign below_last = last_taken ? below_taken : below_held;\n";
-    thermometer += "  assign below_ptr = (|last_grant) ? below_last : held_below;\n";
+    thermometer += "\n  // The pointer as a thermometer: the requesters at and under the one just below it.\n";
+    thermometer += &format!("  assign below_ptr = {{{}}};\n", below.join(", "));
     (body, thermometer)
 }
 
 fn last_grant_update(n: u32) -> String {
     let mut body = String::new();
-    body += "\n  // The grant is the next state; the thermometer it leaves is held while nothing requests.\n";
+    body += "\n  // After a taken grant the winner is just below the pointer; after a held one, the requester\n";
+    body += "  // under it. With no request the pointer stays.\n";
     body += "  always @(posedge clk) begin\n";
+    body += &format!("    if (rst) last_below <= {};\n", lit(n - 1, 0));
     body += &format!(
-        "    if (rst) begin\n      last_grant <= {z};\n      last_taken <= 1'b0;\n      held_below <= {z};\n",
-        z = lit(n, 0)
+        "    else if (grant_valid) last_below <= advance ? grant[{m}:0] : grant[{top}:1];\n",
+        m = n - 2,
+        top = n - 1
     );
-    body += "    end else begin\n      last_grant <= grant;\n      last_taken <= advance;\n";
-    body += "      if (|last_grant) held_below <= below_last;\n    end\n  end\n";
+    body += "  end\n";
     body
 }
