@@ -368,7 +368,7 @@ fn check_combinations(cfg: &Config) -> Result<(), ConfigError> {
     }
     // The address register holds the registered grant's row.
     require(
-        !(cfg.timing.mrf_registered_address && !cfg.timing.mrf_registered_grant),
+        !cfg.timing.mrf_registered_address || cfg.timing.mrf_registered_grant,
         "timing.mrf_registered_address",
         "true",
         "`timing.mrf_registered_address` registers the row of the registered grant",
