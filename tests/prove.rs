@@ -397,3 +397,20 @@ fn a_slots_valid_entries_come_first_and_a_cache_filling_from_the_last_is_not_pro
     let (_, out) = prove(&["--rtl", &rtl, "--time-limit", "5"]);
     assert!(result(&out, "rfc.writeback").starts_with("bounded to 2 "), "{out}");
 }
+
+/// A collector that comes out of reset with a source pending (requesting a read while free)
+/// fails `collector.idle`; the generated one proves it.
+#[test]
+fn a_collector_pending_after_reset_fails_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path());
+    let o = rfgen(&["prove", "--config", &config, "--block", "mrf", "--check-limit", "60"]);
+    assert!(result(&stdout(&o), "collector.idle").starts_with("proved "), "{}", stdout(&o));
+    let rtl = mutant(dir.path(), &config, "mrf", "p1_operand_collector.v", "pending <= 3'b0;", "pending <= 3'b1;");
+    let limits = ["--check-limit", "60", "--time-limit", "20"];
+    let o = rfgen(&[&["prove", "--config", &config, "--block", "mrf", "--rtl", &rtl][..], &limits].concat());
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(result(&out, "collector.idle").starts_with("FAILED "), "{out}");
+    assert!(result(&out, "arbiter.grant").starts_with("proved "), "{out}");
+}

@@ -9,6 +9,7 @@
 
 mod arbiter;
 mod bdi;
+mod collector;
 mod reg_map;
 mod rename;
 mod rfc;
@@ -50,6 +51,11 @@ pub const ARBITER_FAIR: Property = Property {
     block: Block::Mrf,
     statement: "a requester that keeps requesting is granted before n-1 taken grants go to others (n requesters)",
 };
+pub const COLLECTOR_IDLE: Property = Property {
+    name: "collector.idle",
+    block: Block::Mrf,
+    statement: "a free operand collector has no source pending or in flight, so it requests no read",
+};
 pub const REG_MAP_BIJECTION: Property = Property {
     name: "reg_map.bijection",
     block: Block::Mrf,
@@ -80,6 +86,7 @@ pub const PROPERTIES: &[Property] = &[
     BDI_SMALLEST,
     ARBITER_GRANT,
     ARBITER_FAIR,
+    COLLECTOR_IDLE,
     REG_MAP_BIJECTION,
     RFC_WRITEBACK,
     SCOREBOARD_RESERVED,
@@ -148,6 +155,7 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
         Block::Bdi => bdi::harnesses(&prefix, &checked.codec_layout()?),
         Block::Mrf => {
             let mut h = arbiter::harnesses(&prefix, design, depth);
+            h.extend(collector::harnesses(&prefix, checked, depth));
             h.extend(reg_map::harnesses(&prefix, &checked.geometry, design));
             if let Some(r) = &checked.rfc {
                 let banks_may_refuse = checked.compression.is_some();
@@ -173,11 +181,14 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
 /// Verilog boolean expressions over the module's own names): `rfgen mutate` proves them along
 /// with a surviving mutant's edit (docs/mutate.md). The same expressions as the harnesses assert.
 pub fn invariants(checked: &Checked) -> Vec<(String, Vec<String>)> {
-    let Some(r) = &checked.rfc else { return Vec::new() };
-    let rank_bits = crate::layout::geometry::index_bits(r.entries);
-    let own = |state: &str| state.to_string();
-    let rfc = crate::blocks::mrf::rfc::invariants::invariants(r.slots, r.entries, rank_bits, r.slot_bits(), &own);
-    vec![(format!("{}_rfc", checked.prefix()), rfc)]
+    let mut all = vec![(format!("{}_operand_collector", checked.prefix()), collector::invariants())];
+    if let Some(r) = &checked.rfc {
+        let rank_bits = crate::layout::geometry::index_bits(r.entries);
+        let own = |state: &str| state.to_string();
+        let rfc = crate::blocks::mrf::rfc::invariants::invariants(r.slots, r.entries, rank_bits, r.slot_bits(), &own);
+        all.push((format!("{}_rfc", checked.prefix()), rfc));
+    }
+    all
 }
 
 /// Common head of every wrapper: a formal-only module with a clock and nothing else, every input

@@ -27,9 +27,25 @@ use crate::layout::bdi::Layout;
 use crate::layout::geometry::Geometry;
 use crate::layout::orf::OrfLayout;
 use crate::layout::rfc::RfcLayout;
-use crate::verilog::Module;
+use crate::verilog::{Module, Port, Submodule};
+pub use collector::interface::CollectorPorts;
 use interface::MrfPorts;
 use top::WritePath;
+
+/// The operand collector of the MRF with these parts (also what its formal harness checks).
+pub fn operand_collector(
+    prefix: &str,
+    g: &Geometry,
+    compression: Option<&Layout>,
+    cache: Option<&RfcLayout>,
+    upper: Option<&OrfLayout>,
+) -> Submodule<CollectorPorts<Port>> {
+    let fill_entry_bits = upper.map(OrfLayout::entry_bits);
+    let prefilled = cache.is_some() || upper.is_some();
+    // The compressed MRF's decompressor and TFET rows delay a read: the group says when it is there.
+    let delivered = compression.is_some() || g.delivers();
+    collector::operand_collector(prefix, g, delivered, prefilled, fill_entry_bits)
+}
 
 /// The MRF subsystem's modules, leaves first; the last one is the top (`<prefix>_mrf`). With a
 /// compression layout, the compressed MRF; with a register file cache, behind it; with an ORF
@@ -51,11 +67,7 @@ pub fn modules(
     let bank_arbiter = arbiter::rr_arbiter(prefix, g.slots(), priority);
     // One collector needs no dispatch arbiter.
     let dispatch_arbiter = (g.collectors > 1).then(|| arbiter::rr_arbiter(prefix, g.collectors, Priority::Pointer));
-    let fill_entry_bits = upper.map(OrfLayout::entry_bits);
-    let prefilled = cache.is_some() || upper.is_some();
-    // The compressed MRF's decompressor and TFET rows delay a read: the group says when it is there.
-    let delivered = compression.is_some() || g.delivers();
-    let collector = collector::operand_collector(prefix, g, delivered, prefilled, fill_entry_bits);
+    let collector = operand_collector(prefix, g, compression, cache, upper);
     let orf = upper.map(|o| orf::orf(prefix, g, o));
     let mut modules = vec![sram.module.clone(), reg_map.module.clone(), bank_arbiter.module.clone()];
     modules.extend(dispatch_arbiter.as_ref().map(|a| a.module.clone()));

@@ -176,3 +176,42 @@ impl<P> Ports<P> for CollectorPorts<P> {
         v
     }
 }
+
+impl<P> CollectorPorts<P> {
+    /// The same ports, each turned into something else by `f` (in declaration order).
+    pub fn map<Q>(&self, mut f: impl FnMut(&P) -> Q) -> CollectorPorts<Q> {
+        CollectorPorts {
+            clk: f(&self.clk),
+            rst: f(&self.rst),
+            alloc: f(&self.alloc),
+            alloc_warp: f(&self.alloc_warp),
+            alloc_tag: f(&self.alloc_tag),
+            alloc_src_valid: f(&self.alloc_src_valid),
+            alloc_group: f(&self.alloc_group),
+            alloc_row: f(&self.alloc_row),
+            slot_grant: f(&self.slot_grant),
+            alloc_hit: self.alloc_hit.as_ref().map(&mut f),
+            alloc_hit_data: self.alloc_hit_data.as_ref().map(&mut f),
+            alloc_fill: self.alloc_fill.as_ref().map(&mut f),
+            alloc_fill_level: self.alloc_fill_level.as_ref().map(&mut f),
+            alloc_fill_entry: self.alloc_fill_entry.as_ref().map(&mut f),
+            fill_grant: self.fill_grant.as_ref().map(&mut f),
+            slot_deliver: self.slot_deliver.as_ref().map(&mut f),
+            group_rd_data: f(&self.group_rd_data),
+            dispatch: f(&self.dispatch),
+            busy: f(&self.busy),
+            ready: f(&self.ready),
+            warp: f(&self.warp),
+            tag: f(&self.tag),
+            src_valid: f(&self.src_valid),
+            slot_req: f(&self.slot_req),
+            slot_group: f(&self.slot_group),
+            slot_row: f(&self.slot_row),
+            fill_req: self.fill_req.as_ref().map(&mut f),
+            fill_pending: self.fill_pending.as_ref().map(&mut f),
+            fill_level: self.fill_level.as_ref().map(&mut f),
+            fill_entry: self.fill_entry.as_ref().map(&mut f),
+            src_data: [f(&self.src_data[0]), f(&self.src_data[1]), f(&self.src_data[2])],
+        }
+    }
+}
