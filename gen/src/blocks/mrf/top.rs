@@ -18,7 +18,9 @@ use super::write_port::interface::{PendingPorts, WritePortPorts};
 use crate::layout::bdi::Layout;
 use crate::layout::geometry::{Geometry, SLOTS_PER_COLLECTOR};
 use crate::layout::orf::OrfLayout;
-use crate::verilog::{Module, Port, Sig, Submodule, lit, lowest_set, onehot_mux, resize, slice, vector_wire, wire};
+use crate::verilog::{
+    Module, Port, Sig, Submodule, lit, lowest_set, onehot_mux, resize, slice, vector_reg, vector_wire, wire,
+};
 
 /// How write-backs reach the banks.
 pub enum WritePath<'a> {
@@ -237,7 +239,7 @@ fn nets(g: &Geometry, parts: &Parts, pend: u32) -> String {
         b += &vector_wire(name, w);
     }
     if !compressed && g.registered_read {
-        b += &crate::verilog::vector_reg("slot_deliver", s);
+        b += &vector_reg("slot_deliver", s);
     }
     if compressed {
         b += &wire("mov_rd", 1);
@@ -769,10 +771,9 @@ pub(super) fn tfet_row_test(row: &str, g: &Geometry) -> String {
     if g.tfet_row == 0 { "1'b1".into() } else { format!("({row} >= {})", lit(g.row_bits(), g.tfet_row as u64)) }
 }
 
-/// What a bank group's delivery port is called: `arrive`, a cycle ahead, with registered read
-/// data in the uncompressed banks; otherwise `deliver`.
+/// What a bank group's delivery port is called (the compressed bank group's is `deliver`).
 fn delivery(g: &Geometry, compressed: bool) -> &'static str {
-    if !compressed && g.registered_read { "arrive" } else { "deliver" }
+    if compressed { "deliver" } else { super::bank_group::interface::delivery(g) }
 }
 
 /// The bank groups, written through `w`; with TFET rows or registered read data each says when

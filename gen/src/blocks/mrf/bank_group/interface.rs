@@ -43,13 +43,10 @@ impl BankGroupPorts<Port> {
                 if g.registered_grant { grant.reg() } else { grant }
             },
             deliver: g.delivers().then(|| {
-                if g.registered_read {
-                    Port::output("arrive", s, "one-hot: slot whose register is on rd_data next cycle")
-                } else {
-                    Port::output("deliver", s, "one-hot: slot whose register is on rd_data this cycle (captured now)")
-                }
-                .vector()
-                .reg()
+                let when = if g.registered_read { "next cycle" } else { "this cycle (captured now)" };
+                Port::output(delivery(g), s, &format!("one-hot: slot whose register is on rd_data {when}"))
+                    .vector()
+                    .reg()
             }),
             rd_data: Port::output("rd_data", wr, &rd_data),
             wr_en: Port::input("wr_en", 1, "write a warp register"),
@@ -58,6 +55,12 @@ impl BankGroupPorts<Port> {
             wr_data: Port::input("wr_data", wr, "warp register to write, lane i at [32i+31:32i]"),
         }
     }
+}
+
+/// The name of the group's delivery port: `arrive`, a cycle ahead, with registered read data
+/// (the MRF registers it as the collectors' capture enable); otherwise `deliver`.
+pub fn delivery(g: &Geometry) -> &'static str {
+    if g.registered_read { "arrive" } else { "deliver" }
 }
 
 impl<P> Ports<P> for BankGroupPorts<P> {

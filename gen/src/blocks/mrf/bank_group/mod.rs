@@ -109,10 +109,9 @@ pub fn bank_group(
         body += &instance;
         body += &format!("\n  // Row of the granted slot.\n  assign rd_row = {granted_row};\n\n");
     }
-    // `arrive` names the slot whose register is on the banks' read data next cycle: with
-    // registered read data that is the group's output (the MRF registers it as the collectors'
-    // capture), otherwise `deliver` follows the read itself.
-    let arrive = if g.registered_read { "arrive" } else { "deliver" };
+    // The delivery port: with registered read data `arrive`, the slot whose register is on the
+    // banks' read data next cycle; otherwise `deliver`, following the read itself.
+    let arrive = interface::delivery(g);
     if tfet {
         body += &format!(
             "  // TFET rows {} to {}: the grant's data is delivered two cycles after it, not one, and the\n",
