@@ -15,11 +15,11 @@ pub fn harnesses(prefix: &str, design: &Design, depth: u32) -> Vec<Harness> {
         .iter()
         .filter_map(|m| {
             let rest = m.name.strip_prefix(&format!("{prefix}_rr_arbiter_"))?;
-            let n = rest.split('_').next()?.parse().ok()?;
-            [Priority::Pointer, Priority::LastGrant]
-                .into_iter()
-                .find(|&p| arbiter_name(prefix, n, p) == m.name)
-                .map(|p| (n, p))
+            let (n, priority) = match rest.strip_suffix("_last_grant") {
+                Some(n) => (n, Priority::LastGrant),
+                None => (rest, Priority::Pointer),
+            };
+            Some((n.parse().ok()?, priority))
         })
         .collect();
     arbiters.sort_unstable_by_key(|&(n, p)| (n, p == Priority::LastGrant));

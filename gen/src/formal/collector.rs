@@ -6,11 +6,18 @@
 use super::{COLLECTOR_IDLE, Harness, PROBES_DEFINE, Probe, Proof, free_running, module_head};
 use crate::blocks::mrf::{CollectorPorts, operand_collector};
 use crate::config::Checked;
-use crate::verilog::{Port, Sig, Submodule};
+use crate::layout::geometry::SLOTS_PER_COLLECTOR;
+use crate::verilog::{Port, Sig, Submodule, lit};
 
-/// The invariant over the collector's own names.
-pub fn invariants() -> Vec<String> {
-    vec!["busy || (pending == 3'd0 && inflight == 3'd0)".into()]
+/// The collector's state the invariant reads (a probe each in the harness).
+const STATE: [&str; 2] = ["pending", "inflight"];
+
+/// The invariant, with each state register named by `name` (its own name in the module, a
+/// probe's in the harness): a free collector has no slot pending or in flight.
+pub fn invariants(name: impl Fn(&str) -> String) -> Vec<String> {
+    let zero = lit(SLOTS_PER_COLLECTOR, 0);
+    let none: Vec<String> = STATE.iter().map(|s| format!("{} == {zero}", name(s))).collect();
+    vec![format!("busy || ({})", none.join(" && "))]
 }
 
 pub fn harnesses(prefix: &str, checked: &Checked, depth: u32) -> Vec<Harness> {
@@ -27,16 +34,18 @@ pub fn harnesses(prefix: &str, checked: &Checked, depth: u32) -> Vec<Harness> {
     b += "\n  // The MRF's contract: an instruction only to a free collector, a dispatch only of a ready one.\n";
     b += "  always @* if (!rst) begin\n    assume(!alloc || !busy);\n    assume(!dispatch || ready);\n  end\n";
     b += "\n  // A free collector requests no read (its pending slots are its requests).\n";
-    b += "  always @* if (!init) assert(busy || slot_req == 3'd0);\n";
-    b += &format!(
-        "\n`ifdef {PROBES_DEFINE}\n  (* keep *) wire [2:0] probe_pending;\n  (* keep *) wire [2:0] probe_inflight;\n"
-    );
+    b += &format!("  always @* if (!init) assert(busy || slot_req == {});\n", lit(SLOTS_PER_COLLECTOR, 0));
+    let probe = |state: &str| format!("probe_{state}");
+    b += &format!("\n`ifdef {PROBES_DEFINE}\n");
+    for state in STATE {
+        b += &format!("  (* keep *) wire [{}:0] {};\n", SLOTS_PER_COLLECTOR - 1, probe(state));
+    }
     b += "  // Nor has it a source pending or in flight.\n";
-    b += "  always @* if (!init) assert(busy || (probe_pending == 3'd0 && probe_inflight == 3'd0));\n";
+    for invariant in invariants(probe) {
+        b += &format!("  always @* if (!init) assert({invariant});\n");
+    }
     b += "`endif\nendmodule\n";
-    let probes = ["pending", "inflight"]
-        .map(|name| Probe { wire: format!("probe_{name}"), path: format!("dut.{name}") })
-        .to_vec();
+    let probes = STATE.map(|state| Probe { wire: probe(state), path: format!("dut.{state}") }).to_vec();
     vec![Harness {
         property: COLLECTOR_IDLE,
         part: String::new(),

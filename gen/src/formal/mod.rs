@@ -181,10 +181,10 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
 /// Verilog boolean expressions over the module's own names): `rfgen mutate` proves them along
 /// with a surviving mutant's edit (docs/mutate.md). The same expressions as the harnesses assert.
 pub fn invariants(checked: &Checked) -> Vec<(String, Vec<String>)> {
-    let mut all = vec![(format!("{}_operand_collector", checked.prefix()), collector::invariants())];
+    let own = |state: &str| state.to_string();
+    let mut all = vec![(format!("{}_operand_collector", checked.prefix()), collector::invariants(own))];
     if let Some(r) = &checked.rfc {
         let rank_bits = crate::layout::geometry::index_bits(r.entries);
-        let own = |state: &str| state.to_string();
         let rfc = crate::blocks::mrf::rfc::invariants::invariants(r.slots, r.entries, rank_bits, r.slot_bits(), &own);
         all.push((format!("{}_rfc", checked.prefix()), rfc));
     }
