@@ -116,7 +116,8 @@ impl Geometry {
     }
 
     /// An uncompressed bank group says when a slot's data is on its read data (`deliver`): a
-    /// read takes more than one cycle for some rows (TFET) or for all (registered read data).
+    /// read takes more than one cycle for some rows (TFET) or for all (a registered address or
+    /// registered read data).
     pub fn delivers(&self) -> bool {
         self.has_tfet() || self.registered_read || self.registered_address
     }
