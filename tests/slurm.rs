@@ -25,18 +25,28 @@ fn run(mut cmd: Command) -> Output {
     cmd.output().unwrap()
 }
 
-/// Waits for a task of the array to run; its `<job>_<index>`.
-fn running_task(cluster: &Cluster, child: &mut Child) -> String {
+/// Waits for a task of the array to run its command; its `<job>_<index>`. Running in the
+/// queue is not yet launched on the node, and a task cancelled in between may still run to its
+/// end: the task's log, which the node creates as it starts the batch script, says it started.
+fn running_task(cluster: &Cluster, child: &mut Child, logs: &Path) -> String {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(120) {
         let queue = cluster.command("squeue", &["-h", "-o", "%i %T"]);
-        if let Some(line) = queue.lines().find(|l| l.ends_with(" RUNNING")) {
-            return line.split(' ').next().unwrap().to_string();
+        let running = queue.lines().filter_map(|l| l.strip_suffix(" RUNNING"));
+        if let Some(task) = running.into_iter().find(|t| logs.join(format!("sweep-{t}.log")).exists()) {
+            return task.to_string();
         }
         assert!(child.try_wait().unwrap().is_none(), "the sweep ended before any task ran");
         std::thread::sleep(Duration::from_millis(50));
     }
     panic!("no task of the array ran within two minutes");
+}
+
+/// Cancels `task`, which must take: a cancel that Slurm refuses is said, not passed over.
+fn cancel(cluster: &Cluster, task: &str) {
+    let (k, v) = cluster.conf();
+    let out = Command::new("scancel").arg(task).env(k, v).output().unwrap();
+    assert!(out.status.success(), "scancel {task}: {}", stderr(&out));
 }
 
 fn finish(child: Child) -> Output {
@@ -81,19 +91,20 @@ fn slurm_backend_on_a_one_node_cluster() {
     let kernel = "synthetic:iterations=48";
     let long = ["--param", "mrf.entries=64,128", "--kernel", kernel, "--backend", "slurm", "--max-jobs", "1"];
     let mut child = sweep(&cluster, &retried, &long).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let task = running_task(&cluster, &mut child);
-    cluster.command("scancel", &[&task]);
+    let task = running_task(&cluster, &mut child, &retried.join("slurm"));
+    cancel(&cluster, &task);
     let out = finish(child);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains("ended CANCELLED") && err.contains("retrying it once"), "{err}");
+    let state = cluster.command("scontrol", &["show", "job", &task]);
+    assert!(err.contains("ended CANCELLED") && err.contains("retrying it once"), "{err}\n{task}: {state}");
     let csv = std::fs::read_to_string(retried.join("results.csv")).unwrap();
     assert_eq!(csv.lines().filter(|l| l.contains(",ok,")).count(), 2, "{csv}");
 
     // Ctrl-C cancels the whole array: nothing of it is left in the queue.
     let interrupted = work.path().join("interrupted");
     let mut child = sweep(&cluster, &interrupted, &long).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let task = running_task(&cluster, &mut child);
+    let task = running_task(&cluster, &mut child, &interrupted.join("slurm"));
     // SAFETY: a signal to the child this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = finish(child);
