@@ -117,8 +117,8 @@ fn a_wrong_pipeline_stage_is_caught() {
         (group, "else arrive <= read_slot;", "else arrive <= slot_grant;", "delivery a cycle early"),
         (
             "small_mrf.v",
-            "else slot_deliver <= group0_arrive",
-            "else slot_deliver <= group1_arrive",
+            "else slot_deliver <= (group0_arrive",
+            "else slot_deliver <= (group1_arrive",
             "group 0 never delivers",
         ),
         (

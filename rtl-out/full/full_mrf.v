@@ -88,6 +88,7 @@ module full_mrf (
   wire [3:0] pend_group;
   wire [15:0] pend_row;
   wire [11:0] slot_hold;
+  wire [11:0] slot_inflight;
   wire mov_rd;
   wire wr_en;
   wire rd_fire;
@@ -248,7 +249,7 @@ module full_mrf (
     .flush_ready   (flush_ready),
     .rel_mask      (rel_mask)
   );
-  assign slot_deliver = group0_deliver | group1_deliver | group2_deliver | group3_deliver;
+  assign slot_deliver = (group0_deliver | group1_deliver | group2_deliver | group3_deliver) & slot_inflight;
 
   // A finished warp's registers become invalid: its rows in every bank group.
   wire [9:0] free_lo;
@@ -406,6 +407,7 @@ module full_mrf (
     .tag             (cu0_tag),
     .src_valid       (cu0_src_valid),
     .slot_req        (slot_req[2:0]),
+    .slot_inflight   (slot_inflight[2:0]),
     .slot_group      (slot_group[5:0]),
     .slot_row        (slot_row[23:0]),
     .src0_data       (cu0_src0_data),
@@ -433,6 +435,7 @@ module full_mrf (
     .tag             (cu1_tag),
     .src_valid       (cu1_src_valid),
     .slot_req        (slot_req[5:3]),
+    .slot_inflight   (slot_inflight[5:3]),
     .slot_group      (slot_group[11:6]),
     .slot_row        (slot_row[47:24]),
     .src0_data       (cu1_src0_data),
@@ -460,6 +463,7 @@ module full_mrf (
     .tag             (cu2_tag),
     .src_valid       (cu2_src_valid),
     .slot_req        (slot_req[8:6]),
+    .slot_inflight   (slot_inflight[8:6]),
     .slot_group      (slot_group[17:12]),
     .slot_row        (slot_row[71:48]),
     .src0_data       (cu2_src0_data),
@@ -487,6 +491,7 @@ module full_mrf (
     .tag             (cu3_tag),
     .src_valid       (cu3_src_valid),
     .slot_req        (slot_req[11:9]),
+    .slot_inflight   (slot_inflight[11:9]),
     .slot_group      (slot_group[23:18]),
     .slot_row        (slot_row[95:72]),
     .src0_data       (cu3_src0_data),

@@ -66,6 +66,7 @@ module isca15_bdi_mrf (
   wire [1:0] wr_ri;
   wire [31:0] wr_mask;
   wire [1023:0] wr_data;
+  wire [11:0] slot_inflight;
   wire mov_rd;
   wire wr_en;
   wire [11:0] group0_req;
@@ -140,7 +141,7 @@ module isca15_bdi_mrf (
   assign group2_req = slot_req & {(slot_group[23:22] == 2'd2), (slot_group[21:20] == 2'd2), (slot_group[19:18] == 2'd2), (slot_group[17:16] == 2'd2), (slot_group[15:14] == 2'd2), (slot_group[13:12] == 2'd2), (slot_group[11:10] == 2'd2), (slot_group[9:8] == 2'd2), (slot_group[7:6] == 2'd2), (slot_group[5:4] == 2'd2), (slot_group[3:2] == 2'd2), (slot_group[1:0] == 2'd2)};
   assign group3_req = slot_req & {(slot_group[23:22] == 2'd3), (slot_group[21:20] == 2'd3), (slot_group[19:18] == 2'd3), (slot_group[17:16] == 2'd3), (slot_group[15:14] == 2'd3), (slot_group[13:12] == 2'd3), (slot_group[11:10] == 2'd3), (slot_group[9:8] == 2'd3), (slot_group[7:6] == 2'd3), (slot_group[5:4] == 2'd3), (slot_group[3:2] == 2'd3), (slot_group[1:0] == 2'd3)};
   assign slot_grant = group0_grant | group1_grant | group2_grant | group3_grant;
-  assign slot_deliver = group0_deliver | group1_deliver | group2_deliver | group3_deliver;
+  assign slot_deliver = (group0_deliver | group1_deliver | group2_deliver | group3_deliver) & slot_inflight;
 
   // A finished warp's registers become invalid: its rows in every bank group.
   wire [10:0] free_lo;
@@ -294,6 +295,7 @@ module isca15_bdi_mrf (
     .tag             (cu0_tag),
     .src_valid       (cu0_src_valid),
     .slot_req        (slot_req[2:0]),
+    .slot_inflight   (slot_inflight[2:0]),
     .slot_group      (slot_group[5:0]),
     .slot_row        (slot_row[23:0]),
     .src0_data       (cu0_src0_data),
@@ -319,6 +321,7 @@ module isca15_bdi_mrf (
     .tag             (cu1_tag),
     .src_valid       (cu1_src_valid),
     .slot_req        (slot_req[5:3]),
+    .slot_inflight   (slot_inflight[5:3]),
     .slot_group      (slot_group[11:6]),
     .slot_row        (slot_row[47:24]),
     .src0_data       (cu1_src0_data),
@@ -344,6 +347,7 @@ module isca15_bdi_mrf (
     .tag             (cu2_tag),
     .src_valid       (cu2_src_valid),
     .slot_req        (slot_req[8:6]),
+    .slot_inflight   (slot_inflight[8:6]),
     .slot_group      (slot_group[17:12]),
     .slot_row        (slot_row[71:48]),
     .src0_data       (cu2_src0_data),
@@ -369,6 +373,7 @@ module isca15_bdi_mrf (
     .tag             (cu3_tag),
     .src_valid       (cu3_src_valid),
     .slot_req        (slot_req[11:9]),
+    .slot_inflight   (slot_inflight[11:9]),
     .slot_group      (slot_group[23:18]),
     .slot_row        (slot_row[95:72]),
     .src0_data       (cu3_src0_data),

@@ -23,6 +23,7 @@ module isca15_bdi_operand_collector (
   output reg     [7:0] tag,              // tag of the held instruction
   output reg     [2:0] src_valid,        // which source operands exist
   output wire    [2:0] slot_req,         // slot requests a bank read
+  output wire    [2:0] slot_inflight,    // slot's bank read is granted and its data not delivered yet
   output reg     [5:0] slot_group,       // bank group each slot reads
   output reg    [23:0] slot_row,         // bank row each slot reads
   output reg  [1023:0] src0_data,        // collected source operand 0
@@ -112,6 +113,7 @@ module isca15_bdi_operand_collector (
 
   assign ready = busy & ~(|pending) & ~(|inflight);
   assign slot_req = pending;
+  assign slot_inflight = inflight;
 endmodule
 
 `default_nettype wire

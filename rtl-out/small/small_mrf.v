@@ -49,6 +49,7 @@ module small_mrf (
   wire [5:0] wb_row;
   wire [1023:0] group_rd_data;
   reg  [5:0] slot_deliver;
+  wire [5:0] slot_inflight;
   wire [5:0] group0_req;
   wire [5:0] group0_grant;
   wire [5:0] group0_arrive;
@@ -119,7 +120,7 @@ module small_mrf (
   // an operand starts at this register.
   always @(posedge clk) begin
     if (rst) slot_deliver <= 6'd0;
-    else slot_deliver <= group0_arrive | group1_arrive | group2_arrive | group3_arrive;
+    else slot_deliver <= (group0_arrive | group1_arrive | group2_arrive | group3_arrive) & slot_inflight;
   end
 
   small_mrf_bank_group u_group0 (
@@ -194,6 +195,7 @@ module small_mrf (
     .tag             (cu0_tag),
     .src_valid       (cu0_src_valid),
     .slot_req        (slot_req[2:0]),
+    .slot_inflight   (slot_inflight[2:0]),
     .slot_group      (slot_group[5:0]),
     .slot_row        (slot_row[17:0]),
     .src0_data       (cu0_src0_data),
@@ -219,6 +221,7 @@ module small_mrf (
     .tag             (cu1_tag),
     .src_valid       (cu1_src_valid),
     .slot_req        (slot_req[5:3]),
+    .slot_inflight   (slot_inflight[5:3]),
     .slot_group      (slot_group[11:6]),
     .slot_row        (slot_row[35:18]),
     .src0_data       (cu1_src0_data),

@@ -55,6 +55,7 @@ module tfet_hybrid_mrf (
   wire [7:0] wb_row;
   wire [4095:0] group_rd_data;
   wire [11:0] slot_deliver;
+  wire [11:0] slot_inflight;
   wire wb_take;
   reg  wb_tfet_busy;
   wire [11:0] group0_req;
@@ -143,7 +144,7 @@ module tfet_hybrid_mrf (
   assign wb_ready = ~wb_tfet_busy;
   assign wb_commit = wb_tfet_busy;
 
-  assign slot_deliver = group0_deliver | group1_deliver | group2_deliver | group3_deliver;
+  assign slot_deliver = (group0_deliver | group1_deliver | group2_deliver | group3_deliver) & slot_inflight;
 
   tfet_hybrid_mrf_bank_group u_group0 (
     .clk        (clk),
@@ -217,6 +218,7 @@ module tfet_hybrid_mrf (
     .tag             (cu0_tag),
     .src_valid       (cu0_src_valid),
     .slot_req        (slot_req[2:0]),
+    .slot_inflight   (slot_inflight[2:0]),
     .slot_group      (slot_group[5:0]),
     .slot_row        (slot_row[23:0]),
     .src0_data       (cu0_src0_data),
@@ -242,6 +244,7 @@ module tfet_hybrid_mrf (
     .tag             (cu1_tag),
     .src_valid       (cu1_src_valid),
     .slot_req        (slot_req[5:3]),
+    .slot_inflight   (slot_inflight[5:3]),
     .slot_group      (slot_group[11:6]),
     .slot_row        (slot_row[47:24]),
     .src0_data       (cu1_src0_data),
@@ -267,6 +270,7 @@ module tfet_hybrid_mrf (
     .tag             (cu2_tag),
     .src_valid       (cu2_src_valid),
     .slot_req        (slot_req[8:6]),
+    .slot_inflight   (slot_inflight[8:6]),
     .slot_group      (slot_group[17:12]),
     .slot_row        (slot_row[71:48]),
     .src0_data       (cu2_src0_data),
@@ -292,6 +296,7 @@ module tfet_hybrid_mrf (
     .tag             (cu3_tag),
     .src_valid       (cu3_src_valid),
     .slot_req        (slot_req[11:9]),
+    .slot_inflight   (slot_inflight[11:9]),
     .slot_group      (slot_group[23:18]),
     .slot_row        (slot_row[95:72]),
     .src0_data       (cu3_src0_data),

@@ -275,6 +275,10 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             (Verdict::Survived, Some(Equivalence::Proved { module, cut })) => {
                 format!("survived: equivalent (proved by induction{})", scope(" in", module, *cut, &drawn.top))
             }
+            (Verdict::Survived, Some(Equivalence::ProvedAfterReset { cycles, module, cut })) => format!(
+                "survived: equivalent after reset (it changes only what reset loads; every register equal {cycles} cycles after reset{})",
+                scope(" in", module, *cut, &drawn.top)
+            ),
             (Verdict::Survived, Some(Equivalence::Equivalent { cycles, module, cut })) => format!(
                 "survived: equivalent (no difference within {cycles} cycles{})",
                 scope(" at the ports of", module, *cut, &drawn.top)

@@ -207,7 +207,10 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
         let work = work.join(copy.block.name()).join("equivalence");
         let verdict = equivalence(&args, copy, &work, name_width);
         failed |= matches!(verdict, Ok(Equivalence::Differs { .. }));
-        if !matches!(verdict, Ok(Equivalence::Proved | Equivalence::Differs { .. })) {
+        if !matches!(
+            verdict,
+            Ok(Equivalence::Proved | Equivalence::ProvedAfterReset { .. } | Equivalence::Differs { .. })
+        ) {
             // The lines or the error above name logs in the folder: keep it.
             if let Some(t) = temporary.take() {
                 let _ = t.keep();
@@ -244,12 +247,19 @@ fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) ->
     ));
     let start = std::time::Instant::now();
     let reset = copy.generated.manifest.top_module().ports.iter().any(|p| p.name == "rst");
-    let sides =
-        Sides { top, reset, invariant: false, generated: Source::Files(&generated), copy: Source::Files(&copy.files) };
+    let sides = Sides {
+        top,
+        reset,
+        after_reset: true,
+        invariant: false,
+        generated: Source::Files(&generated),
+        copy: Source::Files(&copy.files),
+    };
     let verdict = equiv::check(&sides, args.depth, Duration::from_secs(args.time_limit), work)?;
     progress.finish();
     let result = match &verdict {
         Equivalence::Proved => "proved".to_string(),
+        Equivalence::ProvedAfterReset { .. } => "proved".to_string(),
         Equivalence::Bounded { cycles, .. } => format!("bounded to {cycles}"),
         Equivalence::Unknown { .. } => "not proved".to_string(),
         Equivalence::Differs { .. } => "FAILED".to_string(),
@@ -260,6 +270,11 @@ fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) ->
     );
     match &verdict {
         Equivalence::Proved => {}
+        Equivalence::ProvedAfterReset { cycles } => println!(
+            "  the copy differs only in what reset loads: every register equals the generated one {cycles} cycles \
+             after reset, from every power-up state; proved for every input sequence that holds reset in its \
+             first cycle only"
+        ),
         Equivalence::Bounded { why, .. } | Equivalence::Unknown { why } => {
             println!("  not proved: {why}; logs in {}", work.display());
         }

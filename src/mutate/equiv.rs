@@ -76,6 +76,10 @@ pub enum Equivalence {
     /// Proved by induction, in `module` (the edited cell's or the whole block, with what was
     /// `cut` out): no input sequence shows it at the ports.
     Proved { module: String, cut: Cut },
+    /// It changes only what reset loads, in `module` (with what was `cut` out): proved for
+    /// every input sequence that holds reset in its first cycle only, every register equal on
+    /// both sides `cycles` cycles after reset.
+    ProvedAfterReset { cycles: u32, module: String, cut: Cut },
     /// No input sequence of `cycles` cycles from reset shows it at the ports of `module` (the
     /// edited cell's or the whole block, with what was `cut` out); the induction did not close.
     Equivalent { cycles: u32, module: String, cut: Cut },
@@ -98,6 +102,7 @@ impl Equivalence {
         matches!(
             self,
             Equivalence::Proved { .. }
+                | Equivalence::ProvedAfterReset { .. }
                 | Equivalence::Equivalent { .. }
                 | Equivalence::Undefined { .. }
                 | Equivalence::Unwritten { .. }
@@ -215,22 +220,29 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
         let copy = format!("{generated}mutate -module {outer} -cell {cell} {edit}\n");
         scopes.push(Scope {
             ends_if_unknown: true,
+            after_reset: true,
             ..Scope::new(&format!("in_{outer}"), outer, outer, cut, generated, copy)
         });
     }
     if !observe.is_empty() {
         let (generated, cut) = flat(top);
         let copy = format!("{generated}mutate -module {top} -cell {} {edit}\n", mutant.cell);
-        scopes.push(Scope::new("block_cut", top, top, cut, generated, copy));
+        scopes.push(Scope { after_reset: true, ..Scope::new("block_cut", top, top, cut, generated, copy) });
+    }
+    // An edit of a reset multiplexer changes what reset loads: the scopes that can prove it
+    // after reset go first, before those where its module's ports show it.
+    if reset_multiplexer(&rtlil, &module, &cell) {
+        scopes.sort_by_key(|s| !s.after_reset);
     }
     let reset =
         |module: &str| drawn.netlist.manifest.module(module).is_none_or(|m| m.ports.iter().any(|p| p.name == "rst"));
-    for Scope { folder, checked, module, cut, generated, copy, ends_if_unknown } in scopes {
+    for Scope { folder, checked, module, cut, generated, copy, ends_if_unknown, after_reset } in scopes {
         // With invariants only the proof: the search for a difference follows in the scopes after.
         let invariant = cut == Cut::MemoriesWithInvariants;
         let sides = Sides {
             top: &checked,
             reset: !cut.lifted() && reset(&checked),
+            after_reset,
             invariant,
             generated: Source::Commands(generated),
             copy: Source::Commands(copy),
@@ -241,6 +253,9 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
         let depth = if invariant { 0 } else { cycles };
         match prove_equiv::check(&sides, depth, limit, &dir.join(folder)) {
             Ok(prove_equiv::Equivalence::Proved) => return Ok(Equivalence::Proved { module, cut }),
+            Ok(prove_equiv::Equivalence::ProvedAfterReset { cycles }) => {
+                return Ok(Equivalence::ProvedAfterReset { cycles, module, cut });
+            }
             Ok(prove_equiv::Equivalence::Bounded { cycles, .. }) => {
                 return Ok(Equivalence::Equivalent { cycles, module, cut });
             }
@@ -259,6 +274,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     let sides = Sides {
         top,
         reset: reset(top),
+        after_reset: false,
         invariant: false,
         generated: Source::Commands(flat),
         copy: Source::Commands(copy),
@@ -273,6 +289,9 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     };
     Ok(match verdict {
         prove_equiv::Equivalence::Proved => Equivalence::Proved { module: top.clone(), cut: Cut::Nothing },
+        prove_equiv::Equivalence::ProvedAfterReset { cycles } => {
+            Equivalence::ProvedAfterReset { cycles, module: top.clone(), cut: Cut::Nothing }
+        }
         prove_equiv::Equivalence::Bounded { cycles, .. } => {
             Equivalence::Equivalent { cycles, module: top.clone(), cut: Cut::Nothing }
         }
@@ -286,7 +305,9 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
 /// One module the check tries: `checked` (reported as `module`) with what was `cut` out, the
 /// commands loading it as generated and as the copy with the edit, in `dir/folder`. With `ends_if_unknown`,
 /// a proof and a search that both run out of time end the check: what comes after holds all of
-/// it and more.
+/// it and more. With `after_reset`, an edit that changes only what reset loads is proved there
+/// (`prove::equiv`, step 2): in the block or a module enclosing the edit, where what the edited
+/// register's reset value reaches settles.
 struct Scope {
     folder: String,
     checked: String,
@@ -295,12 +316,13 @@ struct Scope {
     generated: String,
     copy: String,
     ends_if_unknown: bool,
+    after_reset: bool,
 }
 
 impl Scope {
     fn new(folder: &str, checked: &str, module: &str, cut: Cut, generated: String, copy: String) -> Self {
         let (folder, checked, module) = (folder.to_string(), checked.to_string(), module.to_string());
-        Scope { folder, checked, module, cut, generated, copy, ends_if_unknown: false }
+        Scope { folder, checked, module, cut, generated, copy, ends_if_unknown: false, after_reset: false }
     }
 }
 
@@ -312,6 +334,18 @@ const CELL: &str = "rfgen_edited_cell";
 fn lone_cell(rtlil: &str, module: &str, cell: &str) -> bool {
     cell_kind(rtlil, module, cell).is_some_and(|k| k.starts_with('$') && !k.starts_with("$mem"))
         && !cell.contains(['[', ']', '*', '?', ' '])
+}
+
+/// Whether `cell` of `module` is a multiplexer that reset selects (`if (rst) r <= …`): its
+/// select is `rst`, or a wire `proc` connected to it.
+fn reset_multiplexer(rtlil: &str, module: &str, cell: &str) -> bool {
+    let header = format!("module \\{module}");
+    let lines: Vec<&str> =
+        rtlil.lines().skip_while(|l| *l != header).take_while(|l| *l != "end").map(str::trim).collect();
+    let Some(at) = lines.iter().position(|l| l.strip_prefix("cell $mux ") == Some(cell)) else { return false };
+    let body = lines[at..].iter().take_while(|l| **l != "end");
+    let Some(select) = body.into_iter().find_map(|l| l.strip_prefix("connect \\S ")) else { return false };
+    select == "\\rst" || lines.contains(&format!("connect {select} \\rst").as_str())
 }
 
 /// The type of `cell` in `module` of an RTLIL design.
@@ -633,6 +667,7 @@ pub(super) mod tests {
             let sides = Sides {
                 top: CELL,
                 reset: false,
+                after_reset: false,
                 invariant: false,
                 generated: Source::Commands(read_lone),
                 copy: Source::Commands(copy),
@@ -757,6 +792,31 @@ pub(super) mod tests {
         assert_eq!(
             check(&drawn, &stuck, 2, LIMIT, dir.path()).unwrap(),
             Equivalence::Proved { module: module.into(), cut: Cut::AllButTheCellAndItsDrivers }
+        );
+    }
+
+    /// A reset value in a bank group: `arrive` bit 3 reset to 1 sends a delivery right after
+    /// reset to a slot no collector waits for. The bank group's ports show it; the MRF drops it,
+    /// and is the same from then on, from every power-up state (the solver gets more time here:
+    /// each cycle of the check costs some 10 s, and the tests share the cores).
+    #[test]
+    fn an_edit_of_what_reset_loads_is_proved_after_reset_in_the_block() {
+        let (dir, drawn) = drawn_from("small", rfgen_gen::Block::Mrf);
+        let checked = rfgen_gen::config::preset("small").unwrap();
+        let design = rfgen_gen::Block::Mrf.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
+        let group = "small_mrf_bank_group";
+        let text = &design.files.iter().find(|(f, _)| *f == format!("{group}.v")).unwrap().1;
+        let line = 1 + text.lines().position(|l| l.contains("if (rst) arrive <=")).unwrap();
+        let cell = drawn_cell(&drawn, group, "$mux", &format!("{group}.v:{line}"));
+        let set =
+            Mutant { index: 1, mode: "const1".into(), cell, port: "B".into(), bit: 3, ctrlbit: None, src: vec![] };
+        assert_eq!(
+            check(&drawn, &set, 4, Duration::from_secs(240), dir.path()).unwrap(),
+            Equivalence::ProvedAfterReset {
+                cycles: prove_equiv::SETTLE,
+                module: "small_mrf".into(),
+                cut: Cut::MemoryLeaves
+            }
         );
     }
 

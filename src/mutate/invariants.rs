@@ -189,6 +189,7 @@ mod tests {
         let sides = Sides {
             top: "m",
             reset: true,
+            after_reset: false,
             invariant: true,
             generated: Source::Commands(generated),
             copy: Source::Commands(copy),

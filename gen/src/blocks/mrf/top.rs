@@ -241,6 +241,9 @@ fn nets(g: &Geometry, parts: &Parts, pend: u32) -> String {
     if !compressed && g.registered_read {
         b += &vector_reg("slot_deliver", s);
     }
+    if delivered {
+        b += &vector_wire("slot_inflight", s);
+    }
     if compressed {
         b += &wire("mov_rd", 1);
         b += &wire("wr_en", 1);
@@ -325,6 +328,7 @@ fn collectors(g: &Geometry, p: &MrfPorts<Sig>, parts: &Parts) -> String {
             tag: v(&format!("cu{c}_tag"), tb),
             src_valid: v(&format!("cu{c}_src_valid"), k),
             slot_req: v("slot_req", s).slice(c, k),
+            slot_inflight: delivered.then(|| v("slot_inflight", s).slice(c, k)),
             slot_group: v("slot_group", s * gb).slice(c, k * gb),
             slot_row: v("slot_row", s * ab).slice(c, k * ab),
             fill_req: fills.map(|_| v("slot_fill_req", s).slice(c, k)),
@@ -776,6 +780,13 @@ fn delivery(g: &Geometry, compressed: bool) -> &'static str {
     if compressed { "deliver" } else { super::bank_group::interface::delivery(g) }
 }
 
+/// The slots the bank groups `delivers` (one vector over the slots each) deliver to, kept to
+/// those in flight: a delivery no slot waits for (none is, but a register's power-up value could
+/// send one) reaches no operand.
+fn gated(delivers: &[String]) -> String {
+    format!("({}) & slot_inflight", delivers.join(" | "))
+}
+
 /// The bank groups, written through `w`; with TFET rows or registered read data each says when
 /// a slot's data is on its read data.
 fn direct_groups(
@@ -787,7 +798,7 @@ fn direct_groups(
     let (gb, ab, s, wr) = (g.group_bits(), g.row_bits(), g.slots(), g.warp_reg_bits());
     let mut b = String::new();
     let delivery = delivery(g, false);
-    let delivers: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_{delivery}")).collect();
+    let delivers = gated(&(0..g.groups).map(|grp| format!("group{grp}_{delivery}")).collect::<Vec<_>>());
     if g.registered_read {
         b += "  // The banks' read data is registered before the collectors (`timing.mrf_registered_read`,\n";
         b += "  // inside the banks: on an FPGA the block RAM's output register), so a slot's register is\n";
@@ -796,10 +807,10 @@ fn direct_groups(
         b += &format!(
             "  always @(posedge clk) begin\n    if (rst) slot_deliver <= {};\n    else slot_deliver <= {};\n  end\n\n",
             lit(s, 0),
-            delivers.join(" | ")
+            delivers
         );
     } else if g.delivers() {
-        b += &format!("  assign slot_deliver = {};\n\n", delivers.join(" | "));
+        b += &format!("  assign slot_deliver = {delivers};\n\n");
     }
     for grp in 0..g.groups {
         let conns = BankGroupPorts {
@@ -834,8 +845,8 @@ fn compressed_groups(
     let (gb, ab, s, wr, c) = (g.group_bits(), g.row_bits(), g.slots(), g.warp_reg_bits(), l.clusters);
     let v = |name: &str, width: u32| Sig::new(name, width);
     let mut b = String::new();
-    let delivers: Vec<String> = (0..g.groups).map(|grp| format!("group{grp}_deliver")).collect();
-    b += &format!("  assign slot_deliver = {};\n\n", delivers.join(" | "));
+    let delivers = gated(&(0..g.groups).map(|grp| format!("group{grp}_deliver")).collect::<Vec<_>>());
+    b += &format!("  assign slot_deliver = {delivers};\n\n");
     b += &free_rows(g, cp);
     b += "  // Write-back through the compressor; the head commits to its bank group.\n";
     // Behind a register file cache (`pend` stages reported), the port takes the cache's writes.

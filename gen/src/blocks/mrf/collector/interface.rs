@@ -36,6 +36,8 @@ pub struct CollectorPorts<P> {
     pub tag: P,
     pub src_valid: P,
     pub slot_req: P,
+    /// Delivered reads: the slots a delivery is for, which alone may take one.
+    pub slot_inflight: Option<P>,
     pub slot_group: P,
     pub slot_row: P,
     /// ORF/LRF fills.
@@ -108,6 +110,9 @@ impl CollectorPorts<Port> {
             tag: Port::output("tag", tb, "tag of the held instruction").reg(),
             src_valid: Port::output("src_valid", n, "which source operands exist").vector().reg(),
             slot_req: Port::output("slot_req", n, "slot requests a bank read").vector(),
+            slot_inflight: delivered.then(|| {
+                Port::output("slot_inflight", n, "slot's bank read is granted and its data not delivered yet").vector()
+            }),
             slot_group: Port::output("slot_group", n * gb, "bank group each slot reads").reg(),
             slot_row: Port::output("slot_row", n * ab, "bank row each slot reads").reg(),
             fill_req: fills.map(|_| {
@@ -153,6 +158,7 @@ impl<P> Ports<P> for CollectorPorts<P> {
             tag,
             src_valid,
             slot_req,
+            slot_inflight,
             slot_group,
             slot_row,
             fill_req,
@@ -168,9 +174,9 @@ impl<P> Ports<P> for CollectorPorts<P> {
             [alloc_hit, alloc_hit_data, alloc_fill, alloc_fill_level, alloc_fill_entry, fill_grant, slot_deliver]
                 .map(Option::as_ref),
         );
-        v.extend(
-            [group_rd_data, dispatch, busy, ready, warp, tag, src_valid, slot_req, slot_group, slot_row].map(Some),
-        );
+        v.extend([group_rd_data, dispatch, busy, ready, warp, tag, src_valid, slot_req].map(Some));
+        v.push(slot_inflight.as_ref());
+        v.extend([slot_group, slot_row].map(Some));
         v.extend([fill_req, fill_pending, fill_level, fill_entry].map(Option::as_ref));
         v.extend(src_data.iter().map(Some));
         v
@@ -205,6 +211,7 @@ impl<P> CollectorPorts<P> {
             tag: f(&self.tag),
             src_valid: f(&self.src_valid),
             slot_req: f(&self.slot_req),
+            slot_inflight: self.slot_inflight.as_ref().map(&mut f),
             slot_group: f(&self.slot_group),
             slot_row: f(&self.slot_row),
             fill_req: self.fill_req.as_ref().map(&mut f),

@@ -142,6 +142,9 @@ pub fn operand_collector(
     } else {
         body += "\n  assign ready = busy & ~(|pending) & ~(|inflight);\n  assign slot_req = pending;\n";
     }
+    if delivered {
+        body += "  assign slot_inflight = inflight;\n";
+    }
     let ports = CollectorPorts::new(g, delivered, prefilled, fill_entry_bits);
     let module = Module {
         name: format!("{prefix}_operand_collector"),
