@@ -795,31 +795,6 @@ pub(super) mod tests {
         );
     }
 
-    /// A reset value in a bank group: `arrive` bit 3 reset to 1 sends a delivery right after
-    /// reset to a slot no collector waits for. The bank group's ports show it; the MRF drops it,
-    /// and is the same from then on, from every power-up state (the solver gets more time here:
-    /// each cycle of the check costs some 10 s, and the tests share the cores).
-    #[test]
-    fn an_edit_of_what_reset_loads_is_proved_after_reset_in_the_block() {
-        let (dir, drawn) = drawn_from("small", rfgen_gen::Block::Mrf);
-        let checked = rfgen_gen::config::preset("small").unwrap();
-        let design = rfgen_gen::Block::Mrf.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
-        let group = "small_mrf_bank_group";
-        let text = &design.files.iter().find(|(f, _)| *f == format!("{group}.v")).unwrap().1;
-        let line = 1 + text.lines().position(|l| l.contains("if (rst) arrive <=")).unwrap();
-        let cell = drawn_cell(&drawn, group, "$mux", &format!("{group}.v:{line}"));
-        let set =
-            Mutant { index: 1, mode: "const1".into(), cell, port: "B".into(), bit: 3, ctrlbit: None, src: vec![] };
-        assert_eq!(
-            check(&drawn, &set, 4, Duration::from_secs(240), dir.path()).unwrap(),
-            Equivalence::ProvedAfterReset {
-                cycles: prove_equiv::SETTLE,
-                module: "small_mrf".into(),
-                cut: Cut::MemoryLeaves
-            }
-        );
-    }
-
     #[test]
     fn edits_the_memory_leaf_masks_are_proved_where_the_leaf_is_cut_out_as_what_it_observes() {
         let (dir, drawn) = drawn_from("small", rfgen_gen::Block::Mrf);
