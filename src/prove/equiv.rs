@@ -11,9 +11,9 @@
 //! 2. **After reset**: when the induction fails and the top has a reset, the copy may differ
 //!    only in what reset loads (a register's reset value, or a reset dropped from a register
 //!    whose power-up value nothing reads). Then the same induction with reset held low proves
-//!    that equal states stay equal, and a SAT check from every power-up state (each register
-//!    starting at the same value on both sides) with reset in the first cycle shows that the
-//!    outputs agree and that every register is equal [`SETTLE`] cycles later: equal from there
+//!    that equal states stay equal, and a SAT check from every power-up state (loaded in a
+//!    first cycle, the same on both sides) with reset in the next cycle shows that the outputs
+//!    agree and that every register is equal [`SETTLE`] cycles after reset: equal from there
 //!    on, for every input sequence that holds reset in its first cycle only.
 //! 3. **Search**: when a pair is left unproven (state of the copy without a counterpart, or a
 //!    real difference), a miter of the two is checked by SAT from reset for `depth` cycles: a
@@ -33,8 +33,7 @@ pub const INVARIANT: &str = "rfgen_invariant";
 
 /// Cycles after reset within which a copy that differs only in what reset loads must reach
 /// the generated side's state: a reset value's effect passes through a few registers (a bank
-/// group's `read_slot` and `arrive`, the MRF's capture enable, which a slot not in flight
-/// stops). The check of 4 cycles (power-up, reset, 2 more) takes the solver some 3 minutes on
+/// group's `arrive`, then the MRF's capture enable, which a slot not in flight stops). The check of 4 cycles (power-up, reset, 2 more) takes the solver some 3 minutes on
 /// the `small` MRF without its banks; 6 cycles did not finish in 4 minutes.
 pub const SETTLE: u32 = 2;
 
