@@ -143,7 +143,7 @@ pub fn check(sides: &Sides, depth: u32, limit: Duration, dir: &Path) -> Result<E
     for (script, before, pairing) in passes.into_iter().skip(if sides.invariant { 2 } else { 0 }) {
         // An invariant's pair is left to `equiv_induct`, which assumes what is not proved yet:
         // proved first on its own, it would no longer be assumed.
-        let proof = induction(&format!("{reads}{before}"), pairing);
+        let proof = induction(&format!("{reads}{before}"), pairing, sides.invariant);
         std::fs::write(dir.join(format!("{script}.ys")), proof)?;
         let log = format!("{script}.log");
         why = match yosys::run_for(dir, &format!("{script}.ys"), &log, Some(limit))? {
@@ -197,13 +197,22 @@ pub fn check(sides: &Sides, depth: u32, limit: Duration, dir: &Path) -> Result<E
     }
 }
 
-/// The induction over the two sides loaded by `reads`, their signals paired by `pairing`.
-fn induction(reads: &str, pairing: &str) -> String {
+/// The induction over the two sides loaded by `reads`, their signals paired by `pairing`. With
+/// an `invariant` ([`INVARIANT`]), that is proved first over its own fan-in, with
+/// [`INVARIANT_SEQ`] steps: the control it reads, without the data paths beside it (an MRF's
+/// operands, 1,536 pairs that follow once their capture enables are proved); then every pair left.
+fn induction(reads: &str, pairing: &str, invariant: bool) -> String {
+    let first =
+        if invariant { format!("equiv_induct -seq {INVARIANT_SEQ} w:*{INVARIANT} %ci*\n") } else { String::new() };
     format!(
         "{reads}equiv_make generated copy equiv\nhierarchy -top equiv\n{pairing}\
-         equiv_simple -seq 2 * w:*{INVARIANT} %ci1 %d\nequiv_induct -seq 2\nequiv_status -assert\n"
+         equiv_simple -seq 2 * w:*{INVARIANT} %ci1 %d\n{first}equiv_induct -seq 2\nequiv_status -assert\n"
     )
 }
+
+/// Steps of the induction over an invariant's fan-in: a bank group's pipeline from grant to
+/// delivery, whose read stage no invariant names, is constrained through the step before it.
+const INVARIANT_SEQ: u32 = 3;
 
 /// Whether the sides loaded by `reads` differ only in what reset loads (module docs, step 2):
 /// the cycles after reset in which their states become equal, or `None`.
@@ -211,7 +220,7 @@ fn after_reset(reads: &str, limit: Duration, dir: &Path) -> Result<Option<u32>> 
     // Equal states stay equal while reset is low: the induction with `rst` tied to 0.
     let low = "delete -input generated/rst copy/rst\ncd generated\nconnect -set rst 1'b0\ncd copy\n\
                connect -set rst 1'b0\ncd\n";
-    std::fs::write(dir.join("reset_low.ys"), induction(&format!("{reads}{low}"), "equiv_struct -icells\n"))?;
+    std::fs::write(dir.join("reset_low.ys"), induction(&format!("{reads}{low}"), "equiv_struct -icells\n", false))?;
     if !matches!(yosys::run_for(dir, "reset_low.ys", "reset_low.log", Some(limit))?, Some(Ok(()))) {
         return Ok(None);
     }

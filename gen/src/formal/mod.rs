@@ -10,6 +10,7 @@
 mod arbiter;
 mod bdi;
 mod collector;
+mod mrf;
 mod reg_map;
 mod rename;
 mod rfc;
@@ -183,6 +184,10 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
 pub fn invariants(checked: &Checked) -> Vec<(String, Vec<String>)> {
     let own = |state: &str| state.to_string();
     let mut all = vec![(format!("{}_operand_collector", checked.prefix()), collector::invariants(own))];
+    let top = mrf::invariants(checked);
+    if !top.is_empty() {
+        all.push((format!("{}_mrf", checked.prefix()), top));
+    }
     if let Some(r) = &checked.rfc {
         let rank_bits = crate::layout::geometry::index_bits(r.entries);
         let rfc = crate::blocks::mrf::rfc::invariants::invariants(r.slots, r.entries, rank_bits, r.slot_bits(), &own);

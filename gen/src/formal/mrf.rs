@@ -1,0 +1,58 @@
+//! The MRF top's invariants over its slots: what ties the bank groups' read pipelines to the
+//! collectors' pending and in-flight slots. A slot's read is a token: granted while the slot is
+//! pending, then in one bank group's pipeline while the slot is in flight, until the delivery
+//! that ends it. No delivery comes for a slot not in flight, so an edit of the gate that keeps
+//! deliveries to slots in flight (`slot_deliver`) changes nothing; proving that takes these
+//! facts, which no single module holds (`rfgen mutate` proves them along with the edit).
+
+use crate::config::Checked;
+use crate::layout::geometry::SLOTS_PER_COLLECTOR;
+use crate::verilog::lit;
+
+/// The invariants of the MRF top of `checked`, over the top's own net names; empty for the
+/// variants they are not written for: only the direct write path with registered read data
+/// (a slot's data on its group's read data the cycle after `arrive`, `slot_deliver` a register),
+/// without TFET rows, register file cache or ORF/LRF, whose reads take other paths.
+pub fn invariants(checked: &Checked) -> Vec<String> {
+    let g = &checked.geometry;
+    if !g.registered_read
+        || g.has_tfet()
+        || checked.compression.is_some()
+        || checked.rfc.is_some()
+        || checked.orf.is_some()
+    {
+        return Vec::new();
+    }
+    let (s, k) = (g.slots(), SLOTS_PER_COLLECTOR);
+    let none = lit(s, 0);
+    let groups = |what: &str| (0..g.groups).map(|grp| format!("group{grp}_{what}")).collect::<Vec<_>>();
+    let arrive = format!("({})", groups("arrive").join(" | "));
+    let mut holds = vec![
+        // A grant only to a pending slot, and a pending slot not in flight.
+        format!("(slot_grant & ~slot_req) == {none}"),
+        format!("(slot_req & slot_inflight) == {none}"),
+        // Data arriving or delivered only for a slot in flight, and not both at once.
+        format!("(({arrive} | slot_deliver) & ~slot_inflight) == {none}"),
+        format!("({arrive} & slot_deliver) == {none}"),
+    ];
+    // A slot's read in one bank group only.
+    for what in ["grant", "arrive"] {
+        let each = groups(what);
+        for (i, a) in each.iter().enumerate() {
+            for b in &each[i + 1..] {
+                holds.push(format!("({a} & {b}) == {none}"));
+            }
+        }
+    }
+    // A free collector has no slot pending or in flight (so it is not allocated under a read).
+    for c in 0..g.collectors {
+        let slots = format!("[{}:{}]", c * k + k - 1, c * k);
+        let zero = lit(k, 0);
+        holds.push(format!("(cu_busy[{c}] || (slot_req{slots} == {zero} && slot_inflight{slots} == {zero}))"));
+    }
+    // The collector offered for dispatch a cycle ahead stays ready until it leaves.
+    if g.registered_dispatch {
+        holds.push(format!("(disp_grant & ~cu_ready) == {}", lit(g.collectors, 0)));
+    }
+    holds
+}
