@@ -180,7 +180,9 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
 
 /// What holds in every state a module of `checked`'s designs reaches from reset, as (module,
 /// Verilog boolean expressions over the module's own names): `rfgen mutate` proves them along
-/// with a surviving mutant's edit (docs/mutate.md). The same expressions as the harnesses assert.
+/// with a surviving mutant's edit (docs/mutate.md). The collector's and the register file
+/// cache's are the expressions their harnesses assert; the MRF top's are proved only there, with
+/// the edit (no harness holds the whole MRF yet).
 pub fn invariants(checked: &Checked) -> Vec<(String, Vec<String>)> {
     let own = |state: &str| state.to_string();
     let mut all = vec![(format!("{}_operand_collector", checked.prefix()), collector::invariants(own))];
