@@ -56,3 +56,52 @@ pub fn invariants(checked: &Checked) -> Vec<String> {
     }
     holds
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{PRESETS, preset};
+    use crate::emit::SramKind;
+    use crate::registry::Block;
+
+    /// The names an expression reads: identifiers, without a sized constant's base and digits.
+    fn names(expression: &str) -> Vec<&str> {
+        expression
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '\''))
+            .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_'))
+            .collect()
+    }
+
+    /// A name no net of the top declares would leave `rfgen mutate`'s check unbuilt, and the
+    /// invariants unused without a word: each is declared in the MRF top of every preset that
+    /// has them, and `small` has them.
+    #[test]
+    fn every_name_an_invariant_reads_is_a_net_of_the_mrf_top() {
+        let mut with = Vec::new();
+        for (name, _) in PRESETS {
+            let checked = preset(name).unwrap();
+            let holds = invariants(&checked);
+            if holds.is_empty() {
+                continue;
+            }
+            with.push(*name);
+            let design = Block::Mrf.generate(&checked, SramKind::Behavioural).unwrap();
+            let file = format!("{}_mrf.v", checked.prefix());
+            let text = &design.files.iter().find(|(f, _)| *f == file).unwrap().1;
+            let declared: Vec<&str> = text
+                .lines()
+                .filter_map(|l| {
+                    let l = l.trim_start();
+                    (l.starts_with("wire ") || l.starts_with("reg ")).then(|| l.trim_end_matches(';'))
+                })
+                .filter_map(|l| l.split_whitespace().last())
+                .collect();
+            for h in &holds {
+                for n in names(h) {
+                    assert!(declared.contains(&n), "{name}: `{n}` of `{h}` is not a net of {file}");
+                }
+            }
+        }
+        assert!(with.contains(&"small"), "presets with the MRF top's invariants: {with:?}");
+    }
+}
