@@ -33,8 +33,9 @@ pub const INVARIANT: &str = "rfgen_invariant";
 
 /// Cycles after reset within which a copy that differs only in what reset loads must reach
 /// the generated side's state: a reset value's effect passes through a few registers (a bank
-/// group's `arrive`, then the MRF's capture enable, which a slot not in flight stops). The check of 4 cycles (power-up, reset, 2 more) takes the solver some 3 minutes on
-/// the `small` MRF without its banks; 6 cycles did not finish in 4 minutes.
+/// group's `arrive`, then the MRF's capture enable, which a slot not in flight stops). The
+/// check of 4 cycles (power-up, reset, 2 more) takes the solver some 3 minutes on the `small`
+/// MRF without its banks; 6 cycles did not finish in 4 minutes.
 pub const SETTLE: u32 = 2;
 
 /// The verdict on a copy.

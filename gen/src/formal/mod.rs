@@ -233,3 +233,39 @@ fn step_counter(bits: u32) -> String {
         h = bits - 1
     )
 }
+
+/// The identifiers of a Verilog expression, without the base and digits of a sized constant
+/// (`3'd2`).
+pub fn identifiers(expression: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut start = None;
+    let bytes = expression.as_bytes();
+    for (i, &c) in bytes.iter().chain([b' '].iter()).enumerate() {
+        let part = c.is_ascii_alphanumeric() || c == b'_';
+        match (start, part) {
+            (None, true) if !c.is_ascii_digit() && (i == 0 || bytes[i - 1] != b'\'') => start = Some(i),
+            (None, true) => start = Some(usize::MAX),
+            (Some(s), false) => {
+                if s != usize::MAX {
+                    found.push(&expression[s..i]);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_leave_out_constants() {
+        assert_eq!(
+            identifiers("(flush_busy && flush_slot == 3'd2) || !valid[12] || rank12 == 3'b1"),
+            vec!["flush_busy", "flush_slot", "valid", "rank12"]
+        );
+    }
+}

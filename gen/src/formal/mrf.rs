@@ -62,15 +62,8 @@ mod tests {
     use super::*;
     use crate::config::{PRESETS, preset};
     use crate::emit::SramKind;
+    use crate::formal::identifiers;
     use crate::registry::Block;
-
-    /// The names an expression reads: identifiers, without a sized constant's base and digits.
-    fn names(expression: &str) -> Vec<&str> {
-        expression
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '\''))
-            .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_'))
-            .collect()
-    }
 
     /// A name no net of the top declares would leave `rfgen mutate`'s check unbuilt, and the
     /// invariants unused without a word: each is declared in the MRF top of every preset that
@@ -97,7 +90,7 @@ mod tests {
                 .filter_map(|l| l.split_whitespace().last())
                 .collect();
             for h in &holds {
-                for n in names(h) {
+                for n in identifiers(h) {
                     assert!(declared.contains(&n), "{name}: `{n}` of `{h}` is not a net of {file}");
                 }
             }
