@@ -274,6 +274,8 @@ pub struct Module {
 pub struct Memory {
     pub words: u32,
     pub width: u32,
+    /// Cycles from a read's address to its data: 1, or 2 with the read data registered.
+    pub read_cycles: u32,
 }
 
 impl Module {

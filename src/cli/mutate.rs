@@ -403,5 +403,10 @@ fn scope(lead: &str, module: &str, cut: Cut, top: &str) -> String {
         (_, Cut::Instances) => format!("{lead} {module}, its instances cut out"),
         (_, Cut::MemoryLeaves) => format!("{lead} {module}, its memory leaves cut out as what they observe"),
         (_, Cut::MemoriesWithInvariants) => format!("{lead} {module} with its invariants, its memories cut out"),
+        (_, Cut::MemoriesWithInvariantsReadsObserved) => {
+            format!(
+                "{lead} {module} with its invariants, its memories cut out, the leaves' read registers compared where read"
+            )
+        }
     }
 }

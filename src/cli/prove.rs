@@ -252,6 +252,7 @@ fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) ->
         reset,
         after_reset: true,
         invariant: false,
+        unpaired: "",
         generated: Source::Files(&generated),
         copy: Source::Files(&copy.files),
     };

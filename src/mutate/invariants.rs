@@ -21,12 +21,25 @@
 use crate::prove::equiv::INVARIANT;
 use crate::synth::yosys;
 use anyhow::{Context, Result, bail};
+use rfgen_gen::blocks::sram::observed::{SEEN, observer, observer_name, read_registers};
 use rfgen_gen::formal::identifiers;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The instance of the module checking the invariants, inside the checked module.
 const CHECK: &str = "rfgen_invariant_check";
+
+/// The instance observing a leaf's read registers, inside the leaf.
+const OBSERVER: &str = "rfgen_read_observer";
+
+/// A memory leaf whose read registers are observed ([`observer`]) on both sides and left
+/// unpaired: compared only in the cycle their reader takes them.
+pub struct Leaf<'a> {
+    pub name: &'a str,
+    pub width: u32,
+    pub read_cycles: u32,
+}
 
 /// The module checking the invariants as the copy has it: its output tied to 1.
 const ASSUMED: &str = "assumed.v";
@@ -37,13 +50,13 @@ const STEP_S: u64 = 60;
 /// Writes `dir/invariants.il`: `top` of the design `read` loads (its RTLIL text `rtlil`) after
 /// `steps` (a flattening, memory leaves cut out), with the wire [`INVARIANT`] in `module` over
 /// `holds` (Verilog expressions over the module's own names), driven by an instance of a module
-/// of its own, and every memory left cut out.
+/// of its own, an observer in each leaf of `observed`, and every memory left cut out.
 pub fn write(
     read: &str,
     rtlil: &str,
     top: &str,
-    module: &str,
-    holds: &[String],
+    (module, holds): &(String, Vec<String>),
+    observed: &[Leaf],
     steps: &str,
     dir: &Path,
 ) -> Result<PathBuf> {
@@ -76,15 +89,30 @@ pub fn write(
     let instance = format!(
         "  attribute \\keep 1\n  wire \\{INVARIANT}\n  cell \\{CHECK} \\{CHECK}\n{connects}    connect \\ok \\{INVARIANT}\n  end\n"
     );
-    let header = format!("module \\{module}\n");
-    let start = rtlil.find(&header).with_context(|| format!("no module {module}"))?;
-    let end = start + rtlil[start..].find("\nend\n").context("a module without its end")? + 1;
-    std::fs::write(dir.join("design.il"), format!("{}{instance}{}", &rtlil[..end], &rtlil[end..]))?;
+    let mut design = inserted(rtlil, module, &instance)?;
+    // Each observed leaf's observer, inside it.
+    let mut observers = String::new();
+    for leaf in observed {
+        let kind = observer_name(leaf.name);
+        let mut connects = "    connect \\clk \\clk\n    connect \\rd_en \\rd_en\n".to_string();
+        let mut wires = String::new();
+        for (register, _) in read_registers(leaf.read_cycles) {
+            let _ = write!(wires, "  attribute \\keep 1\n  wire width {} \\{SEEN}{register}\n", leaf.width);
+            let _ = write!(
+                connects,
+                "    connect \\{register} \\{register}\n    connect \\{SEEN}{register} \\{SEEN}{register}\n"
+            );
+        }
+        design = inserted(&design, leaf.name, &format!("{wires}  cell \\{kind} \\{OBSERVER}\n{connects}  end\n"))?;
+        observers += &observer(leaf.name, leaf.width, leaf.read_cycles);
+    }
+    std::fs::write(dir.join("design.il"), design)?;
+    std::fs::write(dir.join("observers.v"), observers)?;
     // `read` loads the design from its RTLIL file; the modified copy replaces it.
     let load = read.lines().filter(|l| !l.starts_with("read_rtlil")).map(|l| format!("{l}\n")).collect::<String>();
     // The checking module stays an instance, which the copy replaces.
     let script = format!(
-        "read_rtlil design.il\n{load}read_verilog -sv check.v\nsetattr -mod -set keep_hierarchy 1 {CHECK}\n{steps}\
+        "read_rtlil design.il\n{load}read_verilog -sv check.v observers.v\nsetattr -mod -set keep_hierarchy 1 {CHECK}\n{steps}\
          setattr -mod -unset keep_hierarchy {CHECK}\nmemory_collect\nsubmod -name rfgen_memories {top}/t:$mem_v2\n\
          expose -evert {top}/t:rfgen_memories\nhierarchy -top {top}\nwrite_rtlil invariants.il\n"
     );
@@ -100,6 +128,14 @@ pub fn write(
 /// the module checking the invariants replaced by one whose output is 1.
 pub fn assumed(file: &Path) -> String {
     format!("delete {CHECK}\nread_verilog -sv \"{}\"\n", file.with_file_name(ASSUMED).display())
+}
+
+/// The RTLIL design `rtlil` with `text` (wires and cells) added at the end of `module`.
+fn inserted(rtlil: &str, module: &str, text: &str) -> Result<String> {
+    let header = format!("module \\{module}\n");
+    let start = rtlil.find(&header).with_context(|| format!("no module {module}"))?;
+    let end = start + rtlil[start..].find("\nend\n").context("a module without its end")? + 1;
+    Ok(format!("{}{text}{}", &rtlil[..end], &rtlil[end..]))
 }
 
 /// Every wire of `module` in an RTLIL design, with its width.
@@ -137,38 +173,71 @@ mod tests {
     /// The verdict on `COUNTER` with the `$and` of line `line` edited (`edit`), checked with the
     /// invariants `holds`.
     fn verdict(holds: &[&str], line: u32, edit: &str) -> Equivalence {
+        let edited = Edited { module: "m", kind: "$and", at: &format!("m.v:{line}."), edit };
+        verdict_of(COUNTER, "m", holds, &edited, &[], "")
+    }
+
+    /// An edit of the cell of `kind` at `at` (a source location) in `module`.
+    struct Edited<'a> {
+        module: &'a str,
+        kind: &'a str,
+        at: &'a str,
+        edit: &'a str,
+    }
+
+    /// The verdict on the design `verilog` (file `m.v`, top `top`, its invariants `holds`) with
+    /// `edited`, the leaves `observed` and the registers `unpaired`.
+    fn verdict_of(
+        verilog: &str,
+        top: &str,
+        holds: &[&str],
+        edited: &Edited,
+        observed: &[Leaf],
+        unpaired: &str,
+    ) -> Equivalence {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("m.v"), COUNTER).unwrap();
+        std::fs::write(dir.path().join("m.v"), verilog).unwrap();
         let out = std::process::Command::new("yosys")
             .current_dir(dir.path())
-            .args(["-q", "-p", "read_verilog m.v; proc; write_rtlil m.il"])
+            .args(["-q", "-p", &format!("read_verilog m.v; hierarchy -top {top}; proc; write_rtlil m.il")])
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let rtlil = std::fs::read_to_string(dir.path().join("m.il")).unwrap();
+        let body = rtlil.split("\nmodule ").find(|m| m.starts_with(&format!("\\{}\n", edited.module))).unwrap();
         let mut located = "";
         let mut cell = None;
-        for l in rtlil.lines().map(str::trim) {
+        for l in body.lines().map(str::trim) {
             if let Some(at) = l.strip_prefix("attribute \\src ") {
                 located = at;
-            } else if let Some(name) = l.strip_prefix("cell $and ")
-                && located.contains(&format!("m.v:{line}."))
+            } else if let Some(name) = l.strip_prefix(&format!("cell {} ", edited.kind))
+                && located.contains(edited.at)
             {
                 cell = Some(name.to_string());
             }
         }
-        let cell = cell.unwrap();
+        let mut cell = cell.unwrap();
+        // Below the top, the cell's name in the flattened design.
+        if edited.module != top {
+            let instance = rtlil
+                .split("\nmodule ")
+                .find(|m| m.starts_with(&format!("\\{top}\n")))
+                .and_then(|m| m.lines().find_map(|l| l.trim().strip_prefix(&format!("cell \\{} ", edited.module))))
+                .unwrap();
+            cell = format!("$flatten{instance}.{cell}");
+        }
         let read = format!("read_rtlil \"{}\"\n", dir.path().join("m.il").display());
-        let holds: Vec<String> = holds.iter().map(|h| h.to_string()).collect();
-        let file =
-            write(&read, &rtlil, "m", "m", &holds, "hierarchy -top m\nproc\n", &dir.path().join("invariants")).unwrap();
+        let invariants = (top.to_string(), holds.iter().map(|h| h.to_string()).collect());
+        let steps = format!("hierarchy -top {top}\nproc\nflatten\n");
+        let file = write(&read, &rtlil, top, &invariants, observed, &steps, &dir.path().join("invariants")).unwrap();
         let generated = format!("read_rtlil \"{}\"\n", file.display());
-        let copy = format!("{generated}mutate -module m -cell {cell} {edit}\n{}", assumed(&file));
+        let copy = format!("{generated}mutate -module {top} -cell {cell} {}\n{}", edited.edit, assumed(&file));
         let sides = Sides {
-            top: "m",
+            top,
             reset: true,
             after_reset: false,
             invariant: true,
+            unpaired,
             generated: Source::Commands(generated),
             copy: Source::Commands(copy),
         };
@@ -200,6 +269,54 @@ mod tests {
     fn an_invariant_reset_does_not_establish_is_refuted() {
         let v = verdict(&["d"], 13, "-mode const1 -port A -portbit 0");
         assert!(matches!(v, Equivalence::Differs { ref output, .. } if output == "z"), "{v:?}");
+    }
+
+    /// A reader of a 2-cycle memory leaf (`rfgen_gen`'s own, 4 x 32 bits) that takes its read
+    /// data `take` cycles after each read.
+    fn reader(take: u32) -> (String, String) {
+        let leaf = rfgen_gen::blocks::sram::sram("t", 4, 32, rfgen_gen::SramKind::Behavioural, 2).module;
+        let top = format!(
+            "module top (input wire clk, input wire rst, input wire rd, input wire [1:0] addr, input wire wr,\n  \
+             input wire [1:0] wr_addr, input wire [31:0] wr_data, output reg [31:0] taken);\n  \
+             reg [2:1] read_ago;\n  wire [31:0] data;\n  \
+             {} u_leaf (.clk(clk), .rd_en(rd), .rd_addr(addr), .rd_data(data), .wr_en(wr), .wr_addr(wr_addr),\n    \
+             .wr_mask(1'b1), .wr_data(wr_data));\n  \
+             always @(posedge clk) begin\n    if (rst) read_ago <= 2'd0;\n    else read_ago <= {{read_ago[1], rd}};\n    \
+             if (read_ago[{take}]) taken <= data;\n  end\nendmodule\n",
+            leaf.name
+        );
+        (format!("{}{}endmodule\n{top}", leaf.declaration(), leaf.body), leaf.name)
+    }
+
+    /// The leaf's `rd_word` keeps its word with bit 5 inverted between reads: its `rd_data`
+    /// differs, but never in the cycle the reader takes it (two after the read). Pairing the
+    /// read registers, the induction cannot prove it; observed, it closes. A reader that takes
+    /// the data a cycle early sees the difference: the observed window is proved, not trusted.
+    #[test]
+    fn a_read_register_observed_where_its_reader_takes_it_proves_an_edit_between_reads() {
+        let kept = |take: u32, observe: bool| {
+            let (verilog, leaf) = reader(take);
+            let edited = Edited {
+                module: &leaf,
+                kind: "$mux",
+                at: &format!("m.v:{}.9", line_of(&verilog, "if (rd_en) rd_word <=")),
+                edit: "-mode inv -port A -portbit 5",
+            };
+            let observed = [Leaf { name: &leaf, width: 32, read_cycles: 2 }];
+            let (observed, unpaired): (&[Leaf], &str) =
+                if observe { (&observed, "w:u_leaf.rd_word w:u_leaf.rd_data") } else { (&[], "") };
+            verdict_of(&verilog, "top", &["1'b1"], &edited, observed, unpaired)
+        };
+        assert_eq!(kept(2, true), Equivalence::Proved);
+        let paired = kept(2, false);
+        assert!(matches!(paired, Equivalence::Bounded { .. }), "{paired:?}");
+        let early = kept(1, true);
+        assert!(matches!(early, Equivalence::Differs { ref output, .. } if output == "taken"), "{early:?}");
+    }
+
+    /// The 1-based line of `text` holding `what`.
+    fn line_of(text: &str, what: &str) -> usize {
+        1 + text.lines().position(|l| l.contains(what)).unwrap()
     }
 
     #[test]

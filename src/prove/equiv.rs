@@ -23,6 +23,7 @@
 
 use crate::synth::yosys;
 use anyhow::{Context, Result};
+pub use rfgen_gen::blocks::sram::observed::SEEN;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -87,6 +88,10 @@ pub struct Sides<'a> {
     /// ports and registers, as the cell pairs `equiv_struct` presumes would be assumed beside it
     /// and may contradict it (two of a cache's ranks presumed equal, which it says differ).
     pub invariant: bool,
+    /// Registers left unpaired (a Yosys selection of their wires, or empty): read only where an
+    /// observer of theirs says (`rfgen_gen::blocks::sram::observed`), whose outputs ([`SEEN`])
+    /// are paired in their stead.
+    pub unpaired: &'a str,
     pub generated: Source<'a>,
     pub copy: Source<'a>,
 }
@@ -136,15 +141,17 @@ pub fn check(sides: &Sides, depth: u32, limit: Duration, dir: &Path) -> Result<E
     // paired: a wire that differs where the logic after it masks it (or a cell pair merged
     // because of it) stops the others.
     const STRUCT: &str = "equiv_struct -icells\n";
-    let hide =
-        format!("rename -hide w:* i:* o:* %u %d t:$*dff* %x:+[Q] w:* %i %d w:*{INVARIANT} %d\nopt_clean -purge\n");
+    let unpaired = if sides.unpaired.is_empty() { String::new() } else { format!("rename -hide {}\n", sides.unpaired) };
+    let hide = format!(
+        "rename -hide w:* i:* o:* %u %d t:$*dff* %x:+[Q] w:* %i %d w:*{INVARIANT} %d w:*{SEEN}* %d\n{unpaired}opt_clean -purge\n"
+    );
     let mut why = String::new();
     let passes =
         [("proof", "", STRUCT), ("proof_purged", "opt_clean -purge\n", STRUCT), ("proof_registers", hide.as_str(), "")];
     for (script, before, pairing) in passes.into_iter().skip(if sides.invariant { 2 } else { 0 }) {
         // An invariant's pair is left to `equiv_induct`, which assumes what is not proved yet:
         // proved first on its own, it would no longer be assumed.
-        let proof = induction(&format!("{reads}{before}"), pairing, sides.invariant);
+        let proof = induction(&format!("{reads}{before}"), pairing, sides.invariant, !sides.unpaired.is_empty());
         std::fs::write(dir.join(format!("{script}.ys")), proof)?;
         let log = format!("{script}.log");
         why = match yosys::run_for(dir, &format!("{script}.ys"), &log, Some(limit))? {
@@ -201,13 +208,19 @@ pub fn check(sides: &Sides, depth: u32, limit: Duration, dir: &Path) -> Result<E
 /// The induction over the two sides loaded by `reads`, their signals paired by `pairing`. With
 /// an `invariant` ([`INVARIANT`]), that is proved first over its own fan-in, with
 /// [`INVARIANT_SEQ`] steps: the control it reads, without the data paths beside it (an MRF's
-/// operands, 1,536 pairs that follow once their capture enables are proved); then every pair left.
-fn induction(reads: &str, pairing: &str, invariant: bool) -> String {
-    let first =
-        if invariant { format!("equiv_induct -seq {INVARIANT_SEQ} w:*{INVARIANT} %ci*\n") } else { String::new() };
+/// operands, 1,536 pairs that follow once their capture enables are proved); then every pair
+/// left. With `observed` registers as well (`Sides::unpaired`), in one induction of
+/// [`OBSERVED_SEQ`] steps: a pair proved is no longer assumed, and the data their reader takes
+/// is equal only where the invariant says whose read it is.
+fn induction(reads: &str, pairing: &str, invariant: bool, observed: bool) -> String {
+    let steps = match (invariant, observed) {
+        (true, true) => format!("equiv_induct -seq {OBSERVED_SEQ}\n"),
+        (true, false) => format!("equiv_induct -seq {INVARIANT_SEQ} w:*{INVARIANT} %ci*\nequiv_induct -seq 2\n"),
+        (false, _) => "equiv_induct -seq 2\n".to_string(),
+    };
     format!(
         "{reads}equiv_make generated copy equiv\nhierarchy -top equiv\n{pairing}\
-         equiv_simple -seq 2 * w:*{INVARIANT} %ci1 %d\n{first}equiv_induct -seq 2\nequiv_status -assert\n"
+         equiv_simple -seq 2 * w:*{INVARIANT} %ci1 %d\n{steps}equiv_status -assert\n"
     )
 }
 
@@ -215,13 +228,20 @@ fn induction(reads: &str, pairing: &str, invariant: bool) -> String {
 /// delivery, whose read stage no invariant names, is constrained through the step before it.
 const INVARIANT_SEQ: u32 = 3;
 
+/// Steps of the induction with observed registers: a slot's delivery, then its group's read
+/// data two steps after the read an observer saw (the `small` MRF's bank leaves).
+const OBSERVED_SEQ: u32 = 3;
+
 /// Whether the sides loaded by `reads` differ only in what reset loads (module docs, step 2):
 /// the cycles after reset in which their states become equal, or `None`.
 fn after_reset(reads: &str, limit: Duration, dir: &Path) -> Result<Option<u32>> {
     // Equal states stay equal while reset is low: the induction with `rst` tied to 0.
     let low = "delete -input generated/rst copy/rst\ncd generated\nconnect -set rst 1'b0\ncd copy\n\
                connect -set rst 1'b0\ncd\n";
-    std::fs::write(dir.join("reset_low.ys"), induction(&format!("{reads}{low}"), "equiv_struct -icells\n", false))?;
+    std::fs::write(
+        dir.join("reset_low.ys"),
+        induction(&format!("{reads}{low}"), "equiv_struct -icells\n", false, false),
+    )?;
     if !matches!(yosys::run_for(dir, "reset_low.ys", "reset_low.log", Some(limit))?, Some(Ok(()))) {
         return Ok(None);
     }
@@ -482,6 +502,7 @@ mod tests {
                 reset: true,
                 after_reset: true,
                 invariant: false,
+                unpaired: "",
                 generated: Source::Files(&generated),
                 copy: Source::Files(&copy),
             };

@@ -78,7 +78,7 @@ pub fn sram(prefix: &str, depth: u32, width: u32, kind: SramKind, read_cycles: u
         ],
         ports: ports.declared(),
         body,
-        memory: Some(Memory { words: depth, width }),
+        memory: Some(Memory { words: depth, width, read_cycles }),
     };
     Submodule { module, ports }
 }
