@@ -22,7 +22,9 @@
 //! 3. **In the modules around it**: failing that (an edit the module's ports show may still be
 //!    masked around it), each module enclosing the edited one, inner first, flattened with its
 //!    memory leaves cut out: a scoreboard's edit in the issue stage, without the composed top's
-//!    MRF.
+//!    MRF. An edit of a memory leaf below a module with invariants (a bank leaf's read
+//!    register, different only between the cycles a slot takes it) is then proved in the block
+//!    with those invariants and every leaf's reads observed ([`super::invariants::Leaf`]).
 //! 4. **In the block**: failing that, the flattened block with and without the edit, proved by
 //!    induction; else Yosys' SAT solver looks for an input sequence from reset on which an
 //!    output differs within a bounded number of cycles.

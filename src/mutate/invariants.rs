@@ -17,6 +17,12 @@
 //! bits, which an invariant of its ranks does not read): what it drives into them compared as
 //! outputs, what they give back free inputs, the same on both sides. Both sides read one file
 //! written here, as the port names Yosys' `submod` gives follow no fixed order between runs.
+//!
+//! For an edit of a memory leaf, each leaf can get an observer as well, the same on both sides
+//! (`rfgen_gen::blocks::sram::observed::observer`): its read registers' values only in the
+//! cycle their reader takes them, on wires paired in the registers' stead (`Sides::unpaired`).
+//! Those pairs, too, are assumed and proved like every other: a reader that takes the word in
+//! another cycle leaves its own registers unproved.
 
 use crate::prove::equiv::INVARIANT;
 use crate::synth::yosys;
