@@ -20,6 +20,18 @@ fn mutate(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `--only` runs the drawn mutants it names and no other: the same edits, the score over them.
+#[test]
+fn only_the_named_mutants_of_a_draw_are_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("campaign.json");
+    let o = mutate(&["--only", "5,2", "--json", json.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let indices: Vec<u64> = c["mutants"].as_array().unwrap().iter().map(|m| m["index"].as_u64().unwrap()).collect();
+    assert_eq!(indices, [2, 5], "{c}");
+}
+
 #[test]
 fn a_sampled_campaign_on_the_small_scheduler_scores_and_a_weak_stimulus_fails_the_gate() {
     let dir = tempfile::tempdir().unwrap();
@@ -195,6 +207,7 @@ fn bad_input_is_refused_before_anything_runs() {
         (&["--x-seeds", "0"][..], "invalid value '0' for '--x-seeds <N>': allowed 1 to 100"),
         (&["--x-seeds", "1,2"][..], "invalid value '1,2' for '--x-seeds <N>': allowed 1 to 100"),
         (&["--equiv-time", "0"][..], "invalid value '0' for '--equiv-time <SECONDS>': 0 is not in 1..=86400"),
+        (&["--only", "3,13"][..], "--only 13: no such mutant among the 12 drawn (numbers 1 to 12"),
     ] {
         let o = mutate(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

@@ -58,6 +58,10 @@ pub struct MutateArgs {
     /// Seed of Yosys' choice of mutants
     #[arg(long, default_value_t = 1)]
     seed: u32,
+    /// Run only these of the drawn mutants (their numbers, comma-separated): a campaign's
+    /// survivors checked again, the score over them alone
+    #[arg(long, value_name = "N,...", value_delimiter = ',')]
+    only: Vec<u32>,
     /// Random-stimulus runs per mutant (seeds 1 to K), 0 to 100
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(0..=100))]
     seeds: u64,
@@ -182,7 +186,18 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         checked.hash(),
         args.count
     ));
-    let drawn = mutate::draw(&design, rfgen_gen::formal::invariants(&checked), args.count, args.seed, &dir)?;
+    let mut drawn = mutate::draw(&design, rfgen_gen::formal::invariants(&checked), args.count, args.seed, &dir)?;
+    if let Some(missing) = args.only.iter().find(|i| !drawn.mutants.iter().any(|m| m.index == **i)) {
+        progress.finish();
+        let last = drawn.mutants.iter().map(|m| m.index).max().unwrap_or(0);
+        return Err(bad_input(&format!(
+            "--only {missing}: no such mutant among the {} drawn (numbers 1 to {last}, edits Yosys cannot write left out)",
+            drawn.mutants.len()
+        )));
+    }
+    if !args.only.is_empty() {
+        drawn.mutants.retain(|m| args.only.contains(&m.index));
+    }
     if drawn.unwritable > 0 {
         progress.line(&format!(
             "left out {} of them: edits of an asynchronous read port's enable, which Yosys cannot write",

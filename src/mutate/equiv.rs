@@ -204,8 +204,15 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     // checked where its inputs keep their contract (no write-back during a flush).
     if let Some(invariants) = drawn.invariants.iter().find(|(m, _)| *m == module)
         && !cell_kind(&rtlil, &module, &cell).is_some_and(|k| k.starts_with("$mem"))
-        && let Ok(file) =
-            super::invariants::write(&read, &rtlil, top, invariants, &[], &flat_steps(top).0, &dir.join("invariants"))
+        && let Ok(file) = super::invariants::write(
+            &read,
+            &rtlil,
+            top,
+            &[invariants],
+            &[],
+            &flat_steps(top).0,
+            &dir.join("invariants"),
+        )
     {
         let generated = format!("read_rtlil \"{}\"\n", file.display());
         let assumed = super::invariants::assumed(&file);
@@ -244,8 +251,15 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     let owner =
         path.iter().rev().map(|(m, _)| m).chain([top]).find_map(|m| drawn.invariants.iter().find(|(n, _)| n == m));
     if drawn.leaves.contains(&module)
-        && let Some(invariants) = owner
+        && let Some((owner, _)) = owner
     {
+        // The owner's and those of every module below it: an operand's capture is tied to its
+        // group's read by the MRF top's, its one-hot select to its group by the collector's.
+        let invariants: Vec<_> = drawn
+            .invariants
+            .iter()
+            .filter(|(m, _)| m == owner || holds_any(owner, std::slice::from_ref(m), &drawn.instances))
+            .collect();
         let leaves: Vec<Leaf> = drawn
             .netlist
             .manifest
@@ -255,7 +269,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
             .collect();
         let steps = format!("hierarchy -top {top}\nproc\nflatten\n");
         if let Ok(file) =
-            super::invariants::write(&read, &rtlil, top, invariants, &leaves, &steps, &dir.join("reads_observed"))
+            super::invariants::write(&read, &rtlil, top, &invariants, &leaves, &steps, &dir.join("reads_observed"))
         {
             let generated = format!("read_rtlil \"{}\"\n", file.display());
             let assumed = super::invariants::assumed(&file);

@@ -33,7 +33,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The instance of the module checking the invariants, inside the checked module.
+/// The instance of the module checking the invariants, inside the checked module; the module
+/// is `<this>_<i>` for the i-th module with invariants.
 const CHECK: &str = "rfgen_invariant_check";
 
 /// The instance observing a leaf's read registers, inside the leaf.
@@ -54,48 +55,61 @@ const ASSUMED: &str = "assumed.v";
 const STEP_S: u64 = 60;
 
 /// Writes `dir/invariants.il`: `top` of the design `read` loads (its RTLIL text `rtlil`) after
-/// `steps` (a flattening, memory leaves cut out), with the wire [`INVARIANT`] in `module` over
-/// `holds` (Verilog expressions over the module's own names), driven by an instance of a module
-/// of its own, an observer in each leaf of `observed`, and every memory left cut out.
+/// `steps` (a flattening, memory leaves cut out), with the wire [`INVARIANT`] in each module of
+/// `invariants` over its `holds` (Verilog expressions over the module's own names), driven by an
+/// instance of a module of its own, an observer in each leaf of `observed`, and every memory
+/// left cut out.
 pub fn write(
     read: &str,
     rtlil: &str,
     top: &str,
-    (module, holds): &(String, Vec<String>),
+    invariants: &[&(String, Vec<String>)],
     observed: &[Leaf],
     steps: &str,
     dir: &Path,
 ) -> Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
-    let wires = wires(rtlil, module);
-    let width = |name: &str| wires.iter().find(|(n, _)| n == name).map(|(_, w)| *w);
-    if width("rst") != Some(1) {
-        bail!("{module} has no reset `rst`: its invariants cannot start from one");
-    }
-    // The module's signals the invariants read, as the checking module's inputs.
-    let mut inputs: Vec<&str> = vec!["rst"];
-    for name in holds.iter().flat_map(|h| identifiers(h)) {
-        if width(name).is_some() && !inputs.contains(&name) {
-            inputs.push(name);
+    let (mut design, mut checks, mut assumed, mut kinds) =
+        (rtlil.to_string(), String::new(), String::new(), Vec::new());
+    for (i, (module, holds)) in invariants.iter().enumerate() {
+        let wires = wires(rtlil, module);
+        let width = |name: &str| wires.iter().find(|(n, _)| n == name).map(|(_, w)| *w);
+        if width("rst") != Some(1) {
+            bail!("{module} has no reset `rst`: its invariants cannot start from one");
         }
+        // The module's signals the invariants read, as the checking module's inputs.
+        let mut inputs: Vec<&str> = vec!["rst"];
+        for name in holds.iter().flat_map(|h| identifiers(h)) {
+            if width(name).is_some() && !inputs.contains(&name) {
+                inputs.push(name);
+            }
+        }
+        let ports: Vec<String> = inputs
+            .iter()
+            .map(|n| match width(n) {
+                Some(w) if w > 1 => format!("input wire [{}:0] {n}", w - 1),
+                _ => format!("input wire {n}"),
+            })
+            .collect();
+        let kind = format!("{CHECK}_{i}");
+        let check = |ok: &str| {
+            format!("module {kind} ({}, output wire ok);\n  assign ok = {ok};\nendmodule\n", ports.join(", "))
+        };
+        // Each in parentheses: `busy || …` beside another would bind to it.
+        let all: Vec<String> = holds.iter().map(|h| format!("({h})")).collect();
+        checks += &check(&format!("rst | ({})", all.join("\n    && ")));
+        assumed += &check("1'b1");
+        // The instance, in the module's RTLIL, before its `end`.
+        let connects: String = inputs.iter().map(|n| format!("    connect \\{n} \\{n}\n")).collect();
+        let instance = format!(
+            "  attribute \\keep 1\n  wire \\{INVARIANT}\n  cell \\{kind} \\{CHECK}\n{connects}    connect \\ok \\{INVARIANT}\n  end\n"
+        );
+        design = inserted(&design, module, &instance)?;
+        kinds.push(kind);
     }
-    let ports: Vec<String> = inputs
-        .iter()
-        .map(|n| match width(n) {
-            Some(w) if w > 1 => format!("input wire [{}:0] {n}", w - 1),
-            _ => format!("input wire {n}"),
-        })
-        .collect();
-    let check =
-        |ok: &str| format!("module {CHECK} ({}, output wire ok);\n  assign ok = {ok};\nendmodule\n", ports.join(", "));
-    std::fs::write(dir.join("check.v"), check(&format!("rst | ({})", holds.join("\n    && "))))?;
-    std::fs::write(dir.join(ASSUMED), check("1'b1"))?;
-    // The instance, in the module's RTLIL, before its `end`.
-    let connects: String = inputs.iter().map(|n| format!("    connect \\{n} \\{n}\n")).collect();
-    let instance = format!(
-        "  attribute \\keep 1\n  wire \\{INVARIANT}\n  cell \\{CHECK} \\{CHECK}\n{connects}    connect \\ok \\{INVARIANT}\n  end\n"
-    );
-    let mut design = inserted(rtlil, module, &instance)?;
+    std::fs::write(dir.join("check.v"), checks)?;
+    std::fs::write(dir.join(ASSUMED), assumed)?;
+    let kinds = kinds.join(" ");
     // Each observed leaf's observer, inside it.
     let mut observers = String::new();
     for leaf in observed {
@@ -118,8 +132,8 @@ pub fn write(
     let load = read.lines().filter(|l| !l.starts_with("read_rtlil")).map(|l| format!("{l}\n")).collect::<String>();
     // The checking module stays an instance, which the copy replaces.
     let script = format!(
-        "read_rtlil design.il\n{load}read_verilog -sv check.v observers.v\nsetattr -mod -set keep_hierarchy 1 {CHECK}\n{steps}\
-         setattr -mod -unset keep_hierarchy {CHECK}\nmemory_collect\nsubmod -name rfgen_memories {top}/t:$mem_v2\n\
+        "read_rtlil design.il\n{load}read_verilog -sv check.v observers.v\nsetattr -mod -set keep_hierarchy 1 {kinds}\n{steps}\
+         setattr -mod -unset keep_hierarchy {kinds}\nmemory_collect\nsubmod -name rfgen_memories {top}/t:$mem_v2\n\
          expose -evert {top}/t:rfgen_memories\nhierarchy -top {top}\nwrite_rtlil invariants.il\n"
     );
     std::fs::write(dir.join("invariants.ys"), script)?;
@@ -130,10 +144,10 @@ pub fn write(
     }
 }
 
-/// The commands that tie the copy's [`INVARIANT`] to 1, in the design `file` ([`write`]) holds:
-/// the module checking the invariants replaced by one whose output is 1.
+/// The commands that tie the copy's [`INVARIANT`]s to 1, in the design `file` ([`write`]) holds:
+/// each module checking invariants replaced by one whose output is 1.
 pub fn assumed(file: &Path) -> String {
-    format!("delete {CHECK}\nread_verilog -sv \"{}\"\n", file.with_file_name(ASSUMED).display())
+    format!("delete {CHECK}_*\nread_verilog -sv \"{}\"\n", file.with_file_name(ASSUMED).display())
 }
 
 /// The RTLIL design `rtlil` with `text` (wires and cells) added at the end of `module`.
@@ -235,7 +249,7 @@ mod tests {
         let read = format!("read_rtlil \"{}\"\n", dir.path().join("m.il").display());
         let invariants = (top.to_string(), holds.iter().map(|h| h.to_string()).collect());
         let steps = format!("hierarchy -top {top}\nproc\nflatten\n");
-        let file = write(&read, &rtlil, top, &invariants, observed, &steps, &dir.path().join("invariants")).unwrap();
+        let file = write(&read, &rtlil, top, &[&invariants], observed, &steps, &dir.path().join("invariants")).unwrap();
         let generated = format!("read_rtlil \"{}\"\n", file.display());
         let copy = format!("{generated}mutate -module {top} -cell {cell} {}\n{}", edited.edit, assumed(&file));
         let sides = Sides {
@@ -258,6 +272,14 @@ mod tests {
         let without = verdict(&["1'b1"], 9, stuck);
         assert!(matches!(without, Equivalence::Bounded { .. }), "{without:?}");
         assert_eq!(verdict(&["c != 2'd3"], 9, stuck), Equivalence::Proved);
+    }
+
+    /// Each invariant holds on its own: `d || c != 3` beside `c != 3` must not read as
+    /// `d || (c != 3 && c != 3)`, which allows 3 once `d` is set, and the proof above fails.
+    #[test]
+    fn each_invariant_is_one_term_of_the_and() {
+        let stuck = "-mode const0 -port Y -portbit 0";
+        assert_eq!(verdict(&["d || c != 2'd3", "c != 2'd3"], 9, stuck), Equivalence::Proved);
     }
 
     /// `c[1] & c[0]` with `c[0]` stuck at 1: the counter stays at 2. Claimed never 2, it still

@@ -20,6 +20,26 @@ pub fn invariants(name: impl Fn(&str) -> String) -> Vec<String> {
     vec![format!("busy || ({})", none.join(" && "))]
 }
 
+/// The invariants of a busy collector's one-hot copy of each slot's bank group, kept over more
+/// than two groups: it is that group, as both are loaded at allocation. The operand a slot
+/// captures is its group's read data only with them (`rfgen mutate`'s check with the reads
+/// observed); none for a collector without the copy.
+pub fn group_copies(checked: &Checked) -> Vec<String> {
+    let g = &checked.geometry;
+    if g.groups <= 2 {
+        return Vec::new();
+    }
+    let gb = g.group_bits();
+    let mut holds = Vec::new();
+    for slot in 0..SLOTS_PER_COLLECTOR {
+        for grp in 0..g.groups {
+            let group = format!("slot_group[{}:{}]", slot * gb + gb - 1, slot * gb);
+            holds.push(format!("(!busy || slot_group_onehot[{}] == ({group} == {gb}'d{grp}))", slot * g.groups + grp));
+        }
+    }
+    holds
+}
+
 pub fn harnesses(prefix: &str, checked: &Checked, depth: u32) -> Vec<Harness> {
     let dut: Submodule<CollectorPorts<Port>> = operand_collector(
         prefix,

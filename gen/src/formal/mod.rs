@@ -185,7 +185,9 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
 /// the edit (no harness holds the whole MRF yet).
 pub fn invariants(checked: &Checked) -> Vec<(String, Vec<String>)> {
     let own = |state: &str| state.to_string();
-    let mut all = vec![(format!("{}_operand_collector", checked.prefix()), collector::invariants(own))];
+    let mut held = collector::invariants(own);
+    held.extend(collector::group_copies(checked));
+    let mut all = vec![(format!("{}_operand_collector", checked.prefix()), held)];
     let top = mrf::invariants(checked);
     if !top.is_empty() {
         all.push((format!("{}_mrf", checked.prefix()), top));
@@ -260,6 +262,40 @@ pub fn identifiers(expression: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{PRESETS, preset};
+    use crate::emit::SramKind;
+
+    /// A name no net of its module declares would leave `rfgen mutate`'s check unbuilt, and the
+    /// invariants unused without a word: each is declared (a port, wire or register) in its
+    /// module of every preset, and `small` has the MRF top's and the collector's one-hot copy's.
+    #[test]
+    fn every_name_an_invariant_reads_is_a_net_of_its_module() {
+        for (name, _) in PRESETS {
+            let checked = preset(name).unwrap();
+            let design = Block::Mrf.generate(&checked, SramKind::Behavioural).unwrap();
+            let all = invariants(&checked);
+            for (module, holds) in &all {
+                let file = format!("{module}.v");
+                let Some((_, text)) = design.files.iter().find(|(f, _)| *f == file) else { continue };
+                let declared: Vec<&str> = text
+                    .lines()
+                    .map(|l| l.split("//").next().unwrap().trim())
+                    .filter(|l| ["wire ", "reg ", "input ", "output "].iter().any(|k| l.starts_with(k)))
+                    .filter_map(|l| l.trim_end_matches([',', ';']).split_whitespace().last())
+                    .collect();
+                for h in holds {
+                    for n in identifiers(h) {
+                        assert!(declared.contains(&n), "{name}: `{n}` of `{h}` is not a net of {file}");
+                    }
+                }
+            }
+            if *name == "small" {
+                let held = |m: &str| all.iter().find(|(n, _)| n == m).map_or(0, |(_, h)| h.len());
+                assert!(held("small_mrf") > 0, "the small MRF top has no invariants");
+                assert!(held("small_operand_collector") > collector::invariants(|s| s.to_string()).len());
+            }
+        }
+    }
 
     #[test]
     fn identifiers_leave_out_constants() {
