@@ -190,7 +190,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
     if let Some(missing) = args.only.iter().find(|i| !drawn.mutants.iter().any(|m| m.index == **i)) {
         progress.finish();
         let last = drawn.mutants.iter().map(|m| m.index).max().unwrap_or(0);
-        return Err(bad_input(&format!(
+        return Err(bad_input(format!(
             "--only {missing}: no such mutant among the {} drawn (numbers 1 to {last}, edits Yosys cannot write left out)",
             drawn.mutants.len()
         )));
