@@ -26,6 +26,7 @@ use std::time::Instant;
 #[command(after_help = "Examples:
   rfgen mutate --preset small                          # 20 mutants of the MRF
   rfgen mutate --preset small --block scheduler --count 200 --json scheduler.json
+  rfgen mutate --preset small --count 200 --only 180,186   # two of that draw checked again
   rfgen mutate --preset small --count 50 --kernel none --min-score 95   # a CI gate
   rfgen mutate --preset small --block scoreboard --x-seeds 4   # 4 power-up states per run
 
