@@ -23,7 +23,7 @@
 //!    masked around it), each module enclosing the edited one, inner first, flattened with its
 //!    memory leaves cut out: a scoreboard's edit in the issue stage, without the composed top's
 //!    MRF. An edit of a memory leaf below a module with invariants (a bank leaf's read
-//!    register, different only between the cycles a slot takes it) is then proved in the block
+//!    register, different only between the cycles a slot takes it) is first tried in the block
 //!    with those invariants and every leaf's reads observed ([`super::invariants::Leaf`]).
 //! 4. **In the block**: failing that, the flattened block with and without the edit, proved by
 //!    induction; else Yosys' SAT solver looks for an input sequence from reset on which an
@@ -230,24 +230,13 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
             ..Scope::new("module", &module, &module, Cut::Nothing, read.clone(), edited)
         });
     }
-    // Flattened, with its memory leaves cut out: each module enclosing the edited one, inner
-    // first (an edit of the scoreboard that its ports show may be masked in the issue stage
-    // around it, which is a fraction of the composed top), then the block (what is left of an
-    // MRF without its banks is small enough to solve where the banks as flip-flops are not).
-    for (outer, cell) in path.iter().rev() {
-        let (generated, cut) = flat(outer);
-        let copy = format!("{generated}mutate -module {outer} -cell {cell} {edit}\n");
-        scopes.push(Scope {
-            ends_if_unknown: true,
-            after_reset: true,
-            ..Scope::new(&format!("in_{outer}"), outer, outer, cut, generated, copy)
-        });
-    }
     // An edit of a memory leaf that the leaf's reader never sees (what a read register holds
     // between the cycles it is read in, which the leaf's and its bank group's ports show): the
     // block with the invariants of the innermost module around the leaf that has them (the MRF
     // top's, which tie a slot's delivery to its group's read), every memory cut out and every
-    // leaf's read registers compared only in the cycle their reader takes them.
+    // leaf's read registers compared only in the cycle their reader takes them. Before the
+    // modules around the leaf, whose checks end the search when they run out of time (a bank
+    // group's, its banks as flip-flops, on shared cores).
     let owner =
         path.iter().rev().map(|(m, _)| m).chain([top]).find_map(|m| drawn.invariants.iter().find(|(n, _)| n == m));
     if drawn.leaves.contains(&module)
@@ -288,6 +277,19 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
                 ..Scope::new("reads_observed", top, top, Cut::MemoriesWithInvariantsReadsObserved, generated, copy)
             });
         }
+    }
+    // Flattened, with its memory leaves cut out: each module enclosing the edited one, inner
+    // first (an edit of the scoreboard that its ports show may be masked in the issue stage
+    // around it, which is a fraction of the composed top), then the block (what is left of an
+    // MRF without its banks is small enough to solve where the banks as flip-flops are not).
+    for (outer, cell) in path.iter().rev() {
+        let (generated, cut) = flat(outer);
+        let copy = format!("{generated}mutate -module {outer} -cell {cell} {edit}\n");
+        scopes.push(Scope {
+            ends_if_unknown: true,
+            after_reset: true,
+            ..Scope::new(&format!("in_{outer}"), outer, outer, cut, generated, copy)
+        });
     }
     if !observe.is_empty() {
         let (generated, cut) = flat(top);
