@@ -23,7 +23,7 @@
 
 use crate::synth::yosys;
 use anyhow::{Context, Result};
-pub use rfgen_gen::blocks::sram::observed::SEEN;
+use rfgen_gen::blocks::sram::observed::SEEN;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
