@@ -4,6 +4,7 @@
 use anyhow::{Result, bail};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 const NOT_FOUND: &str =
@@ -54,14 +55,12 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
         // A long equivalence search grows to tens of GiB; stopped here, it fails alone, where
         // the system's out-of-memory killer could take any process of the machine.
         polls += 1;
-        if polls.is_multiple_of(20) && memory_available().is_some_and(|bytes| bytes < MEMORY_RESERVE) {
+        if polls.is_multiple_of(20)
+            && let Some(why) = memory_stop(child.id())
+        {
             let _ = child.kill();
             let _ = child.wait();
-            bail!(
-                "Yosys stopped: the machine's available memory fell below {} GiB\n  log: {}",
-                MEMORY_RESERVE >> 30,
-                log_path.display()
-            );
+            bail!("Yosys stopped: {why}\n  log: {}", log_path.display());
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -82,14 +81,55 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
 /// Memory a Yosys run leaves the rest of the machine: below it, the run is stopped.
 const MEMORY_RESERVE: u64 = 1 << 30;
 
+/// How many Yosys runs share the machine's memory at once ([`share_memory`]).
+static MEMORY_SHARES: AtomicU64 = AtomicU64::new(1);
+
+/// Gives each Yosys run 1/`jobs` of the machine's memory from now on: with jobs side by side, a
+/// run growing past its share is stopped alone, not whichever run next sees the machine full
+/// (a search of a whole MRF that never fits beside an induction that would finish).
+pub fn share_memory(jobs: usize) {
+    MEMORY_SHARES.store(jobs.max(1) as u64, Ordering::Relaxed);
+}
+
+/// Why the run of process `pid` must stop for memory, if it must.
+fn memory_stop(pid: u32) -> Option<String> {
+    if memory_available().is_some_and(|bytes| bytes < MEMORY_RESERVE) {
+        return Some(format!("the machine's available memory fell below {} GiB", MEMORY_RESERVE >> 30));
+    }
+    let shares = MEMORY_SHARES.load(Ordering::Relaxed);
+    let (resident, total) = (resident(pid)?, meminfo("MemTotal")?);
+    over_share(resident, total, shares).then(|| {
+        format!(
+            "it held {} MiB, over its share of the machine's memory (1/{shares} of {} MiB)",
+            resident >> 20,
+            total >> 20
+        )
+    })
+}
+
+/// Whether `resident` bytes exceed one of `shares` equal parts of `total`.
+fn over_share(resident: u64, total: u64, shares: u64) -> bool {
+    shares > 1 && resident > total / shares
+}
+
 /// The machine's available memory in bytes; `None` where the system does not say.
 fn memory_available() -> Option<u64> {
     meminfo("MemAvailable")
 }
 
+/// The resident memory of process `pid` in bytes; `None` where the system does not say.
+fn resident(pid: u32) -> Option<u64> {
+    kilobytes(&format!("/proc/{pid}/status"), "VmRSS")
+}
+
 /// A `field` of `/proc/meminfo` in bytes.
 fn meminfo(field: &str) -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    kilobytes("/proc/meminfo", field)
+}
+
+/// A `field: N kB` line of the file at `path`, in bytes.
+fn kilobytes(path: &str, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
     let value = text.lines().find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?;
     Some(value.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()? * 1024)
 }
@@ -102,5 +142,23 @@ mod tests {
         let available = super::memory_available().expect("/proc/meminfo has MemAvailable");
         let total = super::meminfo("MemTotal").expect("/proc/meminfo has MemTotal");
         assert!(available > 0 && available <= total, "{available} of {total} bytes");
+    }
+
+    /// The share is read from the process itself: this test's own resident memory.
+    #[test]
+    fn a_process_resident_memory_is_read_and_is_at_most_the_total() {
+        let resident = super::resident(std::process::id()).expect("/proc/self/status has VmRSS");
+        let total = super::meminfo("MemTotal").unwrap();
+        assert!(resident > 0 && resident < total, "{resident} of {total} bytes");
+    }
+
+    /// One job has the whole machine; with two, a run stops past half of it and not before.
+    #[test]
+    fn a_run_is_over_its_share_only_past_its_part_of_the_total() {
+        let total = 24 << 30;
+        assert!(!super::over_share(20 << 30, total, 1));
+        assert!(!super::over_share(12 << 30, total, 2));
+        assert!(super::over_share((12 << 30) + 1, total, 2));
+        assert!(super::over_share(7 << 30, total, 4));
     }
 }
