@@ -138,14 +138,12 @@ enum Format {
     Json,
 }
 
-/// A bounded pool of workers: `--jobs`, or one per core. Each Yosys run from then on may hold
-/// its share of the machine's memory, one part of as many as there are workers.
+/// A bounded pool of workers: `--jobs`, or one per core.
 pub fn pool(jobs: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     if jobs == Some(0) {
         return Err(bad_input("--jobs must be at least 1"));
     }
     let n = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    crate::synth::yosys::share_memory(n);
     Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?)
 }
 

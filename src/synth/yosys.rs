@@ -41,6 +41,7 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
         }
         Err(e) => bail!("cannot run Yosys on {}: {e}", dir.join(script).display()),
     };
+    let _running = Running::start();
     let start = Instant::now();
     let mut polls = 0u32;
     let status = loop {
@@ -81,35 +82,49 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
 /// Memory a Yosys run leaves the rest of the machine: below it, the run is stopped.
 const MEMORY_RESERVE: u64 = 1 << 30;
 
-/// How many Yosys runs share the machine's memory at once ([`share_memory`]).
-static MEMORY_SHARES: AtomicU64 = AtomicU64::new(1);
+/// Yosys runs of this process running now (`run_for`), side by side in a pool of jobs.
+static RUNNING: AtomicU64 = AtomicU64::new(0);
 
-/// Gives each Yosys run 1/`jobs` of the machine's memory from now on: with jobs side by side, a
-/// run growing past its share is stopped alone, not whichever run next sees the machine full
-/// (a search of a whole MRF that never fits beside an induction that would finish).
-pub fn share_memory(jobs: usize) {
-    MEMORY_SHARES.store(jobs.max(1) as u64, Ordering::Relaxed);
+/// One run counted in [`RUNNING`] while it lives.
+struct Running;
+
+impl Running {
+    fn start() -> Self {
+        RUNNING.fetch_add(1, Ordering::Relaxed);
+        Running
+    }
 }
 
-/// Why the run of process `pid` must stop for memory, if it must.
-fn memory_stop(pid: u32) -> Option<String> {
-    if memory_available().is_some_and(|bytes| bytes < MEMORY_RESERVE) {
-        return Some(format!("the machine's available memory fell below {} GiB", MEMORY_RESERVE >> 30));
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(1, Ordering::Relaxed);
     }
-    let shares = MEMORY_SHARES.load(Ordering::Relaxed);
+}
+
+/// Why the run of process `pid` must stop for memory, if it must ([`must_stop`]).
+fn memory_stop(pid: u32) -> Option<String> {
+    let available = memory_available()?;
+    if available >= MEMORY_RESERVE {
+        return None;
+    }
+    let running = RUNNING.load(Ordering::Relaxed);
     let (resident, total) = (resident(pid)?, meminfo("MemTotal")?);
-    over_share(resident, total, shares).then(|| {
-        format!(
-            "it held {} MiB, over its share of the machine's memory (1/{shares} of {} MiB)",
-            resident >> 20,
-            total >> 20
-        )
+    must_stop(available, resident, total, running).then(|| {
+        let floor = format!("the machine's available memory fell below {} GiB", MEMORY_RESERVE >> 30);
+        match running {
+            0 | 1 => floor,
+            _ => format!("{floor}, this run holding {} MiB beside {} other runs", resident >> 20, running - 1),
+        }
     })
 }
 
-/// Whether `resident` bytes exceed one of `shares` equal parts of `total`.
-fn over_share(resident: u64, total: u64, shares: u64) -> bool {
-    shares > 1 && resident > total / shares
+/// Whether a run holding `resident` bytes of a machine of `total`, `available` left and
+/// `running` runs side by side, must stop: when less than [`MEMORY_RESERVE`] is left. Beside
+/// other runs, only one holding more than its equal share stops, unless half the reserve is gone
+/// too: the search that never fits, not whichever run looks next (an induction of under 1 GiB
+/// beside a search of a whole MRF growing past 20 GiB).
+fn must_stop(available: u64, resident: u64, total: u64, running: u64) -> bool {
+    available < MEMORY_RESERVE && (running <= 1 || available < MEMORY_RESERVE / 2 || resident > total / running)
 }
 
 /// The machine's available memory in bytes; `None` where the system does not say.
@@ -144,7 +159,7 @@ mod tests {
         assert!(available > 0 && available <= total, "{available} of {total} bytes");
     }
 
-    /// The share is read from the process itself: this test's own resident memory.
+    /// A run's share is compared with its process' resident memory: here this test's own.
     #[test]
     fn a_process_resident_memory_is_read_and_is_at_most_the_total() {
         let resident = super::resident(std::process::id()).expect("/proc/self/status has VmRSS");
@@ -152,13 +167,17 @@ mod tests {
         assert!(resident > 0 && resident < total, "{resident} of {total} bytes");
     }
 
-    /// One job has the whole machine; with two, a run stops past half of it and not before.
+    /// With memory left a run goes on; alone it stops below the reserve; beside another, only
+    /// past half the machine, or below half the reserve.
     #[test]
-    fn a_run_is_over_its_share_only_past_its_part_of_the_total() {
-        let total = 24 << 30;
-        assert!(!super::over_share(20 << 30, total, 1));
-        assert!(!super::over_share(12 << 30, total, 2));
-        assert!(super::over_share((12 << 30) + 1, total, 2));
-        assert!(super::over_share(7 << 30, total, 4));
+    fn a_run_stops_for_memory_only_when_short_and_past_its_share() {
+        let (total, gib) = (24u64 << 30, 1u64 << 30);
+        assert!(!super::must_stop(2 * gib, 23 * gib, total, 1));
+        assert!(super::must_stop(gib - 1, gib, total, 1));
+        assert!(!super::must_stop(gib - 1, gib, total, 2));
+        assert!(!super::must_stop(gib - 1, 12 * gib, total, 2));
+        assert!(super::must_stop(gib - 1, 12 * gib + 1, total, 2));
+        assert!(super::must_stop(gib / 2 - 1, gib, total, 2));
+        assert!(super::must_stop(gib - 1, 7 * gib, total, 4));
     }
 }
