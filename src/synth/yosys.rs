@@ -103,12 +103,10 @@ impl Drop for Running {
 
 /// Why the run of process `pid` must stop for memory, if it must ([`must_stop`]).
 fn memory_stop(pid: u32) -> Option<String> {
-    let available = memory_available()?;
-    if available >= MEMORY_RESERVE {
-        return None;
-    }
+    let (available, total) = (memory_available()?, meminfo("MemTotal")?);
     let running = RUNNING.load(Ordering::Relaxed);
-    let (resident, total) = (resident(pid)?, meminfo("MemTotal")?);
+    // A process that has just ended has no resident memory to count.
+    let resident = resident(pid).unwrap_or(0);
     must_stop(available, resident, total, running).then(|| {
         let floor = format!("the machine's available memory fell below {} GiB", MEMORY_RESERVE >> 30);
         match running {
