@@ -187,7 +187,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         checked.hash(),
         args.count
     ));
-    let mut drawn = mutate::draw(&design, rfgen_gen::formal::invariants(&checked), args.count, args.seed, &dir)?;
+    let mut drawn = mutate::draw(&design, &checked, args.count, args.seed, &dir)?;
     if let Some(missing) = args.only.iter().find(|i| !drawn.mutants.iter().any(|m| m.index == **i)) {
         progress.finish();
         let last = drawn.mutants.iter().map(|m| m.index).max().unwrap_or(0);

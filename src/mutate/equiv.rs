@@ -32,7 +32,7 @@
 //! Proved or not found: the mutant is equivalent (for every input sequence, or within the
 //! bound). Found: it is an escape of the stimulus (docs/mutate.md).
 
-use super::invariants::Leaf;
+use super::invariants::{Leaf, Reads};
 use super::{Mutant, Mutants};
 use crate::prove::equiv::{self as prove_equiv, Sides, Source};
 use crate::synth::yosys;
@@ -224,22 +224,26 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
         let (generated, copy) = (format!("{read}{observe}{cut_commands}"), format!("{edited}{observe}{cut_commands}"));
         scopes.push(Scope::new("module_cut", &module, &module, Cut::Instances, generated, copy));
     }
-    if module != *top {
-        scopes.push(Scope {
-            ends_if_unknown: true,
-            ..Scope::new("module", &module, &module, Cut::Nothing, read.clone(), edited)
-        });
-    }
+    let mut alone = (module != *top).then(|| Scope {
+        ends_if_unknown: true,
+        ..Scope::new("module", &module, &module, Cut::Nothing, read.clone(), edited)
+    });
     // An edit of a memory leaf that the leaf's reader never sees (what a read register holds
-    // between the cycles it is read in, which the leaf's and its bank group's ports show): the
-    // block with the invariants of the innermost module around the leaf that has them (the MRF
-    // top's, which tie a slot's delivery to its group's read), every memory cut out and every
-    // leaf's read registers compared only in the cycle their reader takes them. Before the
-    // modules around the leaf, whose checks end the search when they run out of time (a bank
-    // group's, its banks as flip-flops, on shared cores).
+    // between the cycles it is read in, which the leaf's and its bank group's ports show), or of
+    // the module issuing its reads that the reader never sees (a read enable raised where no
+    // read is issued): the block with the invariants of the innermost module around the edit
+    // that has them (the MRF top's, which tie a slot's delivery to its group's read), every
+    // memory cut out and every leaf's read registers compared only in the cycle their reader
+    // takes them. Before the modules around the leaf, whose checks end the search when they run
+    // out of time (a bank group's, its banks as flip-flops, on shared cores); for an edit of
+    // the module issuing the reads, before that module alone, for the same reason.
+    let issuer = drawn.issued_reads.iter().any(|(m, _)| *m == module);
+    if !issuer {
+        scopes.extend(alone.take());
+    }
     let owner =
         path.iter().rev().map(|(m, _)| m).chain([top]).find_map(|m| drawn.invariants.iter().find(|(n, _)| n == m));
-    if drawn.leaves.contains(&module)
+    if (drawn.leaves.contains(&module) || issuer)
         && let Some((owner, _)) = owner
     {
         // The owner's and those of every module below it: an operand's capture is tied to its
@@ -254,7 +258,14 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
             .manifest
             .modules
             .iter()
-            .filter_map(|m| m.memory.map(|mem| Leaf { name: &m.name, width: mem.width, read_cycles: mem.read_cycles }))
+            .filter_map(|m| {
+                m.memory.map(|mem| Leaf {
+                    name: &m.name,
+                    width: mem.width,
+                    read_cycles: mem.read_cycles,
+                    reads: issued_reads(top, &m.name, drawn, &rtlil),
+                })
+            })
             .collect();
         let steps = format!("hierarchy -top {top}\nproc\nflatten\n");
         if let Ok(file) =
@@ -278,6 +289,7 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
             });
         }
     }
+    scopes.extend(alone);
     // Flattened, with its memory leaves cut out: each module enclosing the edited one, inner
     // first (an edit of the scoreboard that its ports show may be masked in the issue stage
     // around it, which is a fraction of the composed top), then the block (what is left of an
@@ -598,6 +610,27 @@ fn holds_any(module: &str, kinds: &[String], instances: &HashMap<(String, String
     instances.iter().filter(|((m, _), _)| m == module).any(|(_, k)| kinds.contains(k) || holds_any(k, kinds, instances))
 }
 
+/// The reads issued to every instance of memory leaf `leaf` below `top` ([`Leaf::reads`]): the
+/// register of `drawn.issued_reads` in the module around each, if that is one such module for
+/// all of them and each instance has a plain name (a selection's `?` names no wire).
+fn issued_reads<'a>(top: &str, leaf: &str, drawn: &'a Mutants, rtlil: &str) -> Option<Reads<'a>> {
+    let instances = instance_paths(top, leaf, &drawn.instances);
+    let mut around = instances.iter().map(|path| {
+        let parent = path.rsplit_once('.').map_or("", |(p, _)| p);
+        parent
+            .split('.')
+            .filter(|i| !i.is_empty())
+            .try_fold(top.to_string(), |m, i| drawn.instances.get(&(m, format!("\\{i}"))).cloned())
+    });
+    let first = around.next()??;
+    if instances.iter().any(|p| p.contains('?')) || !around.all(|m| m.as_deref() == Some(first.as_str())) {
+        return None;
+    }
+    let (_, register) = drawn.issued_reads.iter().find(|(m, _)| *m == first)?;
+    let width = super::invariants::wires(rtlil, &first).into_iter().find(|(n, _)| n == register)?.1;
+    Some(Reads { register, width, instances })
+}
+
 /// The flattened name of every instance of module `kind` below `top` (`u_group0.u_bank_c0`),
 /// each bracket of a generate block's name a selection's `?`.
 fn instance_paths(top: &str, kind: &str, instances: &HashMap<(String, String), String>) -> Vec<String> {
@@ -853,7 +886,7 @@ pub(super) mod tests {
         let checked = rfgen_gen::config::preset(preset).unwrap();
         let design = block.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let drawn = super::super::draw(&design, rfgen_gen::formal::invariants(&checked), 1, 1, dir.path()).unwrap();
+        let drawn = super::super::draw(&design, &checked, 1, 1, dir.path()).unwrap();
         (dir, drawn)
     }
 
@@ -969,5 +1002,22 @@ pub(super) mod tests {
         let leaf = "small_sram_1r1w_64x128_r2";
         let data = mutant(2, drawn_cell(&drawn, leaf, "$memwr_v2", &format!("{leaf}.v:34")), "inv", "DATA", 125);
         assert_eq!(check(&drawn, &data, 2, LIMIT, dir.path()).unwrap(), Equivalence::Unwritten { module: leaf.into() });
+    }
+
+    /// Each bank leaf of the `small` MRF is observed after the reads its bank group issues:
+    /// `read_slot` in the group around it, one wire per instance. The MRF with a register file
+    /// cache, whose invariants are not written, names no issued reads: its leaves are observed
+    /// after their own enable.
+    #[test]
+    fn a_bank_leaf_is_observed_after_the_reads_its_bank_group_issues() {
+        let (_dir, drawn) = drawn_from("small", rfgen_gen::Block::Mrf);
+        let rtlil = std::fs::read_to_string(&drawn.design).unwrap();
+        let leaf = "small_sram_1r1w_64x128_r2";
+        let reads = issued_reads("small_mrf", leaf, &drawn, &rtlil).unwrap();
+        assert_eq!((reads.register, reads.width), ("read_slot", 6));
+        let want: Vec<String> = (0..4).flat_map(|g| (0..2).map(move |c| format!("u_group{g}.u_bank_c{c}"))).collect();
+        assert_eq!(reads.instances, want);
+        let cached = rfgen_gen::config::preset("isca11-rfc").unwrap();
+        assert!(rfgen_gen::formal::issued_reads(&cached).is_empty());
     }
 }

@@ -41,12 +41,28 @@ const CHECK: &str = "rfgen_invariant_check";
 const OBSERVER: &str = "rfgen_read_observer";
 
 /// A memory leaf whose read registers are observed ([`observer`]) on both sides and left
-/// unpaired: compared only in the cycle their reader takes them.
+/// unpaired: compared only in the cycle their reader takes them, after a read of its own
+/// `rd_en` or of its reader's `reads`.
 pub struct Leaf<'a> {
     pub name: &'a str,
     pub width: u32,
     pub read_cycles: u32,
+    pub reads: Option<Reads<'a>>,
 }
+
+/// The register of one-hot reads that the module around each instance of a leaf issues to it
+/// (`rfgen_gen::formal::issued_reads`): `register`, `width` bits, in that module; `instances`
+/// are the leaf's instances, flattened names in the top. An edit of the leaf's read enable
+/// (raised where no read is issued) leaves it as it was, the same on both sides.
+pub struct Reads<'a> {
+    pub register: &'a str,
+    pub width: u32,
+    pub instances: Vec<String>,
+}
+
+/// The wire in an observed leaf carrying its reader's reads ([`Reads`]), connected once the
+/// design is flattened (the reader is in the module around it).
+const READS: &str = "rfgen_reads";
 
 /// The module checking the invariants as the copy has it: its output tied to 1.
 const ASSUMED: &str = "assumed.v";
@@ -111,11 +127,22 @@ pub fn write(
     std::fs::write(dir.join(ASSUMED), assumed)?;
     let kinds = kinds.join(" ");
     // Each observed leaf's observer, inside it.
-    let mut observers = String::new();
+    let (mut observers, mut reads) = (String::new(), String::new());
     for leaf in observed {
         let kind = observer_name(leaf.name);
-        let mut connects = "    connect \\clk \\clk\n    connect \\rd_en \\rd_en\n".to_string();
         let mut wires = String::new();
+        let (source, width) = match &leaf.reads {
+            Some(r) => {
+                let _ = write!(wires, "  attribute \\keep 1\n  wire width {} \\{READS}\n", r.width);
+                for instance in &r.instances {
+                    let around = instance.rsplit_once('.').map_or(String::new(), |(a, _)| format!("{a}."));
+                    let _ = writeln!(reads, "connect -set {instance}.{READS} {around}{}", r.register);
+                }
+                (READS, r.width)
+            }
+            None => ("rd_en", 1),
+        };
+        let mut connects = format!("    connect \\clk \\clk\n    connect \\reads \\{source}\n");
         for (register, _) in read_registers(leaf.read_cycles) {
             let _ = write!(wires, "  attribute \\keep 1\n  wire width {} \\{SEEN}{register}\n", leaf.width);
             let _ = write!(
@@ -124,7 +151,10 @@ pub fn write(
             );
         }
         design = inserted(&design, leaf.name, &format!("{wires}  cell \\{kind} \\{OBSERVER}\n{connects}  end\n"))?;
-        observers += &observer(leaf.name, leaf.width, leaf.read_cycles);
+        observers += &observer(leaf.name, leaf.width, leaf.read_cycles, width);
+    }
+    if !reads.is_empty() {
+        reads = format!("cd {top}\n{reads}cd ..\n");
     }
     std::fs::write(dir.join("design.il"), design)?;
     std::fs::write(dir.join("observers.v"), observers)?;
@@ -132,7 +162,7 @@ pub fn write(
     let load = read.lines().filter(|l| !l.starts_with("read_rtlil")).map(|l| format!("{l}\n")).collect::<String>();
     // The checking module stays an instance, which the copy replaces.
     let script = format!(
-        "read_rtlil design.il\n{load}read_verilog -sv check.v observers.v\nsetattr -mod -set keep_hierarchy 1 {kinds}\n{steps}\
+        "read_rtlil design.il\n{load}read_verilog -sv check.v observers.v\nsetattr -mod -set keep_hierarchy 1 {kinds}\n{steps}{reads}\
          setattr -mod -unset keep_hierarchy {kinds}\nmemory_collect\nsubmod -name rfgen_memories {top}/t:$mem_v2\n\
          expose -evert {top}/t:rfgen_memories\nhierarchy -top {top}\nwrite_rtlil invariants.il\n"
     );
@@ -159,7 +189,7 @@ fn inserted(rtlil: &str, module: &str, text: &str) -> Result<String> {
 }
 
 /// Every wire of `module` in an RTLIL design, with its width.
-fn wires(rtlil: &str, module: &str) -> Vec<(String, u32)> {
+pub(super) fn wires(rtlil: &str, module: &str) -> Vec<(String, u32)> {
     let header = format!("module \\{module}");
     rtlil
         .lines()
@@ -299,21 +329,65 @@ mod tests {
         assert!(matches!(v, Equivalence::Differs { ref output, .. } if output == "z"), "{v:?}");
     }
 
-    /// A reader of a 2-cycle memory leaf (`rfgen_gen`'s own, 4 x 32 bits) that takes its read
-    /// data `take` cycles after each read.
+    /// A reader of a 2-cycle memory leaf (`rfgen_gen`'s own, 4 x 32 bits) that issues reads
+    /// from its register `issued` (the leaf's read enable its OR, as a bank group's `read_slot`)
+    /// and takes the read data `take` cycles after each.
     fn reader(take: u32) -> (String, String) {
         let leaf = rfgen_gen::blocks::sram::sram("t", 4, 32, rfgen_gen::SramKind::Behavioural, 2).module;
         let top = format!(
-            "module top (input wire clk, input wire rst, input wire rd, input wire [1:0] addr, input wire wr,\n  \
+            "module top (input wire clk, input wire rst, input wire [1:0] rd, input wire [1:0] addr, input wire wr,\n  \
              input wire [1:0] wr_addr, input wire [31:0] wr_data, output reg [31:0] taken);\n  \
-             reg [2:1] read_ago;\n  wire [31:0] data;\n  \
-             {} u_leaf (.clk(clk), .rd_en(rd), .rd_addr(addr), .rd_data(data), .wr_en(wr), .wr_addr(wr_addr),\n    \
-             .wr_mask(1'b1), .wr_data(wr_data));\n  \
-             always @(posedge clk) begin\n    if (rst) read_ago <= 2'd0;\n    else read_ago <= {{read_ago[1], rd}};\n    \
-             if (read_ago[{take}]) taken <= data;\n  end\nendmodule\n",
+             reg [1:0] issued;\n  reg [1:0] issued_addr;\n  reg [2:1] read_ago;\n  wire read_enable;\n  wire [31:0] data;\n  \
+             assign read_enable = |issued;\n  \
+             {} u_leaf (.clk(clk), .rd_en(read_enable), .rd_addr(issued_addr), .rd_data(data), .wr_en(wr),\n    \
+             .wr_addr(wr_addr), .wr_mask(1'b1), .wr_data(wr_data));\n  \
+             always @(posedge clk) begin\n    if (rst) begin\n      issued <= 2'd0;\n      read_ago <= 2'd0;\n    \
+             end else begin\n      issued <= rd;\n      read_ago <= {{read_ago[1], |issued}};\n    end\n    \
+             issued_addr <= addr;\n    if (read_ago[{take}]) taken <= data;\n  end\nendmodule\n",
             leaf.name
         );
         (format!("{}{}endmodule\n{top}", leaf.declaration(), leaf.body), leaf.name)
+    }
+
+    /// The verdict on `reader(take)` with `edit`, its leaf's read registers `observe`d.
+    fn observed_verdict(take: u32, edit: ReaderEdit, observe: Observe) -> Equivalence {
+        let (verilog, leaf) = reader(take);
+        let edited = match edit {
+            ReaderEdit::Hold => Edited {
+                module: &leaf,
+                kind: "$mux",
+                at: &format!("m.v:{}.9", line_of(&verilog, "if (rd_en) rd_word <=")),
+                edit: "-mode inv -port A -portbit 5",
+            },
+            ReaderEdit::EnableRaised => Edited {
+                module: "top",
+                kind: "$reduce_or",
+                at: &format!("m.v:{}.", line_of(&verilog, "assign read_enable = |issued;")),
+                edit: "-mode const1 -port Y -portbit 0",
+            },
+        };
+        let reads = match observe {
+            Observe::Paired => return verdict_of(&verilog, "top", &["1'b1"], &edited, &[], ""),
+            Observe::AfterEnable => None,
+            Observe::AfterIssued => Some(Reads { register: "issued", width: 2, instances: vec!["u_leaf".to_string()] }),
+        };
+        let observed = [Leaf { name: &leaf, width: 32, read_cycles: 2, reads }];
+        verdict_of(&verilog, "top", &["1'b1"], &edited, &observed, "w:u_leaf.rd_word w:u_leaf.rd_data")
+    }
+
+    /// The edits of [`reader`] checked: the leaf's `rd_word` keeping its word with bit 5
+    /// inverted between reads, or the leaf's read enable stuck at 1.
+    enum ReaderEdit {
+        Hold,
+        EnableRaised,
+    }
+
+    /// How the leaf's read registers are compared: paired, or observed after the reads of the
+    /// leaf's own enable or of the reader's `issued` register.
+    enum Observe {
+        Paired,
+        AfterEnable,
+        AfterIssued,
     }
 
     /// The leaf's `rd_word` keeps its word with bit 5 inverted between reads: its `rd_data`
@@ -322,24 +396,24 @@ mod tests {
     /// the data a cycle early sees the difference: the observed window is proved, not trusted.
     #[test]
     fn a_read_register_observed_where_its_reader_takes_it_proves_an_edit_between_reads() {
-        let kept = |take: u32, observe: bool| {
-            let (verilog, leaf) = reader(take);
-            let edited = Edited {
-                module: &leaf,
-                kind: "$mux",
-                at: &format!("m.v:{}.9", line_of(&verilog, "if (rd_en) rd_word <=")),
-                edit: "-mode inv -port A -portbit 5",
-            };
-            let observed = [Leaf { name: &leaf, width: 32, read_cycles: 2 }];
-            let (observed, unpaired): (&[Leaf], &str) =
-                if observe { (&observed, "w:u_leaf.rd_word w:u_leaf.rd_data") } else { (&[], "") };
-            verdict_of(&verilog, "top", &["1'b1"], &edited, observed, unpaired)
-        };
-        assert_eq!(kept(2, true), Equivalence::Proved);
-        let paired = kept(2, false);
+        use {Observe::*, ReaderEdit::Hold};
+        assert_eq!(observed_verdict(2, Hold, AfterEnable), Equivalence::Proved);
+        assert_eq!(observed_verdict(2, Hold, AfterIssued), Equivalence::Proved);
+        let paired = observed_verdict(2, Hold, Paired);
         assert!(matches!(paired, Equivalence::Bounded { .. }), "{paired:?}");
-        let early = kept(1, true);
+        let early = observed_verdict(1, Hold, AfterIssued);
         assert!(matches!(early, Equivalence::Differs { ref output, .. } if output == "taken"), "{early:?}");
+    }
+
+    /// The leaf's read enable stuck at 1: it reads in cycles the reader issued no read, which
+    /// nobody takes. Observed after the leaf's own reads, the extra reads differ; observed after
+    /// the reads the reader issues, the induction closes.
+    #[test]
+    fn a_read_enable_raised_where_nothing_is_issued_is_proved_observed_after_the_issued_reads() {
+        use {Observe::*, ReaderEdit::EnableRaised};
+        assert_eq!(observed_verdict(2, EnableRaised, AfterIssued), Equivalence::Proved);
+        let own = observed_verdict(2, EnableRaised, AfterEnable);
+        assert!(matches!(own, Equivalence::Bounded { .. }), "{own:?}");
     }
 
     /// The 1-based line of `text` holding `what`.

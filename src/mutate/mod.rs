@@ -103,17 +103,14 @@ pub struct Mutants {
     /// The invariants of the design's modules (`rfgen_gen::formal::invariants`): (module,
     /// Verilog expressions over its own names), proved with an edit of that module.
     pub invariants: Vec<(String, Vec<String>)>,
+    /// The modules issuing reads to memory leaves, each with its register of those reads
+    /// (`rfgen_gen::formal::issued_reads`), after which the leaves' reads are observed.
+    pub issued_reads: Vec<(String, String)>,
 }
 
-/// Draws `count` mutants of `design`'s top with `seed` in `dir` (scripts and logs kept there);
-/// `invariants` are its modules' ([`Mutants::invariants`]).
-pub fn draw(
-    design: &Design,
-    invariants: Vec<(String, Vec<String>)>,
-    count: u32,
-    seed: u32,
-    dir: &Path,
-) -> Result<Mutants> {
+/// Draws `count` mutants of `design`'s top, generated for `checked`, with `seed` in `dir`
+/// (scripts and logs kept there).
+pub fn draw(design: &Design, checked: &Checked, count: u32, seed: u32, dir: &Path) -> Result<Mutants> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut read = String::new();
     for (name, text) in design.sources() {
@@ -162,7 +159,8 @@ pub fn draw(
         unwritable,
         leaves,
         observed,
-        invariants,
+        invariants: rfgen_gen::formal::invariants(checked),
+        issued_reads: rfgen_gen::formal::issued_reads(checked),
     })
 }
 

@@ -200,6 +200,13 @@ pub fn invariants(checked: &Checked) -> Vec<(String, Vec<String>)> {
     all
 }
 
+/// The modules of `checked`'s designs that hold memory leaves, each with its register of one-hot
+/// reads issued to them this cycle (the leaves' read enable is its OR): a reader takes a leaf's
+/// read registers only the cycles after those reads, which `rfgen mutate` observes them in.
+pub fn issued_reads(checked: &Checked) -> Vec<(String, String)> {
+    mrf::issued_reads(checked).into_iter().collect()
+}
+
 /// Common head of every wrapper: a formal-only module with a clock and nothing else, every input
 /// of the design under test driven from inside.
 fn module_head(name: &str, about: &str) -> String {

@@ -17,12 +17,7 @@ use crate::verilog::lit;
 /// without TFET rows, register file cache or ORF/LRF, whose reads take other paths.
 pub fn invariants(checked: &Checked) -> Vec<String> {
     let g = &checked.geometry;
-    if !g.registered_read
-        || g.has_tfet()
-        || checked.compression.is_some()
-        || checked.rfc.is_some()
-        || checked.orf.is_some()
-    {
+    if !written_for(checked) {
         return Vec::new();
     }
     let (s, k) = (g.slots(), SLOTS_PER_COLLECTOR);
@@ -69,4 +64,24 @@ pub fn invariants(checked: &Checked) -> Vec<String> {
         holds.push(format!("(disp_grant & ~cu_ready) == {}", lit(g.collectors, 0)));
     }
     holds
+}
+
+/// Whether the MRF of `checked` is a variant [`invariants`] are written for.
+fn written_for(checked: &Checked) -> bool {
+    let g = &checked.geometry;
+    g.registered_read
+        && !g.has_tfet()
+        && checked.compression.is_none()
+        && checked.rfc.is_none()
+        && checked.orf.is_none()
+}
+
+/// The bank group's register of the reads its banks issue (`issued_read`), for the variants
+/// [`invariants`] are written for: a slot takes a bank's read registers only in the cycles after
+/// a read of this register, not after any read the banks' own enable makes.
+pub fn issued_reads(checked: &Checked) -> Option<(String, String)> {
+    written_for(checked).then(|| {
+        let read = crate::blocks::mrf::bank_group::issued_read(&checked.geometry);
+        (format!("{}_mrf_bank_group", checked.prefix()), read.to_string())
+    })
 }

@@ -2,7 +2,7 @@
 //! register compression (SPEC §4).
 
 mod arbiter;
-mod bank_group;
+pub(crate) mod bank_group;
 mod bank_power;
 mod collector;
 mod compressed_bank_group;

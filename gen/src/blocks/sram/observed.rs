@@ -67,13 +67,18 @@ pub fn observer_name(leaf: &str) -> String {
 
 /// Verilog for a module that observes the read registers of leaf `leaf` ([`read_registers`]):
 /// each register's value in the cycle its reader takes it, else 0, as `rfgen_seen_<register>`.
-/// An equivalence check instantiates it in the leaf on both sides and leaves the registers
-/// themselves unpaired: equal outputs mean equal words for every reader that takes them in
-/// that cycle, whatever the registers hold in between.
-pub fn observer(leaf: &str, width: u32, read_cycles: u32) -> String {
+/// The reads are those of its input `reads`, `reads` bits wide, any bit set a read: the leaf's
+/// own `rd_en`, or the reader's register of the reads it issues, whose OR the leaf's enable is
+/// (a read the enable makes beyond those is one nobody takes). An equivalence check
+/// instantiates it in the leaf on both sides and leaves the registers themselves unpaired:
+/// equal outputs mean equal words for every reader that takes them in that cycle, whatever the
+/// registers hold in between.
+pub fn observer(leaf: &str, width: u32, read_cycles: u32, reads: u32) -> String {
     let registers = read_registers(read_cycles);
     let w = width - 1;
-    let mut ports = vec!["  input wire clk".to_string(), "  input wire rd_en".to_string()];
+    let reads_port =
+        if reads == 1 { "  input wire reads".to_string() } else { format!("  input wire [{}:0] reads", reads - 1) };
+    let mut ports = vec!["  input wire clk".to_string(), reads_port];
     let mut seen = String::new();
     for (name, after) in registers {
         ports.push(format!("  input wire [{w}:0] {name}"));
@@ -82,7 +87,7 @@ pub fn observer(leaf: &str, width: u32, read_cycles: u32) -> String {
     }
     // Bit i of `read_ago`: a read i cycles ago.
     let shift =
-        if read_cycles == 1 { "rd_en".to_string() } else { format!("{{read_ago[{}:1], rd_en}}", read_cycles - 1) };
+        if read_cycles == 1 { "|reads".to_string() } else { format!("{{read_ago[{}:1], |reads}}", read_cycles - 1) };
     format!(
         "module {} (\n{}\n);\n  reg [{read_cycles}:1] read_ago;\n  always @(posedge clk) read_ago <= {shift};\n{seen}endmodule\n",
         observer_name(leaf),
@@ -94,9 +99,10 @@ pub fn observer(leaf: &str, width: u32, read_cycles: u32) -> String {
 mod tests {
     use super::*;
 
-    /// Run in Icarus over one read (in the cycle before the third edge), each output shows its
-    /// register's word exactly in the cycle `read_registers` gives, and 0 in every other once
-    /// the observer has seen as many cycles as a read takes (before, it holds its power-up).
+    /// Run in Icarus over one read (in the cycle before the third edge, one bit of three reads
+    /// set), each output shows its register's word exactly in the cycle `read_registers` gives,
+    /// and 0 in every other once the observer has seen as many cycles as a read takes (before,
+    /// it holds its power-up).
     #[test]
     fn an_observer_passes_each_read_register_only_in_its_cycle() {
         for read_cycles in [1, 2] {
@@ -109,12 +115,12 @@ mod tests {
                 shown += &format!(", {n}_seen");
             }
             let bench = format!(
-                "module bench;\n  reg clk = 0;\n  reg rd_en = 0;\n  integer t;\n{wires}  leaf_read_observer o (.clk(clk), .rd_en(rd_en){ports});\n  \
-                 initial for (t = 0; t < 6; t = t + 1) begin\n    rd_en = (t == 2);\n    #1 clk = 1;\n    #1 clk = 0;\n    \
+                "module bench;\n  reg clk = 0;\n  reg [2:0] reads = 0;\n  integer t;\n{wires}  leaf_read_observer o (.clk(clk), .reads(reads){ports});\n  \
+                 initial for (t = 0; t < 6; t = t + 1) begin\n    reads = (t == 2) ? 3'b100 : 3'b000;\n    #1 clk = 1;\n    #1 clk = 0;\n    \
                  $display(\"%0d{}\", t{shown});\n  end\nendmodule\n",
                 " %h".repeat(registers.len())
             );
-            std::fs::write(dir.path().join("o.v"), observer("leaf", 8, read_cycles) + &bench).unwrap();
+            std::fs::write(dir.path().join("o.v"), observer("leaf", 8, read_cycles, 3) + &bench).unwrap();
             let run = |cmd: &str, args: &[&str]| {
                 let out = std::process::Command::new(cmd).current_dir(dir.path()).args(args).output().unwrap();
                 assert!(out.status.success(), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));

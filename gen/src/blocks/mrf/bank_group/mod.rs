@@ -19,10 +19,9 @@ pub fn bank_group(
 ) -> Submodule<BankGroupPorts<Port>> {
     let (s, ab, wr, ew, lpc) = (g.slots(), g.row_bits(), g.warp_reg_bits(), g.entry_bits(), g.lanes_per_cluster);
     let (tfet, registered, address) = (g.has_tfet(), g.registered_grant, g.registered_address);
-    // The read the banks issue this cycle: the grant's, or with the address registered the one
-    // granted a cycle before (its slot, its valid, and whether its row is TFET).
-    let (read_slot, read_valid, tfet_read) =
-        if address { ("read_slot", "read_valid", "tfet_read") } else { ("slot_grant", "grant_valid", "tfet_rd") };
+    // The read the banks issue this cycle: its slot, its valid, and whether its row is TFET.
+    let read_slot = issued_read(g);
+    let (read_valid, tfet_read) = if address { ("read_valid", "tfet_read") } else { ("grant_valid", "tfet_rd") };
     // With the address registered, only a TFET row's test looks at this cycle's grant.
     let grant_valid = !address || tfet;
     let mut body = String::new();
@@ -177,6 +176,13 @@ pub fn bank_group(
     let ports = BankGroupPorts::new(g);
     let module = Module { name: format!("{prefix}_mrf_bank_group"), doc, ports: ports.declared(), body, memory: None };
     Submodule { module, ports }
+}
+
+/// The bank group's one-hot register of the slot whose read its banks issue this cycle (their
+/// read enable is its OR): the grant's, or with the address registered the one granted a cycle
+/// before.
+pub fn issued_read(g: &Geometry) -> &'static str {
+    if g.registered_address { "read_slot" } else { "slot_grant" }
 }
 
 /// The round-robin arbiter granting one of `slots` requests (`req`) to drive the grant and
