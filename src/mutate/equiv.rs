@@ -23,8 +23,10 @@
 //!    masked around it), each module enclosing the edited one, inner first, flattened with its
 //!    memory leaves cut out: a scoreboard's edit in the issue stage, without the composed top's
 //!    MRF. An edit of a memory leaf below a module with invariants (a bank leaf's read
-//!    register, different only between the cycles a slot takes it) is first tried in the block
-//!    with those invariants and every leaf's reads observed ([`super::invariants::Leaf`]).
+//!    register, different only between the cycles a slot takes it), or of the module issuing
+//!    its reads (a bank group's read enable raised where no read is issued), is first tried in
+//!    the block with those invariants and every leaf's reads observed
+//!    ([`super::invariants::Leaf`]).
 //! 4. **In the block**: failing that, the flattened block with and without the edit, proved by
 //!    induction; else Yosys' SAT solver looks for an input sequence from reset on which an
 //!    output differs within a bounded number of cycles.
@@ -64,8 +66,9 @@ pub enum Cut {
     /// ([`super::invariants`]).
     MemoriesWithInvariants,
     /// Every memory of the block, the invariants of the module around the edited memory leaf
-    /// proved with the edit, and every leaf's read registers compared only in the cycle their
-    /// reader takes them (`rfgen_gen::blocks::sram::observed::read_registers`).
+    /// (or the edited module issuing its reads) proved with the edit, and every leaf's read
+    /// registers compared only in the cycle their reader takes them
+    /// (`rfgen_gen::blocks::sram::observed::read_registers`).
     MemoriesWithInvariantsReadsObserved,
 }
 
