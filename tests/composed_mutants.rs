@@ -84,6 +84,17 @@ const KERNEL_ESCAPES: &[(&str, &str)] = &[
          no counter crosses the threshold either way",
     ),
     (
+        "the counter wraps at its top",
+        "it differs only once a warp waits 2,048 cycles for one memory access; the model's global \
+         loads on this design point complete in a few hundred",
+    ),
+    ("the last warp's counter wraps at its top", "as the first warp's: no access of these kernels waits 2,048 cycles"),
+    (
+        "a prediction of bit 7 alone requests no TFET register",
+        "it differs only when a warp's prediction is 128 or 129 cycles and that warp renames a \
+         destination at the very next edge; the kernels' completions never give that pair",
+    ),
+    (
         "stale entry across a strand",
         "the compiler's allocation never places a read of an ORF value across a strand boundary, \
          so only random stimulus of the ORF/LRF reads a stale entry",

@@ -150,6 +150,28 @@ impl Dwell {
     }
 }
 
+/// An access timed so that its warp's prediction lands on one bit's edge, then renames by that
+/// warp: a prediction shows only in whether the warp requests TFET registers (above 1), at the
+/// edge after it lands, so an edit of one bit of that check (`|stall[10:1]` without bit 7) shows
+/// only for a prediction with that bit alone, and only if the warp renames then. Each (warp, bit)
+/// in turn, at 2^k cycles, then 2^k + 1, then 2^k − 1 (every bit below).
+#[derive(Clone, Copy, Debug)]
+enum Edge {
+    Timed { warp: u32, done_at: u64 },
+    Renaming { warp: u32, until: u64 },
+}
+
+impl Edge {
+    fn warp(self) -> u32 {
+        match self {
+            Edge::Timed { warp, .. } | Edge::Renaming { warp, .. } => warp,
+        }
+    }
+}
+
+/// The cycles a registered prediction takes to land, and one more: the edge warp renames in each.
+const EDGE_RENAMES: u64 = 3;
+
 /// Random rename traffic: renames of few registers per warp, releases of registers handed out,
 /// loads, and memory accesses whose latencies vary around `ref_acc`, in phases that fill the
 /// register file (few releases) and drain it (many).
@@ -165,6 +187,9 @@ pub struct RandomRenames {
     /// The warp the traffic dwells on, if any, and how many it has dwelt on (each warp in turn).
     dwell: Option<Dwell>,
     dwells: u32,
+    /// The access timed to a bit's edge, if any, and how many have been (each in turn).
+    edge: Option<Edge>,
+    edges: u32,
     sample: u32,
     /// The warp that completed an access at the last edge, if any.
     last_done: Option<u32>,
@@ -175,7 +200,8 @@ impl RandomRenames {
         let window = Window::new(l.warps, l.registers);
         // Two seeds in a row start the round half the warps apart: a 50,000-cycle run dwells
         // on six to nine warps, and with every seed starting at warp 0 the last never had one.
-        let first = (seed % u64::from(l.warps)) as u32 * l.warps.div_ceil(2) % l.warps;
+        let warps = l.warps;
+        let first = (seed % u64::from(warps)) as u32 * warps.div_ceil(2) % warps;
         RandomRenames {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             window,
@@ -184,9 +210,87 @@ impl RandomRenames {
             waiting: 0,
             dwell: None,
             dwells: first,
+            edge: None,
+            // Seeds in a row start their edge accesses at bits of their own too.
+            edges: first + warps * (seed % 10) as u32,
             sample: 100,
             last_done: None,
         }
+    }
+}
+
+impl RandomRenames {
+    /// The access timed to a bit's edge ([`Edge`]): started now and then while none is, on a
+    /// warp not dwelt on; completed at its cycle (after a held completion due then); its renames
+    /// ended. Returns its warp in the cycle it completes, where a register of each kind is
+    /// released unless some are free.
+    fn edge_step(
+        &mut self,
+        cycle: u64,
+        out: &RenameOut,
+        dwelt: Option<u32>,
+        held_done: bool,
+        i: &mut RenameIn,
+    ) -> Option<u32> {
+        let warps = self.l.warps;
+        match self.edge {
+            None => {
+                let bits = self.edge_bits();
+                let warp = self.edges % warps;
+                if bits == 0 || !self.rng.random_bool(0.05) {
+                    return None;
+                }
+                // The warp dwelt on is passed over, this turn.
+                if Some(warp) == dwelt {
+                    self.edges += 1;
+                    return None;
+                }
+                let k = 1 + (self.edges / warps) % bits;
+                let stall = match self.edges / (warps * bits) % 3 {
+                    0 => 1 << k,
+                    1 => (1 << k) + 1,
+                    _ => (1 << k) - 1,
+                };
+                // The counter reads the cycles after the start's edge, before the completion's.
+                let counted = u64::from(self.l.thr_acc + stall);
+                (i.mem_start_valid, i.mem_start_warp) = (true, warp);
+                self.edge = Some(Edge::Timed { warp, done_at: cycle + counted + 1 });
+                None
+            }
+            Some(Edge::Timed { warp, done_at }) => {
+                i.mem_start_valid &= i.mem_start_warp != warp;
+                if cycle < done_at || held_done {
+                    return None;
+                }
+                self.edge = Some(Edge::Renaming { warp, until: cycle + EDGE_RENAMES });
+                // A register of each kind free for its renames (this cycle's rename may take one):
+                // with none of the kind it asks for, or none of the other, a request and its
+                // absence both end in the same kind.
+                for (slot, (tfet, free)) in [(false, out.cmos_free), (true, out.tfet_free)].into_iter().enumerate() {
+                    if free < 2
+                        && let Some(at) = self.live.iter().position(|&p| self.l.is_tfet(p) == tfet)
+                    {
+                        if i.rel_valid[slot] {
+                            self.live.push(i.rel_phys[slot]);
+                        }
+                        (i.rel_valid[slot], i.rel_phys[slot]) = (true, self.live.swap_remove(at));
+                    }
+                }
+                Some(warp)
+            }
+            Some(Edge::Renaming { until, .. }) => {
+                if cycle >= until {
+                    (self.edge, self.edges) = (None, self.edges + 1);
+                }
+                None
+            }
+        }
+    }
+
+    /// How many of the prediction's bits (from bit 1) an edge access reaches: thr_acc and one
+    /// above the bit's value within the counter.
+    fn edge_bits(&self) -> u32 {
+        (1..=COUNTER_MAX.ilog2()).take_while(|k| self.l.thr_acc + (1 << k) + 1 <= COUNTER_MAX).count() as u32
     }
 }
 
@@ -199,16 +303,22 @@ impl Stimulus<Rename> for RandomRenames {
             _ => None,
         };
         let filling = draining.is_none() && (cycle / 2_000).is_multiple_of(2);
-        i.ren_valid = rng.random_bool(0.8);
-        i.ren_warp = match draining {
-            Some(w) if rng.random_bool(0.9) => w,
+        let edge_renames = match self.edge {
+            Some(Edge::Renaming { warp, until }) if cycle <= until => Some(warp),
+            _ => None,
+        };
+        i.ren_valid = edge_renames.is_some() || rng.random_bool(0.8);
+        i.ren_warp = match (edge_renames, draining) {
+            (Some(w), _) => w,
+            (_, Some(w)) if rng.random_bool(0.9) => w,
             _ => rng.random_range(0..l.warps),
         };
         i.ren_src_reg = std::array::from_fn(|_| window.register(rng));
         i.ren_dst_reg = window.register(rng);
-        i.ren_dst_load = draining != Some(i.ren_warp) && rng.random_bool(0.3);
-        // New destinations mostly when a register is free (the SM's protocol), sometimes not.
-        i.ren_dst_new = rng.random_bool(0.7) && (out.ren_ready || rng.random_bool(0.1));
+        i.ren_dst_load = draining != Some(i.ren_warp) && edge_renames.is_none() && rng.random_bool(0.3);
+        // New destinations mostly when a register is free (the SM's protocol), sometimes not; an
+        // edge access's warp takes one at each edge after its completion.
+        i.ren_dst_new = (edge_renames.is_some() || rng.random_bool(0.7)) && (out.ren_ready || rng.random_bool(0.1));
         if i.ren_valid && i.ren_dst_new && out.ren_ready {
             let p = out.next_for(i.ren_warp, i.ren_dst_load).expect("a register is free");
             self.live.push(p);
@@ -226,8 +336,9 @@ impl Stimulus<Rename> for RandomRenames {
         i.mem_start_warp = rng.random_range(0..l.warps);
         let top = u64::from(COUNTER_MAX) + 1;
         let mut held_done = None;
+        let edge_warp = self.edge.map(Edge::warp);
         match self.dwell {
-            None if rng.random_bool(0.001) => {
+            None if rng.random_bool(0.001) && edge_warp != Some(self.dwells % l.warps) => {
                 (i.mem_start_valid, i.mem_start_warp) = (true, self.dwells % l.warps);
                 self.dwells += 1;
                 self.dwell =
@@ -248,13 +359,18 @@ impl Stimulus<Rename> for RandomRenames {
             Some(d) if i.mem_start_warp == d.warp() => i.mem_start_valid = false,
             _ => {}
         }
+        let dwelt = self.dwell.map(Dwell::warp);
+        let edge_done = self.edge_step(cycle, out, dwelt, held_done.is_some(), i);
         let held = match self.dwell {
             Some(Dwell::Held { warp, .. }) => 1u64 << warp,
             _ => 0,
         };
-        let waiting = self.waiting & !held;
-        i.mem_done_valid = held_done.is_some() || (waiting != 0 && rng.random_bool(0.05));
-        if let Some(w) = held_done {
+        let timed = self.edge.map_or(0, |e| 1u64 << e.warp());
+        let (rng, l) = (&mut self.rng, &self.l);
+        let waiting = self.waiting & !held & !timed;
+        let done = held_done.or(edge_done);
+        i.mem_done_valid = done.is_some() || (waiting != 0 && rng.random_bool(0.05));
+        if let Some(w) = done {
             i.mem_done_warp = w;
             self.waiting &= !(1 << w);
         } else if i.mem_done_valid {
@@ -266,11 +382,12 @@ impl Stimulus<Rename> for RandomRenames {
         }
         // Now and then a warp restarts at its completion's edge or at the edge after (the start
         // wins over the completion, and over its prediction still on the way): a coincidence
-        // the independent draws above give a few times a run. Not the warp dwelt on.
-        let dwelt = self.dwell.map(Dwell::warp);
+        // the independent draws above give a few times a run. Not the warp dwelt on, nor one
+        // timed to an edge.
         let done = i.mem_done_valid.then_some(i.mem_done_warp);
         let again = if rng.random_bool(0.5) { done } else { self.last_done };
-        if let Some(w) = again.filter(|&w| Some(w) != dwelt && held_done.is_none())
+        let timed = self.edge.map(Edge::warp);
+        if let Some(w) = again.filter(|&w| Some(w) != dwelt && Some(w) != timed && held_done.is_none())
             && rng.random_bool(0.05)
         {
             (i.mem_start_valid, i.mem_start_warp) = (true, w);
@@ -287,5 +404,9 @@ impl Stimulus<Rename> for RandomRenames {
             };
         }
         i.sample_acc = self.sample;
+        // An edge access's prediction is its count beyond thr_acc: a sample at least ref_acc.
+        if edge_done.is_some() && 1 << l.ref_shift <= COUNTER_MAX {
+            i.sample_acc = self.sample.max(1 << l.ref_shift);
+        }
     }
 }
