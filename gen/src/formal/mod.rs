@@ -165,24 +165,20 @@ pub fn harnesses(checked: &Checked, block: Block, design: &Design, depth: u32) -
             h
         }
         Block::Scoreboard => scoreboard::harnesses(&prefix, &checked.geometry, depth),
-        Block::Rename => rename::harnesses(
-            &prefix,
-            &crate::layout::rename::RenameLayout::new(
-                &checked.geometry,
-                &checked.config.rename,
-                &checked.config.timing,
-            ),
-            depth,
-        ),
+        Block::Rename => rename::harnesses(&prefix, &rename_layout(checked), depth),
         _ => Vec::new(),
     })
 }
 
+fn rename_layout(checked: &Checked) -> crate::layout::rename::RenameLayout {
+    crate::layout::rename::RenameLayout::new(&checked.geometry, &checked.config.rename, &checked.config.timing)
+}
+
 /// What holds in every state a module of `checked`'s designs reaches from reset, as (module,
 /// Verilog boolean expressions over the module's own names): `rfgen mutate` proves them along
-/// with a surviving mutant's edit (docs/mutate.md). The collector's and the register file
-/// cache's are the expressions their harnesses assert; the MRF top's are proved only there, with
-/// the edit (no harness holds the whole MRF yet).
+/// with a surviving mutant's edit (docs/mutate.md). The collector's, the register file cache's
+/// and the rename stage's free lists' are expressions their harnesses assert; the MRF top's are
+/// proved only there, with the edit (no harness holds the whole MRF yet).
 pub fn invariants(checked: &Checked) -> Vec<(String, Vec<String>)> {
     let own = |state: &str| state.to_string();
     let mut held = collector::invariants(own);
@@ -196,6 +192,9 @@ pub fn invariants(checked: &Checked) -> Vec<(String, Vec<String>)> {
         let rank_bits = crate::layout::geometry::index_bits(r.entries);
         let rfc = crate::blocks::mrf::rfc::invariants::invariants(r.slots, r.entries, rank_bits, r.slot_bits(), &own);
         all.push((format!("{}_rfc", checked.prefix()), rfc));
+    }
+    if checked.config.rename.enabled {
+        all.extend(rename::invariants(&checked.prefix(), &rename_layout(checked)));
     }
     all
 }
@@ -279,7 +278,10 @@ mod tests {
     fn every_name_an_invariant_reads_is_a_net_of_its_module() {
         for (name, _) in PRESETS {
             let checked = preset(name).unwrap();
-            let design = Block::Mrf.generate(&checked, SramKind::Behavioural).unwrap();
+            let mut design = Block::Mrf.generate(&checked, SramKind::Behavioural).unwrap();
+            if checked.config.rename.enabled {
+                design.files.extend(Block::Rename.generate(&checked, SramKind::Behavioural).unwrap().files);
+            }
             let all = invariants(&checked);
             for (module, holds) in &all {
                 let file = format!("{module}.v");
@@ -295,6 +297,10 @@ mod tests {
                         assert!(declared.contains(&n), "{name}: `{n}` of `{h}` is not a net of {file}");
                     }
                 }
+            }
+            if *name == "tfet-hybrid" {
+                let lists = all.iter().filter(|(m, _)| m.contains("_free_list_")).count();
+                assert_eq!(lists, 2, "the CMOS and TFET free lists of tfet-hybrid have invariants");
             }
             if *name == "small" {
                 let held = |m: &str| all.iter().find(|(n, _)| n == m).map_or(0, |(_, h)| h.len());

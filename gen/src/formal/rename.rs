@@ -95,18 +95,73 @@ pub fn harnesses(prefix: &str, l: &RenameLayout, depth: u32) -> Vec<Harness> {
     }]
 }
 
-/// One free list's invariant: its head and tail places in range (each the word and bank its
-/// one-hot bank vector names) and `count` apart, each bank's head and tail words those of its
-/// first place at or after them, its released registers (`count` places from the head) all of
-/// its kind, and each of its registers in exactly one place: the ring's live places, the
-/// registers never handed out (`fresh` and above), or the record.
+/// A free list's ring, over its registers alone: `count` and `fresh` in range, its head and tail
+/// places in range (each the word and bank its one-hot bank vector names) and `count` apart, each
+/// bank's head and tail words those of its first place at or after them. `state` names the
+/// list's registers (probes in the harness, its own names in the module).
+struct Ring {
+    /// Width of the place arithmetic, wide enough for two places' sum.
+    w: u32,
+    /// The head place, the count and the registers never handed out, `w` bits each.
+    h: String,
+    c: String,
+    fr: String,
+    holds: Vec<String>,
+}
+
+fn ring(f: &FreeListKind, state: &dyn Fn(&str) -> String) -> Ring {
+    let (words, banks) = (bank_words(f.n), FREE_BANKS);
+    let places = words * banks;
+    let (wb, cb) = (index_bits(words), index_bits(f.n + 1));
+    let w = index_bits(2 * places + banks) + 1;
+    let (c, fr) = (resize(&state(FREE_COUNT), cb, w), resize(&state(FREE_FRESH), cb, w));
+    let nn = lit(w, places as u64);
+    let wrap = |e: &str| format!("(({e}) >= {nn} ? ({e}) - {nn} : ({e}))");
+    // The place of bank `bank`'s word `word`.
+    let place =
+        |word: &str, bank: u32| format!("{} * {} + {}", lit(w, banks as u64), resize(word, wb, w), lit(w, bank as u64));
+    let mut holds = vec![format!("{fr} <= {}", lit(w, f.n as u64)), format!("{c} <= {fr}")];
+    let mut ends = Vec::new();
+    for (at, ws) in [(state(FREE_HEAD_AT), &FREE_HEAD_WORD), (state(FREE_TAIL_AT), &FREE_TAIL_WORD)] {
+        let ws: Vec<String> = ws.iter().map(|x| state(x)).collect();
+        let onehot: Vec<String> = (0..banks).map(|k| format!("{at} == {}", lit(banks, 1 << k))).collect();
+        holds.push(onehot.join(" || "));
+        let end =
+            (0..banks).rev().fold(lit(w, 0), |rest, k| format!("({at}[{k}] ? {} : {rest})", place(&ws[k as usize], k)));
+        for (k, word) in ws.iter().enumerate() {
+            let k = k as u32;
+            holds.push(format!("{} < {}", resize(word, wb, w), lit(w, words as u64)));
+            // Bank k's first place at or after `end`: `end` plus the banks from `end`'s to k.
+            let ahead = (1..banks).rev().fold(lit(w, 0), |rest, d| {
+                format!("{at}[{}] ? {} : ({rest})", (k + banks - d) % banks, lit(w, d as u64))
+            });
+            holds.push(format!("{} == {}", place(word, k), wrap(&format!("{end} + ({ahead})"))));
+        }
+        ends.push(end);
+    }
+    let (h, t0) = (ends[0].clone(), &ends[1]);
+    holds.push(format!("{t0} == {}", wrap(&format!("{h} + {c}"))));
+    Ring { w, h, c, fr, holds }
+}
+
+/// What holds of each free list's registers in every state the stage reaches from reset, over
+/// the list module's own names (`rfgen mutate` proves them with an edit of the list: a word
+/// counter's wrap compared where only words in range reach it).
+pub fn invariants(prefix: &str, l: &RenameLayout) -> Vec<(String, Vec<String>)> {
+    free_lists(l)
+        .iter()
+        .map(|f| (format!("{prefix}_free_list_{}", f.kind), ring(f, &|s: &str| s.to_string()).holds))
+        .collect()
+}
+
+/// One free list's invariant: its ring ([`ring`]), its released registers (`count` places from
+/// the head) all of its kind, and each of its registers in exactly one place: the ring's live
+/// places, the registers never handed out (`fresh` and above), or the record.
 fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String {
     let (kind, base, n) = (f.kind, f.base, f.n);
     let (words, banks) = (bank_words(n), FREE_BANKS);
     let places = words * banks;
     let (wb, cb) = (index_bits(words), index_bits(n + 1));
-    // Place arithmetic, wide enough for two places' sum.
-    let w = index_bits(2 * places + banks) + 1;
     let mut b = format!("  // The {} free list: registers {base}..{}.\n", kind.to_uppercase(), base + n - 1);
     let mut probe = |name: &str, signal: &str, width: u32, b: &mut String| {
         let wire = format!("probe_{kind}_{name}");
@@ -114,12 +169,15 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
         probes.push(Probe { wire: wire.clone(), path: format!("dut.{}.{signal}", f.instance()) });
         wire
     };
-    let count = probe("count", FREE_COUNT, cb, &mut b);
-    let fresh = probe("fresh", FREE_FRESH, cb, &mut b);
-    let head_at = probe("head_at", FREE_HEAD_AT, banks, &mut b);
-    let tail_at = probe("tail_at", FREE_TAIL_AT, banks, &mut b);
-    let head_words: Vec<String> = FREE_HEAD_WORD.iter().map(|x| probe(x, x, wb, &mut b)).collect();
-    let tail_words: Vec<String> = FREE_TAIL_WORD.iter().map(|x| probe(x, x, wb, &mut b)).collect();
+    let mut state: Vec<(&str, String)> = vec![
+        (FREE_COUNT, probe("count", FREE_COUNT, cb, &mut b)),
+        (FREE_FRESH, probe("fresh", FREE_FRESH, cb, &mut b)),
+        (FREE_HEAD_AT, probe("head_at", FREE_HEAD_AT, banks, &mut b)),
+        (FREE_TAIL_AT, probe("tail_at", FREE_TAIL_AT, banks, &mut b)),
+    ];
+    for x in FREE_HEAD_WORD.iter().chain(&FREE_TAIL_WORD) {
+        state.push((x, probe(x, x, wb, &mut b)));
+    }
     // Place `i` is word `i / banks` of bank `i mod banks`.
     let fifo: Vec<String> = (0..places)
         .map(|i| {
@@ -127,41 +185,21 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
             probe(&format!("{bank}_{}", i / banks), &format!("{bank}[{}]", i / banks), pb, &mut b)
         })
         .collect();
+    let named = |s: &str| state.iter().find(|(n, _)| *n == s).map(|(_, p)| p.clone()).expect("a probed register");
+    let Ring { w, h, c, fr, mut holds } = ring(f, &named);
     let x = |name: &str| format!("{kind}_{name}");
-    let (h, t0, c, fr) = (x("h"), x("t0"), x("c"), x("f"));
-    for (name, from, width) in [(&c, &count, cb), (&fr, &fresh, cb)] {
-        b += &format!("  wire [{}:0] {name} = {};\n", w - 1, resize(from, width, w));
+    for (name, e) in [(x("h"), &h), (x("c"), &c), (x("f"), &fr)] {
+        b += &format!("  wire [{}:0] {name} = {e};\n", w - 1);
     }
+    let (h, c, fr) = (x("h"), x("c"), x("f"));
     let nn = lit(w, places as u64);
-    let wrap = |e: &str| format!("(({e}) >= {nn} ? ({e}) - {nn} : ({e}))");
-    // The place of bank `bank`'s word `word`.
-    let place =
-        |word: &str, bank: u32| format!("{} * {} + {}", lit(w, banks as u64), resize(word, wb, w), lit(w, bank as u64));
-    let mut asserts = vec![format!("{fr} <= {}", lit(w, n as u64)), format!("{c} <= {fr}")];
-    for (end, at, ws) in [(&h, &head_at, &head_words), (&t0, &tail_at, &tail_words)] {
-        let onehot: Vec<String> = (0..banks).map(|k| format!("{at} == {}", lit(banks, 1 << k))).collect();
-        asserts.push(onehot.join(" || "));
-        let from_bank =
-            (0..banks).rev().fold(lit(w, 0), |rest, k| format!("{at}[{k}] ? {} : {rest}", place(&ws[k as usize], k)));
-        b += &format!("  wire [{}:0] {end} = {from_bank};\n", w - 1);
-        for (k, word) in ws.iter().enumerate() {
-            let k = k as u32;
-            asserts.push(format!("{} < {}", resize(word, wb, w), lit(w, words as u64)));
-            // Bank k's first place at or after `end`: `end` plus the banks from `end`'s to k.
-            let ahead = (1..banks).rev().fold(lit(w, 0), |rest, d| {
-                format!("{at}[{}] ? {} : ({rest})", (k + banks - d) % banks, lit(w, d as u64))
-            });
-            asserts.push(format!("{} == {}", place(word, k), wrap(&format!("{end} + ({ahead})"))));
-        }
-    }
-    asserts.push(format!("{t0} == {}", wrap(&format!("{h} + {c}"))));
     // A place is live when it is fewer than `count` places after the head.
     let live: Vec<String> = (0..places).map(|i| format!("{kind}_live_{i}")).collect();
     for (i, name) in live.iter().enumerate() {
         let iw = lit(w, i as u64);
         b += &format!("  wire {name} = (({iw} >= {h}) ? {iw} - {h} : {iw} + {nn} - {h}) < {c};\n");
         let id = resize(&fifo[i], pb, pb + 1);
-        asserts.push(format!(
+        holds.push(format!(
             "!{name} || ({id} >= {} && {id} < {})",
             lit(pb + 1, base as u64),
             lit(pb + 1, (base + n) as u64)
@@ -174,10 +212,10 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
             .collect();
         let never = resize(&format!("({fr} <= {})", lit(w, (p - base) as u64)), 1, ob);
         let out = resize(&format!("used[{p}]"), 1, ob);
-        asserts.push(format!("{} + {never} + {out} == {}", hits.join(" + "), lit(ob, 1)));
+        holds.push(format!("{} + {never} + {out} == {}", hits.join(" + "), lit(ob, 1)));
     }
     b += "  always @* if (!init) begin\n";
-    for a in asserts {
+    for a in holds {
         b += &format!("    assert({a});\n");
     }
     b += "  end\n";
