@@ -95,10 +95,11 @@ pub fn harnesses(prefix: &str, l: &RenameLayout, depth: u32) -> Vec<Harness> {
     }]
 }
 
-/// A free list's ring, over its registers alone: `count` and `fresh` in range, its head and tail
-/// places in range (each the word and bank its one-hot bank vector names) and `count` apart, each
-/// bank's head and tail words those of its first place at or after them. `state` names the
-/// list's registers (probes in the harness, its own names in the module).
+/// A free list's ring, over its registers alone: `fresh` and the head's and tail's banks and
+/// words in range (the banks one-hot), each bank's head and tail words those of its first place
+/// at or after the head's and the tail's places; with releases only of registers handed out,
+/// also `count` at most `fresh` and the two places `count` apart. `state` names the list's
+/// registers (probes in the harness, its own names in the module).
 struct Ring {
     /// Width of the place arithmetic, wide enough for two places' sum.
     w: u32,
@@ -106,7 +107,12 @@ struct Ring {
     h: String,
     c: String,
     fr: String,
-    holds: Vec<String>,
+    /// What holds whatever is released: each register in its range, and the places the
+    /// registers name consistent.
+    ranges: Vec<String>,
+    places: Vec<String>,
+    /// What holds while every release is of a register handed out (the stage's contract).
+    counted: Vec<String>,
 }
 
 fn ring(f: &FreeListKind, state: &dyn Fn(&str) -> String) -> Ring {
@@ -120,37 +126,38 @@ fn ring(f: &FreeListKind, state: &dyn Fn(&str) -> String) -> Ring {
     // The place of bank `bank`'s word `word`.
     let place =
         |word: &str, bank: u32| format!("{} * {} + {}", lit(w, banks as u64), resize(word, wb, w), lit(w, bank as u64));
-    let mut holds = vec![format!("{fr} <= {}", lit(w, f.n as u64)), format!("{c} <= {fr}")];
+    let (mut ranges, mut places) = (vec![format!("{fr} <= {}", lit(w, f.n as u64))], Vec::new());
     let mut ends = Vec::new();
     for (at, ws) in [(state(FREE_HEAD_AT), &FREE_HEAD_WORD), (state(FREE_TAIL_AT), &FREE_TAIL_WORD)] {
         let ws: Vec<String> = ws.iter().map(|x| state(x)).collect();
         let onehot: Vec<String> = (0..banks).map(|k| format!("{at} == {}", lit(banks, 1 << k))).collect();
-        holds.push(onehot.join(" || "));
+        ranges.push(onehot.join(" || "));
         let end =
             (0..banks).rev().fold(lit(w, 0), |rest, k| format!("({at}[{k}] ? {} : {rest})", place(&ws[k as usize], k)));
         for (k, word) in ws.iter().enumerate() {
             let k = k as u32;
-            holds.push(format!("{} < {}", resize(word, wb, w), lit(w, words as u64)));
+            ranges.push(format!("{} < {}", resize(word, wb, w), lit(w, words as u64)));
             // Bank k's first place at or after `end`: `end` plus the banks from `end`'s to k.
             let ahead = (1..banks).rev().fold(lit(w, 0), |rest, d| {
                 format!("{at}[{}] ? {} : ({rest})", (k + banks - d) % banks, lit(w, d as u64))
             });
-            holds.push(format!("{} == {}", place(word, k), wrap(&format!("{end} + ({ahead})"))));
+            places.push(format!("{} == {}", place(word, k), wrap(&format!("{end} + ({ahead})"))));
         }
         ends.push(end);
     }
     let (h, t0) = (ends[0].clone(), &ends[1]);
-    holds.push(format!("{t0} == {}", wrap(&format!("{h} + {c}"))));
-    Ring { w, h, c, fr, holds }
+    let counted = vec![format!("{c} <= {fr}"), format!("{t0} == {}", wrap(&format!("{h} + {c}")))];
+    Ring { w, h, c, fr, ranges, places, counted }
 }
 
-/// What holds of each free list's registers in every state the stage reaches from reset, over
-/// the list module's own names (`rfgen mutate` proves them with an edit of the list: a word
-/// counter's wrap compared where only words in range reach it).
+/// What holds of each free list's registers in every state it reaches from reset, whatever is
+/// released, over the list module's own names: its registers in their ranges (`rfgen mutate`
+/// proves them with an edit of the list, its inputs free: a word counter's wrap compared where
+/// only words in range reach it; the places' arithmetic would only slow its induction).
 pub fn invariants(prefix: &str, l: &RenameLayout) -> Vec<(String, Vec<String>)> {
     free_lists(l)
         .iter()
-        .map(|f| (format!("{prefix}_free_list_{}", f.kind), ring(f, &|s: &str| s.to_string()).holds))
+        .map(|f| (format!("{prefix}_free_list_{}", f.kind), ring(f, &|s: &str| s.to_string()).ranges))
         .collect()
 }
 
@@ -186,7 +193,8 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
         })
         .collect();
     let named = |s: &str| state.iter().find(|(n, _)| *n == s).map(|(_, p)| p.clone()).expect("a probed register");
-    let Ring { w, h, c, fr, mut holds } = ring(f, &named);
+    let Ring { w, h, c, fr, ranges, places: consistent, counted } = ring(f, &named);
+    let mut holds: Vec<String> = ranges.into_iter().chain(consistent).chain(counted).collect();
     let x = |name: &str| format!("{kind}_{name}");
     for (name, e) in [(x("h"), &h), (x("c"), &c), (x("f"), &fr)] {
         b += &format!("  wire [{}:0] {name} = {e};\n", w - 1);
