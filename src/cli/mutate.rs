@@ -309,6 +309,9 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             (Verdict::Survived, Some(Equivalence::Unwritten { module })) => {
                 format!("survived: equivalent (the edited bit is one this write port of {module} never writes)")
             }
+            (Verdict::Survived, Some(Equivalence::WrittenAsForced { module })) => format!(
+                "survived: equivalent (every write of this port of {module} gives the edited bit the value it forces)"
+            ),
         };
         println!("{:>5}  {:<7} {:<44} {verdict}", m.index, m.mode, m.location());
     }

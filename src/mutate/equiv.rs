@@ -104,6 +104,10 @@ pub enum Equivalence {
     /// The edited bit is a data bit of a memory write port whose enable bit is the constant 0
     /// (a lane's write of a wide entry), in `module`: the port never writes it.
     Unwritten { module: String },
+    /// The edit forces a data bit of a memory write port to the value every write of the port
+    /// gives it (a free list of TFET registers, whose ids all have bit 7 set), in `module`:
+    /// proved in the block, from any state, that the bit's enable implies that value.
+    WrittenAsForced { module: String },
 }
 
 impl Equivalence {
@@ -116,6 +120,7 @@ impl Equivalence {
                 | Equivalence::Equivalent { .. }
                 | Equivalence::Undefined { .. }
                 | Equivalence::Unwritten { .. }
+                | Equivalence::WrittenAsForced { .. }
         )
     }
 }
@@ -130,6 +135,12 @@ pub const TIMEOUT_S: u64 = 240;
 /// every pair of the `small` MRF, 3,834 of them left to it, took 642 s with a second job beside
 /// it (docs/mutate.md).
 const OBSERVED_LIMIT: u32 = 4;
+
+/// Times the solver's limit that the check with a module's invariants gets: its induction over
+/// the invariant's fan-in is the block's control (the rename stage's, with its Eq. (1)
+/// multiplier: a free list's wrap edit proved in about 250 s, docs/mutate.md), before the one
+/// over every pair.
+const INVARIANT_LIMIT: u32 = 2;
 
 /// Seconds Yosys gets to lift a cell out or simplify a module: steps without a solver.
 const STEP_S: u64 = 60;
@@ -149,6 +160,11 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     }
     if unwritten(&read, &rtlil, &module, &cell, &mutant.port, mutant.bit, &dir.join("port"))? {
         return Ok(Equivalence::Unwritten { module });
+    }
+    if cell_kind(&rtlil, &module, &cell).is_some_and(|k| k.starts_with("$memwr"))
+        && written_as_forced(&read, top, mutant, &dir.join("forced"))?
+    {
+        return Ok(Equivalence::WrittenAsForced { module });
     }
     // Memory leaves are cut out as what they observe (`observed`), unless the edit is in one.
     let observe = if drawn.leaves.is_empty() || drawn.leaves.contains(&module) {
@@ -336,7 +352,11 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
         let depth = if invariant { 0 } else { cycles };
         // The induction with the reads observed is one over every pair of the block, where the
         // others split it by module or by fan-in.
-        let limit = if cut == Cut::MemoriesWithInvariantsReadsObserved { limit * OBSERVED_LIMIT } else { limit };
+        let limit = match cut {
+            Cut::MemoriesWithInvariantsReadsObserved => limit * OBSERVED_LIMIT,
+            Cut::MemoriesWithInvariants => limit * INVARIANT_LIMIT,
+            _ => limit,
+        };
         match prove_equiv::check(&sides, depth, limit, &dir.join(folder)) {
             Ok(prove_equiv::Equivalence::Proved) => return Ok(Equivalence::Proved { module, cut }),
             Ok(prove_equiv::Equivalence::ProvedAfterReset { cycles }) => {
@@ -512,9 +532,69 @@ fn unwritten(read: &str, rtlil: &str, module: &str, cell: &str, port: &str, bit:
     Ok(constant_bit(&simplified, module, cell, "EN", bit) == Some(b'0'))
 }
 
+/// Whether `mutant` forces a data bit of a memory write port to the value every write of that
+/// port gives it: in the block `top` flattened, with every register and memory output free (any
+/// state), the bit's enable implies the value. Checked in the folder `dir`.
+fn written_as_forced(read: &str, top: &str, mutant: &Mutant, dir: &Path) -> Result<bool> {
+    let value = match mutant.mode.as_str() {
+        "const0" => 0,
+        "const1" => 1,
+        _ => return Ok(false),
+    };
+    if mutant.port != "DATA" {
+        return Ok(false);
+    }
+    std::fs::create_dir_all(dir)?;
+    let flatten = format!("{read}hierarchy -top {top}\nproc\nflatten\nwrite_rtlil flat.il\n");
+    std::fs::write(dir.join("flat.ys"), flatten)?;
+    if !matches!(yosys::run_for(dir, "flat.ys", "flat.log", Some(Duration::from_secs(STEP_S)))?, Some(Ok(()))) {
+        return Ok(false);
+    }
+    let flat = std::fs::read_to_string(dir.join("flat.il"))?;
+    let bit = |port: &str| port_bit(&flat, top, &mutant.cell, port, mutant.bit);
+    let (Some(PortBit::Wire(enable)), Some(data)) = (bit("EN"), bit("DATA")) else { return Ok(false) };
+    let data = match data {
+        PortBit::Constant(b) => format!("1'{}", b as char),
+        PortBit::Wire(w) => w,
+    };
+    // The two bits on wires of their own, at the end of the top.
+    let probes = format!(
+        "  wire \\rfgen_written_enable\n  wire \\rfgen_written_data\n  connect \\rfgen_written_enable {enable}\n  \
+         connect \\rfgen_written_data {data}\nend\n"
+    );
+    let header = format!("module \\{top}\n");
+    let Some(start) = flat.find(&header) else { return Ok(false) };
+    let Some(end) = flat[start..].find("\nend\n").map(|e| start + e + 1) else { return Ok(false) };
+    std::fs::write(dir.join("probed.il"), format!("{}{probes}{}", &flat[..end], &flat[end + 4..]))?;
+    // Without `-seq` the solver takes every flip-flop's output as free; memories too, as cells
+    // it does not model.
+    let prove = format!(
+        "read_rtlil probed.il\nhierarchy -top {top}\nsat -ignore_unknown_cells -set rfgen_written_enable 1 \
+         -prove rfgen_written_data 1'{value} -verify {top}\n"
+    );
+    std::fs::write(dir.join("forced.ys"), prove)?;
+    Ok(matches!(yosys::run_for(dir, "forced.ys", "forced.log", Some(Duration::from_secs(STEP_S)))?, Some(Ok(()))))
+}
+
 /// Bit `bit` of `port` of `cell` in `module` of an RTLIL design, when it is a constant: `0`,
 /// `1` or `x`.
 fn constant_bit(rtlil: &str, module: &str, cell: &str, port: &str, bit: u32) -> Option<u8> {
+    match port_bit(rtlil, module, cell, port, bit)? {
+        PortBit::Constant(b) => Some(b),
+        PortBit::Wire(_) => None,
+    }
+}
+
+/// One bit of a cell's port: a constant (`0`, `1` or `x`), or a bit of a wire as RTLIL writes
+/// it (`\w [3]`).
+#[derive(Debug, PartialEq, Eq)]
+enum PortBit {
+    Constant(u8),
+    Wire(String),
+}
+
+/// Bit `bit` of `port` of `cell` in `module` of an RTLIL design.
+fn port_bit(rtlil: &str, module: &str, cell: &str, port: &str, bit: u32) -> Option<PortBit> {
     let header = format!("module \\{module}");
     // A module's own `end` is the only one not indented.
     let lines: Vec<&str> =
@@ -530,40 +610,51 @@ fn constant_bit(rtlil: &str, module: &str, cell: &str, port: &str, bit: u32) -> 
                 .then(|| w.windows(2).find(|p| p[0] == "width").map_or(Some(1), |p| p[1].parse().ok()))?
         })
     };
-    // The parts, most significant first, each as (width, its bits if a constant).
+    // The parts, most significant first, each as (width, what it is): a constant's bits, or a
+    // wire with the index of the part's lowest bit in it (`None`: a whole wire of one bit).
+    enum Part<'a> {
+        Constant(&'a str),
+        Wire(&'a str, Option<u32>),
+    }
     let inner = spec.trim().strip_prefix('{').and_then(|s| s.strip_suffix('}')).unwrap_or(spec);
     let mut words = inner.split_whitespace().peekable();
-    let mut parts: Vec<(u32, Option<&str>)> = Vec::new();
+    let mut parts: Vec<(u32, Part)> = Vec::new();
     while let Some(word) = words.next() {
         if let Some((w, bits)) = word.split_once('\'') {
-            parts.push((w.parse().ok()?, Some(bits)));
+            parts.push((w.parse().ok()?, Part::Constant(bits)));
             continue;
         }
         let range = words.next_if(|w| w.starts_with('['));
-        let w = match range.map(|r| r.trim_matches(['[', ']'])) {
+        let (w, low) = match range.map(|r| r.trim_matches(['[', ']'])) {
             Some(r) => match r.split_once(':') {
                 Some((hi, lo)) => match (hi.parse::<u32>(), lo.parse::<u32>()) {
-                    (Ok(hi), Ok(lo)) if hi >= lo => hi - lo + 1,
+                    (Ok(hi), Ok(lo)) if hi >= lo => (hi - lo + 1, Some(lo)),
                     _ => return None,
                 },
-                None => 1,
+                None => (1, Some(r.parse().ok()?)),
             },
-            None => width(word)?,
+            None => match width(word)? {
+                1 => (1, None),
+                w => (w, Some(0)),
+            },
         };
-        parts.push((w, None));
+        parts.push((w, Part::Wire(word, low)));
     }
     // From the least significant part up to the one holding `bit`.
     let mut low = 0;
-    for (w, bits) in parts.into_iter().rev() {
+    for (w, part) in parts.into_iter().rev() {
         if bit < low + w {
-            // Constants are written most significant bit first, as wide as the part, or as one
-            // digit when every bit is the same (`128'x`).
-            let bits = bits?.as_bytes();
-            let i = (w - 1 - (bit - low)) as usize;
-            return match bits.len() {
-                1 => Some(bits[0]),
-                n if n == w as usize => Some(bits[i]),
-                _ => None,
+            let k = bit - low;
+            return match part {
+                // Constants are written most significant bit first, as wide as the part, or as
+                // one digit when every bit is the same (`128'x`).
+                Part::Constant(bits) => match bits.as_bytes() {
+                    [b] => Some(PortBit::Constant(*b)),
+                    b if b.len() == w as usize => Some(PortBit::Constant(b[(w - 1 - k) as usize])),
+                    _ => None,
+                },
+                Part::Wire(name, None) => Some(PortBit::Wire(name.to_string())),
+                Part::Wire(name, Some(lo)) => Some(PortBit::Wire(format!("{name} [{}]", lo + k))),
             };
         }
         low += w;
@@ -886,7 +977,11 @@ pub(super) mod tests {
     /// One mutant drawn from `block` of `preset` (only the netlist and design it reads matter
     /// here), in a folder kept as long as the returned one lives.
     pub(in crate::mutate) fn drawn_from(preset: &str, block: rfgen_gen::Block) -> (tempfile::TempDir, Mutants) {
-        let checked = rfgen_gen::config::preset(preset).unwrap();
+        drawn_from_checked(&rfgen_gen::config::preset(preset).unwrap(), block)
+    }
+
+    fn drawn_from_checked(checked: &rfgen_gen::Checked, block: rfgen_gen::Block) -> (tempfile::TempDir, Mutants) {
+        let checked = checked.clone();
         let design = block.generate(&checked, rfgen_gen::SramKind::Behavioural).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let drawn = super::super::draw(&design, &checked, 1, 1, dir.path()).unwrap();
@@ -1005,6 +1100,30 @@ pub(super) mod tests {
         let leaf = "small_sram_1r1w_64x128_r2";
         let data = mutant(2, drawn_cell(&drawn, leaf, "$memwr_v2", &format!("{leaf}.v:34")), "inv", "DATA", 125);
         assert_eq!(check(&drawn, &data, 2, LIMIT, dir.path()).unwrap(), Equivalence::Unwritten { module: leaf.into() });
+    }
+
+    /// A rename stage over 8 physical registers, 4 of them TFET (ids 4 to 7): every write of
+    /// the TFET free list's banks has bit 2 set. Forcing it to 1 is proved in the stage, where
+    /// only releases of TFET ids reach that list; forcing bit 0 is not.
+    #[test]
+    fn a_data_bit_every_write_gives_the_value_forced_is_proved_in_the_block() {
+        let config = "name = \"r1\"\n[sm]\nwarps = 2\nlanes = 4\nclusters = 1\nregisters_per_thread = 4\n[mrf]\n\
+                      banks = 2\nentries = 4\ncollectors = 1\n[rename]\nenabled = true\ncmos_rows = 2\n";
+        let (dir, drawn) = drawn_from_checked(&rfgen_gen::config::parse(config).unwrap(), rfgen_gen::Block::Rename);
+        let list = "r1_free_list_tfet";
+        let cell = drawn_cell(&drawn, list, "$memwr_v2", &format!("{list}.v:75"));
+        let forced = |index, bit| Mutant {
+            index,
+            mode: "const1".into(),
+            cell: cell.clone(),
+            port: "DATA".into(),
+            bit,
+            ctrlbit: None,
+            src: vec![],
+        };
+        let written = Equivalence::WrittenAsForced { module: list.into() };
+        assert_eq!(check(&drawn, &forced(1, 2), 2, LIMIT, dir.path()).unwrap(), written);
+        assert_ne!(check(&drawn, &forced(2, 0), 2, LIMIT, dir.path()).unwrap(), written);
     }
 
     /// Each bank leaf of the `small` MRF is observed after the reads its bank group issues:

@@ -290,7 +290,7 @@ impl RandomRenames {
     /// How many of the prediction's bits (from bit 1) an edge access reaches: thr_acc and one
     /// above the bit's value within the counter.
     fn edge_bits(&self) -> u32 {
-        (1..=COUNTER_MAX.ilog2()).take_while(|k| self.l.thr_acc + (1 << k) + 1 <= COUNTER_MAX).count() as u32
+        (1..=COUNTER_MAX.ilog2()).take_while(|k| self.l.thr_acc + (1 << k) < COUNTER_MAX).count() as u32
     }
 }
 
