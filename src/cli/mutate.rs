@@ -38,11 +38,11 @@ blocks the SM model drives, every --kernel, each from --x-seeds power-up states 
 registers without a reset (Verilator's x-seed: random seed S from S first); the first run whose
 outputs differ catches it. The unmutated netlist must pass the same runs first. A mutant no run
 catches survived: an escape of the stimulus, or an edit that changes nothing the block's ports
-show (an equivalent mutant). Each survivor is checked as `rfgen prove --rtl` checks a copy:
-proved equivalent by induction, else searched for a difference over --equiv-depth cycles from
-reset (found: an escape; none: equivalent within the bound). A survivor not shown equivalent
-whose edit sits in another block generated inside this one (the composed top's issue stage,
-scoreboard, ...) then runs under that block's own lockstep, inner first. The score is caught /
+show (an equivalent mutant). A survivor whose edit sits in another block generated inside this
+one (the composed top's issue stage, scoreboard, ...) runs under that block's own lockstep,
+inner first. Each survivor left is checked as `rfgen prove --rtl` checks a copy: proved
+equivalent by induction, else searched for a difference over --equiv-depth cycles from reset
+(found: an escape; none: equivalent within the bound). The score is caught /
 (mutants - equivalent).
 
 Exit status: 0 when the campaign ran (and the score reached --min-score), 1 below it or when
@@ -241,6 +241,20 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
     })?;
     progress.finish();
 
+    // Survivors through the lockstep of each part around their edit first: a part's random
+    // stimulus catches in seconds what the equivalence check would spend minutes failing to
+    // prove (an issue-stage edit the composed top's programs rarely meet).
+    let inside = parts::find(args.block, &checked, &design);
+    let reaching: Vec<&Mutant> =
+        drawn.mutants.iter().zip(&verdicts).filter(|(_, v)| matches!(v, Verdict::Survived)).map(|(m, _)| m).collect();
+    let mut by_part = if inside.is_empty() || reaching.is_empty() {
+        HashMap::new()
+    } else {
+        pool.install(|| parts::run(&drawn, &inside, &reaching, &checked, &stimulus, &cache, &mut |l| eprintln!("{l}")))
+    };
+    let by_parts = by_part.len();
+    let verdicts: Vec<Verdict> =
+        drawn.mutants.iter().zip(verdicts).map(|(m, v)| by_part.remove(&m.index).unwrap_or(v)).collect();
     let checking = verdicts.iter().filter(|v| matches!(v, Verdict::Survived)).count();
     if args.equiv_depth > 0 && checking > 0 {
         eprintln!("checking {checking} survivors for equivalence over {} cycles", args.equiv_depth);
@@ -259,24 +273,6 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             })
             .collect::<anyhow::Result<_>>()
     })?;
-    // Survivors not shown equivalent, through the lockstep of each part around their edit.
-    let inside = parts::find(args.block, &checked, &design);
-    let reaching: Vec<&Mutant> = drawn
-        .mutants
-        .iter()
-        .zip(&verdicts)
-        .zip(&equivalence)
-        .filter(|((_, v), e)| matches!(v, Verdict::Survived) && !e.as_ref().is_some_and(Equivalence::is_equivalent))
-        .map(|((m, _), _)| m)
-        .collect();
-    let mut by_part = if inside.is_empty() || reaching.is_empty() {
-        HashMap::new()
-    } else {
-        pool.install(|| parts::run(&drawn, &inside, &reaching, &checked, &stimulus, &cache, &mut |l| eprintln!("{l}")))
-    };
-    let by_parts = by_part.len();
-    let verdicts: Vec<Verdict> =
-        drawn.mutants.iter().zip(verdicts).map(|(m, v)| by_part.remove(&m.index).unwrap_or(v)).collect();
     let caught = verdicts.iter().filter(|v| matches!(v, Verdict::Caught { .. })).count();
     let survived = verdicts.len() - caught;
     let equivalent = equivalence.iter().flatten().filter(|e| e.is_equivalent()).count();

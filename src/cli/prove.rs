@@ -139,8 +139,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
             formal::harnesses(&checked, *block, &design, args.depth).map_err(|e| bad_input(e.to_string()))?;
         for harness in harnesses {
             let mut folder = harness.property.name.to_string();
-            if !harness.part.is_empty() {
-                folder += &format!("-{}", harness.part.replace(' ', "-"));
+            // A part's words joined by `-`, without what a shell would read (`mode <4,1>`: `mode-4-1`).
+            for word in harness.part.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+                folder += &format!("-{word}");
             }
             let dir = work.join(block.name()).join(folder);
             if dir.exists() {

@@ -365,9 +365,9 @@ impl Stimulus<Rename> for RandomRenames {
             Some(Dwell::Held { warp, .. }) => 1u64 << warp,
             _ => 0,
         };
-        let timed = self.edge.map_or(0, |e| 1u64 << e.warp());
+        let timed = self.edge.map(Edge::warp);
         let (rng, l) = (&mut self.rng, &self.l);
-        let waiting = self.waiting & !held & !timed;
+        let waiting = self.waiting & !held & !timed.map_or(0, |w| 1u64 << w);
         let done = held_done.or(edge_done);
         i.mem_done_valid = done.is_some() || (waiting != 0 && rng.random_bool(0.05));
         if let Some(w) = done {
@@ -386,7 +386,6 @@ impl Stimulus<Rename> for RandomRenames {
         // timed to an edge.
         let done = i.mem_done_valid.then_some(i.mem_done_warp);
         let again = if rng.random_bool(0.5) { done } else { self.last_done };
-        let timed = self.edge.map(Edge::warp);
         if let Some(w) = again.filter(|&w| Some(w) != dwelt && Some(w) != timed && held_done.is_none())
             && rng.random_bool(0.05)
         {

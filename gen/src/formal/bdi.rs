@@ -11,7 +11,7 @@ use crate::verilog::{Module, Ports, Sig, Submodule, lit, slice};
 pub fn harnesses(prefix: &str, l: &Layout) -> Vec<Harness> {
     // Lane by lane: the whole register at once is too large a problem for the solver (docs/prove.md).
     let mut h: Vec<Harness> = (0..l.lanes).map(|lane| round_trip(prefix, l, lane)).collect();
-    h.push(smallest(prefix, l));
+    h.extend(smallest(prefix, l));
     h
 }
 
@@ -56,51 +56,81 @@ fn round_trip(prefix: &str, l: &Layout, lane: u32) -> Harness {
 /// The codec fed `x` at step 0: `compress_latency` steps later its choice must need
 /// no more banks than any enabled mode that fits `x`, and be "uncompressed" when `x` was
 /// bypassed or no mode fits. Whether a mode fits is written here from the paper's rule, not
-/// read from the RTL.
-fn smallest(prefix: &str, l: &Layout) -> Harness {
-    let w = l.register_bits();
-    let latency = l.compress_latency;
-    let top = format!("{prefix}_prove_bdi_smallest");
-    let mut b = module_head(&top, BDI_SMALLEST.statement);
-    b += &free_inputs(w);
-    b += &step_counter(index_bits(latency + 2));
-    b += "  wire first = (t == 0);\n";
-    let sources = codec(prefix, l, &mut b);
-    b += "\n  // Whether each enabled mode fits x: every value's difference to the first in range.\n";
-    let bb = l.banks_bits();
-    let mut fits = Vec::new();
+/// read from the RTL. One check per enabled mode (the mode chosen fits; when it fits, the
+/// choice needs no more banks than it does) and one that the choice is "uncompressed" or an
+/// enabled mode, "uncompressed" when bypassed: together the property, where the whole of it at
+/// once is too large a problem for 32 lanes (docs/prove.md).
+fn smallest(prefix: &str, l: &Layout) -> Vec<Harness> {
+    let ri = |v: u32| lit(l.ri_bits(), v as u64);
+    let codes: Vec<String> = l.modes.iter().map(|m| format!("cmp_ri == {}", ri(m.ri))).collect();
+    let mut h = vec![smallest_part(
+        prefix,
+        l,
+        "bypass".into(),
+        String::new(),
+        format!(
+            "    if (bypass) assert(cmp_ri == {});
+    assert(cmp_ri == {} || {});
+",
+            ri(0),
+            ri(0),
+            codes.join(" || ")
+        ),
+    )];
     for m in &l.modes {
         let (base, delta) = (m.mode.base_bits(), m.mode.delta_bits());
-        let name = format!("fits_{}_{}", m.mode.base, m.mode.delta);
         let mut each = Vec::new();
+        // Over the codec's input, which is x at step 0, kept from there: the differences are
+        // the very subtractions the compressor makes of its input, which the solver then sees
+        // at once are equal (of x itself, 32 lanes' worth took it beyond half an hour).
+        let mut wires =
+            String::from("\n  // Whether the mode fits the input: every value's difference to the first in range.\n");
         for j in 1..m.values {
             // The paper's rule: a difference fits `delta` bits when sign-extending its low
             // `delta` bits gives it back (zero bits: it is zero).
-            let d = format!("diff_{}_{}_{j}", m.mode.base, m.mode.delta);
-            b += &format!("  wire [{}:0] {d} = {} - {};\n", base - 1, slice("x", j, base), slice("x", 0, base));
+            let d = format!("diff_{j}");
+            wires += &format!(
+                "  wire [{}:0] {d} = {} - {};\n",
+                base - 1,
+                slice("in_data", j, base),
+                slice("in_data", 0, base)
+            );
             each.push(if delta == 0 {
                 format!("{d} == {}", lit(base, 0))
             } else {
                 format!("{d} == {{{{{}{{{d}[{}]}}}}, {d}[{}:0]}}", base - delta, delta - 1, delta - 1)
             });
         }
-        b += &format!(
-            "  wire {name} = {};\n",
+        wires += &format!(
+            "  wire fits_in = {};\n  // Whether it fits x.\n  reg fits_x;\n  always @(posedge clk) if (first) fits_x <= fits_in;\n  wire fits = first ? fits_in : fits_x;\n",
             each.iter().map(|c| format!("({c})")).collect::<Vec<_>>().join("\n    && ")
         );
-        fits.push((name, m.banks));
+        let asserts = format!(
+            "    if (!bypass && cmp_ri == {}) assert(fits);\n    if (!bypass && fits) assert(cmp_banks <= {});\n",
+            ri(m.ri),
+            lit(l.banks_bits(), m.banks as u64)
+        );
+        h.push(smallest_part(prefix, l, format!("mode <{}>", m.mode.name()), wires, asserts));
     }
-    b += &format!("\n  always @* if (t == {latency}) begin\n    assert(cmp_valid);\n");
-    b += &format!("    if (bypass) assert(cmp_ri == {});\n", lit(l.ri_bits(), 0));
-    for (name, banks) in &fits {
-        b += &format!("    if (!bypass && {name}) assert(cmp_banks <= {});\n", lit(bb, *banks as u64));
-    }
-    let none: Vec<String> = fits.iter().map(|(n, _)| format!("!{n}")).collect();
-    b += &format!("    if ({}) assert(cmp_ri == {});\n", none.join(" && "), lit(l.ri_bits(), 0));
-    b += "  end\nendmodule\n";
+    h
+}
+
+/// One check of [`smallest`]: `wires` over `x`, `asserts` on the compressor's outputs
+/// `compress_latency` steps after `x` entered.
+fn smallest_part(prefix: &str, l: &Layout, part: String, wires: String, asserts: String) -> Harness {
+    let w = l.register_bits();
+    let latency = l.compress_latency;
+    let top = format!("{prefix}_prove_bdi_smallest");
+    let mut b = module_head(&top, &format!("{}, {part}", BDI_SMALLEST.statement));
+    b += &free_inputs(w);
+    b += &step_counter(index_bits(latency + 2));
+    b += "  wire first = (t == 0);\n";
+    let sources = codec(prefix, l, &mut b);
+    b += &wires;
+    b += &format!("\n  always @* if (t == {latency}) begin\n    assert(cmp_valid);\n{asserts}  end\nendmodule\n");
     Harness {
         property: BDI_SMALLEST,
-        part: String::new(),
+        part,
         top,
         text: b,
         sources,
@@ -115,6 +145,7 @@ fn codec(prefix: &str, l: &Layout, b: &mut String) -> Vec<String> {
     let w = l.register_bits();
     let ports = CodecPorts::new(l);
     let outs = ports.map(|p| Sig::new(p.name.clone(), p.width));
+    *b += &format!("  wire [{}:0] in_data = first ? x : other_data;\n", w - 1);
     for p in ports.list().into_iter().skip(6) {
         *b += &crate::verilog::wire(&p.name, p.width);
     }
@@ -124,7 +155,7 @@ fn codec(prefix: &str, l: &Layout, b: &mut String) -> Vec<String> {
         en: Sig::new("1'b1", 1),
         in_valid: Sig::new("first | other_valid", 1),
         in_bypass: Sig::new("first ? bypass : other_bypass", 1),
-        in_data: Sig::new("first ? x : other_data", w),
+        in_data: Sig::new("in_data", w),
         ..outs
     };
     let top = Submodule { module: declared(&format!("{prefix}_bdi_codec"), &ports), ports };

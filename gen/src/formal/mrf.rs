@@ -12,9 +12,10 @@ use crate::layout::geometry::SLOTS_PER_COLLECTOR;
 use crate::verilog::lit;
 
 /// The invariants of the MRF top of `checked`, over the top's own net names; empty for the
-/// variants they are not written for: only the direct write path with registered read data
-/// (a slot's data on its group's read data the cycle after `arrive`, `slot_deliver` a register),
-/// without TFET rows, register file cache or ORF/LRF, whose reads take other paths.
+/// variants they are not written for: only registered read data (a slot's data on its group's
+/// read data the cycle after `arrive`, `slot_deliver` a register), without TFET rows,
+/// compression or ORF/LRF, whose reads take other paths. A register file cache's hits fill
+/// their slots at allocation, never pending: the slots' reads are the same.
 pub fn invariants(checked: &Checked) -> Vec<String> {
     let g = &checked.geometry;
     if !written_for(checked) {
@@ -69,11 +70,7 @@ pub fn invariants(checked: &Checked) -> Vec<String> {
 /// Whether the MRF of `checked` is a variant [`invariants`] are written for.
 fn written_for(checked: &Checked) -> bool {
     let g = &checked.geometry;
-    g.registered_read
-        && !g.has_tfet()
-        && checked.compression.is_none()
-        && checked.rfc.is_none()
-        && checked.orf.is_none()
+    g.registered_read && !g.has_tfet() && checked.compression.is_none() && checked.orf.is_none()
 }
 
 /// The bank group's register of the reads its banks issue (`issued_read`), for the variants
