@@ -267,10 +267,15 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
     {
         // The owner's and those of every module below it: an operand's capture is tied to its
         // group's read by the MRF top's, its one-hot select to its group by the collector's.
+        // The modules no read passes through cut out (a register file cache), with their own.
+        let beside = |m: &String| {
+            drawn.beside_reads.iter().any(|b| b == m || holds_any(b, std::slice::from_ref(m), &drawn.instances))
+        };
         let invariants: Vec<_> = drawn
             .invariants
             .iter()
             .filter(|(m, _)| m == owner || holds_any(owner, std::slice::from_ref(m), &drawn.instances))
+            .filter(|(m, _)| !beside(m))
             .collect();
         let leaves: Vec<Leaf> = drawn
             .netlist
@@ -286,7 +291,8 @@ pub fn check(drawn: &Mutants, mutant: &Mutant, cycles: u32, limit: Duration, dir
                 })
             })
             .collect();
-        let steps = format!("hierarchy -top {top}\nproc\nflatten\n");
+        let cut: String = drawn.beside_reads.iter().map(|m| format!("expose -evert t:{m}\n")).collect();
+        let steps = format!("hierarchy -top {top}\nproc\n{cut}flatten\n");
         if let Ok(file) =
             super::invariants::write(&read, &rtlil, top, &invariants, &leaves, &steps, &dir.join("reads_observed"))
         {
@@ -1127,9 +1133,9 @@ pub(super) mod tests {
     }
 
     /// Each bank leaf of the `small` MRF is observed after the reads its bank group issues:
-    /// `read_slot` in the group around it, one wire per instance. The MRF with a register file
-    /// cache, whose invariants are not written, names no issued reads: its leaves are observed
-    /// after their own enable.
+    /// `read_slot` in the group around it, one wire per instance. The MRF without registered
+    /// read data (`isca11-rfc`), whose invariants are not written, names no issued reads: its
+    /// leaves are observed after their own enable.
     #[test]
     fn a_bank_leaf_is_observed_after_the_reads_its_bank_group_issues() {
         let (_dir, drawn) = drawn_from("small", rfgen_gen::Block::Mrf);

@@ -106,6 +106,9 @@ pub struct Mutants {
     /// The modules issuing reads to memory leaves, each with its register of those reads
     /// (`rfgen_gen::formal::issued_reads`), after which the leaves' reads are observed.
     pub issued_reads: Vec<(String, String)>,
+    /// The modules no read of a leaf passes through (`rfgen_gen::formal::beside_reads`), cut
+    /// out where the leaves' reads are observed.
+    pub beside_reads: Vec<String>,
 }
 
 /// Draws `count` mutants of `design`'s top, generated for `checked`, with `seed` in `dir`
@@ -161,6 +164,7 @@ pub fn draw(design: &Design, checked: &Checked, count: u32, seed: u32, dir: &Pat
         observed,
         invariants: rfgen_gen::formal::invariants(checked),
         issued_reads: rfgen_gen::formal::issued_reads(checked),
+        beside_reads: rfgen_gen::formal::beside_reads(checked),
     })
 }
 

@@ -206,6 +206,12 @@ pub fn issued_reads(checked: &Checked) -> Vec<(String, String)> {
     mrf::issued_reads(checked).into_iter().collect()
 }
 
+/// The modules of `checked`'s designs that no read of a memory leaf passes through, which
+/// `rfgen mutate` cuts out where it observes those reads.
+pub fn beside_reads(checked: &Checked) -> Vec<String> {
+    mrf::beside_reads(checked)
+}
+
 /// Common head of every wrapper: a formal-only module with a clock and nothing else, every input
 /// of the design under test driven from inside.
 fn module_head(name: &str, about: &str) -> String {
@@ -270,6 +276,20 @@ mod tests {
     use super::*;
     use crate::config::{PRESETS, preset};
     use crate::emit::SramKind;
+
+    /// The register file cache is cut out where `rfgen mutate` observes the bank leaves' reads
+    /// of the `small` MRF with one, whose reads the MRF top's invariants now cover; an MRF
+    /// without a cache has nothing beside its reads.
+    #[test]
+    fn a_register_file_cache_is_beside_the_reads_of_an_mrf_that_has_one() {
+        let small = preset("small").unwrap();
+        assert!(beside_reads(&small).is_empty());
+        let text = PRESETS.iter().find(|(n, _)| *n == "small").map(|(_, t)| *t).unwrap();
+        let cached = crate::config::parse(&format!("{text}\n[rfc]\nenabled = true\n")).unwrap();
+        assert_eq!(beside_reads(&cached), ["small_rfc"]);
+        assert!(!issued_reads(&cached).is_empty(), "its bank groups' reads are observed as without a cache");
+        assert!(invariants(&cached).iter().any(|(m, h)| m == "small_mrf" && !h.is_empty()));
+    }
 
     /// A name no net of its module declares would leave `rfgen mutate`'s check unbuilt, and the
     /// invariants unused without a word: each is declared (a port, wire or register) in its
