@@ -28,14 +28,9 @@ fn free_inputs(w: u32) -> String {
 }
 
 fn round_trip(prefix: &str, l: &Layout, lane: u32) -> Harness {
-    let w = l.register_bits();
     let latency = l.compress_latency + l.decompress_latency;
     let top = format!("{prefix}_prove_bdi_round_trip");
-    let mut b = module_head(&top, &format!("{}, lane {lane}", BDI_ROUND_TRIP.statement));
-    b += &free_inputs(w);
-    b += &step_counter(index_bits(latency + 2));
-    b += "  wire first = (t == 0);\n";
-    let sources = codec(prefix, l, &mut b);
+    let (mut b, sources) = head(prefix, l, &top, &format!("{}, lane {lane}", BDI_ROUND_TRIP.statement), latency);
     b += &format!("\n  // {latency} steps later x leaves the decompressor whole.\n");
     b += &format!(
         "  always @* if (t == {latency}) assert(out_valid && {} == {});\nendmodule\n",
@@ -69,12 +64,9 @@ fn smallest(prefix: &str, l: &Layout) -> Vec<Harness> {
         "bypass".into(),
         String::new(),
         format!(
-            "    if (bypass) assert(cmp_ri == {});
-    assert(cmp_ri == {} || {});
-",
-            ri(0),
-            ri(0),
-            codes.join(" || ")
+            "    if (bypass) assert(cmp_ri == {z});\n    assert(cmp_ri == {z} || {});\n",
+            codes.join(" || "),
+            z = ri(0)
         ),
     )];
     for m in &l.modes {
@@ -118,14 +110,9 @@ fn smallest(prefix: &str, l: &Layout) -> Vec<Harness> {
 /// One check of [`smallest`]: `wires` over `x`, `asserts` on the compressor's outputs
 /// `compress_latency` steps after `x` entered.
 fn smallest_part(prefix: &str, l: &Layout, part: String, wires: String, asserts: String) -> Harness {
-    let w = l.register_bits();
     let latency = l.compress_latency;
     let top = format!("{prefix}_prove_bdi_smallest");
-    let mut b = module_head(&top, &format!("{}, {part}", BDI_SMALLEST.statement));
-    b += &free_inputs(w);
-    b += &step_counter(index_bits(latency + 2));
-    b += "  wire first = (t == 0);\n";
-    let sources = codec(prefix, l, &mut b);
+    let (mut b, sources) = head(prefix, l, &top, &format!("{}, {part}", BDI_SMALLEST.statement), latency);
     b += &wires;
     b += &format!("\n  always @* if (t == {latency}) begin\n    assert(cmp_valid);\n{asserts}  end\nendmodule\n");
     Harness {
@@ -137,6 +124,17 @@ fn smallest_part(prefix: &str, l: &Layout, part: String, wires: String, asserts:
         proof: Proof::AnyStateSat { depth: latency + 1 },
         probes: Vec::new(),
     }
+}
+
+/// The harness module `top` (`about` its comment) up to its checks: the free inputs, a step
+/// counter past `latency` and the codec fed `x` at step 0; returns it with the files it needs.
+fn head(prefix: &str, l: &Layout, top: &str, about: &str, latency: u32) -> (String, Vec<String>) {
+    let mut b = module_head(top, about);
+    b += &free_inputs(l.register_bits());
+    b += &step_counter(index_bits(latency + 2));
+    b += "  wire first = (t == 0);\n";
+    let sources = codec(prefix, l, &mut b);
+    (b, sources)
 }
 
 /// The codec under test, fed `x` at step 0 and anything at every other step (`en` high, no
