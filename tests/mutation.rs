@@ -222,3 +222,32 @@ fn a_double_grant_across_collectors_is_caught_by_the_crowded_seeds() {
     let result = mrf_run(&lib, Mrf::for_config(&checked), &mut stimulus, 50_000, 1);
     assert!(result.mismatch.is_some(), "the double grant was not caught in {} cycles", result.cycles);
 }
+
+/// An arbiter whose pointer resets to requester 4 instead of 0. It shows only in the first
+/// grant after a reset that slots on both sides of requester 4 wait for, and then only if the
+/// order of the two reads matters: the crowded seeds reset the MRF now and then
+/// (`Knobs::reset`) and write the sources being read (`Knobs::write_a_source`). With one reset
+/// per run it escaped 50,000 cycles of both seeds.
+#[test]
+fn a_wrong_arbiter_reset_pointer_is_caught_by_the_crowded_seeds_resets() {
+    let checked = small("small");
+    let g = &checked.geometry;
+    let seed = 2;
+    let run = |design: &Design| {
+        let mut stimulus = RandomStimulus::new(g, seed, Knobs::for_config(&checked).for_seed(seed));
+        let result = mrf_run(&build(design), Mrf::for_config(&checked), &mut stimulus, 50_000, 1);
+        (result.mismatch, stimulus.resets)
+    };
+    let design = rfgen_gen::generate(&checked, SramKind::Behavioural);
+    let (clean, resets) = run(&design);
+    assert!(clean.is_none(), "the unmutated design passes: {}", clean.unwrap());
+    assert!(resets > 50, "only {resets} resets in the run");
+    let wrong = Mutant {
+        name: "pointer reset to requester 4",
+        file: "small_rr_arbiter_6.v",
+        from: "if (rst) ptr <= 3'd0;",
+        to: "if (rst) ptr <= 3'd4;",
+    };
+    let (mismatch, _) = run(&wrong.apply(&design));
+    assert!(mismatch.is_some(), "an arbiter pointer reset to requester 4 was not caught");
+}

@@ -145,8 +145,10 @@ impl RandomBlock for Mrf {
         MrfIn::new(self.geometry())
     }
 
-    fn summary(&self, _: &RandomStimulus) -> Vec<(&'static str, u64)> {
-        summary(self)
+    fn summary(&self, s: &RandomStimulus) -> Vec<(&'static str, u64)> {
+        let mut lines = summary(self);
+        lines.push(("resets in the run", s.resets));
+        lines
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::cache_events::CacheEvents;
 use crate::blocks::bdi::Pattern;
-use crate::glue::Stimulus;
+use crate::glue::{MEAN_CYCLES_BETWEEN_RESETS, Stimulus};
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rfgen_gen::layout::bdi::{Layout, Mode, ModeLayout};
@@ -52,6 +52,12 @@ pub struct Knobs {
     /// An ORF/LRF beside the MRF: sources read from it or filling it, strand starts, and
     /// write-backs to its levels, over every entry index the ports can name (absent ones too).
     pub orf: Option<OrfKnobs>,
+    /// Per cycle, the MRF is reset (model and RTL together) before the cycle's inputs: the
+    /// arbiters' pointers and every other reset value are met again by the traffic after it.
+    pub reset: f64,
+    /// A write-back goes to a source of the instruction offered last, which its collector may
+    /// be reading now: the order of the bank reads and the writes then shows in the operands.
+    pub write_a_source: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -115,6 +121,8 @@ impl Default for Knobs {
             cache: None,
             free: 0.0,
             orf: None,
+            reset: 0.0,
+            write_a_source: 0.0,
         }
     }
 }
@@ -145,12 +153,15 @@ impl Knobs {
     /// Every even seed crowds the bank groups: three sources mostly, most of them in one group
     /// and half of them in the hot group, and execution slow to take what is collected — so
     /// every slot of both kinds of collector requests at once, behind every arbiter pointer
-    /// (the arbiters' corners), and slots of different collectors meet in one arbiter.
+    /// (the arbiters' corners), and slots of different collectors meet in one arbiter. It also
+    /// resets the MRF now and then, so that the first requests an arbiter sees after reset meet
+    /// its reset pointer in many combinations; odd seeds keep their long histories unbroken.
     pub fn for_seed(self, seed: u64) -> Self {
         if seed % 2 == 1 {
             return self;
         }
-        Knobs { same_group: 0.7, hot_group: 0.5, sources: [0, 1, 3, 6], ready: 0.5, ..self }
+        let reset = 1.0 / MEAN_CYCLES_BETWEEN_RESETS;
+        Knobs { same_group: 0.7, hot_group: 0.5, sources: [0, 1, 3, 6], ready: 0.5, reset, write_a_source: 0.3, ..self }
     }
 }
 
@@ -176,6 +187,7 @@ pub struct RandomStimulus {
     regs: u32,
     /// Warps of the write-backs taken and not yet committed, oldest first (commits are in order).
     uncommitted: std::collections::VecDeque<u32>,
+    pub resets: u64,
 }
 
 impl RandomStimulus {
@@ -198,6 +210,7 @@ impl RandomStimulus {
             warps: g.resident_warps(regs.min(g.registers)),
             regs,
             uncommitted: Default::default(),
+            resets: 0,
         }
     }
 
@@ -297,6 +310,18 @@ impl RandomStimulus {
 }
 
 impl Stimulus<Mrf> for RandomStimulus {
+    /// A reset drops the offered instruction and write-back (the MRF's inputs are 0 while it
+    /// resets) and everything in flight, the cache's slots with them.
+    fn reset_now(&mut self) -> bool {
+        if self.knobs.reset == 0.0 || !self.chance(self.knobs.reset) {
+            return false;
+        }
+        (self.offering, self.writing, self.cache) = (false, false, CacheEvents::default());
+        self.uncommitted.clear();
+        self.resets += 1;
+        true
+    }
+
     fn next(&mut self, cycle: u64, out: &MrfOut, inp: &mut MrfIn) {
         inp.rows_per_warp = self.stride;
         if !self.offering && self.chance(self.knobs.issue) {
@@ -321,8 +346,15 @@ impl Stimulus<Mrf> for RandomStimulus {
                 inp.wb_upper = if self.chance(o.wb_upper) { 1 + self.below(2) as u8 } else { 0 };
                 inp.wb_entry = self.below(1 << o.layout.entry_bits());
             }
-            inp.wb_warp = self.below(self.warps);
-            inp.wb_reg = self.below(self.regs);
+            let sources: Vec<u32> = (0..3).filter(|&s| inp.issue_src_valid[s]).map(|s| inp.issue_src_reg[s]).collect();
+            // Drawn only where the knob is on: the other seeds' streams stay as they were.
+            if self.knobs.write_a_source > 0.0 && !sources.is_empty() && self.chance(self.knobs.write_a_source) {
+                inp.wb_warp = inp.issue_warp;
+                inp.wb_reg = sources[self.below(sources.len() as u32) as usize];
+            } else {
+                inp.wb_warp = self.below(self.warps);
+                inp.wb_reg = self.below(self.regs);
+            }
             let all = lane_mask(self.g.lanes as usize);
             inp.wb_mask = if self.chance(self.knobs.partial_mask) { self.rng.next_u64() & all } else { all };
             if compressible {

@@ -36,12 +36,14 @@ impl BankGroup {
         }
     }
 
-    /// Reset clears the arbiter, the registered grant and the read port's busy cycle; the
-    /// contents are kept.
+    /// Reset clears the arbiter, the registered grant and the read port's busy cycle. The
+    /// contents are kept but read as unknown until written again: a write under way when reset
+    /// rises may or may not have landed.
     pub fn reset(&mut self) {
         self.arbiter.reset();
         self.read_busy = false;
         self.issued = [None; 2];
+        self.known.fill(0);
     }
 
     /// Takes this edge's grant into the registered stages (`delay` of them) and returns the

@@ -33,10 +33,13 @@ impl CompressedBankGroup {
         }
     }
 
+    /// Reset clears the range table, so the words kept in the banks no longer stand for any
+    /// register's value (their form is forgotten): every lane is unknown until written again.
     pub fn reset(&mut self) {
         self.arbiter.reset();
         self.table.reset();
         self.power.reset();
+        self.known.fill(0);
     }
 
     /// Reads `row` as the read path delivers it (decompressed) into `out`; returns its known

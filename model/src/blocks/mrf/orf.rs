@@ -19,7 +19,7 @@ struct Entries {
     per: usize,
     lanes: usize,
     data: Vec<u32>,
-    /// Lanes written since construction (the RTL's unwritten storage is undefined).
+    /// Lanes written since construction or reset (the RTL's unwritten storage is undefined).
     known: Vec<u64>,
     valid: Vec<bool>,
 }
@@ -76,10 +76,13 @@ impl Orf {
         &self.layout
     }
 
-    /// Reset invalidates every entry and frees every slot; the data is kept.
+    /// Reset invalidates every entry and frees every slot; the data is kept, unknown until
+    /// written again (as the MRF's).
     pub fn reset(&mut self) {
-        self.orf.valid.fill(false);
-        self.lrf.valid.fill(false);
+        for e in [&mut self.orf, &mut self.lrf] {
+            e.valid.fill(false);
+            e.known.fill(0);
+        }
         self.slot_of.fill(None);
         self.owner.fill(None);
     }
