@@ -1,7 +1,8 @@
 //! Harness of the rename stage: every input free in every cycle, reset at step 0 and whenever
-//! the free `rst_any` says, and a record of the physical registers handed out and not released
-//! since. Every physical register must be, at every step, either free — exactly once, in its
-//! kind's free list — or in that record; the induction reads the free lists' state.
+//! the free `rst_any` says, one watched physical register (any one: a free constant) and whether
+//! it is handed out and not released since. The watched register must be, at every step, either
+//! free — exactly once, in its kind's free list — or out; the induction reads the free lists'
+//! state. Per kind, counts of the registers out stand in for the others.
 
 use super::{Harness, PROBES_DEFINE, Probe, Proof, RENAME_UNIQUE, free_running, module_head};
 use crate::blocks::rename::interface::RenamePorts;
@@ -27,54 +28,76 @@ pub fn harnesses(prefix: &str, l: &RenameLayout, depth: u32) -> Vec<Harness> {
     let mut b = module_head(&top, RENAME_UNIQUE.statement);
     b += &free_running(&dut, &ports.map(|p| Sig::new(p.name.clone(), p.width)));
 
-    // The record: registers handed out (a destination with `ren_dst_new` while `ren_ready`) and
-    // not released since; a reset empties it as it frees every register.
-    let hi = phys - 1;
-    b += "\n  // The registers handed out and not released since.\n";
-    b += &format!("  reg [{hi}:0] used = {};\n  wire [{hi}:0] taken;\n  wire [{hi}:0] returned;\n", lit(phys, 0));
+    // One watched register, any one, the same at every step: the property is proved for each
+    // register at once, and the harness grows with the registers, not with their square.
+    let hi = pb - 1;
+    b += "\n  // The watched register, and whether it is handed out and not released since.\n";
+    b += &format!("  (* anyconst *) reg [{hi}:0] watch;\n");
+    b += &format!("  always @* assume({});\n", in_range(pb, "watch", phys));
+    b += "  reg used = 1'b0;\n";
     b += "  wire hand = ren_valid && ren_dst_new && ren_ready;\n";
+    b += "  wire taken = hand && ren_dst_phys == watch;\n";
     let rel = |s: u32| slice("rel_phys", s, pb);
-    for p in 0..phys {
-        b += &format!("  assign taken[{p}] = hand && ren_dst_phys == {};\n", lit(pb, p as u64));
-        let any: Vec<String> =
-            (0..k).map(|s| format!("(rel_valid[{s}] && {} == {})", rel(s), lit(pb, p as u64))).collect();
-        b += &format!("  assign returned[{p}] = {};\n", any.join(" || "));
+    let returned: Vec<String> = (0..k).map(|s| format!("(rel_valid[{s}] && {} == watch)", rel(s))).collect();
+    b += &format!("  wire returned = {};\n", returned.join(" || "));
+    b += "  always @(posedge clk) used <= rst ? 1'b0 : (used && !returned) || taken;\n";
+
+    // Per kind, how many of its registers are handed out and not released since; a reset
+    // empties the count as it frees every register.
+    let sb = index_bits(phys + 1) + 1;
+    let of_kind = |e: &str, f: &FreeListKind| {
+        let e = resize(e, pb, pb + 1);
+        format!("{e} >= {} && {e} < {}", lit(pb + 1, f.base as u64), lit(pb + 1, (f.base + f.n) as u64))
+    };
+    for f in free_lists(l) {
+        let kind = f.kind;
+        let out: Vec<String> =
+            (0..k).map(|s| resize(&format!("(rel_valid[{s}] && {})", of_kind(&rel(s), &f)), 1, sb)).collect();
+        b += &format!("  reg [{}:0] {kind}_in_use = {};\n", sb - 1, lit(sb, 0));
+        b += &format!(
+            "  wire [{}:0] {kind}_out = {};\n",
+            sb - 1,
+            resize(&format!("(hand && {})", of_kind("ren_dst_phys", &f)), 1, sb)
+        );
+        b += &format!("  wire [{}:0] {kind}_back = {};\n", sb - 1, out.join(" + "));
+        b += &format!(
+            "  always @(posedge clk) {kind}_in_use <= rst ? {} : {kind}_in_use + {kind}_out - {kind}_back;\n",
+            lit(sb, 0)
+        );
     }
-    b += &format!("  always @(posedge clk) used <= rst ? {} : (used & ~returned) | taken;\n", lit(phys, 0));
     b += "\n  // The interface's contract: a release names a register handed out at an earlier edge and\n";
-    b += "  // not released since, and the slots of one edge name different registers.\n";
-    b += &format!("  always @* assume((returned & ~used) == {});\n", lit(phys, 0));
-    let in_range = |e: &str| format!("{} < {}", resize(e, pb, pb + 1), lit(pb + 1, phys as u64));
+    b += "  // not released since, and the slots of one edge name different registers. Of the watched\n";
+    b += "  // register that is said as it is; of the others, as counts: no more of a kind come back\n";
+    b += "  // than are out.\n";
+    b += "  always @* assume(!returned || used);\n";
+    for f in free_lists(l) {
+        b += &format!("  always @* assume({0}_back <= {0}_in_use);\n", f.kind);
+    }
     for s in 0..k {
-        b += &format!("  always @* assume(!rel_valid[{s}] || {});\n", in_range(&rel(s)));
+        b += &format!("  always @* assume(!rel_valid[{s}] || {});\n", in_range(pb, &rel(s), phys));
         for t in s + 1..k {
             b += &format!("  always @* assume(!(rel_valid[{s}] && rel_valid[{t}] && {} == {}));\n", rel(s), rel(t));
         }
     }
 
-    // At the ports: a register handed out exists and is not in use; each kind's free count and
-    // its registers in the record add up to its registers; the stage takes a rename whenever
-    // one is not in use.
-    let sb = index_bits(phys + 1) + 1;
+    // At the ports: a register handed out exists and the watched one is not handed out while in
+    // use; each kind's free count and its registers out add up to its registers; the stage takes
+    // a rename whenever one is not in use.
     let cb = l.count_bits();
-    let popcount: Vec<String> = (0..phys).map(|p| resize(&format!("used[{p}]"), 1, sb)).collect();
-    b += &format!("  wire [{}:0] in_use = {};\n", sb - 1, popcount.join(" + "));
+    let in_use: Vec<String> = free_lists(l).iter().map(|f| format!("{}_in_use", f.kind)).collect();
     b += "\n  always @* if (!init) begin\n";
-    b += &format!("    if (hand) assert({});\n", in_range("ren_dst_phys"));
-    b += &format!("    assert((taken & used) == {});\n", lit(phys, 0));
-    // Per kind: its free count and its registers in the record add up to its registers (the
-    // global sum would follow, but the induction needs each kind's, without counting them from
-    // the lists' state).
+    b += &format!("    if (hand) assert({});\n", in_range(pb, "ren_dst_phys", phys));
+    b += "    assert(!(taken && used));\n";
+    // Per kind: the induction needs each kind's sum, not only the global one.
     for f in free_lists(l) {
-        let kind_used: Vec<String> = (f.base..f.base + f.n).map(|p| resize(&format!("used[{p}]"), 1, sb)).collect();
         b += &format!(
-            "    assert({} + {} == {});\n",
+            "    assert({} + {}_in_use == {});\n",
             resize(&format!("{}_free", f.kind), cb, sb),
-            kind_used.join(" + "),
+            f.kind,
             lit(sb, f.n as u64)
         );
     }
-    b += &format!("    assert(ren_ready == (in_use != {}));\n", lit(sb, phys as u64));
+    b += &format!("    assert(ren_ready == ({} != {}));\n", in_use.join(" + "), lit(sb, phys as u64));
     b += "  end\n";
 
     // The induction's invariant, over each free list's state.
@@ -93,6 +116,11 @@ pub fn harnesses(prefix: &str, l: &RenameLayout, depth: u32) -> Vec<Harness> {
         proof: Proof::Induction { depth: depth.min(UNIQUE_DEPTH) },
         probes,
     }]
+}
+
+/// `e`, `pb` bits wide, names one of the `phys` registers.
+fn in_range(pb: u32, e: &str, phys: u32) -> String {
+    format!("{} < {}", resize(e, pb, pb + 1), lit(pb + 1, phys as u64))
 }
 
 /// A free list's ring, over its registers alone: `fresh` and the head's and tail's banks and
@@ -162,8 +190,8 @@ pub fn invariants(prefix: &str, l: &RenameLayout) -> Vec<(String, Vec<String>)> 
 }
 
 /// One free list's invariant: its ring ([`ring`]), its released registers (`count` places from
-/// the head) all of its kind, and each of its registers in exactly one place: the ring's live
-/// places, the registers never handed out (`fresh` and above), or the record.
+/// the head) all of its kind, and the watched register, if of its kind, in exactly one place:
+/// the ring's live places, the registers never handed out (`fresh` and above), or out.
 fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String {
     let (kind, base, n) = (f.kind, f.base, f.n);
     let (words, banks) = (bank_words(n), FREE_BANKS);
@@ -213,15 +241,17 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
             lit(pb + 1, (base + n) as u64)
         ));
     }
+    // The watched register, when of this kind: in one live place, or never handed out (`fresh`
+    // at or below it), or out.
     let ob = index_bits(places + 3);
-    for p in base..base + n {
-        let hits: Vec<String> = (0..places as usize)
-            .map(|i| resize(&format!("({} && {} == {})", live[i], fifo[i], lit(pb, p as u64)), 1, ob))
-            .collect();
-        let never = resize(&format!("({fr} <= {})", lit(w, (p - base) as u64)), 1, ob);
-        let out = resize(&format!("used[{p}]"), 1, ob);
-        holds.push(format!("{} + {never} + {out} == {}", hits.join(" + "), lit(ob, 1)));
-    }
+    let wi = w.max(pb + 1);
+    let watched = resize("watch", pb, wi);
+    let mine = format!("{watched} >= {} && {watched} < {}", lit(wi, base as u64), lit(wi, (base + n) as u64));
+    let hits: Vec<String> =
+        (0..places as usize).map(|i| resize(&format!("({} && {} == watch)", live[i], fifo[i]), 1, ob)).collect();
+    let never = resize(&format!("({} <= {watched} - {})", resize(&fr, w, wi), lit(wi, base as u64)), 1, ob);
+    let out = resize("used", 1, ob);
+    holds.push(format!("!({mine}) || {} + {never} + {out} == {}", hits.join(" + "), lit(ob, 1)));
     b += "  always @* if (!init) begin\n";
     for a in holds {
         b += &format!("    assert({a});\n");
