@@ -242,16 +242,24 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
         ));
     }
     // The watched register, when of this kind: in one live place, or never handed out (`fresh`
-    // at or below it), or out.
-    let ob = index_bits(places + 3);
+    // at or below it), or out. "Exactly one" as a ladder (seen somewhere, and nowhere after a
+    // place it was seen at), not a sum: one OR and one AND per place, no chain of adders.
     let wi = w.max(pb + 1);
     let watched = resize("watch", pb, wi);
     let mine = format!("{watched} >= {} && {watched} < {}", lit(wi, base as u64), lit(wi, (base + n) as u64));
-    let hits: Vec<String> =
-        (0..places as usize).map(|i| resize(&format!("({} && {} == watch)", live[i], fifo[i]), 1, ob)).collect();
-    let never = resize(&format!("({} <= {watched} - {})", resize(&fr, w, wi), lit(wi, base as u64)), 1, ob);
-    let out = resize("used", 1, ob);
-    holds.push(format!("!({mine}) || {} + {never} + {out} == {}", hits.join(" + "), lit(ob, 1)));
+    let mut places_of_watch: Vec<String> =
+        (0..places as usize).map(|i| format!("({} && {} == watch)", live[i], fifo[i])).collect();
+    places_of_watch.push(format!("({} <= {watched} - {})", resize(&fr, w, wi), lit(wi, base as u64)));
+    places_of_watch.push("used".into());
+    let (seen, twice) = (format!("{kind}_seen"), format!("{kind}_twice"));
+    let m = places_of_watch.len();
+    b += &format!("  wire [{}:0] {seen};\n  wire [{}:0] {twice};\n", m - 1, m - 1);
+    for (i, at) in places_of_watch.iter().enumerate() {
+        let before = if i == 0 { "1'b0".to_string() } else { format!("{seen}[{}]", i - 1) };
+        b += &format!("  assign {seen}[{i}] = {before} || {at};\n");
+        b += &format!("  assign {twice}[{i}] = {before} && {at};\n");
+    }
+    holds.push(format!("!({mine}) || ({seen}[{}] && {twice} == {})", m - 1, lit(m as u32, 0)));
     b += "  always @* if (!init) begin\n";
     for a in holds {
         b += &format!("    assert({a});\n");
