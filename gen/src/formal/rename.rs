@@ -51,7 +51,7 @@ pub fn harnesses(prefix: &str, l: &RenameLayout, depth: u32) -> Vec<Harness> {
     };
     for f in free_lists(l) {
         let kind = f.kind;
-        let out: Vec<String> =
+        let back: Vec<String> =
             (0..k).map(|s| resize(&format!("(rel_valid[{s}] && {})", of_kind(&rel(s), &f)), 1, sb)).collect();
         b += &format!("  reg [{}:0] {kind}_in_use = {};\n", sb - 1, lit(sb, 0));
         b += &format!(
@@ -59,7 +59,7 @@ pub fn harnesses(prefix: &str, l: &RenameLayout, depth: u32) -> Vec<Harness> {
             sb - 1,
             resize(&format!("(hand && {})", of_kind("ren_dst_phys", &f)), 1, sb)
         );
-        b += &format!("  wire [{}:0] {kind}_back = {};\n", sb - 1, out.join(" + "));
+        b += &format!("  wire [{}:0] {kind}_back = {};\n", sb - 1, back.join(" + "));
         b += &format!(
             "  always @(posedge clk) {kind}_in_use <= rst ? {} : {kind}_in_use + {kind}_out - {kind}_back;\n",
             lit(sb, 0)

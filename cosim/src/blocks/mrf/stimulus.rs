@@ -313,6 +313,7 @@ impl Stimulus<Mrf> for RandomStimulus {
     /// A reset drops the offered instruction and write-back (the MRF's inputs are 0 while it
     /// resets) and everything in flight, the cache's slots with them.
     fn reset_now(&mut self) -> bool {
+        // Drawn only where the knob is on: the other seeds' streams stay as they were.
         if self.knobs.reset == 0.0 || !self.chance(self.knobs.reset) {
             return false;
         }
