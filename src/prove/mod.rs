@@ -1,7 +1,7 @@
 //! `rfgen prove`'s engine: each formal harness (`rfgen_gen::formal`) is written into its own
 //! folder beside the design's sources, turned into an SMT model by Yosys and checked by
-//! `yosys-smtbmc` with an SMT solver (Yices by default, or z3), as bounded model checking and, for properties proved by induction,
-//! k-induction (docs/prove.md).
+//! `yosys-smtbmc` with an SMT solver (Yices by default, or z3), as bounded model checking and,
+//! for properties proved by induction, k-induction (docs/prove.md).
 
 pub mod equiv;
 mod smtbmc;

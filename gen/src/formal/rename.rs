@@ -228,12 +228,16 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
         b += &format!("  wire [{}:0] {name} = {e};\n", w - 1);
     }
     let (h, c, fr) = (x("h"), x("c"), x("f"));
-    let nn = lit(w, places as u64);
-    // A place is live when it is fewer than `count` places after the head.
+    // A place is live when it is fewer than `count` places after the head: at or after the head
+    // and before its end `head + count`, or, past the ring's wrap, before `end - places`. Each
+    // place compares its constant index with the two sums, where its own subtraction would give
+    // the solver a thousand adders at full size.
+    let end = x("end");
+    b += &format!("  wire [{}:0] {end} = {h} + {c};\n", w - 1);
     let live: Vec<String> = (0..places).map(|i| format!("{kind}_live_{i}")).collect();
     for (i, name) in live.iter().enumerate() {
-        let iw = lit(w, i as u64);
-        b += &format!("  wire {name} = (({iw} >= {h}) ? {iw} - {h} : {iw} + {nn} - {h}) < {c};\n");
+        let (iw, wrapped) = (lit(w, i as u64), lit(w, i as u64 + places as u64));
+        b += &format!("  wire {name} = ({h} <= {iw} && {iw} < {end}) || {wrapped} < {end};\n");
         let id = resize(&fifo[i], pb, pb + 1);
         holds.push(format!(
             "!{name} || ({id} >= {} && {id} < {})",
