@@ -92,8 +92,6 @@ pub fn run(dir: &Path, r: &Run, limit: Duration) -> Result<Verdict> {
     let (out_path, err_path) = (dir.join(format!("{}.out", r.log)), dir.join(format!("{}.err", r.log)));
     let file = |p: &Path| std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()));
     cmd.stdout(file(&out_path)?).stderr(file(&err_path)?);
-    // A group of its own, so that stopping it stops the solver it started too.
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("cannot run the prover: {NOT_FOUND}"),
@@ -105,8 +103,7 @@ pub fn run(dir: &Path, r: &Run, limit: Duration) -> Result<Verdict> {
             break status;
         }
         if start.elapsed() > limit {
-            // SAFETY: kill(2) on the group this child leads; no memory is touched.
-            unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+            kill_tree(child.id());
             let _ = child.wait();
             let stdout = String::from_utf8_lossy(&std::fs::read(&out_path).unwrap_or_default()).into_owned();
             let _ = (std::fs::remove_file(&out_path), std::fs::remove_file(&err_path));
@@ -146,6 +143,17 @@ pub fn run(dir: &Path, r: &Run, limit: Duration) -> Result<Verdict> {
             bail!("yosys-smtbmc gave no verdict ({}): {why}\n  log: {}", out.status, log.display())
         }
     }
+}
+
+/// Stops process `pid` and those it started, children first: the solver `yosys-smtbmc` runs
+/// would go on alone. (Not a process group of its own: Ctrl-C must still reach them.)
+fn kill_tree(pid: u32) {
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+        kill_tree(child);
+    }
+    // SAFETY: kill(2) with a process id; no memory is touched.
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
 }
 
 /// The steps a bounded check stopped while running had passed: each step's line is printed as
