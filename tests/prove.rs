@@ -354,7 +354,7 @@ fn the_rename_stage_proves_unique_and_free_lists_that_lose_or_repeat_a_register_
 }
 
 /// A register file cache of one entry per slot for two warps, 2 lanes, liveness: the MRF's
-/// properties with `rfc.writeback`, which takes most of the time (about a minute).
+/// properties with `rfc.writeback`, one harness per lane.
 const CACHED: &str = "name = \"c1\"\n[sm]\nwarps = 2\nlanes = 2\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 2\n[rfc]\nenabled = true\nentries = 1\nreplacement = \"fifo\"\nliveness = true\n";
 
 #[test]
@@ -376,6 +376,24 @@ fn the_cache_keeps_every_latest_value_and_an_eviction_without_write_back_fails()
     assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
     assert!(result(&out, "rfc.writeback").starts_with("FAILED "), "{out}");
     assert!(result(&out, "arbiter.grant").starts_with("proved "), "{out}");
+}
+
+/// One harness per lane: a cache that stores lane 0's value as lane 1's fails in lane 1's
+/// harness, and only there (each reads its own lane's bits of the cache's values).
+#[test]
+fn a_cache_that_stores_another_lanes_value_fails_in_that_lanes_harness() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c1.toml");
+    std::fs::write(&config, CACHED).unwrap();
+    let config = config.to_str().unwrap();
+    let from = "data[w_idx][63:32] <= wb_data[63:32];";
+    let rtl = mutant(dir.path(), config, "mrf", "c1_rfc.v", from, "data[w_idx][63:32] <= wb_data[31:0];");
+    let o = rfgen(&["prove", "--config", config, "--block", "mrf", "--rtl", &rtl, "--time-limit", "5"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(result(&out, "rfc.writeback").starts_with("FAILED "), "{out}");
+    assert!(out.contains("  failed (lane 1): "), "{out}");
+    assert!(!out.contains("  failed (lane 0): "), "{out}");
 }
 
 /// Two entries per slot with LRU: the proof's induction holds that a slot's valid entries come

@@ -123,7 +123,7 @@ fn fair(prefix: &str, arbiter: (u32, Priority), depth: u32) -> Harness {
     }
     b += "`endif\nendmodule\n";
     let mut h = harness(prefix, arbiter, ARBITER_FAIR, b, Proof::Induction { depth: depth.min(FAIR_DEPTH) });
-    h.probes = vec![Probe { wire: "probe_below".into(), path: format!("dut.{ARBITER_BELOW_POINTER}") }];
+    h.probes = vec![Probe { wire: "probe_below".into(), path: format!("dut.{ARBITER_BELOW_POINTER}"), bits: None }];
     h
 }
 

@@ -65,7 +65,7 @@ pub fn harnesses(prefix: &str, checked: &Checked, depth: u32) -> Vec<Harness> {
         b += &format!("  always @* if (!init) assert({invariant});\n");
     }
     b += "`endif\nendmodule\n";
-    let probes = STATE.map(|state| Probe { wire: probe(state), path: format!("dut.{state}") }).to_vec();
+    let probes = STATE.map(|state| Probe { wire: probe(state), path: format!("dut.{state}"), bits: None }).to_vec();
     vec![Harness {
         property: COLLECTOR_IDLE,
         part: String::new(),

@@ -139,6 +139,8 @@ pub struct Probe {
     /// The signal's flattened name: `<instance>.<signal>`; word `i` of a memory is
     /// `<instance>.<memory>[i]` (the prover maps memories to flip-flops before connecting).
     pub path: String,
+    /// The signal's bits the wire takes, `(msb, lsb)`; `None`: all of them.
+    pub bits: Option<(u32, u32)>,
 }
 
 /// The define that turns on the wrapper's probed part.
@@ -327,6 +329,27 @@ mod tests {
                 assert!(held("small_mrf") > 0, "the small MRF top has no invariants");
                 assert!(held("small_operand_collector") > collector::invariants(|s| s.to_string()).len());
             }
+        }
+    }
+
+    /// The cache's property has a harness per lane, and each reads that lane's 32 bits of the
+    /// cache's values and nothing of the others'.
+    #[test]
+    fn the_cache_has_a_harness_per_lane_reading_its_own_bits() {
+        let text = PRESETS.iter().find(|(n, _)| *n == "small").map(|(_, t)| *t).unwrap();
+        let cached = crate::config::parse(&format!("{text}\n[rfc]\nenabled = true\n")).unwrap();
+        let design = Block::Mrf.generate(&cached, SramKind::Behavioural).unwrap();
+        let lanes: Vec<Harness> = harnesses(&cached, Block::Mrf, &design, 5)
+            .unwrap()
+            .into_iter()
+            .filter(|h| h.property == RFC_WRITEBACK)
+            .collect();
+        assert_eq!(lanes.len() as u32, cached.geometry.lanes);
+        for (l, h) in lanes.iter().enumerate() {
+            assert_eq!(h.part, format!("lane {l}"));
+            let sliced: Vec<_> = h.probes.iter().filter_map(|p| p.bits).collect();
+            assert!(!sliced.is_empty(), "lane {l} reads no values");
+            assert!(sliced.iter().all(|&b| b == (32 * l as u32 + 31, 32 * l as u32)), "lane {l}: {sliced:?}");
         }
     }
 

@@ -201,7 +201,7 @@ fn list_invariant(f: &FreeListKind, pb: u32, probes: &mut Vec<Probe>) -> String 
     let mut probe = |name: &str, signal: &str, width: u32, b: &mut String| {
         let wire = format!("probe_{kind}_{name}");
         *b += &format!("  (* keep *) wire [{}:0] {wire};\n", width - 1);
-        probes.push(Probe { wire: wire.clone(), path: format!("dut.{}.{signal}", f.instance()) });
+        probes.push(Probe { wire: wire.clone(), path: format!("dut.{}.{signal}", f.instance()), bits: None });
         wire
     };
     let mut state: Vec<(&str, String)> = vec![
