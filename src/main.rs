@@ -1,5 +1,6 @@
 //! `rfgen`: generate GPU register-file RTL, cosimulate it against the golden model, measure it.
 
+mod children;
 mod cli;
 mod mutate;
 mod prove;

@@ -12,7 +12,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Where and how the array runs (`--partition`, `--time`, `--max-jobs`).
@@ -36,8 +35,6 @@ pub struct Failure {
     pub message: String,
 }
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
 /// Seconds between two looks at the queue.
 const POLL: Duration = Duration::from_millis(1000);
 
@@ -52,9 +49,8 @@ pub fn run_array(
     done: &dyn Fn(usize) -> bool,
 ) -> Result<Vec<Failure>> {
     std::fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
-    // Ctrl-C cancels the array instead of leaving it to run; a second handler cannot be set,
-    // which only means an earlier call in this process set it.
-    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    // Ctrl-C cancels the array instead of leaving it to run.
+    let _polling = crate::children::Polling::start();
     let exe = std::env::current_exe().context("cannot find the rfgen binary to run on the cluster")?;
     let script = folder.join(format!("{name}.sh"));
     write_script(&script, &exe, tasks)?;
@@ -151,7 +147,7 @@ fn submit(name: &str, folder: &Path, settings: &Settings, script: &Path, indices
 /// Waits until no task of `job` is pending or running; cancels it on Ctrl-C.
 fn follow(job: &str, bar: &ProgressBar, total: usize, done: &dyn Fn(usize) -> bool) -> Result<()> {
     loop {
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if crate::children::interrupted() {
             let _ = Command::new("scancel").arg(job).status();
             bar.abandon();
             bail!("interrupted: Slurm job {job} cancelled; the same command resumes (finished tasks are kept)");

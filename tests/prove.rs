@@ -78,6 +78,65 @@ fn a_check_past_its_limit_is_stopped_and_reported_bounded_or_not_finished() {
     assert!(r.starts_with("not finished ") || steps.is_some_and(|n| (1..20).contains(&n)), "{out}");
 }
 
+/// Ended from outside (SIGTERM, as a CI job's time limit does), `rfgen prove` stops the tools it
+/// runs, with the solver `yosys-smtbmc` started, instead of leaving them running.
+#[test]
+fn a_terminated_prove_leaves_no_tool_running() {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_rfgen"))
+        .args(["prove", "--preset", "baseline", "--block", "scoreboard", "--jobs", "1"])
+        .env("TMPDIR", scratch_dir())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Its processes, once the solver runs (half a minute on `baseline`'s scoreboard).
+    let mut tools = Vec::new();
+    for _ in 0..1200 {
+        tools = descendants(child.id());
+        if tools.iter().any(|&p| name(p).starts_with("yices")) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(tools.iter().any(|&p| name(p).starts_with("yices")), "no solver ran: {tools:?}");
+    // SAFETY: kill(2) with the process id of the child this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("interrupted; the tools it was running are stopped"), "{}", stderr(&out));
+    // Stopped with SIGKILL before rfgen exits; gone as soon as the system has torn them down, long
+    // before the check could end on its own.
+    for _ in 0..20 {
+        if tools.iter().all(|&p| gone(p)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let left: Vec<String> = tools.iter().filter(|&&p| !gone(p)).map(|&p| format!("{p} {}", name(p))).collect();
+    assert!(left.is_empty(), "still running: {left:?}");
+}
+
+/// The processes `pid` started from any of its threads, and theirs.
+fn descendants(pid: u32) -> Vec<u32> {
+    let threads = std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten().flatten();
+    let listed: String = threads
+        .map(|t| std::fs::read_to_string(t.path().join("children")).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let children: Vec<u32> = listed.split_whitespace().filter_map(|c| c.parse().ok()).collect();
+    children.iter().flat_map(|&c| std::iter::once(c).chain(descendants(c))).collect()
+}
+
+fn name(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string()
+}
+
+/// Exited: no such process, or one only waiting to be reaped.
+fn gone(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit(") ").next().is_none_or(|rest| rest.is_empty() || rest.starts_with('Z'))
+}
+
 #[test]
 fn mrf_properties_prove_with_either_solver() {
     let dir = tempfile::tempdir().unwrap();

@@ -97,13 +97,14 @@ pub fn run(dir: &Path, r: &Run, limit: Duration) -> Result<Verdict> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("cannot run the prover: {NOT_FOUND}"),
         Err(e) => bail!("cannot run yosys-smtbmc in {}: {e}", dir.display()),
     };
+    let _watched = crate::children::Child::watch(child.id());
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
         }
         if start.elapsed() > limit {
-            kill_tree(child.id());
+            crate::children::kill_tree(child.id());
             let _ = child.wait();
             let stdout = String::from_utf8_lossy(&std::fs::read(&out_path).unwrap_or_default()).into_owned();
             let _ = (std::fs::remove_file(&out_path), std::fs::remove_file(&err_path));
@@ -143,17 +144,6 @@ pub fn run(dir: &Path, r: &Run, limit: Duration) -> Result<Verdict> {
             bail!("yosys-smtbmc gave no verdict ({}): {why}\n  log: {}", out.status, log.display())
         }
     }
-}
-
-/// Stops process `pid` and those it started, children first: the solver `yosys-smtbmc` runs
-/// would go on alone. (Not a process group of its own: Ctrl-C must still reach them.)
-fn kill_tree(pid: u32) {
-    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-    for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
-        kill_tree(child);
-    }
-    // SAFETY: kill(2) with a process id; no memory is touched.
-    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
 }
 
 /// The steps a bounded check stopped while running had passed: each step's line is printed as

@@ -42,6 +42,7 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
         Err(e) => bail!("cannot run Yosys on {}: {e}", dir.join(script).display()),
     };
     let _running = Running::start();
+    let _watched = crate::children::Child::watch(child.id());
     let start = Instant::now();
     let mut polls = 0u32;
     let status = loop {
@@ -49,7 +50,7 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
             break status;
         }
         if limit.is_some_and(|l| start.elapsed() > l) {
-            let _ = child.kill();
+            crate::children::kill_tree(child.id());
             let _ = child.wait();
             return Ok(None);
         }
@@ -59,7 +60,7 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
         if polls.is_multiple_of(20)
             && let Some(why) = memory_stop(child.id())
         {
-            let _ = child.kill();
+            crate::children::kill_tree(child.id());
             let _ = child.wait();
             bail!("Yosys stopped: {why}\n  log: {}", log_path.display());
         }
