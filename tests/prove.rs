@@ -416,12 +416,16 @@ fn the_rename_stage_proves_unique_and_free_lists_that_lose_or_repeat_a_register_
 /// properties with `rfc.writeback`, one harness per lane.
 const CACHED: &str = "name = \"c1\"\n[sm]\nwarps = 2\nlanes = 2\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 2\n[rfc]\nenabled = true\nentries = 1\nreplacement = \"fifo\"\nliveness = true\n";
 
+fn write_cached(dir: &Path) -> String {
+    let path = dir.join("c1.toml");
+    std::fs::write(&path, CACHED).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 #[test]
 fn the_cache_keeps_every_latest_value_and_an_eviction_without_write_back_fails() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("c1.toml");
-    std::fs::write(&config, CACHED).unwrap();
-    let config = config.to_str().unwrap();
+    let config = &write_cached(dir.path());
     let o = rfgen(&["prove", "--config", config, "--block", "mrf"]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
@@ -442,9 +446,7 @@ fn the_cache_keeps_every_latest_value_and_an_eviction_without_write_back_fails()
 #[test]
 fn a_cache_that_stores_another_lanes_value_fails_in_that_lanes_harness() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("c1.toml");
-    std::fs::write(&config, CACHED).unwrap();
-    let config = config.to_str().unwrap();
+    let config = &write_cached(dir.path());
     let from = "data[w_idx][63:32] <= wb_data[63:32];";
     let rtl = mutant(dir.path(), config, "mrf", "c1_rfc.v", from, "data[w_idx][63:32] <= wb_data[31:0];");
     let o = rfgen(&["prove", "--config", config, "--block", "mrf", "--rtl", &rtl, "--time-limit", "5"]);
