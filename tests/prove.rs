@@ -457,6 +457,32 @@ fn a_cache_that_stores_another_lanes_value_fails_in_that_lanes_harness() {
     assert!(!out.contains("  failed (lane 0): "), "{out}");
 }
 
+/// In front of a compressed MRF the banks may refuse a write, and the eviction buffer may hold a
+/// register of a warp whose flush has written its entries: `flush_ready` waits for the buffer,
+/// and the property is proved. A cache whose `flush_ready` does not wait ends the flush with the
+/// register still owed (a counterexample from reset needs more steps than the bounded check's 5),
+/// and the proof no longer closes.
+#[test]
+fn in_front_of_a_compressed_mrf_a_flush_is_over_only_once_the_eviction_buffer_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("c1z.toml");
+    let compressed = "lanes = 4\nclusters = 2";
+    let text = CACHED.replace("c1", "c1z").replace("lanes = 2\nclusters = 1", compressed)
+        + "[compression]\nenabled = true\nmodes = [\"4,0\", \"4,1\"]\nwakeup_cycles = 0\n";
+    std::fs::write(&config, text).unwrap();
+    let config = config.to_str().unwrap();
+    let o = rfgen(&["prove", "--config", config, "--block", "mrf"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(result(&out, "rfc.writeback").starts_with("proved "), "{out}");
+
+    let from = "assign flush_ready = ~flush_busy & ~evict_valid;";
+    let rtl = mutant(dir.path(), config, "mrf", "c1z_rfc.v", from, "assign flush_ready = ~flush_busy;");
+    let o = rfgen(&["prove", "--config", config, "--block", "mrf", "--rtl", &rtl, "--time-limit", "5"]);
+    let out = stdout(&o);
+    assert!(result(&out, "rfc.writeback").starts_with("bounded to 5 "), "{out}");
+}
+
 /// Two entries per slot with LRU: the proof's induction holds that a slot's valid entries come
 /// first outside a flush, which the cache's victim choice rests on. A cache that fills a slot
 /// from its last entry keeps every value, but breaks that order, and the proof no longer closes.

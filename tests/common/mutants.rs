@@ -408,6 +408,12 @@ pub const RFC_COMPRESSED: &[Mutant] = &[
         "assign fl_step = flush_busy & fl_any & ~evict_valid & bank_wr_ready;",
         "assign fl_step = flush_busy & fl_any & ~evict_valid;",
     ),
+    m(
+        "a flush is reported over while the eviction buffer waits for the write port",
+        "rcsmall_rfc.v",
+        "assign flush_ready = ~flush_busy & ~evict_valid;",
+        "assign flush_ready = ~flush_busy;",
+    ),
 ];
 
 /// The rename stage (`nsmall`).

@@ -205,11 +205,12 @@ fn harness(prefix: &str, g: &Geometry, r: &RfcLayout, banks_may_refuse: bool, de
     b += "    if (w_has) assert(active_w || flushing_w);\n";
     b += "    if (w_has && flushing_w && !active_w) assert(p_flush_busy && p_flush_slot == w_slot);\n";
     b += "    if (flushing_owner_w) assert(flushing_w && !active_w);\n";
-    b += "    // Without a slot nothing is owed (an eviction is written the cycle after it, and a warp\n";
-    b += "    // loses its slot only at a release or at the end of a flush, which takes no write-back).\n";
-    b += "    // A flush taken as the warp, without a slot, is activated ends at the next edge: nothing\n";
-    b += "    // is owed meanwhile.\n";
-    b += "    if (!w_has || (flushing_w && active_w)) assert(!owed);\n";
+    b += "    // Without a slot nothing is owed but the eviction buffer's register, while the flush that\n";
+    b += "    // took the slot waits for the banks to take it (a warp loses its slot only at a release or\n";
+    b += "    // at the end of a flush, which takes no write-back). A flush taken as the warp, without a\n";
+    b += "    // slot, is activated takes no write-back until it is over: nothing is owed meanwhile.\n";
+    b += "    if ((!w_has && !evict_this) || (flushing_w && active_w)) assert(!owed);\n";
+    b += "    if (!w_has && owed) assert(flushing_w);\n";
     b += "  end\n`endif\nendmodule\n";
 
     Harness {

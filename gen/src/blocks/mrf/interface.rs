@@ -135,7 +135,7 @@ impl MrfPorts<Port> {
             act_ready: Port::output("act_ready", 1, "a cache slot is free: the activation is taken this cycle"),
             flush_valid: Port::input("flush_valid", 1, "warp flush_warp was descheduled (hold until flush_ready)"),
             flush_warp: Port::input("flush_warp", wb, "warp id"),
-            flush_ready: Port::output("flush_ready", 1, "no flush is under way: the request is taken this cycle"),
+            flush_ready: Port::output("flush_ready", 1, "no flush is under way (and, before a compressed MRF, no eviction waits): the request is taken this cycle"),
             rel_mask: Port::input(
                 "rel_mask",
                 g.warps,

@@ -98,7 +98,8 @@
 //! - **Flush** (`flush_valid` with `flush_ready`): the warp's slot (nothing if it owns none)
 //!   is flushed, one edge per dirty live entry, lowest entry first, each written to the banks
 //!   and invalidated; the edge writing the last frees the slot (a slot with none is freed at the
-//!   next edge). A flush step waits while the eviction buffer drains.
+//!   next edge). A flush step waits while the eviction buffer drains. In front of the compressed
+//!   MRF, `flush_ready` also waits for the buffer to empty (below).
 //! - **Release** (`rel_mask`): the slots of finished warps are freed without write-backs.
 //! - **Activation** (`act_valid` with `act_ready`): the lowest free slot, free before the edge,
 //!   becomes the warp's, every entry invalid.
@@ -109,7 +110,9 @@
 //! **In front of the compressed MRF**, the RFC's bank write goes into the write port, which may
 //! refuse it: the eviction buffer and a flush step leave only at an edge the port takes them
 //! (`banks_ready`), and a write-back is taken only when both the RFC and the port take it
-//! (`wb_ready = rfc.wb_ready && banks_ready`). A register on its way to the banks — in the
+//! (`wb_ready = rfc.wb_ready && banks_ready`). `flush_ready` is low while the eviction buffer
+//! is full: it may hold a register of the warp flushed last, and the SM takes `flush_ready` as
+//! the end of that flush (it then reactivates the warp). A register on its way to the banks — in the
 //! eviction buffer or in a compressor stage, head included — is not requested by a collector
 //! slot until it is stored (the arbiters never see that request). `wb_commit` is the port's
 //! commit, of whatever the RFC sent; the SM releases its scoreboard when the RFC takes the
@@ -450,7 +453,7 @@ impl Mrf {
     /// file cache when `rfc.enabled`, beside an ORF/LRF when `orf.enabled`.
     pub fn for_config(checked: &Checked) -> Self {
         let g = &checked.geometry;
-        let rfc = checked.rfc.as_ref().map(|r| Rfc::new(g.warps, r, g.lanes as usize));
+        let rfc = checked.rfc.as_ref().map(|r| Rfc::new(g.warps, r, g.lanes as usize, checked.compression.is_some()));
         let mut m = Mrf::build(g, checked.compression.as_ref(), rfc);
         m.orf = checked.orf.as_ref().map(|o| Orf::new(g.warps, o, g.lanes as usize));
         m

@@ -62,10 +62,13 @@ pub struct Rfc {
     evict_data: Vec<u32>,
     /// The slot being flushed.
     flush: Option<usize>,
+    /// The banks behind may refuse a write (a compressed MRF's write port), so the eviction
+    /// buffer may wait any number of cycles.
+    banks_may_refuse: bool,
 }
 
 impl Rfc {
-    pub fn new(warps: u32, l: &RfcLayout, lanes: usize) -> Self {
+    pub fn new(warps: u32, l: &RfcLayout, lanes: usize, banks_may_refuse: bool) -> Self {
         let (slots, entries) = (l.slots, l.entries);
         let n = (slots * entries) as usize;
         let mut r = Rfc {
@@ -85,6 +88,7 @@ impl Rfc {
             evict: None,
             evict_data: vec![0; lanes],
             flush: None,
+            banks_may_refuse,
         };
         r.reset();
         r
@@ -135,9 +139,12 @@ impl Rfc {
         self.flush.is_none() && self.evict.is_none()
     }
 
-    /// No flush is under way: a flush request is taken now.
+    /// No flush is under way: a flush request is taken now, and the one before is over. In
+    /// front of banks that may refuse a write, the eviction buffer is empty too: it may hold a
+    /// register of the warp flushed last, which the banks must have before the flush is over.
+    /// (Banks that take every write empty it at the edge after the eviction.)
     pub fn flush_ready(&self) -> bool {
-        self.flush.is_none()
+        self.flush.is_none() && !(self.banks_may_refuse && self.evict.is_some())
     }
 
     /// The entry holding register `reg` of `warp`, if cached.
@@ -226,6 +233,7 @@ impl Rfc {
     ) -> RfcEvents {
         let mut ev = RfcEvents::default();
         // Decisions from the state before the edge.
+        let flush = flush.filter(|_| self.flush_ready());
         let free_slot = self.owner.iter().position(Option::is_none);
         // The flush step writes the lowest dirty live entry and frees the slot with the last.
         let flushing = self.flush.map(|slot| {
@@ -313,7 +321,7 @@ impl Rfc {
                 self.free(slot);
             }
         }
-        if let (Some(w), None) = (flush, flushing)
+        if let Some(w) = flush
             && let Some(slot) = self.slot_of[w as usize]
         {
             self.flush = Some(slot as usize);

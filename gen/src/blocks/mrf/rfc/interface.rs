@@ -85,7 +85,11 @@ impl CachePorts<Port> {
             act_ready: Port::output("act_ready", 1, "a slot is free: an activation is taken"),
             flush_valid: Port::input("flush_valid", 1, "flush the slot of warp flush_warp"),
             flush_warp: Port::input("flush_warp", wb, "warp id"),
-            flush_ready: Port::output("flush_ready", 1, "no flush is under way: a flush request is taken"),
+            flush_ready: Port::output(
+                "flush_ready",
+                1,
+                "no flush is under way and the last one's registers reach the banks by this edge: a flush request is taken",
+            ),
             rel_mask: Port::input("rel_mask", g.warps, &format!("finished warps, {}", packing("warp", 1))).vector(),
         }
     }

@@ -314,7 +314,13 @@ fn flush(c: &Shape) -> String {
     if banks_may_refuse {
         b += "  assign evicting = evict_valid;\n";
     }
-    b += "  assign flush_ready = ~flush_busy;\n";
+    if banks_may_refuse {
+        // The eviction buffer may hold a register of the warp flushed last, and may wait for
+        // the banks any number of cycles; the flush is over once the banks have it.
+        b += "  assign flush_ready = ~flush_busy & ~evict_valid;\n";
+    } else {
+        b += "  assign flush_ready = ~flush_busy;\n";
+    }
     b += "  assign free = ~owner_valid;\n";
     b += &format!("  assign free_first = {};\n", lowest_set("free", a));
     b += "  assign act_ready = |free;\n";
@@ -375,7 +381,7 @@ fn clock_edge(c: &Shape) -> String {
             free(s, e, rk, "        ")
         );
     }
-    b += "      if (flush_valid & ~flush_busy & slot_of_valid[flush_warp]) begin\n";
+    b += "      if (flush_valid & flush_ready & slot_of_valid[flush_warp]) begin\n";
     b += "        flush_busy <= 1'b1;\n        flush_slot <= slot_of[flush_warp];\n      end\n";
     b += "      if (act_valid & act_ready) begin\n";
     for s in 0..a {
