@@ -2,6 +2,10 @@
 //! for an hour; when rfgen is interrupted (Ctrl-C) or told to end (SIGTERM, SIGHUP: a CI job's
 //! time limit, a closed terminal), it stops every tool it is waiting on, and the processes each
 //! started, before it exits. Tools stay in rfgen's process group, so Ctrl-C reaches them too.
+//!
+//! They are also stopped when the machine runs short of memory ([`Child::memory_stop`]): a long
+//! equivalence search or a solver on a large model grows to tens of GiB, and stopped here it
+//! fails alone, where the system's out-of-memory killer could take any process of the machine.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
@@ -22,6 +26,24 @@ impl Child {
         on_interrupt();
         running().push(pid);
         Child(pid)
+    }
+}
+
+impl Child {
+    /// Why this tool must stop for memory, if it must: the machine has less than
+    /// [`MEMORY_RESERVE`] left and this tool, with the processes it started (a solver), holds
+    /// more than its share ([`must_stop`]).
+    pub fn memory_stop(&self) -> Option<String> {
+        let (available, total) = (meminfo("MemAvailable")?, meminfo("MemTotal")?);
+        let running = running().len() as u64;
+        let resident = tree_resident(self.0);
+        must_stop(available, resident, total, running).then(|| {
+            let floor = format!("the machine's available memory fell below {} GiB", MEMORY_RESERVE >> 30);
+            match running {
+                0 | 1 => floor,
+                _ => format!("{floor}, this run holding {} MiB beside {} other runs", resident >> 20, running - 1),
+            }
+        })
     }
 }
 
@@ -74,6 +96,37 @@ fn children(pid: u32) -> Vec<u32> {
     found
 }
 
+/// Memory a tool leaves the rest of the machine: below it, the tool is stopped.
+const MEMORY_RESERVE: u64 = 1 << 30;
+
+/// Whether a tool holding `resident` bytes of a machine of `total`, `available` left and
+/// `running` tools side by side, must stop: when less than [`MEMORY_RESERVE`] is left. Beside
+/// other tools, only one holding more than its equal share stops, unless half the reserve is
+/// gone too: the search that never fits, not whichever tool looks next (an induction of under
+/// 1 GiB beside a search of a whole MRF growing past 20 GiB).
+fn must_stop(available: u64, resident: u64, total: u64, running: u64) -> bool {
+    available < MEMORY_RESERVE && (running <= 1 || available < MEMORY_RESERVE / 2 || resident > total / running)
+}
+
+/// The resident memory of process `pid` and of those it started, in bytes (a process that has
+/// just ended counts nothing).
+fn tree_resident(pid: u32) -> u64 {
+    let own = kilobytes(&format!("/proc/{pid}/status"), "VmRSS").unwrap_or(0);
+    own + children(pid).into_iter().map(tree_resident).sum::<u64>()
+}
+
+/// A `field` of `/proc/meminfo` in bytes.
+fn meminfo(field: &str) -> Option<u64> {
+    kilobytes("/proc/meminfo", field)
+}
+
+/// A `field: N kB` line of the file at `path`, in bytes.
+fn kilobytes(path: &str, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let value = text.lines().find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?;
+    Some(value.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()? * 1024)
+}
+
 fn running() -> std::sync::MutexGuard<'static, Vec<u32>> {
     // A panic while the list was held leaves it whole: a push or a retain.
     RUNNING.lock().unwrap_or_else(|e| e.into_inner())
@@ -96,4 +149,44 @@ fn on_interrupt() {
             }
         });
     });
+}
+
+#[cfg(test)]
+mod tests {
+    /// The guard reads the machine's memory, or the long searches run unguarded.
+    #[test]
+    fn the_available_memory_is_read_and_is_at_most_the_total() {
+        let available = super::meminfo("MemAvailable").expect("/proc/meminfo has MemAvailable");
+        let total = super::meminfo("MemTotal").expect("/proc/meminfo has MemTotal");
+        assert!(available > 0 && available <= total, "{available} of {total} bytes");
+    }
+
+    /// A tool's share is the resident memory of its process and of those it started: this
+    /// test's own is read, and a child it starts is found and counted.
+    #[test]
+    fn a_process_trees_resident_memory_is_read_and_is_at_most_the_total() {
+        let total = super::meminfo("MemTotal").unwrap();
+        let own = super::tree_resident(std::process::id());
+        assert!(own > 0 && own < total, "{own} of {total} bytes");
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
+        let listed = super::children(std::process::id()).contains(&child.id());
+        let child_own = super::tree_resident(child.id());
+        let _ = (child.kill(), child.wait());
+        assert!(listed, "the child is found among this process' children");
+        assert!(child_own > 0, "the child's resident memory is read");
+    }
+
+    /// With memory left a tool goes on; alone it stops below the reserve; beside another, only
+    /// past half the machine, or below half the reserve.
+    #[test]
+    fn a_tool_stops_for_memory_only_when_short_and_past_its_share() {
+        let (total, gib) = (24u64 << 30, 1u64 << 30);
+        assert!(!super::must_stop(2 * gib, 23 * gib, total, 1));
+        assert!(super::must_stop(gib - 1, gib, total, 1));
+        assert!(!super::must_stop(gib - 1, gib, total, 2));
+        assert!(!super::must_stop(gib - 1, 12 * gib, total, 2));
+        assert!(super::must_stop(gib - 1, 12 * gib + 1, total, 2));
+        assert!(super::must_stop(gib / 2 - 1, gib, total, 2));
+        assert!(super::must_stop(gib - 1, 7 * gib, total, 4));
+    }
 }

@@ -48,7 +48,8 @@ pub enum Verdict {
     Failed {
         assertion: String,
     },
-    /// Still running at the limit and stopped; a bounded check had passed its first `steps`.
+    /// Still running at the limit, or when the machine ran short of memory, and stopped; a
+    /// bounded check had passed its first `steps`.
     Stopped {
         steps: u32,
     },
@@ -97,17 +98,26 @@ pub fn run(dir: &Path, r: &Run, limit: Duration) -> Result<Verdict> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("cannot run the prover: {NOT_FOUND}"),
         Err(e) => bail!("cannot run yosys-smtbmc in {}: {e}", dir.display()),
     };
-    let _watched = crate::children::Child::watch(child.id());
+    let watched = crate::children::Child::watch(child.id());
     let start = Instant::now();
+    let mut polls = 0u32;
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        if start.elapsed() > limit {
+        // Stopped at the limit, or when the machine runs short of memory (a solver on a large
+        // model grows to tens of GiB): either way the steps checked so far stand.
+        polls += 1;
+        let memory = if polls.is_multiple_of(20) { watched.memory_stop() } else { None };
+        if start.elapsed() > limit || memory.is_some() {
             crate::children::kill_tree(child.id());
             let _ = child.wait();
-            let stdout = String::from_utf8_lossy(&std::fs::read(&out_path).unwrap_or_default()).into_owned();
+            let mut stdout = String::from_utf8_lossy(&std::fs::read(&out_path).unwrap_or_default()).into_owned();
             let _ = (std::fs::remove_file(&out_path), std::fs::remove_file(&err_path));
+            if let Some(why) = memory {
+                eprintln!("rfgen: yosys-smtbmc stopped: {why}\n  log: {}", dir.join(r.log).display());
+                stdout += &format!("rfgen: stopped: {why}\n");
+            }
             std::fs::write(dir.join(r.log), &stdout)?;
             return Ok(Verdict::Stopped { steps: steps_passed(&stdout) });
         }

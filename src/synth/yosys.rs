@@ -4,7 +4,6 @@
 use anyhow::{Result, bail};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 const NOT_FOUND: &str =
@@ -41,8 +40,7 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
         }
         Err(e) => bail!("cannot run Yosys on {}: {e}", dir.join(script).display()),
     };
-    let _running = Running::start();
-    let _watched = crate::children::Child::watch(child.id());
+    let watched = crate::children::Child::watch(child.id());
     let start = Instant::now();
     let mut polls = 0u32;
     let status = loop {
@@ -58,7 +56,7 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
         // the system's out-of-memory killer could take any process of the machine.
         polls += 1;
         if polls.is_multiple_of(20)
-            && let Some(why) = memory_stop(child.id())
+            && let Some(why) = watched.memory_stop()
         {
             crate::children::kill_tree(child.id());
             let _ = child.wait();
@@ -78,105 +76,4 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
     let fallback = if killed { "killed by the system, out of memory most likely" } else { "no ERROR line" };
     let error = log_text.lines().chain(stderr.lines()).find(|l| l.contains("ERROR")).unwrap_or(fallback);
     Ok(Some(Err(anyhow::anyhow!("Yosys failed ({status}): {}\n  log: {}", error.trim(), log_path.display()))))
-}
-
-/// Memory a Yosys run leaves the rest of the machine: below it, the run is stopped.
-const MEMORY_RESERVE: u64 = 1 << 30;
-
-/// Yosys runs of this process running now (`run_for`), side by side in a pool of jobs.
-static RUNNING: AtomicU64 = AtomicU64::new(0);
-
-/// One run counted in [`RUNNING`] while it lives.
-struct Running;
-
-impl Running {
-    fn start() -> Self {
-        RUNNING.fetch_add(1, Ordering::Relaxed);
-        Running
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        RUNNING.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// Why the run of process `pid` must stop for memory, if it must ([`must_stop`]).
-fn memory_stop(pid: u32) -> Option<String> {
-    let (available, total) = (memory_available()?, meminfo("MemTotal")?);
-    let running = RUNNING.load(Ordering::Relaxed);
-    // A process that has just ended has no resident memory to count.
-    let resident = resident(pid).unwrap_or(0);
-    must_stop(available, resident, total, running).then(|| {
-        let floor = format!("the machine's available memory fell below {} GiB", MEMORY_RESERVE >> 30);
-        match running {
-            0 | 1 => floor,
-            _ => format!("{floor}, this run holding {} MiB beside {} other runs", resident >> 20, running - 1),
-        }
-    })
-}
-
-/// Whether a run holding `resident` bytes of a machine of `total`, `available` left and
-/// `running` runs side by side, must stop: when less than [`MEMORY_RESERVE`] is left. Beside
-/// other runs, only one holding more than its equal share stops, unless half the reserve is gone
-/// too: the search that never fits, not whichever run looks next (an induction of under 1 GiB
-/// beside a search of a whole MRF growing past 20 GiB).
-fn must_stop(available: u64, resident: u64, total: u64, running: u64) -> bool {
-    available < MEMORY_RESERVE && (running <= 1 || available < MEMORY_RESERVE / 2 || resident > total / running)
-}
-
-/// The machine's available memory in bytes; `None` where the system does not say.
-fn memory_available() -> Option<u64> {
-    meminfo("MemAvailable")
-}
-
-/// The resident memory of process `pid` in bytes; `None` where the system does not say.
-fn resident(pid: u32) -> Option<u64> {
-    kilobytes(&format!("/proc/{pid}/status"), "VmRSS")
-}
-
-/// A `field` of `/proc/meminfo` in bytes.
-fn meminfo(field: &str) -> Option<u64> {
-    kilobytes("/proc/meminfo", field)
-}
-
-/// A `field: N kB` line of the file at `path`, in bytes.
-fn kilobytes(path: &str, field: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let value = text.lines().find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?;
-    Some(value.trim().strip_suffix("kB")?.trim().parse::<u64>().ok()? * 1024)
-}
-
-#[cfg(test)]
-mod tests {
-    /// The guard reads the machine's memory, or the long searches run unguarded.
-    #[test]
-    fn the_available_memory_is_read_and_is_at_most_the_total() {
-        let available = super::memory_available().expect("/proc/meminfo has MemAvailable");
-        let total = super::meminfo("MemTotal").expect("/proc/meminfo has MemTotal");
-        assert!(available > 0 && available <= total, "{available} of {total} bytes");
-    }
-
-    /// A run's share is compared with its process' resident memory: here this test's own.
-    #[test]
-    fn a_process_resident_memory_is_read_and_is_at_most_the_total() {
-        let resident = super::resident(std::process::id()).expect("/proc/self/status has VmRSS");
-        let total = super::meminfo("MemTotal").unwrap();
-        assert!(resident > 0 && resident < total, "{resident} of {total} bytes");
-    }
-
-    /// With memory left a run goes on; alone it stops below the reserve; beside another, only
-    /// past half the machine, or below half the reserve.
-    #[test]
-    fn a_run_stops_for_memory_only_when_short_and_past_its_share() {
-        let (total, gib) = (24u64 << 30, 1u64 << 30);
-        assert!(!super::must_stop(2 * gib, 23 * gib, total, 1));
-        assert!(super::must_stop(gib - 1, gib, total, 1));
-        assert!(!super::must_stop(gib - 1, gib, total, 2));
-        assert!(!super::must_stop(gib - 1, 12 * gib, total, 2));
-        assert!(super::must_stop(gib - 1, 12 * gib + 1, total, 2));
-        assert!(super::must_stop(gib / 2 - 1, gib, total, 2));
-        assert!(super::must_stop(gib - 1, 7 * gib, total, 4));
-    }
 }
