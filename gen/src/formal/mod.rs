@@ -280,10 +280,10 @@ mod tests {
     use crate::emit::SramKind;
 
     /// The register file cache is cut out where `rfgen mutate` observes the bank leaves' reads
-    /// of the `small` MRF with one, whose reads the MRF top's invariants now cover; an MRF
-    /// without a cache has nothing beside its reads.
+    /// of the `small` MRF with one, whose reads the MRF top's invariants now cover, and so is an
+    /// ORF/LRF; an MRF without either has nothing beside its reads.
     #[test]
-    fn a_register_file_cache_is_beside_the_reads_of_an_mrf_that_has_one() {
+    fn a_register_file_cache_or_an_orf_is_beside_the_reads_of_an_mrf_that_has_one() {
         let small = preset("small").unwrap();
         assert!(beside_reads(&small).is_empty());
         let text = PRESETS.iter().find(|(n, _)| *n == "small").map(|(_, t)| *t).unwrap();
@@ -291,6 +291,11 @@ mod tests {
         assert_eq!(beside_reads(&cached), ["small_rfc"]);
         assert!(!issued_reads(&cached).is_empty(), "its bank groups' reads are observed as without a cache");
         assert!(invariants(&cached).iter().any(|(m, h)| m == "small_mrf" && !h.is_empty()));
+        // An ORF/LRF fills its entries from a collector's value, after the read: beside too.
+        let orf = "\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 4\n[orf]\nenabled = true\nentries = 3\nlrf = \"split\"\n";
+        let upper = crate::config::parse(&format!("{text}{orf}")).unwrap();
+        assert_eq!(beside_reads(&upper), ["small_orf"]);
+        assert!(invariants(&upper).iter().any(|(m, h)| m == "small_mrf" && !h.is_empty()));
     }
 
     /// A name no net of its module declares would leave `rfgen mutate`'s check unbuilt, and the

@@ -13,9 +13,9 @@ use crate::verilog::lit;
 
 /// The invariants of the MRF top of `checked`, over the top's own net names; empty for the
 /// variants they are not written for: only registered read data (a slot's data on its group's
-/// read data the cycle after `arrive`, `slot_deliver` a register), without TFET rows,
-/// compression or ORF/LRF, whose reads take other paths. A register file cache's hits fill
-/// their slots at allocation, never pending: the slots' reads are the same.
+/// read data the cycle after `arrive`, `slot_deliver` a register), without TFET rows or
+/// compression, whose reads take other paths. A register file cache's hits, and an ORF/LRF's,
+/// fill their slots at allocation, never pending: the slots' reads are the same.
 pub fn invariants(checked: &Checked) -> Vec<String> {
     let g = &checked.geometry;
     if !written_for(checked) {
@@ -68,21 +68,24 @@ pub fn invariants(checked: &Checked) -> Vec<String> {
 }
 
 /// The modules inside the MRF top of `checked` that no slot's read passes through, for the
-/// variants [`invariants`] are written for: a register file cache, whose hits fill their slots
-/// at allocation. `rfgen mutate` cuts them out where it observes the leaves' reads (their
-/// outputs free, the same on both sides; their inputs compared): the cache's 48 entries of 256
-/// bits held the induction past 16 minutes, without them it closes in minutes.
+/// variants [`invariants`] are written for: a register file cache and an ORF/LRF, whose hits
+/// fill their slots at allocation (an ORF/LRF's fills take a collector's value once it holds
+/// it). `rfgen mutate` cuts them out where it observes the leaves' reads (their outputs free,
+/// the same on both sides; their inputs compared): the cache's 48 entries of 256 bits held the
+/// induction past 16 minutes, without them it closes in minutes.
 pub fn beside_reads(checked: &Checked) -> Vec<String> {
-    match &checked.rfc {
-        Some(_) if written_for(checked) => vec![format!("{}_rfc", checked.prefix())],
-        _ => Vec::new(),
+    if !written_for(checked) {
+        return Vec::new();
     }
+    let rfc = checked.rfc.as_ref().map(|_| format!("{}_rfc", checked.prefix()));
+    let orf = checked.orf.as_ref().map(|_| format!("{}_orf", checked.prefix()));
+    rfc.into_iter().chain(orf).collect()
 }
 
 /// Whether the MRF of `checked` is a variant [`invariants`] are written for.
 fn written_for(checked: &Checked) -> bool {
     let g = &checked.geometry;
-    g.registered_read && !g.has_tfet() && checked.compression.is_none() && checked.orf.is_none()
+    g.registered_read && !g.has_tfet() && checked.compression.is_none()
 }
 
 /// The bank group's register of the reads its banks issue (`issued_read`), for the variants
