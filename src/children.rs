@@ -1,5 +1,5 @@
-//! The tools rfgen waits on stop with it. Yosys, `yosys-smtbmc` and the solver it starts can run
-//! for an hour; when rfgen is interrupted (Ctrl-C) or told to end (SIGTERM, SIGHUP: a CI job's
+//! The tools rfgen waits on stop with it. Yosys, `yosys-smtbmc` and the solver it starts, and
+//! nextpnr, can run for an hour; when rfgen is interrupted (Ctrl-C) or told to end (SIGTERM, SIGHUP: a CI job's
 //! time limit, a closed terminal), it stops every tool it is waiting on, and the processes each
 //! started, before it exits. Tools stay in rfgen's process group, so Ctrl-C reaches them too.
 //!
@@ -51,6 +51,14 @@ impl Drop for Child {
     fn drop(&mut self) {
         running().retain(|&p| p != self.0);
     }
+}
+
+/// `cmd`'s output, as [`std::process::Command::output`], with the tool watched while it runs.
+pub fn output(cmd: &mut std::process::Command) -> std::io::Result<std::process::Output> {
+    use std::process::Stdio;
+    let child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let _watched = Child::watch(child.id());
+    child.wait_with_output()
 }
 
 /// While this lives, an interrupt only stops the tools: the caller sees it in [`interrupted`]
@@ -174,6 +182,26 @@ mod tests {
         let _ = (child.kill(), child.wait());
         assert!(listed, "the child is found among this process' children");
         assert!(child_own > 0, "the child's resident memory is read");
+    }
+
+    /// A tool run for its output is watched while it runs, and no longer once it has ended.
+    #[test]
+    fn a_tool_run_for_its_output_is_watched_while_it_runs() {
+        let run =
+            std::thread::spawn(|| super::output(std::process::Command::new("sh").args(["-c", "sleep 1; echo done"])));
+        let is_sh = |p: &u32| std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "sh");
+        let mut seen = None;
+        for _ in 0..200 {
+            seen = super::running().iter().copied().find(is_sh);
+            if seen.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let out = run.join().unwrap().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "done\n");
+        let pid = seen.expect("the tool is in the registry while it runs");
+        assert!(!super::running().contains(&pid), "and leaves it when it ends");
     }
 
     /// With memory left a tool goes on; alone it stops below the reserve; beside another, only

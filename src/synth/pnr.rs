@@ -189,16 +189,17 @@ fn place(dir: &Path, netlist: &str, nextpnr: &Nextpnr, settings: PnrSettings, se
     let at = if seed == 1 { String::new() } else { format!(".seed{seed}") };
     let (report, log) = (format!("{netlist}{at}.pnr.json"), format!("{netlist}{at}.pnr.log"));
     let seed_flag = if seed == 1 { vec![] } else { vec!["--seed".to_string(), seed.to_string()] };
-    let out = Command::new(&tool)
-        .current_dir(dir)
-        .args(flags)
-        .args(["--json", netlist, "--report", &report, "--log", &log, "--quiet"])
-        .args(["--freq", &settings.freq_mhz.to_string(), "--router", settings.router.name()])
-        .args(seed_flag)
-        // A design slower than the target is a result (its Fmax), not a failure.
-        .arg("--timing-allow-fail")
-        .output()
-        .with_context(|| format!("cannot run {tool}"))?;
+    let out = crate::children::output(
+        Command::new(&tool)
+            .current_dir(dir)
+            .args(flags)
+            .args(["--json", netlist, "--report", &report, "--log", &log, "--quiet"])
+            .args(["--freq", &settings.freq_mhz.to_string(), "--router", settings.router.name()])
+            .args(seed_flag)
+            // A design slower than the target is a result (its Fmax), not a failure.
+            .arg("--timing-allow-fail"),
+    )
+    .with_context(|| format!("cannot run {tool}"))?;
     if !out.status.success() {
         let text = std::fs::read_to_string(dir.join(&log)).unwrap_or_default() + &String::from_utf8_lossy(&out.stderr);
         let over: Vec<String> =
