@@ -35,7 +35,7 @@ module full_rfc (
   output wire          act_ready,      // a slot is free: an activation is taken
   input  wire          flush_valid,    // flush the slot of warp flush_warp
   input  wire    [4:0] flush_warp,     // warp id
-  output wire          flush_ready,    // no flush is under way: a flush request is taken
+  output wire          flush_ready,    // no flush is under way and the last one's registers reach the banks by this edge: a flush request is taken
   input  wire   [31:0] rel_mask        // finished warps, warp i at bit i
 );
   reg  [2:0] slot_of [0:31];
@@ -821,7 +821,7 @@ module full_rfc (
   // Handshakes, from the state.
   assign wb_ready = ~evict_valid & ~flush_busy;
   assign evicting = evict_valid;
-  assign flush_ready = ~flush_busy;
+  assign flush_ready = ~flush_busy & ~evict_valid;
   assign free = ~owner_valid;
   assign free_first = free & ~{(|free[6:0]), (|free[5:0]), (|free[4:0]), (|free[3:0]), (|free[2:0]), (|free[1:0]), free[0], 1'b0};
   assign act_ready = |free;
@@ -1779,7 +1779,7 @@ module full_rfc (
         valid[47] <= 1'b0;
         rank47 <= 3'd5;
       end
-      if (flush_valid & ~flush_busy & slot_of_valid[flush_warp]) begin
+      if (flush_valid & flush_ready & slot_of_valid[flush_warp]) begin
         flush_busy <= 1'b1;
         flush_slot <= slot_of[flush_warp];
       end

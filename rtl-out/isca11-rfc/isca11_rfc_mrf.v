@@ -40,7 +40,7 @@ module isca11_rfc_mrf (
   output wire          act_ready,        // a cache slot is free: the activation is taken this cycle
   input  wire          flush_valid,      // warp flush_warp was descheduled (hold until flush_ready)
   input  wire    [4:0] flush_warp,       // warp id
-  output wire          flush_ready,      // no flush is under way: the request is taken this cycle
+  output wire          flush_ready,      // no flush is under way (and, before a compressed MRF, no eviction waits): the request is taken this cycle
   input  wire   [31:0] rel_mask          // warps that finished: their slots are freed without write-backs, warp i at bit i
 );
   wire [3:0] cu_busy;

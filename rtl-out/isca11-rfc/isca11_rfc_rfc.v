@@ -33,7 +33,7 @@ module isca11_rfc_rfc (
   output wire          act_ready,     // a slot is free: an activation is taken
   input  wire          flush_valid,   // flush the slot of warp flush_warp
   input  wire    [4:0] flush_warp,    // warp id
-  output wire          flush_ready,   // no flush is under way: a flush request is taken
+  output wire          flush_ready,   // no flush is under way and the last one's registers reach the banks by this edge: a flush request is taken
   input  wire   [31:0] rel_mask       // finished warps, warp i at bit i
 );
   reg  [2:0] slot_of [0:31];
@@ -1776,7 +1776,7 @@ module isca11_rfc_rfc (
         valid[47] <= 1'b0;
         rank47 <= 3'd5;
       end
-      if (flush_valid & ~flush_busy & slot_of_valid[flush_warp]) begin
+      if (flush_valid & flush_ready & slot_of_valid[flush_warp]) begin
         flush_busy <= 1'b1;
         flush_slot <= slot_of[flush_warp];
       end
