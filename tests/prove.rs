@@ -416,27 +416,34 @@ fn the_rename_stage_proves_unique_and_free_lists_that_lose_or_repeat_a_register_
 /// properties with `rfc.writeback`, one harness per lane.
 const CACHED: &str = "name = \"c1\"\n[sm]\nwarps = 2\nlanes = 2\nclusters = 1\nregisters_per_thread = 4\n[mrf]\nbanks = 4\nentries = 4\ncollectors = 1\ntag_bits = 1\n[scheduler]\npolicy = \"two_level\"\nactive_warps = 2\n[rfc]\nenabled = true\nentries = 1\nreplacement = \"fifo\"\nliveness = true\n";
 
-fn write_cached(dir: &Path) -> String {
-    let path = dir.join("c1.toml");
-    std::fs::write(&path, CACHED).unwrap();
+/// `CACHED` renamed `name`, with `edits` (from, to) applied, written as `name.toml` in `dir`.
+fn write_cached(dir: &Path, name: &str, edits: &[(&str, &str)]) -> String {
+    let text = edits.iter().fold(CACHED.replace("c1", name), |t, (from, to)| t.replace(from, to));
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
     path.to_str().unwrap().to_string()
+}
+
+/// `rfgen prove --config CONFIG --block mrf` with `extra` flags: the exit code, and stdout then
+/// stderr.
+fn prove_mrf(config: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let o = rfgen(&[&["prove", "--config", config, "--block", "mrf"], extra].concat());
+    (o.status.code(), stdout(&o) + &stderr(&o))
 }
 
 #[test]
 fn the_cache_keeps_every_latest_value_and_an_eviction_without_write_back_fails() {
     let dir = tempfile::tempdir().unwrap();
-    let config = &write_cached(dir.path());
-    let o = rfgen(&["prove", "--config", config, "--block", "mrf"]);
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    let config = &write_cached(dir.path(), "c1", &[]);
+    let (code, out) = prove_mrf(config, &[]);
+    assert_eq!(code, Some(0), "{out}");
     assert!(result(&out, "rfc.writeback").starts_with("proved "), "{out}");
 
     // An allocation that pushes out a dirty live entry never fills the eviction buffer.
     let from = "evict_valid <= 1'b1;";
     let rtl = mutant(dir.path(), config, "mrf", "c1_rfc.v", from, "evict_valid <= 1'b0;");
-    let o = rfgen(&["prove", "--config", config, "--block", "mrf", "--rtl", &rtl, "--time-limit", "5"]);
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    let (code, out) = prove_mrf(config, &["--rtl", &rtl, "--time-limit", "5"]);
+    assert_eq!(code, Some(1), "{out}");
     assert!(result(&out, "rfc.writeback").starts_with("FAILED "), "{out}");
     assert!(result(&out, "arbiter.grant").starts_with("proved "), "{out}");
 }
@@ -446,12 +453,11 @@ fn the_cache_keeps_every_latest_value_and_an_eviction_without_write_back_fails()
 #[test]
 fn a_cache_that_stores_another_lanes_value_fails_in_that_lanes_harness() {
     let dir = tempfile::tempdir().unwrap();
-    let config = &write_cached(dir.path());
+    let config = &write_cached(dir.path(), "c1", &[]);
     let from = "data[w_idx][63:32] <= wb_data[63:32];";
     let rtl = mutant(dir.path(), config, "mrf", "c1_rfc.v", from, "data[w_idx][63:32] <= wb_data[31:0];");
-    let o = rfgen(&["prove", "--config", config, "--block", "mrf", "--rtl", &rtl, "--time-limit", "5"]);
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    let (code, out) = prove_mrf(config, &["--rtl", &rtl, "--time-limit", "5"]);
+    assert_eq!(code, Some(1), "{out}");
     assert!(result(&out, "rfc.writeback").starts_with("FAILED "), "{out}");
     assert!(out.contains("  failed (lane 1): "), "{out}");
     assert!(!out.contains("  failed (lane 0): "), "{out}");
@@ -465,21 +471,16 @@ fn a_cache_that_stores_another_lanes_value_fails_in_that_lanes_harness() {
 #[test]
 fn in_front_of_a_compressed_mrf_a_flush_is_over_only_once_the_eviction_buffer_is_written() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("c1z.toml");
-    let compressed = "lanes = 4\nclusters = 2";
-    let text = CACHED.replace("c1", "c1z").replace("lanes = 2\nclusters = 1", compressed)
-        + "[compression]\nenabled = true\nmodes = [\"4,0\", \"4,1\"]\nwakeup_cycles = 0\n";
-    std::fs::write(&config, text).unwrap();
-    let config = config.to_str().unwrap();
-    let o = rfgen(&["prove", "--config", config, "--block", "mrf"]);
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    let compressed = "liveness = true\n[compression]\nenabled = true\nmodes = [\"4,0\", \"4,1\"]\nwakeup_cycles = 0";
+    let edits = [("lanes = 2\nclusters = 1", "lanes = 4\nclusters = 2"), ("liveness = true", compressed)];
+    let config = &write_cached(dir.path(), "c1z", &edits);
+    let (code, out) = prove_mrf(config, &[]);
+    assert_eq!(code, Some(0), "{out}");
     assert!(result(&out, "rfc.writeback").starts_with("proved "), "{out}");
 
     let from = "assign flush_ready = ~flush_busy & ~evict_valid;";
     let rtl = mutant(dir.path(), config, "mrf", "c1z_rfc.v", from, "assign flush_ready = ~flush_busy;");
-    let o = rfgen(&["prove", "--config", config, "--block", "mrf", "--rtl", &rtl, "--time-limit", "5"]);
-    let out = stdout(&o);
+    let (_, out) = prove_mrf(config, &["--rtl", &rtl, "--time-limit", "5"]);
     assert!(result(&out, "rfc.writeback").starts_with("bounded to 5 "), "{out}");
 }
 
@@ -489,25 +490,16 @@ fn in_front_of_a_compressed_mrf_a_flush_is_over_only_once_the_eviction_buffer_is
 #[test]
 fn a_slots_valid_entries_come_first_and_a_cache_filling_from_the_last_is_not_proved() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("c2.toml");
-    std::fs::write(
-        &config,
-        CACHED.replace("c1", "c2").replace("entries = 1\nreplacement = \"fifo\"", "entries = 2\nreplacement = \"lru\""),
-    )
-    .unwrap();
-    let config = config.to_str().unwrap();
-    let prove = |extra: &[&str]| {
-        let o = rfgen(&[&["prove", "--config", config, "--block", "mrf", "--depth", "2"], extra].concat());
-        (o.status.code(), stdout(&o) + &stderr(&o))
-    };
-    let (code, out) = prove(&[]);
+    let lru = [("entries = 1\nreplacement = \"fifo\"", "entries = 2\nreplacement = \"lru\"")];
+    let config = &write_cached(dir.path(), "c2", &lru);
+    let (code, out) = prove_mrf(config, &["--depth", "2"]);
     assert_eq!(code, Some(0), "{out}");
     assert!(result(&out, "rfc.writeback").starts_with("proved "), "{out}");
 
     let from = "  assign victim[0] = wb_sel[0] & (~valid[1] ? (~valid[0]) : (rank_r2_0 == 1'd1));\n  assign victim[1] = wb_sel[0] & (~valid[1] ? (~valid[1] & valid[0]) : (rank_r2_1 == 1'd1));";
     let to = "  assign victim[0] = wb_sel[0] & (~valid[0] ? (~valid[0] & valid[1]) : (rank_r2_0 == 1'd1));\n  assign victim[1] = wb_sel[0] & (~valid[0] ? (~valid[1]) : (rank_r2_1 == 1'd1));";
     let rtl = mutant(dir.path(), config, "mrf", "c2_rfc.v", from, to);
-    let (_, out) = prove(&["--rtl", &rtl, "--time-limit", "5"]);
+    let (_, out) = prove_mrf(config, &["--depth", "2", "--rtl", &rtl, "--time-limit", "5"]);
     assert!(result(&out, "rfc.writeback").starts_with("bounded to 2 "), "{out}");
 }
 
