@@ -1,14 +1,18 @@
 //! The tools rfgen waits on stop with it. Yosys, `yosys-smtbmc` and the solver it starts, and
-//! nextpnr, can run for an hour; when rfgen is interrupted (Ctrl-C) or told to end (SIGTERM, SIGHUP: a CI job's
-//! time limit, a closed terminal), it stops every tool it is waiting on, and the processes each
-//! started, before it exits. Tools stay in rfgen's process group, so Ctrl-C reaches them too.
+//! nextpnr, can run for an hour; when rfgen is interrupted (Ctrl-C) or told to end (SIGTERM,
+//! SIGHUP: a CI job's time limit, a closed terminal), it stops every tool it is waiting on, and
+//! the processes each started, before it exits. Tools stay in rfgen's process group, so Ctrl-C
+//! reaches them too.
 //!
-//! They are also stopped when the machine runs short of memory ([`Child::memory_stop`]): a long
-//! equivalence search or a solver on a large model grows to tens of GiB, and stopped here it
-//! fails alone, where the system's out-of-memory killer could take any process of the machine.
+//! A tool waited on with [`wait`] is also stopped at its time limit, and when the machine runs
+//! short of memory: a long equivalence search or a solver on a large model grows to tens of
+//! GiB, and stopped here it fails alone, where the system's out-of-memory killer could take any
+//! process of the machine.
 
+use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
+use std::time::{Duration, Instant};
 
 /// The tools running now, by process id.
 static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
@@ -27,13 +31,11 @@ impl Child {
         running().push(pid);
         Child(pid)
     }
-}
 
-impl Child {
     /// Why this tool must stop for memory, if it must: the machine has less than
     /// [`MEMORY_RESERVE`] left and this tool, with the processes it started (a solver), holds
     /// more than its share ([`must_stop`]).
-    pub fn memory_stop(&self) -> Option<String> {
+    fn memory_stop(&self) -> Option<String> {
         let (available, total) = (meminfo("MemAvailable")?, meminfo("MemTotal")?);
         let running = running().len() as u64;
         let resident = tree_resident(self.0);
@@ -50,6 +52,37 @@ impl Child {
 impl Drop for Child {
     fn drop(&mut self) {
         running().retain(|&p| p != self.0);
+    }
+}
+
+/// How a tool waited on with [`wait`] ended.
+pub enum Waited {
+    Exited(ExitStatus),
+    /// Still running at its limit, and stopped with the processes it started.
+    TimedOut,
+    /// Stopped, with the processes it started, as the machine ran short of memory: why.
+    OutOfMemory(String),
+}
+
+/// Waits for `child`, watched while it runs, stopping it after `limit` (if any) or when the
+/// machine runs short of memory.
+pub fn wait(child: &mut std::process::Child, limit: Option<Duration>) -> std::io::Result<Waited> {
+    let watched = Child::watch(child.id());
+    let start = Instant::now();
+    let mut polls = 0u32;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Waited::Exited(status));
+        }
+        polls += 1;
+        let memory = if polls.is_multiple_of(20) { watched.memory_stop() } else { None };
+        let timed_out = limit.is_some_and(|l| start.elapsed() > l);
+        if timed_out || memory.is_some() {
+            kill_tree(child.id());
+            let _ = child.wait();
+            return Ok(memory.map_or(Waited::TimedOut, Waited::OutOfMemory));
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

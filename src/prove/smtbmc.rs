@@ -1,9 +1,10 @@
 //! Runs `yosys-smtbmc` with an SMT solver on a model Yosys wrote, and reads its verdict.
 
+use crate::children::Waited;
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The SMT solver behind `yosys-smtbmc`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -98,30 +99,20 @@ pub fn run(dir: &Path, r: &Run, limit: Duration) -> Result<Verdict> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!("cannot run the prover: {NOT_FOUND}"),
         Err(e) => bail!("cannot run yosys-smtbmc in {}: {e}", dir.display()),
     };
-    let watched = crate::children::Child::watch(child.id());
-    let start = Instant::now();
-    let mut polls = 0u32;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        // Stopped at the limit, or when the machine runs short of memory (a solver on a large
-        // model grows to tens of GiB): either way the steps checked so far stand.
-        polls += 1;
-        let memory = if polls.is_multiple_of(20) { watched.memory_stop() } else { None };
-        if start.elapsed() > limit || memory.is_some() {
-            crate::children::kill_tree(child.id());
-            let _ = child.wait();
+    // Stopped at the limit, or when the machine runs short of memory (a solver on a large model
+    // grows to tens of GiB): either way the steps checked so far stand.
+    let status = match crate::children::wait(&mut child, Some(limit))? {
+        Waited::Exited(status) => status,
+        stopped => {
             let mut stdout = String::from_utf8_lossy(&std::fs::read(&out_path).unwrap_or_default()).into_owned();
             let _ = (std::fs::remove_file(&out_path), std::fs::remove_file(&err_path));
-            if let Some(why) = memory {
+            if let Waited::OutOfMemory(why) = stopped {
                 eprintln!("rfgen: yosys-smtbmc stopped: {why}\n  log: {}", dir.join(r.log).display());
                 stdout += &format!("rfgen: stopped: {why}\n");
             }
             std::fs::write(dir.join(r.log), &stdout)?;
             return Ok(Verdict::Stopped { steps: steps_passed(&stdout) });
         }
-        std::thread::sleep(Duration::from_millis(50));
     };
     let out = std::process::Output {
         status,

@@ -1,10 +1,11 @@
 //! Runs Yosys on a script; a missing Yosys or a failed run becomes an error that says what
 //! happened and where the log is.
 
+use crate::children::Waited;
 use anyhow::{Result, bail};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const NOT_FOUND: &str =
     "cannot run Yosys: `yosys` is not on PATH (install Yosys 0.23 or newer, e.g. `apt-get install yosys`)";
@@ -40,29 +41,11 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
         }
         Err(e) => bail!("cannot run Yosys on {}: {e}", dir.join(script).display()),
     };
-    let watched = crate::children::Child::watch(child.id());
-    let start = Instant::now();
-    let mut polls = 0u32;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if limit.is_some_and(|l| start.elapsed() > l) {
-            crate::children::kill_tree(child.id());
-            let _ = child.wait();
-            return Ok(None);
-        }
-        // A long equivalence search grows to tens of GiB; stopped here, it fails alone, where
-        // the system's out-of-memory killer could take any process of the machine.
-        polls += 1;
-        if polls.is_multiple_of(20)
-            && let Some(why) = watched.memory_stop()
-        {
-            crate::children::kill_tree(child.id());
-            let _ = child.wait();
-            bail!("Yosys stopped: {why}\n  log: {}", log_path.display());
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    // A long equivalence search grows to tens of GiB: stopped for memory, it fails alone.
+    let status = match crate::children::wait(&mut child, limit)? {
+        Waited::Exited(status) => status,
+        Waited::TimedOut => return Ok(None),
+        Waited::OutOfMemory(why) => bail!("Yosys stopped: {why}\n  log: {}", log_path.display()),
     };
     if status.success() {
         return Ok(Some(Ok(())));

@@ -112,11 +112,11 @@
 //! (`banks_ready`), and a write-back is taken only when both the RFC and the port take it
 //! (`wb_ready = rfc.wb_ready && banks_ready`). `flush_ready` is low while the eviction buffer
 //! is full: it may hold a register of the warp flushed last, and the SM takes `flush_ready` as
-//! the end of that flush (it then reactivates the warp). A register on its way to the banks — in the
-//! eviction buffer or in a compressor stage, head included — is not requested by a collector
-//! slot until it is stored (the arbiters never see that request). `wb_commit` is the port's
-//! commit, of whatever the RFC sent; the SM releases its scoreboard when the RFC takes the
-//! write-back, as without compression.
+//! the end of that flush (it then reactivates the warp). A register on its way to the banks —
+//! in the eviction buffer or in a compressor stage, head included — is not requested by a
+//! collector slot until it is stored (the arbiters never see that request). `wb_commit` is the
+//! port's commit, of whatever the RFC sent; the SM releases its scoreboard when the RFC takes
+//! the write-back, as without compression.
 //!
 //! # Operand register file and last result file (`orf.enabled`; seed 001 ch. 6, docs/orf-lrf.md)
 //! [`Orf`]: per warp slot, `orf.entries` ORF entries and 0, 1 or 3 LRF entries, each a warp
