@@ -337,21 +337,29 @@ mod tests {
         }
     }
 
-    /// The cache's property has a harness per lane, and each reads that lane's 32 bits of the
-    /// cache's values and nothing of the others'.
+    /// The cache's property has a harness of its bookkeeping, which asserts it and reads no
+    /// values, and one per lane, which assumes it and reads that lane's 32 bits of the cache's
+    /// values and nothing of the others'.
     #[test]
-    fn the_cache_has_a_harness_per_lane_reading_its_own_bits() {
+    fn the_cache_has_a_bookkeeping_harness_and_one_per_lane_reading_its_own_bits() {
         let text = PRESETS.iter().find(|(n, _)| *n == "small").map(|(_, t)| *t).unwrap();
         let cached = crate::config::parse(&format!("{text}\n[rfc]\nenabled = true\n")).unwrap();
         let design = Block::Mrf.generate(&cached, SramKind::Behavioural).unwrap();
-        let lanes: Vec<Harness> = harnesses(&cached, Block::Mrf, &design, 5)
+        let parts: Vec<Harness> = harnesses(&cached, Block::Mrf, &design, 5)
             .unwrap()
             .into_iter()
             .filter(|h| h.property == RFC_WRITEBACK)
             .collect();
+        let (bookkeeping, lanes) = parts.split_first().unwrap();
+        assert_eq!(bookkeeping.part, "bookkeeping");
+        assert!(bookkeeping.probes.iter().all(|p| p.bits.is_none()), "the bookkeeping reads no lane's values");
+        let invariant = "if (!p_owner_valid[0]) ";
+        assert!(bookkeeping.text.contains(&format!("{invariant}assert(")));
         assert_eq!(lanes.len() as u32, cached.geometry.lanes);
         for (l, h) in lanes.iter().enumerate() {
             assert_eq!(h.part, format!("lane {l}"));
+            assert!(h.text.contains(&format!("{invariant}assume(")), "lane {l} does not assume the bookkeeping");
+            assert!(!h.text.contains(&format!("{invariant}assert(")), "lane {l} proves the bookkeeping again");
             let sliced: Vec<_> = h.probes.iter().filter_map(|p| p.bits).collect();
             assert!(!sliced.is_empty(), "lane {l} reads no values");
             assert!(sliced.iter().all(|&b| b == (32 * l as u32 + 31, 32 * l as u32)), "lane {l}: {sliced:?}");
