@@ -1,6 +1,5 @@
 //! `rfgen`: generate GPU register-file RTL, cosimulate it against the golden model, measure it.
 
-mod children;
 mod cli;
 mod mutate;
 mod prove;

@@ -50,7 +50,7 @@ pub fn run_array(
 ) -> Result<Vec<Failure>> {
     std::fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
     // Ctrl-C cancels the array instead of leaving it to run.
-    let _polling = crate::children::Polling::start();
+    let _polling = rfgen_cosim::children::Polling::start();
     let exe = std::env::current_exe().context("cannot find the rfgen binary to run on the cluster")?;
     let script = folder.join(format!("{name}.sh"));
     write_script(&script, &exe, tasks)?;
@@ -147,7 +147,7 @@ fn submit(name: &str, folder: &Path, settings: &Settings, script: &Path, indices
 /// Waits until no task of `job` is pending or running; cancels it on Ctrl-C.
 fn follow(job: &str, bar: &ProgressBar, total: usize, done: &dyn Fn(usize) -> bool) -> Result<()> {
     loop {
-        if crate::children::interrupted() {
+        if rfgen_cosim::children::interrupted() {
             let _ = Command::new("scancel").arg(job).status();
             bar.abandon();
             bail!("interrupted: Slurm job {job} cancelled; the same command resumes (finished tasks are kept)");

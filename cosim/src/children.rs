@@ -1,8 +1,9 @@
 //! The tools rfgen waits on stop with it. Yosys, `yosys-smtbmc` and the solver it starts, and
-//! nextpnr, can run for an hour; when rfgen is interrupted (Ctrl-C) or told to end (SIGTERM,
+//! nextpnr, can run for an hour, a Verilator build for minutes; when rfgen is interrupted (Ctrl-C) or told to end (SIGTERM,
 //! SIGHUP: a CI job's time limit, a closed terminal), it stops every tool it is waiting on, and
 //! the processes each started, before it exits. Tools stay in rfgen's process group, so Ctrl-C
-//! reaches them too.
+//! reaches them too. The registry lives in this crate because it is the lowest that runs tools
+//! (Verilator); the commands above it use it for theirs.
 //!
 //! A tool waited on with [`wait`] is also stopped at its time limit, and when the machine runs
 //! short of memory: a long equivalence search or a solver on a large model grows to tens of

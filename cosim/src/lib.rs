@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod blocks;
+pub mod children;
 pub mod glue;
 pub mod kernel;
 pub mod lockstep;

@@ -1,7 +1,7 @@
 //! Runs `yosys-smtbmc` with an SMT solver on a model Yosys wrote, and reads its verdict.
 
-use crate::children::Waited;
 use anyhow::{Context, Result, bail};
+use rfgen_cosim::children::Waited;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -101,7 +101,7 @@ pub fn run(dir: &Path, r: &Run, limit: Duration) -> Result<Verdict> {
     };
     // Stopped at the limit, or when the machine runs short of memory (a solver on a large model
     // grows to tens of GiB): either way the steps checked so far stand.
-    let status = match crate::children::wait(&mut child, Some(limit))? {
+    let status = match rfgen_cosim::children::wait(&mut child, Some(limit))? {
         Waited::Exited(status) => status,
         stopped => {
             let mut stdout = String::from_utf8_lossy(&std::fs::read(&out_path).unwrap_or_default()).into_owned();

@@ -189,7 +189,7 @@ fn place(dir: &Path, netlist: &str, nextpnr: &Nextpnr, settings: PnrSettings, se
     let at = if seed == 1 { String::new() } else { format!(".seed{seed}") };
     let (report, log) = (format!("{netlist}{at}.pnr.json"), format!("{netlist}{at}.pnr.log"));
     let seed_flag = if seed == 1 { vec![] } else { vec!["--seed".to_string(), seed.to_string()] };
-    let out = crate::children::output(
+    let out = rfgen_cosim::children::output(
         Command::new(&tool)
             .current_dir(dir)
             .args(flags)

@@ -1,8 +1,8 @@
 //! Runs Yosys on a script; a missing Yosys or a failed run becomes an error that says what
 //! happened and where the log is.
 
-use crate::children::Waited;
 use anyhow::{Result, bail};
+use rfgen_cosim::children::Waited;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -42,7 +42,7 @@ pub fn run_for(dir: &Path, script: &str, log: &str, limit: Option<Duration>) -> 
         Err(e) => bail!("cannot run Yosys on {}: {e}", dir.join(script).display()),
     };
     // A long equivalence search grows to tens of GiB: stopped for memory, it fails alone.
-    let status = match crate::children::wait(&mut child, limit)? {
+    let status = match rfgen_cosim::children::wait(&mut child, limit)? {
         Waited::Exited(status) => status,
         Waited::TimedOut => return Ok(None),
         Waited::OutOfMemory(why) => bail!("Yosys stopped: {why}\n  log: {}", log_path.display()),

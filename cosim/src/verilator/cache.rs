@@ -158,7 +158,8 @@ impl<'a> BuildPlan<'a> {
             }
         }
         cmd.args(self.design.sources().map(|(n, _)| n.as_str())).arg("shim.cpp");
-        let output = cmd.output().context("cannot run verilator")?;
+        // Watched: stopped with rfgen, not left compiling alone when it is interrupted.
+        let output = crate::children::output(&mut cmd).context("cannot run verilator")?;
         let log = [output.stdout, output.stderr].concat();
         fs::write(work.path().join("build.log"), &log)?;
         if !output.status.success() {
