@@ -6,6 +6,7 @@ use super::progress::Progress;
 use super::synth::pool;
 use super::{ConfigSource, bad_input, claim_folder, path_error};
 use crate::prove::equiv::{self, Equivalence, Sides, Source};
+use crate::prove::modules::{self, ByModule};
 use crate::prove::{self, Outcome, Solver};
 use clap::Args;
 use rayon::prelude::*;
@@ -255,7 +256,7 @@ fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) ->
     let top = &copy.generated.manifest.top;
     let progress = Progress::new(None, "{spinner} {elapsed} {msg}");
     progress.line(&format!(
-        "comparing {} with the generated {top} (Yosys equivalence, then SAT from reset)",
+        "comparing {} with the generated {top} (module by module, else whole: Yosys equivalence, then SAT from reset)",
         copy.dir.display()
     ));
     let start = std::time::Instant::now();
@@ -269,7 +270,12 @@ fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) ->
         generated: Source::Files(&generated),
         copy: Source::Files(&copy.files),
     };
-    let verdict = equiv::check(&sides, args.depth, Duration::from_secs(args.time_limit), work)?;
+    let limit = Duration::from_secs(args.time_limit);
+    let by_module = modules::check(&copy.generated, &copy.files, limit, &work.join("modules"))?;
+    let verdict = match &by_module {
+        ByModule::Same | ByModule::Proved(_) => Equivalence::Proved,
+        ByModule::Whole(_) => equiv::check(&sides, args.depth, limit, work)?,
+    };
     progress.finish();
     let result = match &verdict {
         Equivalence::Proved => "proved".to_string(),
@@ -282,6 +288,17 @@ fn equivalence(args: &ProveArgs, copy: &Copy, work: &Path, name_width: usize) ->
         "{EQUIVALENCE:<name_width$}  {result:<15} {:>7.1} s  the copy's outputs equal the generated {top}'s for every input sequence",
         start.elapsed().as_secs_f64()
     );
+    match &by_module {
+        ByModule::Same => println!("  every module is the generated one, comments and spacing aside"),
+        ByModule::Proved(changed) => {
+            let proved = match changed.len() {
+                1 => "differs and is proved equivalent on its own",
+                _ => "differ, each proved equivalent on its own",
+            };
+            println!("  module by module: {} {proved}; every other module is the generated one", changed.join(", "));
+        }
+        ByModule::Whole(why) => println!("  compared as a whole: {why}"),
+    }
     match &verdict {
         Equivalence::Proved => {}
         Equivalence::ProvedAfterReset { cycles } => println!(

@@ -4,6 +4,7 @@
 //! for properties proved by induction, k-induction (docs/prove.md).
 
 pub mod equiv;
+pub mod modules;
 mod smtbmc;
 
 use anyhow::{Context, Result};
